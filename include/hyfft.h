@@ -1,0 +1,274 @@
+/*
+ * hyfft: fast Fourier transforms for GPUs and CPUs.
+ *
+ * The public API. Everything here is C11; nothing else in the library is
+ * visible to users. Conventions:
+ *   - every function returns an hyfft_status; HYFFT_SUCCESS is 0;
+ *   - on error nothing is written to the caller's output arguments or data,
+ *     and hyfft_last_error() returns a message naming the bad part;
+ *   - transforms are unnormalised (FFTW and cuFFT convention) unless a scale
+ *     is given;
+ *   - complex data is interleaved (re, im) pairs of float or double;
+ *   - sizes and strides are 64-bit and counted in elements (complex elements
+ *     for complex data, real elements for real data).
+ */
+#ifndef HYFFT_H
+#define HYFFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(HYFFT_STATIC_DEFINE)
+#define HYFFT_API
+#elif defined(HYFFT_BUILDING_LIBRARY)
+#define HYFFT_API __attribute__((visibility("default")))
+#else
+#define HYFFT_API
+#endif
+
+#define HYFFT_VERSION_MAJOR 0
+#define HYFFT_VERSION_MINOR 1
+#define HYFFT_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------------ */
+/* Status codes: one table generates the enum, the names and the messages.  */
+/* ------------------------------------------------------------------------ */
+
+#define HYFFT_STATUS_MAP(XX)                                                   \
+  XX(SUCCESS, 0, "success")                                                    \
+  XX(NULL_POINTER, 1, "a required pointer argument is NULL")                   \
+  XX(INVALID_HANDLE, 2, "the handle is not a live hyfft object")               \
+  XX(INVALID_SIZE, 3, "a transform or batch length is not positive")           \
+  XX(INVALID_RANK, 4, "the number of transform or batch dimensions is out of range") \
+  XX(INVALID_STRIDE, 5, "a stride is invalid for this layout")                 \
+  XX(SIZE_OVERFLOW, 6, "a size or stride product overflows 64-bit arithmetic") \
+  XX(INVALID_SIGN, 7, "the transform sign is neither -1 (forward) nor +1 (backward)") \
+  XX(INVALID_KIND, 8, "the transform kind is not C2C, R2C or C2R")             \
+  XX(INVALID_PRECISION, 9, "the precision is neither f32 nor f64")             \
+  XX(INVALID_ARGUMENT, 10, "an argument is outside its valid range")          \
+  XX(INVALID_TOKEN, 11, "the problem token is malformed")                      \
+  XX(INVALID_DEVICE, 12, "the device specification names no usable device")    \
+  XX(INPLACE_LAYOUT, 13, "an in-place transform needs identical input and output layouts") \
+  XX(ALIASING, 14, "input and output buffers overlap but are not the same buffer") \
+  XX(WRONG_MEMORY, 15, "the data pointers are not in the memory the plan was made for") \
+  XX(NOT_SUPPORTED, 16, "the selected backend does not support this yet")      \
+  XX(NO_SOLVER, 17, "no solver can plan this problem on this backend")         \
+  XX(OUT_OF_MEMORY, 18, "memory allocation failed")                            \
+  XX(BACKEND_UNAVAILABLE, 19, "the backend's runtime library was not found")  \
+  XX(BACKEND_ERROR, 20, "a call into the backend's runtime failed")           \
+  XX(COMPILE_ERROR, 21, "a generated kernel failed to compile")               \
+  XX(IO_ERROR, 22, "reading or writing a file failed")                         \
+  XX(INVALID_WISDOM, 23, "the wisdom text is malformed")                       \
+  XX(BUFFER_TOO_SMALL, 24, "the caller's buffer is too small")                 \
+  XX(INTERNAL, 25, "internal error in hyfft (please report it)")
+
+typedef enum hyfft_status {
+#define HYFFT_STATUS_ENUM_(name, value, message) HYFFT_##name = value,
+  HYFFT_STATUS_MAP(HYFFT_STATUS_ENUM_)
+#undef HYFFT_STATUS_ENUM_
+  HYFFT_STATUS_COUNT_
+} hyfft_status;
+
+/* "HYFFT_INVALID_SIZE" etc.; "HYFFT_UNKNOWN_STATUS" for a value not in the table. */
+HYFFT_API const char *hyfft_status_name(hyfft_status status);
+/* The table's one-line message for a status. */
+HYFFT_API const char *hyfft_strerror(hyfft_status status);
+/* The detail message of the last failed call on this thread ("" if none). */
+HYFFT_API const char *hyfft_last_error(void);
+
+HYFFT_API const char *hyfft_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Problems                                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define HYFFT_MAX_RANK 8       /* transform dimensions */
+#define HYFFT_MAX_BATCH_RANK 8 /* batch (howmany) dimensions */
+
+#define HYFFT_FORWARD (-1)
+#define HYFFT_BACKWARD (+1)
+
+typedef enum hyfft_kind { HYFFT_C2C = 0, HYFFT_R2C = 1, HYFFT_C2R = 2 } hyfft_kind;
+
+typedef enum hyfft_precision { HYFFT_F32 = 0, HYFFT_F64 = 1 } hyfft_precision;
+
+/* Where the data given to hyfft_execute lives. */
+typedef enum hyfft_memory {
+  HYFFT_MEMORY_HOST = 0,  /* ordinary host memory */
+  HYFFT_MEMORY_DEVICE = 1 /* device memory of the context (CUDA pointer, cl_mem) */
+} hyfft_memory;
+
+/* One dimension in FFTW guru style: length and the element strides in the
+ * input and in the output. */
+typedef struct hyfft_dim {
+  int64_t n;
+  int64_t in_stride;
+  int64_t out_stride;
+} hyfft_dim;
+
+/* A full problem description. Transform dims are listed slowest first (row
+ * major); for R2C and C2R the last transform dim is the one halved
+ * (n/2+1 complex elements on the complex side). */
+typedef struct hyfft_problem {
+  hyfft_kind kind;
+  hyfft_precision precision;
+  int sign; /* HYFFT_FORWARD or HYFFT_BACKWARD; R2C must be forward, C2R backward */
+  int rank; /* 1..HYFFT_MAX_RANK */
+  hyfft_dim dims[HYFFT_MAX_RANK];
+  int batch_rank; /* 0..HYFFT_MAX_BATCH_RANK */
+  hyfft_dim batch[HYFFT_MAX_BATCH_RANK];
+  int inplace;         /* 1: hyfft_execute must be given in == out */
+  double scale;        /* multiplies every output element; 0 means 1 */
+  hyfft_memory memory; /* where the data lives */
+} hyfft_problem;
+
+/* Fill *problem with a contiguous, unbatched, out-of-place problem of the
+ * given shape (row major, n[rank-1] varies fastest). */
+HYFFT_API hyfft_status hyfft_problem_init(hyfft_problem *problem, hyfft_kind kind,
+                                          hyfft_precision precision, int sign, int rank,
+                                          const int64_t *n);
+
+/* Parse a problem token (see docs/api.md, e.g. "c2c:f32:fwd:1024x1024:b64"). */
+HYFFT_API hyfft_status hyfft_problem_parse(const char *token, hyfft_problem *problem);
+
+/* Print a problem as a token into buf (NUL terminated). *needed (optional)
+ * receives the length without the NUL; HYFFT_BUFFER_TOO_SMALL if it does not
+ * fit. */
+HYFFT_API hyfft_status hyfft_problem_print(const hyfft_problem *problem, char *buf,
+                                           size_t buf_size, size_t *needed);
+
+/* ------------------------------------------------------------------------ */
+/* Contexts: a backend, a device and their caches.                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct hyfft_context_s *hyfft_context;
+typedef struct hyfft_plan_s *hyfft_plan;
+
+/* device_spec: "auto", "cpu", "cuda", "cuda:N", "opencl", "opencl:P:D"; NULL
+ * means $HYFFT_DEVICE or "auto" (the best device found: CUDA, then OpenCL
+ * GPUs, then the CPU). */
+HYFFT_API hyfft_status hyfft_context_create(const char *device_spec, hyfft_context *context);
+HYFFT_API hyfft_status hyfft_context_destroy(hyfft_context context);
+
+typedef enum hyfft_backend_id {
+  HYFFT_BACKEND_CPU = 0,
+  HYFFT_BACKEND_CUDA = 1,
+  HYFFT_BACKEND_OPENCL = 2
+} hyfft_backend_id;
+
+typedef struct hyfft_device_info {
+  hyfft_backend_id backend;
+  char spec[64];         /* the spec string that selects this device */
+  char name[128];        /* device name as the runtime reports it */
+  char platform[128];    /* OpenCL platform or CUDA driver version; "" on CPU */
+  int compute_units;     /* cores / SMs / compute units */
+  int64_t global_memory; /* bytes */
+  int64_t local_memory;  /* shared/local memory per block in bytes (0 on CPU) */
+  int64_t l2_cache;      /* bytes, 0 if unknown */
+  int max_work_group;    /* threads per block (0 on CPU) */
+  int supports_f64;
+  int is_gpu;            /* "auto" prefers GPUs over CPU devices */
+} hyfft_device_info;
+
+/* Enumerate the devices of every backend that could be loaded. Call with
+ * index 0,1,...; returns HYFFT_INVALID_ARGUMENT past the last one.
+ * *count (optional) receives the number of devices. */
+HYFFT_API hyfft_status hyfft_device_get(int index, hyfft_device_info *info, int *count);
+/* The device a context runs on. */
+HYFFT_API hyfft_status hyfft_context_device(hyfft_context context, hyfft_device_info *info);
+
+/* Device buffers of a context, for callers without their own runtime calls
+ * (tests, the CLI). On CUDA *buffer is a device pointer, on OpenCL a cl_mem,
+ * on the CPU ordinary 64-byte aligned host memory. */
+HYFFT_API hyfft_status hyfft_buffer_alloc(hyfft_context context, size_t bytes, void **buffer);
+HYFFT_API hyfft_status hyfft_buffer_free(hyfft_context context, void *buffer);
+HYFFT_API hyfft_status hyfft_buffer_write(hyfft_context context, void *buffer, size_t offset,
+                                          const void *host, size_t bytes);
+HYFFT_API hyfft_status hyfft_buffer_read(hyfft_context context, const void *buffer,
+                                         size_t offset, void *host, size_t bytes);
+/* Wait until all work the context queued on its own queue is done. */
+HYFFT_API hyfft_status hyfft_context_synchronize(hyfft_context context);
+
+/* ------------------------------------------------------------------------ */
+/* Plans                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Planner flags. */
+#define HYFFT_ESTIMATE 0u        /* plan from the cost model (default) */
+#define HYFFT_MEASURE (1u << 0)  /* time candidate plans (also $HYFFT_MEASURE=1) */
+
+HYFFT_API hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *problem,
+                                         unsigned flags, hyfft_plan *plan);
+HYFFT_API hyfft_status hyfft_plan_token(hyfft_context context, const char *token,
+                                        unsigned flags, hyfft_plan *plan);
+
+/* Convenience planners: contiguous, out-of-place, host memory. */
+HYFFT_API hyfft_status hyfft_plan_1d(hyfft_context context, int64_t n, hyfft_kind kind,
+                                     hyfft_precision precision, int sign, int64_t batch,
+                                     hyfft_plan *plan);
+HYFFT_API hyfft_status hyfft_plan_2d(hyfft_context context, int64_t n0, int64_t n1,
+                                     hyfft_kind kind, hyfft_precision precision, int sign,
+                                     hyfft_plan *plan);
+HYFFT_API hyfft_status hyfft_plan_3d(hyfft_context context, int64_t n0, int64_t n1, int64_t n2,
+                                     hyfft_kind kind, hyfft_precision precision, int sign,
+                                     hyfft_plan *plan);
+/* Like fftw_plan_many_dft: rank dims n[], `batch` transforms; element j of
+ * transform b is at in[b*idist + stride-weighted index * istride]. inembed/
+ * onembed may be NULL (then equal to n). */
+HYFFT_API hyfft_status hyfft_plan_many(hyfft_context context, int rank, const int64_t *n,
+                                       int64_t batch, const int64_t *inembed, int64_t istride,
+                                       int64_t idist, const int64_t *onembed, int64_t ostride,
+                                       int64_t odist, hyfft_kind kind, hyfft_precision precision,
+                                       int sign, hyfft_plan *plan);
+
+HYFFT_API hyfft_status hyfft_plan_destroy(hyfft_plan plan);
+
+/* The problem a plan was made for (after validation, before normalisation). */
+HYFFT_API hyfft_status hyfft_plan_problem(hyfft_plan plan, hyfft_problem *problem);
+
+/* A multi-line text describing the plan tree. Same buffer rules as
+ * hyfft_problem_print. */
+HYFFT_API hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size,
+                                           size_t *needed);
+
+/* Generated kernel source of the plan (GPU backends); "" on the CPU. */
+HYFFT_API hyfft_status hyfft_plan_source(hyfft_plan plan, char *buf, size_t buf_size,
+                                         size_t *needed);
+
+/* Bytes of workspace the plan needs when the caller supplies it. */
+HYFFT_API hyfft_status hyfft_plan_workspace_size(hyfft_plan plan, size_t *bytes);
+
+/* ------------------------------------------------------------------------ */
+/* Execution                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Run the plan; returns when the result is in `out`. For in-place plans in
+ * must equal out. For device-memory plans in/out are device pointers (CUDA)
+ * or cl_mem handles (OpenCL). A plan may be executed from several threads at
+ * once on different data. */
+HYFFT_API hyfft_status hyfft_execute(hyfft_plan plan, const void *in, void *out);
+
+/* Enqueue the plan on a user queue (cudaStream_t / CUstream, cl_command_queue;
+ * NULL means the context's own queue) and return. `workspace` may be NULL
+ * (plan-owned workspace, which serialises concurrent executions of one plan)
+ * or a device buffer of hyfft_plan_workspace_size bytes. On the CPU backend
+ * this runs synchronously. */
+HYFFT_API hyfft_status hyfft_execute_async(hyfft_plan plan, const void *in, void *out,
+                                           void *workspace, void *queue);
+
+/* ------------------------------------------------------------------------ */
+/* Wisdom                                                                   */
+/* ------------------------------------------------------------------------ */
+
+HYFFT_API hyfft_status hyfft_wisdom_export_file(hyfft_context context, const char *path);
+HYFFT_API hyfft_status hyfft_wisdom_import_file(hyfft_context context, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HYFFT_H */

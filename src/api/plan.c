@@ -1,0 +1,278 @@
+/* Public entry points for problems, plans and execution. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec.h"
+#include "planner/planner.h"
+
+static hy_status hy_check_plan(hyfft_plan plan) {
+  if (!plan) return hy_error(HYFFT_NULL_POINTER, "plan is NULL");
+  if (!hy_handle_is_live(plan, HY_HANDLE_PLAN))
+    return hy_error(HYFFT_INVALID_HANDLE, "plan %p is not live (destroyed twice?)", (void *)plan);
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_problem_init(hyfft_problem *problem, hyfft_kind kind,
+                                hyfft_precision precision, int sign, int rank,
+                                const int64_t *n) {
+  hy_error_clear();
+  if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
+  if (!n) return hy_error(HYFFT_NULL_POINTER, "n is NULL");
+  if (rank < 1 || rank > HYFFT_MAX_RANK)
+    return hy_error(HYFFT_INVALID_RANK, "rank %d is outside 1..%d", rank, HYFFT_MAX_RANK);
+  hyfft_problem p;
+  memset(&p, 0, sizeof p);
+  p.kind = kind;
+  p.precision = precision;
+  p.sign = sign;
+  p.rank = rank;
+  /* Contiguous row-major strides; R2C/C2R halve the last dim on the
+   * complex side (FFTW's layout; real side unpadded). */
+  int64_t is = 1, os = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    if (n[d] <= 0) return hy_error(HYFFT_INVALID_SIZE, "n[%d] = %lld is not positive", d, (long long)n[d]);
+    p.dims[d].n = n[d];
+    p.dims[d].in_stride = is;
+    p.dims[d].out_stride = os;
+    int64_t in_len = n[d], out_len = n[d];
+    if (d == rank - 1 && kind == HYFFT_R2C) out_len = n[d] / 2 + 1;
+    if (d == rank - 1 && kind == HYFFT_C2R) in_len = n[d] / 2 + 1;
+    if (hy_mul_overflow_i64(is, in_len, &is) || hy_mul_overflow_i64(os, out_len, &os))
+      return hy_error(HYFFT_SIZE_OVERFLOW, "the product of the lengths overflows int64");
+  }
+  p.memory = HYFFT_MEMORY_HOST;
+  *problem = p;
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_problem_parse(const char *token, hyfft_problem *problem) {
+  hy_error_clear();
+  if (!token) return hy_error(HYFFT_NULL_POINTER, "token is NULL");
+  if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
+  hyfft_problem p;
+  HY_TRY(hy_token_parse(token, &p));
+  *problem = p;
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_problem_print(const hyfft_problem *problem, char *buf, size_t buf_size,
+                                 size_t *needed) {
+  hy_error_clear();
+  if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
+  hy_strbuf sb;
+  hy_strbuf_init(&sb);
+  hy_token_print(problem, &sb);
+  hy_status st = hy_strbuf_export(&sb, buf, buf_size, needed);
+  hy_strbuf_free(&sb);
+  return st;
+}
+
+hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *problem,
+                               unsigned flags, hyfft_plan *plan) {
+  hy_error_clear();
+  if (!plan) return hy_error(HYFFT_NULL_POINTER, "plan is NULL");
+  if (!context) return hy_error(HYFFT_NULL_POINTER, "context is NULL");
+  if (!hy_handle_is_live(context, HY_HANDLE_CONTEXT))
+    return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live", (void *)context);
+  if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
+  if (flags & ~(unsigned)HYFFT_MEASURE)
+    return hy_error(HYFFT_INVALID_ARGUMENT, "unknown planner flags 0x%x", flags);
+
+  struct hyfft_plan_s *p = calloc(1, sizeof *p);
+  if (!p) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a plan");
+  hy_status st = hy_problem_make(problem, &p->problem);
+  if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
+    st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
+  if (st == HYFFT_SUCCESS) st = hy_planner_plan(&p->problem, &context->caps, flags, &p->tree);
+  if (st == HYFFT_SUCCESS)
+    st = context->backend->plan_prepare(context->device, &p->problem, &p->tree, &p->backend_state);
+  if (st != HYFFT_SUCCESS) {
+    free(p);
+    return st;
+  }
+  p->context = context;
+  pthread_mutex_init(&p->work_lock, NULL);
+  size_t elem = p->problem.precision == HYFFT_F64 ? 16 : 8;
+  for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++) {
+    if (p->tree.work_elems[w] > 0)
+      st = context->backend->alloc(context->device, (size_t)p->tree.work_elems[w] * elem, &p->work[w]);
+  }
+  if (st == HYFFT_SUCCESS) st = hy_handle_register(p, HY_HANDLE_PLAN);
+  if (st != HYFFT_SUCCESS) {
+    for (int w = 0; w < 2; w++)
+      if (p->work[w]) context->backend->release(context->device, p->work[w]);
+    context->backend->plan_release(context->device, p->backend_state);
+    pthread_mutex_destroy(&p->work_lock);
+    free(p);
+    return st;
+  }
+  *plan = p;
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_plan_token(hyfft_context context, const char *token, unsigned flags,
+                              hyfft_plan *plan) {
+  hy_error_clear();
+  if (!token) return hy_error(HYFFT_NULL_POINTER, "token is NULL");
+  hyfft_problem problem;
+  HY_TRY(hy_token_parse(token, &problem));
+  return hyfft_plan_create(context, &problem, flags, plan);
+}
+
+hyfft_status hyfft_plan_many(hyfft_context context, int rank, const int64_t *n, int64_t batch,
+                             const int64_t *inembed, int64_t istride, int64_t idist,
+                             const int64_t *onembed, int64_t ostride, int64_t odist,
+                             hyfft_kind kind, hyfft_precision precision, int sign,
+                             hyfft_plan *plan) {
+  hy_error_clear();
+  if (!n) return hy_error(HYFFT_NULL_POINTER, "n is NULL");
+  if (rank < 1 || rank > HYFFT_MAX_RANK)
+    return hy_error(HYFFT_INVALID_RANK, "rank %d is outside 1..%d", rank, HYFFT_MAX_RANK);
+  hyfft_problem p;
+  memset(&p, 0, sizeof p);
+  p.kind = kind;
+  p.precision = precision;
+  p.sign = sign;
+  p.rank = rank;
+  int64_t is = istride, os = ostride;
+  for (int d = rank - 1; d >= 0; d--) {
+    p.dims[d].n = n[d];
+    p.dims[d].in_stride = is;
+    p.dims[d].out_stride = os;
+    int64_t ie = inembed ? inembed[d] : n[d];
+    int64_t oe = onembed ? onembed[d] : n[d];
+    if (!inembed && d == rank - 1 && kind == HYFFT_C2R) ie = n[d] / 2 + 1;
+    if (!onembed && d == rank - 1 && kind == HYFFT_R2C) oe = n[d] / 2 + 1;
+    if (hy_mul_overflow_i64(is, ie, &is) || hy_mul_overflow_i64(os, oe, &os))
+      return hy_error(HYFFT_SIZE_OVERFLOW, "embedding times stride overflows int64");
+  }
+  p.batch_rank = 1;
+  p.batch[0].n = batch;
+  p.batch[0].in_stride = idist;
+  p.batch[0].out_stride = odist;
+  p.memory = HYFFT_MEMORY_HOST;
+  return hyfft_plan_create(context, &p, HYFFT_ESTIMATE, plan);
+}
+
+static hyfft_status hy_plan_shape(hyfft_context context, int rank, const int64_t *n,
+                                  int64_t batch, hyfft_kind kind, hyfft_precision precision,
+                                  int sign, hyfft_plan *plan) {
+  hyfft_problem p;
+  HY_TRY(hyfft_problem_init(&p, kind, precision, sign, rank, n));
+  if (batch != 1) {
+    int64_t in_total = 1, out_total = 1;
+    for (int d = 0; d < rank; d++) {
+      int64_t ie = n[d], oe = n[d];
+      if (d == rank - 1 && kind == HYFFT_R2C) oe = n[d] / 2 + 1;
+      if (d == rank - 1 && kind == HYFFT_C2R) ie = n[d] / 2 + 1;
+      in_total *= ie; /* cannot overflow: checked by hyfft_problem_init */
+      out_total *= oe;
+    }
+    p.batch_rank = 1;
+    p.batch[0].n = batch;
+    p.batch[0].in_stride = in_total;
+    p.batch[0].out_stride = out_total;
+  }
+  return hyfft_plan_create(context, &p, HYFFT_ESTIMATE, plan);
+}
+
+hyfft_status hyfft_plan_1d(hyfft_context context, int64_t n, hyfft_kind kind,
+                           hyfft_precision precision, int sign, int64_t batch, hyfft_plan *plan) {
+  hy_error_clear();
+  int64_t dims[1] = {n};
+  return hy_plan_shape(context, 1, dims, batch, kind, precision, sign, plan);
+}
+
+hyfft_status hyfft_plan_2d(hyfft_context context, int64_t n0, int64_t n1, hyfft_kind kind,
+                           hyfft_precision precision, int sign, hyfft_plan *plan) {
+  hy_error_clear();
+  int64_t dims[2] = {n0, n1};
+  return hy_plan_shape(context, 2, dims, 1, kind, precision, sign, plan);
+}
+
+hyfft_status hyfft_plan_3d(hyfft_context context, int64_t n0, int64_t n1, int64_t n2,
+                           hyfft_kind kind, hyfft_precision precision, int sign,
+                           hyfft_plan *plan) {
+  hy_error_clear();
+  int64_t dims[3] = {n0, n1, n2};
+  return hy_plan_shape(context, 3, dims, 1, kind, precision, sign, plan);
+}
+
+hyfft_status hyfft_plan_destroy(hyfft_plan plan) {
+  hy_error_clear();
+  if (!plan) return hy_error(HYFFT_NULL_POINTER, "plan is NULL");
+  if (!hy_handle_unregister(plan, HY_HANDLE_PLAN))
+    return hy_error(HYFFT_INVALID_HANDLE, "plan %p is not live (destroyed twice?)", (void *)plan);
+  const hy_backend *b = plan->context->backend;
+  for (int w = 0; w < 2; w++)
+    if (plan->work[w]) b->release(plan->context->device, plan->work[w]);
+  b->plan_release(plan->context->device, plan->backend_state);
+  pthread_mutex_destroy(&plan->work_lock);
+  free(plan);
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_plan_problem(hyfft_plan plan, hyfft_problem *problem) {
+  hy_error_clear();
+  HY_TRY(hy_check_plan(plan));
+  if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
+  *problem = plan->problem.user;
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, size_t *needed) {
+  hy_error_clear();
+  HY_TRY(hy_check_plan(plan));
+  hy_strbuf sb;
+  hy_strbuf_init(&sb);
+  hy_token_print(&plan->problem.user, &sb);
+  hy_strbuf_appendf(&sb, " on %s (%s)\n", plan->context->info.spec, plan->context->info.name);
+  hy_plan_tree_describe(&plan->tree, &sb);
+  hy_status st = hy_strbuf_export(&sb, buf, buf_size, needed);
+  hy_strbuf_free(&sb);
+  return st;
+}
+
+hyfft_status hyfft_plan_source(hyfft_plan plan, char *buf, size_t buf_size, size_t *needed) {
+  hy_error_clear();
+  HY_TRY(hy_check_plan(plan));
+  hy_strbuf sb;
+  hy_strbuf_init(&sb);
+  hy_status st = plan->context->backend->plan_source(plan->context->device, plan->backend_state, &sb);
+  if (st == HYFFT_SUCCESS) st = hy_strbuf_export(&sb, buf, buf_size, needed);
+  hy_strbuf_free(&sb);
+  return st;
+}
+
+hyfft_status hyfft_plan_workspace_size(hyfft_plan plan, size_t *bytes) {
+  hy_error_clear();
+  HY_TRY(hy_check_plan(plan));
+  if (!bytes) return hy_error(HYFFT_NULL_POINTER, "bytes is NULL");
+  *bytes = hy_exec_workspace_bytes(plan);
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_execute(hyfft_plan plan, const void *in, void *out) {
+  hy_error_clear();
+  HY_TRY(hy_check_plan(plan));
+  return hy_exec_run(plan, in, out, NULL, NULL, 1);
+}
+
+hyfft_status hyfft_execute_async(hyfft_plan plan, const void *in, void *out, void *workspace,
+                                 void *queue) {
+  hy_error_clear();
+  HY_TRY(hy_check_plan(plan));
+  return hy_exec_run(plan, in, out, workspace, queue, 0);
+}
+
+hyfft_status hyfft_wisdom_export_file(hyfft_context context, const char *path) {
+  hy_error_clear();
+  if (!context || !path) return hy_error(HYFFT_NULL_POINTER, "context or path is NULL");
+  return hy_error(HYFFT_NOT_SUPPORTED, "wisdom export is not available yet: plans come from the cost model");
+}
+
+hyfft_status hyfft_wisdom_import_file(hyfft_context context, const char *path) {
+  hy_error_clear();
+  if (!context || !path) return hy_error(HYFFT_NULL_POINTER, "context or path is NULL");
+  return hy_error(HYFFT_NOT_SUPPORTED, "wisdom import is not available yet: plans come from the cost model");
+}

@@ -1,0 +1,78 @@
+/* The backend interface: every backend (cpu, opencl, cuda) fills one of
+ * these tables. Backends know nothing of the public API or of solvers; they
+ * discover devices, manage memory and queues, prepare a plan tree (compile
+ * kernels, build twiddle tables) and execute it. */
+#ifndef HY_BACKEND_H
+#define HY_BACKEND_H
+
+#include "planner/plan.h"
+
+/* What the planner needs to know of a device. */
+typedef struct hy_device_caps {
+  hyfft_backend_id backend;
+  int compute_units;
+  int64_t local_memory;   /* bytes of shared/local memory one block may use */
+  int max_work_group;     /* threads per block */
+  int64_t l2_cache;       /* bytes, 0 if unknown */
+  int64_t global_memory;  /* bytes */
+  double bandwidth;       /* bytes/s of a device-to-device copy (read+write), estimate */
+  double launch_overhead; /* seconds per pass */
+  double flop_rate;       /* flop/s, estimate */
+  int supports_f64;
+  /* Longest 1D transform one pass can do (in elements of each precision):
+   * unlimited (INT64_MAX) on the CPU, limited by local memory on GPUs. */
+  int64_t max_pass_length[2];
+} hy_device_caps;
+
+typedef struct hy_backend {
+  hyfft_backend_id id;
+  const char *name; /* "cpu", "cuda", "opencl": the device spec prefix */
+
+  /* Discovery. A backend whose runtime is missing reports 0 devices from
+   * device_count and HYFFT_BACKEND_UNAVAILABLE from open. */
+  hy_status (*device_count)(int *count);
+  hy_status (*device_info)(int index, hyfft_device_info *info);
+
+  /* Device state for one context. `index` counts this backend's devices. */
+  hy_status (*open)(int index, void **device);
+  void (*close)(void *device);
+  hy_status (*caps)(void *device, hy_device_caps *caps);
+
+  /* Memory: buffers are device pointers (CUDA), cl_mem (OpenCL) or host
+   * pointers (CPU). queue NULL means the device's own queue; blocking
+   * copies return when done. */
+  hy_status (*alloc)(void *device, size_t bytes, void **buffer);
+  void (*release)(void *device, void *buffer);
+  hy_status (*write)(void *device, void *queue, void *buffer, size_t offset, const void *host,
+                     size_t bytes, int blocking);
+  hy_status (*read)(void *device, void *queue, const void *buffer, size_t offset, void *host,
+                    size_t bytes, int blocking);
+  hy_status (*synchronize)(void *device, void *queue);
+
+  /* Plans: prepare compiles/builds what the tree needs and returns an
+   * opaque state that execute only reads (plans run from several threads). */
+  hy_status (*plan_prepare)(void *device, const hy_problem *problem, const hy_plan_tree *tree,
+                            void **plan_state);
+  void (*plan_release)(void *device, void *plan_state);
+  /* Append the generated source of the plan's kernels (may append nothing). */
+  hy_status (*plan_source)(void *device, const void *plan_state, hy_strbuf *sb);
+  /* Run every pass of the tree in order on `queue`. buffers[HY_BUF_*] are
+   * this backend's buffers; work buffers hold tree->work_elems elements. */
+  hy_status (*execute)(void *device, const void *plan_state, const hy_plan_tree *tree,
+                       void *const buffers[HY_BUF_COUNT], void *queue);
+} hy_backend;
+
+/* The registered backends, in "auto" preference order (cuda, opencl, cpu);
+ * entries for backends compiled out are absent. */
+const hy_backend *const *hy_backends(int *count);
+const hy_backend *hy_backend_by_id(hyfft_backend_id id);
+
+extern const hy_backend hy_backend_cpu;
+#ifdef HYFFT_WITH_OPENCL
+extern const hy_backend hy_backend_opencl;
+#endif
+#ifdef HYFFT_WITH_CUDA
+extern const hy_backend hy_backend_cuda;
+#endif
+
+#endif /* HY_BACKEND_H */

@@ -1,0 +1,122 @@
+/* Running a plan on caller data: argument checks, workspace, and staging of
+ * host data through the device for GPU backends. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec.h"
+
+static size_t hy_complex_size(const hy_problem *p) {
+  return p->precision == HYFFT_F64 ? 16 : 8;
+}
+
+size_t hy_exec_workspace_bytes(const struct hyfft_plan_s *plan) {
+  size_t elem = hy_complex_size(&plan->problem);
+  return (size_t)(plan->tree.work_elems[0] + plan->tree.work_elems[1]) * elem;
+}
+
+/* Byte ranges touched by the input and output. */
+static void hy_exec_extents(const hy_problem *p, size_t *in_bytes, size_t *out_bytes) {
+  *in_bytes = (size_t)p->in_extent * hy_problem_in_elem_size(p);
+  *out_bytes = (size_t)p->out_extent * hy_problem_out_elem_size(p);
+}
+
+static hy_status hy_exec_check_pointers(const struct hyfft_plan_s *plan, const void *in,
+                                        const void *out) {
+  const hy_problem *p = &plan->problem;
+  if (!in) return hy_error(HYFFT_NULL_POINTER, "input pointer is NULL");
+  if (!out) return hy_error(HYFFT_NULL_POINTER, "output pointer is NULL");
+  if (p->inplace) {
+    if (in != out)
+      return hy_error(HYFFT_INVALID_ARGUMENT,
+                      "the plan is in-place but input and output differ (%p, %p)", in, out);
+    return HYFFT_SUCCESS;
+  }
+  if (in == out)
+    return hy_error(HYFFT_ALIASING,
+                    "the plan is out-of-place but input and output are the same buffer; "
+                    "make an in-place plan");
+  /* Overlap of address ranges is only meaningful for real addresses. */
+  int addresses = p->memory == HYFFT_MEMORY_HOST || plan->context->backend->id != HYFFT_BACKEND_OPENCL;
+  if (addresses) {
+    size_t in_bytes, out_bytes;
+    hy_exec_extents(p, &in_bytes, &out_bytes);
+    uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
+    if (a < b + out_bytes && b < a + in_bytes)
+      return hy_error(HYFFT_ALIASING,
+                      "input [%p, +%zu bytes) and output [%p, +%zu bytes) overlap", in, in_bytes,
+                      out, out_bytes);
+  }
+  return HYFFT_SUCCESS;
+}
+
+/* Run on buffers the backend can address directly. */
+static hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void *out,
+                                void *workspace, void *queue) {
+  hyfft_context ctx = plan->context;
+  void *buffers[HY_BUF_COUNT] = {(void *)in, out, NULL, NULL};
+  int locked = 0;
+  if (workspace && ctx->backend->id != HYFFT_BACKEND_OPENCL) {
+    buffers[HY_BUF_WORK0] = workspace;
+    buffers[HY_BUF_WORK1] =
+        (char *)workspace + (size_t)plan->tree.work_elems[0] * hy_complex_size(&plan->problem);
+  } else {
+    if (workspace && plan->tree.work_elems[1] == 0) {
+      buffers[HY_BUF_WORK0] = workspace;
+    } else {
+      if (plan->tree.work_elems[0] || plan->tree.work_elems[1]) {
+        pthread_mutex_lock(&plan->work_lock);
+        locked = 1;
+      }
+      buffers[HY_BUF_WORK0] = plan->work[0];
+      buffers[HY_BUF_WORK1] = plan->work[1];
+    }
+  }
+  hy_status st = ctx->backend->execute(ctx->device, plan->backend_state, &plan->tree, buffers, queue);
+  /* The plan-owned workspace may be reused as soon as the work completes. */
+  if (locked) {
+    if (st == HYFFT_SUCCESS) st = ctx->backend->synchronize(ctx->device, queue);
+    pthread_mutex_unlock(&plan->work_lock);
+  }
+  return st;
+}
+
+/* Host data on a GPU backend: copy in, run, copy out. The output's current
+ * contents go to the device first so that elements between strided outputs
+ * come back unchanged. */
+static hy_status hy_exec_staged(struct hyfft_plan_s *plan, const void *in, void *out,
+                                void *workspace, void *queue) {
+  hyfft_context ctx = plan->context;
+  const hy_backend *b = ctx->backend;
+  const hy_problem *p = &plan->problem;
+  size_t in_bytes, out_bytes;
+  hy_exec_extents(p, &in_bytes, &out_bytes);
+  void *din = NULL, *dout = NULL;
+  hy_status st = b->alloc(ctx->device, in_bytes, &din);
+  if (st == HYFFT_SUCCESS) st = b->write(ctx->device, queue, din, 0, in, in_bytes, 0);
+  if (st == HYFFT_SUCCESS) {
+    if (p->inplace) {
+      dout = din;
+    } else {
+      st = b->alloc(ctx->device, out_bytes, &dout);
+      if (st == HYFFT_SUCCESS) st = b->write(ctx->device, queue, dout, 0, out, out_bytes, 0);
+    }
+  }
+  if (st == HYFFT_SUCCESS) st = hy_exec_direct(plan, din, dout, workspace, queue);
+  if (st == HYFFT_SUCCESS) st = b->read(ctx->device, queue, dout, 0, out, out_bytes, 1);
+  if (dout && dout != din) b->release(ctx->device, dout);
+  if (din) b->release(ctx->device, din);
+  return st;
+}
+
+hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
+                      void *queue, int blocking) {
+  HY_TRY(hy_exec_check_pointers(plan, in, out));
+  hyfft_context ctx = plan->context;
+  hy_status st;
+  if (plan->problem.memory == HYFFT_MEMORY_HOST && ctx->backend->id != HYFFT_BACKEND_CPU)
+    st = hy_exec_staged(plan, in, out, workspace, queue);
+  else
+    st = hy_exec_direct(plan, in, out, workspace, queue);
+  if (st == HYFFT_SUCCESS && blocking) st = ctx->backend->synchronize(ctx->device, queue);
+  return st;
+}

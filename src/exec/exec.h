@@ -1,0 +1,38 @@
+/* Execution of plans and the objects behind the public handles. */
+#ifndef HY_EXEC_H
+#define HY_EXEC_H
+
+#include <pthread.h>
+
+#include "backend/backend.h"
+
+struct hyfft_context_s {
+  const hy_backend *backend;
+  int device_index; /* within the backend */
+  void *device;     /* backend device state */
+  hyfft_device_info info;
+  hy_device_caps caps;
+};
+
+struct hyfft_plan_s {
+  hyfft_context context;
+  hy_problem problem;
+  hy_plan_tree tree;
+  void *backend_state;
+  /* Plan-owned workspace on the device, allocated once at creation; its
+   * users take the lock so that concurrent executions stay correct. */
+  void *work[2];
+  pthread_mutex_t work_lock;
+};
+
+/* Run a plan on caller data (hyfft_execute / hyfft_execute_async). Checks
+ * the pointers (NULL, aliasing, in-place rules) before touching data,
+ * stages host data through the device for GPU backends, and supplies
+ * workspace. */
+hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
+                      void *queue, int blocking);
+
+/* Bytes of workspace a plan needs. */
+size_t hy_exec_workspace_bytes(const struct hyfft_plan_s *plan);
+
+#endif /* HY_EXEC_H */

@@ -1,0 +1,99 @@
+/* Factorisation of transform lengths into codelet radices. */
+#include "planner/planner.h"
+
+int64_t hy_largest_prime_factor(int64_t n) {
+  int64_t largest = 1;
+  for (int64_t p = 2; p * p <= n; p += (p == 2 ? 1 : 2)) {
+    while (n % p == 0) {
+      largest = p;
+      n /= p;
+    }
+  }
+  if (n > 1) largest = n;
+  return largest;
+}
+
+/* Radices with straight-line codelets, tried largest first for powers of
+ * two (fewer passes over the data), then the odd primes. */
+static const int hy_pow2_radices[] = {16, 8, 4, 2};
+static const int hy_odd_radices[] = {3, 5, 7, 11, 13};
+
+hy_status hy_factorize(int64_t n, int64_t max_prime, int *factors, int *nfactors) {
+  int count = 0;
+  int64_t m = n;
+  int64_t twos = 1;
+  while (m % 2 == 0) {
+    m /= 2;
+    twos *= 2;
+  }
+  /* Odd part: known odd radices, then generic odd primes. */
+  int odd[HY_MAX_FACTORS];
+  int nodd = 0;
+  for (size_t i = 0; i < sizeof hy_odd_radices / sizeof hy_odd_radices[0]; i++) {
+    while (m % hy_odd_radices[i] == 0) {
+      if (nodd >= HY_MAX_FACTORS) return hy_error(HYFFT_INTERNAL, "too many factors");
+      odd[nodd++] = hy_odd_radices[i];
+      m /= hy_odd_radices[i];
+    }
+  }
+  for (int64_t p = 17; m > 1 && p * p <= m; p += 2) {
+    while (m % p == 0) {
+      if (p > max_prime) return HYFFT_NO_SOLVER;
+      if (nodd >= HY_MAX_FACTORS) return hy_error(HYFFT_INTERNAL, "too many factors");
+      odd[nodd++] = (int)p;
+      m /= p;
+    }
+  }
+  if (m > 1) {
+    if (m > max_prime) return HYFFT_NO_SOLVER;
+    odd[nodd++] = (int)m;
+  }
+  /* Powers of two: as many 16s as possible, then one smaller radix. */
+  while (twos > 1) {
+    for (size_t i = 0; i < sizeof hy_pow2_radices / sizeof hy_pow2_radices[0]; i++) {
+      if (twos % hy_pow2_radices[i] == 0) {
+        if (count >= HY_MAX_FACTORS) return hy_error(HYFFT_INTERNAL, "too many factors");
+        factors[count++] = hy_pow2_radices[i];
+        twos /= hy_pow2_radices[i];
+        break;
+      }
+    }
+  }
+  for (int i = 0; i < nodd; i++) {
+    if (count >= HY_MAX_FACTORS) return hy_error(HYFFT_INTERNAL, "too many factors");
+    factors[count++] = odd[i];
+  }
+  if (count == 0) factors[count++] = 1;
+  *nfactors = count;
+  return HYFFT_SUCCESS;
+}
+
+int64_t hy_bluestein_length(int64_t n) {
+  int64_t target = 2 * n - 1, best = INT64_MAX;
+  for (int64_t a = 1; a < INT64_MAX / 2; a *= 2) {
+    for (int64_t b = a; b < INT64_MAX / 3; b *= 3) {
+      for (int64_t c = b; c < INT64_MAX / 5; c *= 5) {
+        if (c >= target) {
+          if (c < best) best = c;
+          break;
+        }
+      }
+      if (b >= target) break;
+    }
+    if (a >= target) break;
+  }
+  return best;
+}
+
+hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass) {
+  hy_status st = hy_factorize(n, HY_MAX_DIRECT_PRIME, pass->factors, &pass->nfactors);
+  if (st == HYFFT_SUCCESS) {
+    pass->algo = HY_ALGO_MIXED_RADIX;
+    pass->bluestein_m = 0;
+    return HYFFT_SUCCESS;
+  }
+  if (st != HYFFT_NO_SOLVER) return st;
+  pass->algo = HY_ALGO_BLUESTEIN;
+  pass->bluestein_m = hy_bluestein_length(n);
+  return hy_factorize(pass->bluestein_m, HY_MAX_DIRECT_PRIME, pass->factors, &pass->nfactors);
+}

@@ -1,0 +1,73 @@
+/* Plans: what the planner produces and every backend executes.
+ *
+ * A plan tree is a short sequence of passes. Each pass is one kernel launch
+ * on a GPU or one parallel loop on the CPU: a batched 1D DFT along one axis
+ * (or, for rank-0 problems, a scaled copy). Passes move data between four
+ * logical buffers: the caller's input and output and two workspaces. */
+#ifndef HY_PLAN_H
+#define HY_PLAN_H
+
+#include "problem/problem.h"
+
+#define HY_MAX_LOOPS (HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK + 2)
+#define HY_MAX_FACTORS 48
+#define HY_MAX_PASSES 16
+
+typedef enum hy_buffer {
+  HY_BUF_IN = 0,
+  HY_BUF_OUT = 1,
+  HY_BUF_WORK0 = 2,
+  HY_BUF_WORK1 = 3,
+  HY_BUF_COUNT = 4
+} hy_buffer;
+
+typedef enum hy_pass_op {
+  HY_PASS_COPY = 0, /* dst = scale * src over the loops (axis.n == 1) */
+  HY_PASS_DFT = 1   /* batched 1D DFT along axis */
+} hy_pass_op;
+
+typedef enum hy_dft_algo {
+  HY_ALGO_MIXED_RADIX = 0, /* Stockham over factors[] (product = axis.n) */
+  HY_ALGO_BLUESTEIN = 1    /* chirp-z via a convolution of length bluestein_m,
+                              whose own radices are factors[] */
+} hy_dft_algo;
+
+typedef struct hy_pass {
+  hy_pass_op op;
+  hy_buffer src, dst;
+  int64_t src_offset, dst_offset; /* elements of the pass's data type */
+  hyfft_dim axis;                 /* transform length and its strides */
+  int nloops;                     /* the batch this pass repeats over */
+  hyfft_dim loops[HY_MAX_LOOPS];  /* outermost first */
+  hyfft_precision precision;
+  int sign;
+  double scale; /* multiplies the output; exactly 1.0 means none */
+  /* Four-step twiddle: when twiddle_loop >= 0, output element k of the
+   * transform at index m of loops[twiddle_loop] is multiplied by
+   * exp(sign * 2*pi*i * m * k / twiddle_n) before scaling. */
+  int twiddle_loop;
+  int64_t twiddle_n;
+  hy_dft_algo algo;
+  int nfactors;
+  int factors[HY_MAX_FACTORS];
+  int64_t bluestein_m;
+} hy_pass;
+
+typedef struct hy_plan_tree {
+  const char *solver; /* static name of the solver that produced it */
+  int npasses;
+  hy_pass passes[HY_MAX_PASSES];
+  int64_t work_elems[2]; /* complex elements of WORK0 and WORK1 */
+  double cost;           /* model cost in seconds (estimated) */
+} hy_plan_tree;
+
+/* Initialise a pass with neutral values (no twiddle, scale 1). */
+void hy_pass_init(hy_pass *pass, hy_pass_op op, hyfft_precision precision, int sign);
+
+/* Append the description of a plan tree, one line per pass, indented. */
+void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb);
+
+/* Total number of transforms a pass performs (product of loop lengths). */
+int64_t hy_pass_count(const hy_pass *pass);
+
+#endif /* HY_PLAN_H */

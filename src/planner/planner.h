@@ -1,0 +1,45 @@
+/* The planner: registered solvers propose plan trees for a canonical
+ * problem on a device; the cheapest by the cost model wins (FFTW's
+ * problem -> solver -> plan). Each solver lives in its own file under
+ * src/solvers/. */
+#ifndef HY_PLANNER_H
+#define HY_PLANNER_H
+
+#include "backend/backend.h"
+
+typedef struct hy_solver {
+  const char *name;
+  /* Fill *out with a plan for `problem` on a device with `caps`, or return
+   * HYFFT_NO_SOLVER when this solver does not apply (no error message
+   * needed). Other failures are real errors. */
+  hy_status (*plan)(const hy_problem *problem, const hy_device_caps *caps, hy_plan_tree *out);
+} hy_solver;
+
+/* All solvers, NULL terminated (solvers/registry.c). */
+extern const hy_solver *const hy_solvers[];
+
+/* Choose the best plan tree. */
+hy_status hy_planner_plan(const hy_problem *problem, const hy_device_caps *caps,
+                          unsigned flags, hy_plan_tree *out);
+
+/* --- helpers the solvers share (planner/factor.c, planner/cost.c) --- */
+
+/* Radices the codelets provide, and the largest prime factor handled
+ * directly by mixed radix (larger ones go through Bluestein). */
+#define HY_MAX_DIRECT_PRIME 31
+
+/* Largest prime factor of n (n >= 1; returns 1 for n == 1). */
+int64_t hy_largest_prime_factor(int64_t n);
+/* Split n into a radix sequence (first entry applied first). Returns
+ * HYFFT_NO_SOLVER if a prime factor exceeds max_prime. */
+hy_status hy_factorize(int64_t n, int64_t max_prime, int *factors, int *nfactors);
+/* Convolution length for Bluestein of length n: smallest 2^a 3^b 5^c >= 2n-1. */
+int64_t hy_bluestein_length(int64_t n);
+/* Choose the 1D algorithm for length n and fill pass->algo/factors/bluestein_m. */
+hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass);
+
+/* Model cost of a tree on a device (seconds). */
+double hy_cost_tree(const hy_plan_tree *tree, const hy_problem *problem,
+                    const hy_device_caps *caps);
+
+#endif /* HY_PLANNER_H */

@@ -1,0 +1,56 @@
+/* The problem layer: validation, normalisation, hashing and tokens.
+ *
+ * A hy_problem is the canonical form every later layer sees:
+ *   - validated (sizes, strides, overflow, kind/sign/precision, layout);
+ *   - transform dims of length 1 dropped (a length-1 DFT is the identity);
+ *     a problem whose transform dims are all 1 has rank 0 (copy and scale);
+ *   - batch dims of length 1 dropped, batch dims that are contiguous with
+ *     each other (outer.stride == inner.n * inner.stride, on both sides)
+ *     merged, and the rest sorted by input stride, largest first;
+ *   - 64-bit sizes, a hash of the canonical form, and the user's original
+ *     description kept for printing and for hyfft_plan_problem.
+ * Transform dims are never merged: that would change the transform. */
+#ifndef HY_PROBLEM_H
+#define HY_PROBLEM_H
+
+#include "util/hy_util.h"
+
+typedef struct hy_problem {
+  hyfft_problem user; /* validated, as the user gave it */
+
+  hyfft_kind kind;
+  hyfft_precision precision;
+  int sign;
+  int rank; /* 0..HYFFT_MAX_RANK after dropping length-1 dims */
+  hyfft_dim dims[HYFFT_MAX_RANK];
+  int batch_rank;
+  hyfft_dim batch[HYFFT_MAX_BATCH_RANK];
+  int inplace;
+  double scale; /* 1.0 when the user gave 0 */
+  hyfft_memory memory;
+
+  int64_t total_transform; /* product of the transform lengths */
+  int64_t total_batch;     /* product of the batch lengths */
+  /* One past the largest element index touched in the input / output
+   * (elements of the input / output type), for aliasing checks and for
+   * sizing device staging buffers. */
+  int64_t in_extent;
+  int64_t out_extent;
+  uint64_t hash;
+} hy_problem;
+
+/* Validate `user` and build the canonical problem. On error *out is left
+ * untouched and the detail message names the bad field. */
+hy_status hy_problem_make(const hyfft_problem *user, hy_problem *out);
+
+/* Bytes of one element on the input / output side. */
+size_t hy_problem_in_elem_size(const hy_problem *p);
+size_t hy_problem_out_elem_size(const hy_problem *p);
+
+/* Token grammar (docs/api.md): parse into a public problem description
+ * (not yet validated beyond syntax), and print one. Printing then parsing
+ * gives back the same description. */
+hy_status hy_token_parse(const char *token, hyfft_problem *out);
+void hy_token_print(const hyfft_problem *p, hy_strbuf *sb);
+
+#endif /* HY_PROBLEM_H */

@@ -1,0 +1,12 @@
+/* The list of solvers the planner consults. Add a solver here and in its
+ * own file. */
+#include "planner/planner.h"
+
+extern const hy_solver hy_solver_copy;
+extern const hy_solver hy_solver_axis_passes;
+
+const hy_solver *const hy_solvers[] = {
+    &hy_solver_copy,
+    &hy_solver_axis_passes,
+    NULL,
+};

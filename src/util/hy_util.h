@@ -1,0 +1,104 @@
+/* Internal utilities shared by every layer: errors, memory, strings,
+ * hashing, handle registry, threads, environment. */
+#ifndef HY_UTIL_H
+#define HY_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hyfft.h"
+
+typedef hyfft_status hy_status;
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Record a detail message for this thread and return `status`, so that a
+ * failing path reads `return hy_error(HYFFT_INVALID_SIZE, "dims[%d].n = %lld", ...)`. */
+hy_status hy_error(hy_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Clear the detail message (entry points call it on entry). */
+void hy_error_clear(void);
+
+/* Propagate a failing status: HY_TRY(expr) returns it from the caller. */
+#define HY_TRY(expr)                                                           \
+  do {                                                                         \
+    hy_status hy_try_status_ = (expr);                                         \
+    if (hy_try_status_ != HYFFT_SUCCESS) return hy_try_status_;                \
+  } while (0)
+
+/* ---- memory ------------------------------------------------------------ */
+
+/* 64-byte aligned allocations; hy_free(NULL) is a no-op. Both return NULL
+ * on failure (or on a size that overflows) without recording an error. */
+void *hy_malloc(size_t bytes);
+void *hy_calloc(size_t count, size_t size);
+void hy_free(void *p);
+
+/* Overflow-checked int64 arithmetic: return 0 and set *out on success, 1 on
+ * overflow. */
+static inline int hy_mul_overflow_i64(int64_t a, int64_t b, int64_t *out) {
+  return __builtin_mul_overflow(a, b, out);
+}
+static inline int hy_add_overflow_i64(int64_t a, int64_t b, int64_t *out) {
+  return __builtin_add_overflow(a, b, out);
+}
+
+/* ---- string builder with a sticky error --------------------------------- */
+
+typedef struct hy_strbuf {
+  char *data;   /* always NUL terminated once anything was appended */
+  size_t len;
+  size_t cap;
+  int failed;   /* an allocation failed: further appends are ignored */
+} hy_strbuf;
+
+void hy_strbuf_init(hy_strbuf *sb);
+void hy_strbuf_free(hy_strbuf *sb);
+void hy_strbuf_append(hy_strbuf *sb, const char *text);
+void hy_strbuf_appendf(hy_strbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void hy_strbuf_vappendf(hy_strbuf *sb, const char *fmt, va_list ap);
+/* HYFFT_OUT_OF_MEMORY if any append failed, else success. */
+hy_status hy_strbuf_status(const hy_strbuf *sb);
+/* Copy into a caller's buffer with the public API's rules
+ * (needed = len, HYFFT_BUFFER_TOO_SMALL if buf_size <= len). */
+hy_status hy_strbuf_export(const hy_strbuf *sb, char *buf, size_t buf_size, size_t *needed);
+
+/* ---- hashing ------------------------------------------------------------ */
+
+#define HY_HASH_INIT UINT64_C(0xcbf29ce484222325)
+uint64_t hy_hash_bytes(uint64_t h, const void *data, size_t len);
+uint64_t hy_hash_u64(uint64_t h, uint64_t v);
+uint64_t hy_hash_str(uint64_t h, const char *s);
+
+/* ---- live handle registry ---------------------------------------------- */
+/* Public handles are registered while alive so that a destroyed or foreign
+ * pointer is answered with HYFFT_INVALID_HANDLE instead of a crash. */
+
+typedef enum hy_handle_kind { HY_HANDLE_CONTEXT = 1, HY_HANDLE_PLAN = 2 } hy_handle_kind;
+
+hy_status hy_handle_register(const void *handle, hy_handle_kind kind);
+/* Returns 1 if `handle` is live and of `kind`. */
+int hy_handle_is_live(const void *handle, hy_handle_kind kind);
+/* Removes it; returns 1 if it was live and of `kind`, 0 otherwise. */
+int hy_handle_unregister(const void *handle, hy_handle_kind kind);
+
+/* ---- threads ------------------------------------------------------------ */
+
+/* Number of worker threads: $HYFFT_NUM_THREADS if set (>= 1), else all cores. */
+int hy_num_threads(void);
+
+/* Calls fn(arg, begin, end, thread_index) on disjoint ranges covering
+ * [0, count), in parallel on up to hy_num_threads() threads, and returns
+ * when all are done. Safe to call from several user threads at once.
+ * `grain` is the smallest range worth a thread. */
+typedef void (*hy_range_fn)(void *arg, int64_t begin, int64_t end, int thread_index);
+void hy_parallel_for(int64_t count, int64_t grain, hy_range_fn fn, void *arg);
+
+/* ---- environment --------------------------------------------------------- */
+
+/* getenv that treats an empty value as unset. */
+const char *hy_getenv(const char *name);
+
+#endif /* HY_UTIL_H */
