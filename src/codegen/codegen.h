@@ -1,0 +1,71 @@
+/* The kernel generator: turns the passes of a plan tree into GPU kernel
+ * source for a dialect (OpenCL C or CUDA C) plus the launches that run
+ * them. It only produces text and numbers; backends compile and launch.
+ *
+ * Every stride, length and offset of a pass is baked into its kernel as a
+ * compile-time constant (like VkFFT), so kernels take only buffer and table
+ * arguments, and index arithmetic folds into constants. A program's source
+ * is deterministic: the same plan on the same device gives the same bytes,
+ * so its hash (with the device and HY_CODEGEN_VERSION) keys the kernel
+ * caches. */
+#ifndef HY_CODEGEN_H
+#define HY_CODEGEN_H
+
+#include "backend/backend.h"
+
+/* Bump whenever generated source changes for the same input, so that stale
+ * on-disk cache entries are never used. */
+#define HY_CODEGEN_VERSION 1
+
+#define HY_MAX_KERNELS 16
+#define HY_MAX_TABLES 16
+#define HY_MAX_LAUNCHES 32
+#define HY_MAX_KERNEL_ARGS 6
+
+typedef enum hy_dialect { HY_DIALECT_OPENCL = 0, HY_DIALECT_CUDA = 1 } hy_dialect;
+
+typedef enum hy_arg_kind {
+  HY_ARG_BUFFER = 0, /* index is a hy_buffer (in, out, work0, work1) */
+  HY_ARG_TABLE = 1   /* index is one of the program's constant tables */
+} hy_arg_kind;
+
+typedef struct hy_kernel_arg {
+  hy_arg_kind kind;
+  int index;
+} hy_kernel_arg;
+
+typedef struct hy_launch {
+  int kernel;          /* index into names[] */
+  int64_t grid;        /* number of blocks / work-groups (1D) */
+  int block;           /* threads per block / work-group size */
+  size_t shared_bytes; /* dynamic shared memory (CUDA); OpenCL kernels declare
+                          their local arrays statically and report it here */
+  int nargs;
+  hy_kernel_arg args[HY_MAX_KERNEL_ARGS]; /* in order; all are pointers/cl_mem */
+} hy_launch;
+
+typedef struct hy_table {
+  int64_t count;  /* elements */
+  int is_f64;     /* element type: double if 1, float if 0 */
+  void *data;     /* host copy, computed in higher precision then rounded */
+} hy_table;
+
+typedef struct hy_gpu_program {
+  hy_dialect dialect;
+  hy_strbuf source; /* all kernels of the plan in one translation unit */
+  int nkernels;
+  char names[HY_MAX_KERNELS][64];
+  int ntables;
+  hy_table tables[HY_MAX_TABLES];
+  int nlaunches;
+  hy_launch launches[HY_MAX_LAUNCHES];
+  uint64_t hash; /* of source text and HY_CODEGEN_VERSION */
+} hy_gpu_program;
+
+/* Generate the program for a plan tree on a device. On failure the
+ * program is freed and the detail message says why. */
+hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
+                          const hy_device_caps *caps, hy_dialect dialect, hy_gpu_program *out);
+void hy_gpu_program_free(hy_gpu_program *program);
+
+#endif /* HY_CODEGEN_H */
