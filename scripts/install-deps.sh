@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install what building and testing hyfft needs on a Debian machine (run as
+# root). Packages already present are skipped, so a second run is quick.
+# The CUDA backend needs nothing at build time; its NVRTC compile test uses
+# the CUDA toolkit under /usr/local/cuda when the machine has one.
+set -euo pipefail
+packages=(cmake ninja-build gcc pkg-config libfftw3-dev pocl-opencl-icd
+          ocl-icd-opencl-dev opencl-headers clinfo)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all packages present"
+fi

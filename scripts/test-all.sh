@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Build hyfft and run every test suite: the CPU backend, OpenCL on PoCL,
+# the CUDA kernels compiled through NVRTC (no GPU needed), the bad-input
+# tests under AddressSanitizer/UndefinedBehaviorSanitizer, and an install
+# consumed through find_package and pkg-config. This is the README's test
+# command and what CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+jobs=$(nproc)
+start=$(date +%s)
+step() { printf '\n== %s (%ds)\n' "$*" $(( $(date +%s) - start )); }
+
+step "dependencies"
+bash scripts/install-deps.sh
+
+step "release build (warnings are errors)"
+cmake -S . -B build/ci -G Ninja -DCMAKE_BUILD_TYPE=Release -DHYFFT_WERROR=ON >/dev/null
+ninja -C build/ci -j"$jobs"
+
+step "all suites"
+ctest --test-dir build/ci --output-on-failure -j"$jobs" --timeout 1200
+
+step "sanitizer build: bad input, units and CPU properties under ASan+UBSan"
+cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHYFFT_SANITIZE=ON \
+  -DHYFFT_WERROR=ON -DHYFFT_TEST_DEVICES=cpu >/dev/null
+ninja -C build/asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" -L sanitize --timeout 1200
+
+step "install and use from another project"
+rm -rf build/install build/consumer
+cmake --install build/ci --prefix build/install >/dev/null
+mkdir -p build/consumer
+cat > build/consumer/CMakeLists.txt <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(consumer C)
+find_package(hyfft REQUIRED)
+add_executable(consumer main.c)
+target_link_libraries(consumer hyfft::hyfft)
+CMAKE
+cat > build/consumer/main.c <<'C'
+#include <hyfft.h>
+#include <stdio.h>
+int main(void) {
+  hyfft_context ctx; hyfft_plan plan;
+  float data[16] = {1};
+  if (hyfft_context_create("cpu", &ctx)) return 1;
+  if (hyfft_plan_1d(ctx, 8, HYFFT_C2C, HYFFT_F32, HYFFT_FORWARD, 1, &plan)) return 1;
+  float out[16];
+  if (hyfft_execute(plan, data, out)) return 1;
+  hyfft_plan_destroy(plan); hyfft_context_destroy(ctx);
+  for (int i = 0; i < 8; i++) if (out[2*i] != 1.0f || out[2*i+1] != 0.0f) return 1;
+  printf("consumer: impulse -> all ones, ok\n");
+  return 0;
+}
+C
+cmake -S build/consumer -B build/consumer/build -G Ninja -DCMAKE_PREFIX_PATH="$root/build/install" >/dev/null
+ninja -C build/consumer/build >/dev/null
+LD_LIBRARY_PATH="$root/build/install/lib" build/consumer/build/consumer
+PKG_CONFIG_PATH="$root/build/install/lib/pkgconfig" \
+  cc build/consumer/main.c $(PKG_CONFIG_PATH="$root/build/install/lib/pkgconfig" pkg-config --cflags --libs hyfft) \
+  -o build/consumer/pc_consumer
+LD_LIBRARY_PATH="$root/build/install/lib" build/consumer/pc_consumer
+
+step "done"
