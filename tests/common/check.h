@@ -4,6 +4,7 @@
 #ifndef HY_TEST_CHECK_H
 #define HY_TEST_CHECK_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "hyfft.h"
@@ -32,6 +33,22 @@ static long hy_test_passed, hy_test_failed;
   } while (0)
 
 #define CHECK_OK(expr) CHECK_STATUS(expr, HYFFT_SUCCESS)
+
+/* For suites that judge a whole case at once: count a pass, or count a
+ * failure and print "FAIL " and the message (one line). */
+static inline void hy_test_pass(void) { hy_test_passed++; }
+static inline void hy_test_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void hy_test_fail(const char *fmt, ...) {
+  va_list ap;
+  hy_test_failed++;
+  fflush(stdout);
+  fprintf(stderr, "FAIL ");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n");
+  fflush(stderr);
+}
 
 /* Print the summary line and return the process exit code. */
 static inline int hy_test_summary(void) {

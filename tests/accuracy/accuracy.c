@@ -1,0 +1,314 @@
+/* hyfft_accuracy: every case of a matrix of problem tokens against FFTW in
+ * long double, with poisoned outputs, untouched gaps and (out-of-place)
+ * an unchanged input. One line per failure, the summary line last.
+ *
+ *   hyfft_accuracy [--device SPEC] [--level quick|standard|full] [--seed S]
+ *                  [--device-buffers] [--verbose] [TOKEN...] */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "harness.h"
+
+/* ---- the matrix ----------------------------------------------------------- */
+
+typedef struct tokens {
+  char **v;
+  int n, cap;
+} tokens;
+
+static void add(tokens *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(tokens *t, const char *fmt, ...) {
+  if (t->n == t->cap) {
+    t->cap = t->cap ? 2 * t->cap : 256;
+    char **v = realloc(t->v, (size_t)t->cap * sizeof *v);
+    if (!v) {
+      fprintf(stderr, "out of memory building the matrix\n");
+      exit(2);
+    }
+    t->v = v;
+  }
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  t->v[t->n] = strdup(buf);
+  if (!t->v[t->n]) exit(2);
+  t->n++;
+}
+
+static const char *const prec[2] = {"f32", "f64"};
+static const char *const dir[2] = {"fwd", "bwd"};
+
+/* Every length 1..nmax in both precisions; both signs for each when `both`,
+ * else the sign alternates with the length (each precision sees both signs
+ * across the range and every length sees both precisions). */
+static void every_length(tokens *t, int nmax, int both) {
+  for (int n = 1; n <= nmax; n++) {
+    for (int p = 0; p < 2; p++) {
+      if (both) {
+        for (int s = 0; s < 2; s++) add(t, "c2c:%s:%s:%d", prec[p], dir[s], n);
+      } else {
+        add(t, "c2c:%s:%s:%d", prec[p], dir[(n + p) & 1], n);
+      }
+    }
+  }
+}
+
+/* Both precisions, the sign alternating with the index i. */
+static void both_prec(tokens *t, int i, const char *shape_and_fields) {
+  for (int p = 0; p < 2; p++) add(t, "c2c:%s:%s:%s", prec[p], dir[(i + p) & 1], shape_and_fields);
+}
+
+static void build_matrix(tokens *t, hyt_level level) {
+  int quick = level == HYT_QUICK, full = level == HYT_FULL;
+  char shape[128];
+
+  /* 1. every small length: every radix, Rader/Bluestein primes, mixed sizes. */
+  if (quick) {
+    /* 1..64 has every radix and small prime; then a few mixed lengths. */
+    static const int more[] = {67,  96,  100, 105, 121, 128, 143, 169, 210, 243, 256, 343,
+                               360, 512, 625, 720, 1000, 1001, 1021, 1023, 1024};
+    every_length(t, 64, 0);
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+      for (int p = 0; p < 2; p++) add(t, "c2c:%s:%s:%d", prec[p], dir[(i + p) & 1], more[i]);
+  } else {
+    every_length(t, full ? 4096 : 1024, 1);
+  }
+
+  /* 2. powers of two; the largest once. */
+  int pmax = quick ? 16 : full ? 24 : 22;
+  for (int k = 11; k < pmax; k++) {
+    snprintf(shape, sizeof shape, "%lld", 1LL << k);
+    both_prec(t, k, shape);
+  }
+  add(t, "c2c:f64:fwd:%lld", 1LL << pmax);
+
+  /* 3. products of the odd radices. */
+  static const char *const prod_std[] = {"2187",  "3125", "2401", "1331", "2197",
+                                         "15015", "59049", "78125", "45045", "9261"};
+  static const char *const prod_quick[] = {"243", "625", "343", "121", "169", "15015", "1155"};
+  static const char *const prod_full[] = {"177147", "390625", "117649", "161051", "371293"};
+  if (quick) {
+    for (size_t i = 0; i < sizeof prod_quick / sizeof *prod_quick; i++)
+      both_prec(t, (int)i, prod_quick[i]);
+  } else {
+    for (size_t i = 0; i < sizeof prod_std / sizeof *prod_std; i++)
+      both_prec(t, (int)i, prod_std[i]);
+  }
+  if (full)
+    for (size_t i = 0; i < sizeof prod_full / sizeof *prod_full; i++)
+      both_prec(t, (int)i, prod_full[i]);
+
+  /* 4. primes (direct radix, Rader, Bluestein). */
+  static const char *const primes_std[] = {"17", "31", "37", "127", "1009", "4099", "65537"};
+  static const char *const primes_quick[] = {"17", "31", "37", "127", "1009", "4099"};
+  if (quick) {
+    for (size_t i = 0; i < sizeof primes_quick / sizeof *primes_quick; i++)
+      both_prec(t, (int)i, primes_quick[i]);
+  } else {
+    for (size_t i = 0; i < sizeof primes_std / sizeof *primes_std; i++)
+      both_prec(t, (int)i, primes_std[i]);
+  }
+  if (full) {
+    both_prec(t, 0, "1048573");
+    both_prec(t, 1, "999983");
+  }
+
+  /* 5. 2D and 3D, incl. odd and size-1 dims and rank 4. */
+  static const char *const md_std[] = {"1024x1024", "17x31",    "7x9x11", "64x64x64",
+                                       "100x100x100", "33x65",  "1x64",   "128x1",
+                                       "5x1x3",    "2x3x4x5",  "256x1009", "1009x3"};
+  static const char *const md_quick[] = {"32x32", "17x31", "7x9x11", "16x16x16", "33x65",
+                                         "1x64",  "128x1", "5x1x3",  "2x3x4x5",  "8x127"};
+  static const char *const md_full[] = {"2048x2048", "128x128x128", "4099x5"};
+  if (quick) {
+    for (size_t i = 0; i < sizeof md_quick / sizeof *md_quick; i++) both_prec(t, (int)i, md_quick[i]);
+  } else {
+    for (size_t i = 0; i < sizeof md_std / sizeof *md_std; i++) both_prec(t, (int)i, md_std[i]);
+  }
+  if (full)
+    for (size_t i = 0; i < sizeof md_full / sizeof *md_full; i++) both_prec(t, (int)i, md_full[i]);
+
+  /* 6. batches, incl. many small transforms and several batch dims. */
+  both_prec(t, 0, "64:b1");
+  both_prec(t, 1, "64:b2");
+  both_prec(t, 0, "100:b3");
+  both_prec(t, 1, quick ? "4:b4099" : "4:b65537");
+  both_prec(t, 0, quick ? "5:b1025" : "5:b65537");
+  both_prec(t, 1, "17:b3x5");
+  both_prec(t, 0, quick ? "1009:b3" : "4099:b3");
+  both_prec(t, 1, "8x8:b7");
+
+  /* 7. strides and padding: gaps between elements and between transforms,
+   * interleaved batches (distance 1), transposed output. */
+  both_prec(t, 0, "100:b3:is=2:os=3:idist=211:odist=307");
+  both_prec(t, 1, "64:b8:is=8:os=8:idist=1:odist=1");
+  both_prec(t, 0, "64:b8:is=1:os=8:idist=64:odist=1");
+  both_prec(t, 1, "17x31:is=40,1:os=1,17");
+  both_prec(t, 0, "16x12:b2:is=13,1:os=24,2:idist=300:odist=500");
+  both_prec(t, 1, "127:b4:is=3:os=1:idist=400:odist=130");
+  both_prec(t, 0, "7x9x11:is=110,11,1:os=1,7,63");
+  both_prec(t, 1, quick ? "1024:is=2:os=3" : "65536:is=2:os=3");
+  both_prec(t, 0, "1:b5:is=1:os=1:idist=3:odist=2");
+
+  /* 8. in-place, contiguous and strided. */
+  static const char *const ip[] = {"1024:ip",  "1009:ip",     "64x64:ip",   "15015:ip",
+                                   "64:b5:ip", "7x9x11:ip",   "1:b3:ip",
+                                   "128:b4:ip:is=2:os=2:idist=300:odist=300",
+                                   "17x31:ip:is=32,1:os=32,1"};
+  for (size_t i = 0; i < sizeof ip / sizeof *ip; i++) both_prec(t, (int)i, ip[i]);
+  if (!quick) both_prec(t, 1, "1048576:ip");
+
+  /* 9. scale. */
+  both_prec(t, 0, "1024:scale=1/N");
+  both_prec(t, 1, "17x31:b2:scale=1/N");
+  both_prec(t, 0, "1009:scale=0.5");
+  both_prec(t, 1, "64:ip:scale=1/N");
+  both_prec(t, 0, "1:scale=3");
+
+  /* 10. device-resident data, whatever the run's mode. */
+  both_prec(t, 1, "1024:b2:dev");
+  both_prec(t, 0, "17x31:dev:ip");
+
+  /* 11. real transforms (skipped while a backend does not do them yet). */
+  static const char *const real[] = {"r2c:f32:1024",      "r2c:f64:17x31",   "r2c:f64:16x16x16:b2",
+                                     "r2c:f32:1000:b3",   "c2r:f32:1024",    "c2r:f64:17x31",
+                                     "c2r:f64:16x16x16:b2", "c2r:f32:1001:b3", "r2c:f32:127",
+                                     "c2r:f64:1"};
+  for (size_t i = 0; i < sizeof real / sizeof *real; i++) add(t, "%s", real[i]);
+}
+
+/* ---- one case --------------------------------------------------------------- */
+
+typedef struct stats {
+  long skipped;
+  long above_target;
+  double worst_ratio; /* rms / FFTW-level target */
+  char worst[256];
+  double slowest;
+  char slowest_token[256];
+} stats;
+
+static void run_case(hyt_device *dev, const hyt_options *opt, const char *token, stats *st) {
+  hyfft_problem prob;
+  hyfft_status s = hyfft_problem_parse(token, &prob);
+  if (s != HYFFT_SUCCESS) {
+    hy_test_fail("%s seed=%llu: hyfft_problem_parse: %s (%s)", token,
+                 (unsigned long long)opt->seed, hyfft_status_name(s), hyfft_last_error());
+    return;
+  }
+  double t0 = hyt_now();
+  char why[256];
+  hyt_layout lay;
+  if (hyt_layout_make(&prob, &lay, why, sizeof why)) {
+    hy_test_fail("%s seed=%llu: %s", token, (unsigned long long)opt->seed, why);
+    return;
+  }
+  hyfft_plan plan = NULL;
+  hyt_buffers bufs;
+  memset(&bufs, 0, sizeof bufs);
+  hyt_cvec x = {0, NULL}, y = {0, NULL}, ref = {0, NULL};
+  s = hyt_plan(dev, &prob, &plan);
+  if (s != HYFFT_SUCCESS) {
+    if (hyt_is_skip(dev, &prob, s)) {
+      st->skipped++;
+      printf("SKIP %s: %s (%s)\n", token, hyfft_status_name(s), hyfft_last_error());
+    } else {
+      hy_test_fail("%s seed=%llu: hyfft_plan_create: %s (%s)", token,
+                   (unsigned long long)opt->seed, hyfft_status_name(s), hyfft_last_error());
+    }
+    goto done;
+  }
+  hyt_rng rng;
+  hyt_rng_seed_token(&rng, opt->seed, token);
+  if (hyt_random_input(&lay, &rng, &x) || hyt_reference(&lay, &x, &ref)) {
+    hy_test_fail("%s seed=%llu: harness: input or FFTW reference failed (out of memory?)", token,
+                 (unsigned long long)opt->seed);
+    goto done;
+  }
+  if (hyt_buffers_alloc(&lay, dev, &bufs)) {
+    hy_test_fail("%s seed=%llu: harness: cannot allocate buffers (%s)", token,
+                 (unsigned long long)opt->seed, hyfft_last_error());
+    goto done;
+  }
+  hyt_run_result res;
+  if (hyt_run(plan, &bufs, &x, &y, &res)) {
+    hy_test_fail("%s seed=%llu: %s", token, (unsigned long long)opt->seed, res.message);
+    goto done;
+  }
+  hyt_errors e = hyt_compare(&lay, &y, &ref);
+  double target = (hyt_is_smooth(&prob) ? 1.5 : 3.0) * hyt_error_scale(prob.precision, lay.n_total);
+  int ok = e.pass && res.gaps_touched == 0 && res.input_changed == 0;
+  if (ok) {
+    hy_test_pass();
+  } else {
+    hy_test_fail("%s seed=%llu: rms %.3g (gate %.3g) max %.3g (gate %.3g)%s; gaps touched %lld; "
+                 "input elements changed %lld",
+                 token, (unsigned long long)opt->seed, e.rms, e.rms_gate, e.max, e.max_gate,
+                 e.pass ? "" : " ACCURACY", (long long)res.gaps_touched,
+                 (long long)res.input_changed);
+  }
+  if (e.rms > target) {
+    st->above_target++;
+    if (e.rms / target > st->worst_ratio || isnan(e.rms)) {
+      st->worst_ratio = e.rms / target;
+      snprintf(st->worst, sizeof st->worst, "%s", token);
+    }
+  }
+  double dt = hyt_now() - t0;
+  if (dt > st->slowest) {
+    st->slowest = dt;
+    snprintf(st->slowest_token, sizeof st->slowest_token, "%s", token);
+  }
+  if (opt->verbose)
+    printf("%-4s %-44s rms %.3e (target %.3e%s, gate %.3e) max %.3e (gate %.3e) %.3fs\n",
+           ok ? "ok" : "FAIL", token, e.rms, target, e.rms > target ? " ABOVE" : "", e.rms_gate,
+           e.max, e.max_gate, dt);
+done:
+  if (plan) hyfft_plan_destroy(plan);
+  hyt_buffers_free(&bufs);
+  hyt_cvec_free(&x);
+  hyt_cvec_free(&y);
+  hyt_cvec_free(&ref);
+  hyt_layout_free(&lay);
+}
+
+int main(int argc, char **argv) {
+  hyt_options opt;
+  if (hyt_parse_args(argc, argv, NULL, &opt)) return 2;
+  hyt_device dev;
+  if (hyt_device_open(&opt, &dev)) {
+    hy_test_fail("device '%s' could not be opened", opt.device);
+    return hy_test_summary();
+  }
+  tokens t = {NULL, 0, 0};
+  if (opt.ntokens) {
+    for (int i = 0; i < opt.ntokens; i++) add(&t, "%s", opt.tokens[i]);
+  } else {
+    build_matrix(&t, opt.level);
+  }
+  stats st;
+  memset(&st, 0, sizeof st);
+  double t0 = hyt_now();
+  for (int i = 0; i < t.n; i++) {
+    run_case(&dev, &opt, t.v[i], &st);
+    fflush(stdout);
+  }
+  double total = hyt_now() - t0;
+  printf("%d cases in %.1f s (slowest %s, %.2f s); %ld skipped (not supported yet)\n", t.n, total,
+         st.slowest_token, st.slowest, st.skipped);
+  if (st.above_target)
+    printf("%ld cases above the FFTW-level target (1.5 u sqrt(log2 N) smooth, 3 u sqrt(log2 N) "
+           "otherwise); worst %s at %.2fx\n",
+           st.above_target, st.worst, st.worst_ratio);
+  for (int i = 0; i < t.n; i++) free(t.v[i]);
+  free(t.v);
+  free(opt.tokens);
+  hyt_device_close(&dev);
+  return hy_test_summary();
+}
