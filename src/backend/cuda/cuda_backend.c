@@ -1,0 +1,724 @@
+/* The CUDA backend: NVIDIA GPUs through the driver API (libcuda, dlopen'ed)
+ * with kernels from the generator compiled by NVRTC.
+ *
+ * Every entry point that calls the driver pushes the device's primary
+ * context and pops it on the way out: user threads may have another
+ * context current (or none), and hyfft must leave theirs untouched.
+ * The primary context is the one the CUDA runtime uses, so device pointers
+ * from cudaMalloc and streams from cudaStreamCreate work here directly. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_api.h"
+#include "backend/cuda/cuda_backend.h"
+
+/* A module loaded in one context, shared by the plans whose programs hash
+ * the same. */
+typedef struct hy_cuda_module {
+  struct hy_cuda_module *next;
+  uint64_t key;
+  CUmodule module;
+  int refs;
+} hy_cuda_module;
+
+typedef struct hy_cuda_device {
+  const hy_cuda_driver *cu;
+  int index;
+  CUdevice dev;
+  CUcontext ctx;
+  CUstream stream; /* the context's own queue */
+  int arch;        /* 10 * major + minor */
+  int max_grid_x;
+  int shared_optin;
+  hy_device_caps caps;
+  pthread_mutex_t lock; /* guards modules */
+  hy_cuda_module *modules;
+  atomic_long compiled, disk_hits, memory_hits;
+} hy_cuda_device;
+
+typedef struct hy_cuda_plan {
+  hy_gpu_program program;
+  hy_cuda_module *module;
+  CUfunction functions[HY_MAX_KERNELS];
+  CUdeviceptr tables[HY_MAX_TABLES];
+} hy_cuda_plan;
+
+/* ---- context entry/exit ------------------------------------------------- */
+
+static hy_status hy_cuda_enter(const hy_cuda_device *d) {
+  CUresult r = d->cu->cuCtxPushCurrent(d->ctx);
+  return r == HY_CUDA_SUCCESS ? HYFFT_SUCCESS : hy_cuda_fail(d->cu, r, "cuCtxPushCurrent");
+}
+
+static void hy_cuda_leave(const hy_cuda_device *d) {
+  CUcontext popped;
+  d->cu->cuCtxPopCurrent(&popped);
+}
+
+#define HY_CU_CALL(d, call, name)                                              \
+  do {                                                                         \
+    CUresult hy_cu_r_ = (call);                                                \
+    if (hy_cu_r_ != HY_CUDA_SUCCESS) return hy_cuda_fail((d)->cu, hy_cu_r_, name); \
+  } while (0)
+
+static CUstream hy_cuda_stream(const hy_cuda_device *d, void *queue) {
+  return queue ? (CUstream)queue : d->stream;
+}
+
+/* ---- discovery ------------------------------------------------------------ */
+
+static hy_status hy_cuda_device_count(int *count) {
+  const hy_cuda_driver *cu;
+  *count = 0;
+  /* A missing driver is not an error for discovery: 0 devices. */
+  if (hy_cuda_driver_get(&cu) != HYFFT_SUCCESS) {
+    hy_error_clear();
+    return HYFFT_SUCCESS;
+  }
+  *count = cu->device_count;
+  return HYFFT_SUCCESS;
+}
+
+static int hy_cuda_attr(const hy_cuda_driver *cu, CUdevice dev, int attr) {
+  int v = 0;
+  if (cu->cuDeviceGetAttribute(&v, attr, dev) != HY_CUDA_SUCCESS) v = 0;
+  return v;
+}
+
+static hy_status hy_cuda_lookup(int index, const hy_cuda_driver **cu, CUdevice *dev) {
+  HY_TRY(hy_cuda_driver_get(cu));
+  if (index < 0 || index >= (*cu)->device_count)
+    return hy_error(HYFFT_INVALID_DEVICE, "cuda:%d: no such device (%d CUDA devices)", index,
+                    (*cu)->device_count);
+  CUresult r = (*cu)->cuDeviceGet(dev, index);
+  if (r != HY_CUDA_SUCCESS) return hy_cuda_fail(*cu, r, "cuDeviceGet");
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_cuda_device_info(int index, hyfft_device_info *info) {
+  const hy_cuda_driver *cu;
+  CUdevice dev;
+  HY_TRY(hy_cuda_lookup(index, &cu, &dev));
+  hyfft_device_info out;
+  memset(&out, 0, sizeof out);
+  out.backend = HYFFT_BACKEND_CUDA;
+  snprintf(out.spec, sizeof out.spec, "cuda:%d", index);
+  if (cu->cuDeviceGetName(out.name, (int)sizeof out.name, dev) != HY_CUDA_SUCCESS)
+    snprintf(out.name, sizeof out.name, "CUDA device %d", index);
+  int major = hy_cuda_attr(cu, dev, HY_CU_ATTR_CC_MAJOR);
+  int minor = hy_cuda_attr(cu, dev, HY_CU_ATTR_CC_MINOR);
+  snprintf(out.platform, sizeof out.platform, "CUDA driver %d.%d, sm_%d%d",
+           cu->driver_version / 1000, cu->driver_version % 1000 / 10, major, minor);
+  out.compute_units = hy_cuda_attr(cu, dev, HY_CU_ATTR_MULTIPROCESSOR_COUNT);
+  size_t total = 0;
+  if (cu->cuDeviceTotalMem(&total, dev) == HY_CUDA_SUCCESS) out.global_memory = (int64_t)total;
+  int optin = hy_cuda_attr(cu, dev, HY_CU_ATTR_MAX_SHARED_PER_BLOCK_OPTIN);
+  out.local_memory = optin > 0 ? optin : hy_cuda_attr(cu, dev, HY_CU_ATTR_MAX_SHARED_PER_BLOCK);
+  out.l2_cache = hy_cuda_attr(cu, dev, HY_CU_ATTR_L2_CACHE_SIZE);
+  out.max_work_group = hy_cuda_attr(cu, dev, HY_CU_ATTR_MAX_THREADS_PER_BLOCK);
+  out.supports_f64 = 1;
+  out.is_gpu = 1;
+  *info = out;
+  return HYFFT_SUCCESS;
+}
+
+/* Largest power of two <= v (v >= 1). */
+static int64_t hy_floor_pow2(int64_t v) {
+  int64_t p = 1;
+  while (p <= v / 2) p *= 2;
+  return p;
+}
+
+static void hy_cuda_fill_caps(hy_cuda_device *d, const hyfft_device_info *info) {
+  const hy_cuda_driver *cu = d->cu;
+  hy_device_caps *c = &d->caps;
+  memset(c, 0, sizeof *c);
+  c->backend = HYFFT_BACKEND_CUDA;
+  c->compute_units = info->compute_units;
+  c->local_memory = info->local_memory;
+  c->max_work_group = info->max_work_group;
+  c->l2_cache = info->l2_cache;
+  c->global_memory = info->global_memory;
+  /* Peak DRAM bandwidth is 2 transfers per memory clock over the bus; a
+   * device-to-device copy reaches about 90% of it. */
+  double mem_khz = hy_cuda_attr(cu, d->dev, HY_CU_ATTR_MEMORY_CLOCK_RATE);
+  double bus_bits = hy_cuda_attr(cu, d->dev, HY_CU_ATTR_GLOBAL_MEMORY_BUS_WIDTH);
+  double peak = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;
+  c->bandwidth = peak > 0 ? 0.9 * peak : 1e12;
+  c->launch_overhead = 4e-6;
+  /* 128 FP32 lanes per SM, 2 flops per FMA, on every architecture since
+   * Ampere; older ones only make this an overestimate. */
+  double clock_khz = hy_cuda_attr(cu, d->dev, HY_CU_ATTR_CLOCK_RATE);
+  c->flop_rate = clock_khz > 0 ? c->compute_units * 128.0 * 2.0 * clock_khz * 1e3 : 2e13;
+  c->supports_f64 = 1;
+  /* One pass keeps a whole transform in shared memory, one complex element
+   * per point; the generator needs power-of-two headroom. */
+  int64_t shared = d->shared_optin > 0 ? d->shared_optin : c->local_memory;
+  c->max_pass_length[HYFFT_F32] = hy_floor_pow2(shared / 8 > 1 ? shared / 8 : 1);
+  c->max_pass_length[HYFFT_F64] = hy_floor_pow2(shared / 16 > 1 ? shared / 16 : 1);
+}
+
+static hy_status hy_cuda_open(int index, void **device) {
+  const hy_cuda_driver *cu;
+  CUdevice dev;
+  HY_TRY(hy_cuda_lookup(index, &cu, &dev));
+  hyfft_device_info info;
+  HY_TRY(hy_cuda_device_info(index, &info));
+  hy_cuda_device *d = hy_calloc(1, sizeof *d);
+  if (!d) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CUDA device state");
+  d->cu = cu;
+  d->index = index;
+  d->dev = dev;
+  d->arch = 10 * hy_cuda_attr(cu, dev, HY_CU_ATTR_CC_MAJOR) + hy_cuda_attr(cu, dev, HY_CU_ATTR_CC_MINOR);
+  d->max_grid_x = hy_cuda_attr(cu, dev, HY_CU_ATTR_MAX_GRID_DIM_X);
+  d->shared_optin = hy_cuda_attr(cu, dev, HY_CU_ATTR_MAX_SHARED_PER_BLOCK_OPTIN);
+  CUresult r = cu->cuDevicePrimaryCtxRetain(&d->ctx, dev);
+  if (r != HY_CUDA_SUCCESS) {
+    hy_status st = hy_cuda_fail(cu, r, "cuDevicePrimaryCtxRetain");
+    hy_free(d);
+    return st;
+  }
+  hy_status st = hy_cuda_enter(d);
+  if (st == HYFFT_SUCCESS) {
+    r = cu->cuStreamCreate(&d->stream, HY_CU_STREAM_DEFAULT);
+    if (r != HY_CUDA_SUCCESS) st = hy_cuda_fail(cu, r, "cuStreamCreate");
+    hy_cuda_leave(d);
+  }
+  if (st != HYFFT_SUCCESS) {
+    cu->cuDevicePrimaryCtxRelease(dev);
+    hy_free(d);
+    return st;
+  }
+  pthread_mutex_init(&d->lock, NULL);
+  hy_cuda_fill_caps(d, &info);
+  *device = d;
+  return HYFFT_SUCCESS;
+}
+
+static void hy_cuda_close(void *device) {
+  hy_cuda_device *d = device;
+  if (!d) return;
+  if (hy_cuda_enter(d) == HYFFT_SUCCESS) {
+    d->cu->cuStreamSynchronize(d->stream);
+    d->cu->cuStreamDestroy(d->stream);
+    /* Plans hold references; modules left here belong to plans the user
+     * never destroyed, and go with the context. */
+    for (hy_cuda_module *m = d->modules, *next; m; m = next) {
+      next = m->next;
+      d->cu->cuModuleUnload(m->module);
+      hy_free(m);
+    }
+    hy_cuda_leave(d);
+  }
+  d->cu->cuDevicePrimaryCtxRelease(d->dev);
+  pthread_mutex_destroy(&d->lock);
+  hy_free(d);
+}
+
+static hy_status hy_cuda_caps(void *device, hy_device_caps *caps) {
+  *caps = ((hy_cuda_device *)device)->caps;
+  return HYFFT_SUCCESS;
+}
+
+void *hy_cuda_context(void *device) { return ((hy_cuda_device *)device)->ctx; }
+
+void hy_cuda_get_stats(void *device, hy_cuda_stats *stats) {
+  hy_cuda_device *d = device;
+  stats->compiled = atomic_load(&d->compiled);
+  stats->disk_hits = atomic_load(&d->disk_hits);
+  stats->memory_hits = atomic_load(&d->memory_hits);
+}
+
+/* ---- memory --------------------------------------------------------------- */
+
+static hy_status hy_cuda_alloc(void *device, size_t bytes, void **buffer) {
+  hy_cuda_device *d = device;
+  HY_TRY(hy_cuda_enter(d));
+  CUdeviceptr p = 0;
+  CUresult r = d->cu->cuMemAlloc(&p, bytes ? bytes : 1);
+  hy_cuda_leave(d);
+  if (r != HY_CUDA_SUCCESS) {
+    hy_cuda_fail(d->cu, r, "cuMemAlloc");
+    return hy_error(r == HY_CUDA_ERROR_OUT_OF_MEMORY ? HYFFT_OUT_OF_MEMORY : HYFFT_BACKEND_ERROR,
+                    "CUDA: cannot allocate %zu bytes on cuda:%d (%s)", bytes, d->index,
+                    hyfft_last_error());
+  }
+  *buffer = (void *)(uintptr_t)p;
+  return HYFFT_SUCCESS;
+}
+
+static void hy_cuda_release(void *device, void *buffer) {
+  hy_cuda_device *d = device;
+  if (!buffer || hy_cuda_enter(d) != HYFFT_SUCCESS) return;
+  d->cu->cuMemFree((CUdeviceptr)(uintptr_t)buffer);
+  hy_cuda_leave(d);
+}
+
+static hy_status hy_cuda_finish(hy_cuda_device *d, CUstream s, int blocking) {
+  if (!blocking) return HYFFT_SUCCESS;
+  HY_CU_CALL(d, d->cu->cuStreamSynchronize(s), "cuStreamSynchronize");
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_cuda_write(void *device, void *queue, void *buffer, size_t offset,
+                               const void *host, size_t bytes, int blocking) {
+  hy_cuda_device *d = device;
+  if (bytes == 0) return HYFFT_SUCCESS;
+  HY_TRY(hy_cuda_enter(d));
+  CUstream s = hy_cuda_stream(d, queue);
+  CUresult r = d->cu->cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)buffer + offset, host, bytes, s);
+  hy_status st = r == HY_CUDA_SUCCESS ? hy_cuda_finish(d, s, blocking)
+                                      : hy_cuda_fail(d->cu, r, "cuMemcpyHtoDAsync");
+  hy_cuda_leave(d);
+  return st;
+}
+
+static hy_status hy_cuda_read(void *device, void *queue, const void *buffer, size_t offset,
+                              void *host, size_t bytes, int blocking) {
+  hy_cuda_device *d = device;
+  if (bytes == 0) return HYFFT_SUCCESS;
+  HY_TRY(hy_cuda_enter(d));
+  CUstream s = hy_cuda_stream(d, queue);
+  CUresult r = d->cu->cuMemcpyDtoHAsync(host, (CUdeviceptr)(uintptr_t)buffer + offset, bytes, s);
+  hy_status st = r == HY_CUDA_SUCCESS ? hy_cuda_finish(d, s, blocking)
+                                      : hy_cuda_fail(d->cu, r, "cuMemcpyDtoHAsync");
+  hy_cuda_leave(d);
+  return st;
+}
+
+static hy_status hy_cuda_synchronize(void *device, void *queue) {
+  hy_cuda_device *d = device;
+  HY_TRY(hy_cuda_enter(d));
+  hy_status st = hy_cuda_finish(d, hy_cuda_stream(d, queue), 1);
+  hy_cuda_leave(d);
+  return st;
+}
+
+static hy_status hy_cuda_copy_region_in(hy_cuda_device *d, CUstream s, const hy_copy_region *g) {
+  if (g->depth <= 1 && g->height <= 1) {
+    if (g->src_device && g->dst_device)
+      HY_CU_CALL(d, d->cu->cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)g->dst,
+                                             (CUdeviceptr)(uintptr_t)g->src, g->width, s),
+                 "cuMemcpyDtoDAsync");
+    else if (g->dst_device)
+      HY_CU_CALL(d, d->cu->cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)g->dst, g->src, g->width, s),
+                 "cuMemcpyHtoDAsync");
+    else if (g->src_device)
+      HY_CU_CALL(d, d->cu->cuMemcpyDtoHAsync(g->dst, (CUdeviceptr)(uintptr_t)g->src, g->width, s),
+                 "cuMemcpyDtoHAsync");
+    else
+      memcpy(g->dst, g->src, g->width);
+    return HYFFT_SUCCESS;
+  }
+  if (g->depth <= 1) {
+    hy_cu_memcpy2d c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = g->src_device ? HY_CU_MEMORYTYPE_DEVICE : HY_CU_MEMORYTYPE_HOST;
+    c.srcHost = g->src;
+    c.srcDevice = (CUdeviceptr)(uintptr_t)g->src;
+    c.srcPitch = g->src_pitch;
+    c.dstMemoryType = g->dst_device ? HY_CU_MEMORYTYPE_DEVICE : HY_CU_MEMORYTYPE_HOST;
+    c.dstHost = g->dst;
+    c.dstDevice = (CUdeviceptr)(uintptr_t)g->dst;
+    c.dstPitch = g->dst_pitch;
+    c.WidthInBytes = g->width;
+    c.Height = g->height;
+    HY_CU_CALL(d, d->cu->cuMemcpy2DAsync(&c, s), "cuMemcpy2DAsync");
+    return HYFFT_SUCCESS;
+  }
+  hy_cu_memcpy3d c;
+  memset(&c, 0, sizeof c);
+  c.srcMemoryType = g->src_device ? HY_CU_MEMORYTYPE_DEVICE : HY_CU_MEMORYTYPE_HOST;
+  c.srcHost = g->src;
+  c.srcDevice = (CUdeviceptr)(uintptr_t)g->src;
+  c.srcPitch = g->src_pitch;
+  c.srcHeight = g->src_rows;
+  c.dstMemoryType = g->dst_device ? HY_CU_MEMORYTYPE_DEVICE : HY_CU_MEMORYTYPE_HOST;
+  c.dstHost = g->dst;
+  c.dstDevice = (CUdeviceptr)(uintptr_t)g->dst;
+  c.dstPitch = g->dst_pitch;
+  c.dstHeight = g->dst_rows;
+  c.WidthInBytes = g->width;
+  c.Height = g->height;
+  c.Depth = g->depth;
+  HY_CU_CALL(d, d->cu->cuMemcpy3DAsync(&c, s), "cuMemcpy3DAsync");
+  return HYFFT_SUCCESS;
+}
+
+hy_status hy_cuda_copy_region(void *device, void *queue, const hy_copy_region *region,
+                              int blocking) {
+  hy_cuda_device *d = device;
+  if (!region || !region->dst || !region->src)
+    return hy_error(HYFFT_NULL_POINTER, "copy region or one of its pointers is NULL");
+  if ((region->height > 1 && (region->src_pitch < region->width || region->dst_pitch < region->width)) ||
+      (region->depth > 1 && (region->src_rows < region->height || region->dst_rows < region->height)))
+    return hy_error(HYFFT_INVALID_ARGUMENT,
+                    "copy region: pitch smaller than the width or rows fewer than the height");
+  if (region->width == 0 || region->height == 0 || region->depth == 0) return HYFFT_SUCCESS;
+  HY_TRY(hy_cuda_enter(d));
+  CUstream s = hy_cuda_stream(d, queue);
+  hy_status st = hy_cuda_copy_region_in(d, s, region);
+  if (st == HYFFT_SUCCESS) st = hy_cuda_finish(d, s, blocking);
+  hy_cuda_leave(d);
+  return st;
+}
+
+/* ---- queues and events ------------------------------------------------- */
+
+hy_status hy_cuda_queue_create(void *device, void **queue) {
+  hy_cuda_device *d = device;
+  HY_TRY(hy_cuda_enter(d));
+  CUstream s = NULL;
+  CUresult r = d->cu->cuStreamCreate(&s, HY_CU_STREAM_DEFAULT);
+  hy_cuda_leave(d);
+  if (r != HY_CUDA_SUCCESS) return hy_cuda_fail(d->cu, r, "cuStreamCreate");
+  *queue = s;
+  return HYFFT_SUCCESS;
+}
+
+void hy_cuda_queue_release(void *device, void *queue) {
+  hy_cuda_device *d = device;
+  if (!queue || hy_cuda_enter(d) != HYFFT_SUCCESS) return;
+  d->cu->cuStreamDestroy((CUstream)queue);
+  hy_cuda_leave(d);
+}
+
+hy_status hy_cuda_event_record(void *device, void *queue, void **event) {
+  hy_cuda_device *d = device;
+  HY_TRY(hy_cuda_enter(d));
+  CUevent e = NULL;
+  CUresult r = d->cu->cuEventCreate(&e, HY_CU_EVENT_DEFAULT);
+  hy_status st = HYFFT_SUCCESS;
+  if (r != HY_CUDA_SUCCESS) {
+    st = hy_cuda_fail(d->cu, r, "cuEventCreate");
+  } else {
+    r = d->cu->cuEventRecord(e, hy_cuda_stream(d, queue));
+    if (r != HY_CUDA_SUCCESS) {
+      st = hy_cuda_fail(d->cu, r, "cuEventRecord");
+      d->cu->cuEventDestroy(e);
+    }
+  }
+  hy_cuda_leave(d);
+  if (st == HYFFT_SUCCESS) *event = e;
+  return st;
+}
+
+hy_status hy_cuda_queue_wait(void *device, void *queue, void *event) {
+  hy_cuda_device *d = device;
+  HY_TRY(hy_cuda_enter(d));
+  CUresult r = d->cu->cuStreamWaitEvent(hy_cuda_stream(d, queue), (CUevent)event, 0);
+  hy_cuda_leave(d);
+  return r == HY_CUDA_SUCCESS ? HYFFT_SUCCESS : hy_cuda_fail(d->cu, r, "cuStreamWaitEvent");
+}
+
+hy_status hy_cuda_event_elapsed(void *device, void *start, void *end, double *seconds) {
+  hy_cuda_device *d = device;
+  HY_TRY(hy_cuda_enter(d));
+  float ms = 0;
+  CUresult r = d->cu->cuEventSynchronize((CUevent)end);
+  if (r == HY_CUDA_SUCCESS) r = d->cu->cuEventElapsedTime(&ms, (CUevent)start, (CUevent)end);
+  hy_cuda_leave(d);
+  if (r != HY_CUDA_SUCCESS) return hy_cuda_fail(d->cu, r, "cuEventElapsedTime");
+  *seconds = ms * 1e-3;
+  return HYFFT_SUCCESS;
+}
+
+void hy_cuda_event_release(void *device, void *event) {
+  hy_cuda_device *d = device;
+  if (!event || hy_cuda_enter(d) != HYFFT_SUCCESS) return;
+  d->cu->cuEventDestroy((CUevent)event);
+  hy_cuda_leave(d);
+}
+
+/* ---- programs ------------------------------------------------------------- */
+
+/* Key of a program's compiled image: what it is (source bytes, the
+ * generator's hash and version) and what it was built for (architecture,
+ * driver). */
+static uint64_t hy_cuda_program_key(const hy_cuda_device *d, const hy_gpu_program *p) {
+  uint64_t h = hy_hash_str(HY_HASH_INIT, "hyfft-cuda-image");
+  h = hy_hash_u64(h, p->hash);
+  h = hy_hash_bytes(h, p->source.data ? p->source.data : "", p->source.len);
+  h = hy_hash_u64(h, (uint64_t)d->arch);
+  h = hy_hash_u64(h, (uint64_t)d->cu->driver_version);
+  h = hy_hash_u64(h, (uint64_t)HY_CODEGEN_VERSION);
+  return h;
+}
+
+/* Find or build the module for `key`; called with the context current. */
+static hy_status hy_cuda_module_get(hy_cuda_device *d, const hy_gpu_program *p, uint64_t key,
+                                    hy_cuda_module **out) {
+  pthread_mutex_lock(&d->lock);
+  for (hy_cuda_module *m = d->modules; m; m = m->next) {
+    if (m->key == key) {
+      m->refs++;
+      pthread_mutex_unlock(&d->lock);
+      atomic_fetch_add(&d->memory_hits, 1);
+      *out = m;
+      return HYFFT_SUCCESS;
+    }
+  }
+  pthread_mutex_unlock(&d->lock);
+
+  /* Compile outside the lock: NVRTC takes long and other plans of the
+   * context should not wait. Two threads racing on one key both build;
+   * the loser's module is dropped below. */
+  void *image = NULL;
+  size_t size = 0;
+  int from_disk = hy_cuda_cache_load(key, &image, &size) == HYFFT_SUCCESS;
+  if (!from_disk) {
+    int is_ptx = 0;
+    HY_TRY(hy_cuda_compile(p->source.data, d->arch, &image, &size, &is_ptx));
+    /* PTX images are valid too (the driver JITs them), so both are cached;
+     * the driver version in the key keeps them apart across upgrades. */
+    hy_cuda_cache_store(key, image, size);
+    atomic_fetch_add(&d->compiled, 1);
+  }
+  CUmodule module = NULL;
+  CUresult r = d->cu->cuModuleLoadData(&module, image);
+  if (r != HY_CUDA_SUCCESS && from_disk) {
+    /* A cached image the driver rejects is rebuilt once. */
+    hy_free(image);
+    image = NULL;
+    int is_ptx = 0;
+    HY_TRY(hy_cuda_compile(p->source.data, d->arch, &image, &size, &is_ptx));
+    hy_cuda_cache_store(key, image, size);
+    atomic_fetch_add(&d->compiled, 1);
+    from_disk = 0;
+    r = d->cu->cuModuleLoadData(&module, image);
+  }
+  hy_free(image);
+  if (r != HY_CUDA_SUCCESS) return hy_cuda_fail(d->cu, r, "cuModuleLoadData");
+  if (from_disk) atomic_fetch_add(&d->disk_hits, 1);
+
+  hy_cuda_module *m = hy_calloc(1, sizeof *m);
+  if (!m) {
+    d->cu->cuModuleUnload(module);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a module record");
+  }
+  m->key = key;
+  m->module = module;
+  m->refs = 1;
+  pthread_mutex_lock(&d->lock);
+  for (hy_cuda_module *o = d->modules; o; o = o->next) {
+    if (o->key == key) {
+      o->refs++;
+      pthread_mutex_unlock(&d->lock);
+      d->cu->cuModuleUnload(module);
+      hy_free(m);
+      *out = o;
+      return HYFFT_SUCCESS;
+    }
+  }
+  m->next = d->modules;
+  d->modules = m;
+  pthread_mutex_unlock(&d->lock);
+  *out = m;
+  return HYFFT_SUCCESS;
+}
+
+static void hy_cuda_module_put(hy_cuda_device *d, hy_cuda_module *m) {
+  if (!m) return;
+  pthread_mutex_lock(&d->lock);
+  int last = --m->refs == 0;
+  if (last) {
+    for (hy_cuda_module **pp = &d->modules; *pp; pp = &(*pp)->next) {
+      if (*pp == m) {
+        *pp = m->next;
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&d->lock);
+  if (last) {
+    d->cu->cuModuleUnload(m->module);
+    hy_free(m);
+  }
+}
+
+/* Frees device resources; called with the context current. */
+static void hy_cuda_plan_free_in(hy_cuda_device *d, hy_cuda_plan *s) {
+  for (int t = 0; t < HY_MAX_TABLES; t++)
+    if (s->tables[t]) d->cu->cuMemFree(s->tables[t]);
+  hy_cuda_module_put(d, s->module);
+  hy_gpu_program_free(&s->program);
+  hy_free(s);
+}
+
+static hy_status hy_cuda_check_program(const hy_cuda_device *d, const hy_gpu_program *p) {
+  if (p->dialect != HY_DIALECT_CUDA)
+    return hy_error(HYFFT_INTERNAL, "the CUDA backend was given a non-CUDA program");
+  if (!p->source.data || p->source.len == 0)
+    return hy_error(HYFFT_INTERNAL, "the generated CUDA program has no source");
+  if (p->nkernels < 0 || p->nkernels > HY_MAX_KERNELS || p->ntables < 0 ||
+      p->ntables > HY_MAX_TABLES || p->nlaunches < 0 || p->nlaunches > HY_MAX_LAUNCHES)
+    return hy_error(HYFFT_INTERNAL, "generated program: counts out of range (%d kernels, %d "
+                    "tables, %d launches)", p->nkernels, p->ntables, p->nlaunches);
+  for (int i = 0; i < p->nlaunches; i++) {
+    const hy_launch *l = &p->launches[i];
+    if (l->kernel < 0 || l->kernel >= p->nkernels)
+      return hy_error(HYFFT_INTERNAL, "launch %d names kernel %d of %d", i, l->kernel, p->nkernels);
+    if (l->grid < 1 || l->grid > (d->max_grid_x > 0 ? d->max_grid_x : INT32_MAX))
+      return hy_error(HYFFT_NOT_SUPPORTED,
+                      "launch %d of kernel %s needs %lld blocks, more than the device's grid "
+                      "limit %d", i, p->names[l->kernel], (long long)l->grid, d->max_grid_x);
+    if (l->block < 1 || l->block > d->caps.max_work_group)
+      return hy_error(HYFFT_INTERNAL, "launch %d: block of %d threads (device limit %d)", i,
+                      l->block, d->caps.max_work_group);
+    if (l->shared_bytes > (size_t)(d->shared_optin > 0 ? d->shared_optin : d->caps.local_memory))
+      return hy_error(HYFFT_NOT_SUPPORTED,
+                      "launch %d of kernel %s needs %zu bytes of shared memory; cuda:%d has %d",
+                      i, p->names[l->kernel], l->shared_bytes, d->index, d->shared_optin);
+    if (l->nargs < 0 || l->nargs > HY_MAX_KERNEL_ARGS)
+      return hy_error(HYFFT_INTERNAL, "launch %d: %d arguments", i, l->nargs);
+    for (int a = 0; a < l->nargs; a++) {
+      const hy_kernel_arg *g = &l->args[a];
+      int limit = g->kind == HY_ARG_BUFFER ? HY_BUF_COUNT : p->ntables;
+      if (g->index < 0 || g->index >= limit)
+        return hy_error(HYFFT_INTERNAL, "launch %d argument %d: index %d out of range", i, a,
+                        g->index);
+    }
+  }
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_cuda_program_load_in(hy_cuda_device *d, hy_cuda_plan *s) {
+  const hy_gpu_program *p = &s->program;
+  HY_TRY(hy_cuda_check_program(d, p));
+  HY_TRY(hy_cuda_module_get(d, p, hy_cuda_program_key(d, p), &s->module));
+  for (int k = 0; k < p->nkernels; k++) {
+    CUresult r = d->cu->cuModuleGetFunction(&s->functions[k], s->module->module, p->names[k]);
+    if (r != HY_CUDA_SUCCESS) {
+      hy_cuda_fail(d->cu, r, "cuModuleGetFunction");
+      return hy_error(HYFFT_INTERNAL, "generated kernel '%s' is not in the compiled module (%s)",
+                      p->names[k], hyfft_last_error());
+    }
+    /* Above 48 KB, dynamic shared memory must be opted into per kernel. */
+    size_t most = 0;
+    for (int i = 0; i < p->nlaunches; i++)
+      if (p->launches[i].kernel == k && p->launches[i].shared_bytes > most)
+        most = p->launches[i].shared_bytes;
+    if (most > 48 * 1024)
+      HY_CU_CALL(d, d->cu->cuFuncSetAttribute(s->functions[k], HY_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED,
+                                              (int)most),
+                 "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  }
+  for (int t = 0; t < p->ntables; t++) {
+    const hy_table *tb = &p->tables[t];
+    size_t bytes = (size_t)tb->count * (tb->is_f64 ? sizeof(double) : sizeof(float));
+    if (bytes == 0 || !tb->data) continue;
+    HY_CU_CALL(d, d->cu->cuMemAlloc(&s->tables[t], bytes), "cuMemAlloc (constant table)");
+    HY_CU_CALL(d, d->cu->cuMemcpyHtoDAsync(s->tables[t], tb->data, bytes, d->stream),
+               "cuMemcpyHtoDAsync (constant table)");
+  }
+  /* Tables must be on the device before any user stream runs the plan. */
+  HY_CU_CALL(d, d->cu->cuStreamSynchronize(d->stream), "cuStreamSynchronize");
+  return HYFFT_SUCCESS;
+}
+
+hy_status hy_cuda_program_load(void *device, hy_gpu_program *program, void **plan_state) {
+  hy_cuda_device *d = device;
+  hy_cuda_plan *s = hy_calloc(1, sizeof *s);
+  if (!s) {
+    hy_gpu_program_free(program);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CUDA plan state");
+  }
+  s->program = *program;
+  memset(program, 0, sizeof *program);
+  hy_status st = hy_cuda_enter(d);
+  if (st != HYFFT_SUCCESS) {
+    hy_gpu_program_free(&s->program);
+    hy_free(s);
+    return st;
+  }
+  st = hy_cuda_program_load_in(d, s);
+  if (st != HYFFT_SUCCESS) hy_cuda_plan_free_in(d, s);
+  hy_cuda_leave(d);
+  if (st == HYFFT_SUCCESS) *plan_state = s;
+  return st;
+}
+
+hy_status hy_cuda_program_run(void *device, const void *plan_state,
+                              void *const buffers[HY_BUF_COUNT], void *queue) {
+  hy_cuda_device *d = device;
+  const hy_cuda_plan *s = plan_state;
+  const hy_gpu_program *p = &s->program;
+  HY_TRY(hy_cuda_enter(d));
+  CUstream stream = hy_cuda_stream(d, queue);
+  hy_status st = HYFFT_SUCCESS;
+  for (int i = 0; i < p->nlaunches && st == HYFFT_SUCCESS; i++) {
+    const hy_launch *l = &p->launches[i];
+    CUdeviceptr values[HY_MAX_KERNEL_ARGS];
+    void *params[HY_MAX_KERNEL_ARGS];
+    for (int a = 0; a < l->nargs; a++) {
+      const hy_kernel_arg *g = &l->args[a];
+      if (g->kind == HY_ARG_BUFFER) {
+        values[a] = (CUdeviceptr)(uintptr_t)buffers[g->index];
+        if (!values[a])
+          st = hy_error(HYFFT_INTERNAL, "launch %d of %s uses buffer %d, which is not set", i,
+                        p->names[l->kernel], g->index);
+      } else {
+        values[a] = s->tables[g->index];
+      }
+      params[a] = &values[a];
+    }
+    if (st != HYFFT_SUCCESS) break;
+    CUresult r = d->cu->cuLaunchKernel(s->functions[l->kernel], (unsigned)l->grid, 1, 1,
+                                       (unsigned)l->block, 1, 1, (unsigned)l->shared_bytes,
+                                       stream, l->nargs ? params : NULL, NULL);
+    if (r != HY_CUDA_SUCCESS) st = hy_cuda_fail(d->cu, r, p->names[l->kernel]);
+  }
+  hy_cuda_leave(d);
+  return st;
+}
+
+/* ---- plans ------------------------------------------------------------------ */
+
+static hy_status hy_cuda_plan_prepare(void *device, const hy_problem *problem,
+                                      const hy_plan_tree *tree, void **plan_state) {
+  hy_cuda_device *d = device;
+  hy_gpu_program program;
+  memset(&program, 0, sizeof program);
+  HY_TRY(hy_codegen_plan(problem, tree, &d->caps, HY_DIALECT_CUDA, &program));
+  return hy_cuda_program_load(d, &program, plan_state);
+}
+
+static void hy_cuda_plan_release(void *device, void *plan_state) {
+  hy_cuda_device *d = device;
+  if (!plan_state) return;
+  if (hy_cuda_enter(d) != HYFFT_SUCCESS) return;
+  hy_cuda_plan_free_in(d, plan_state);
+  hy_cuda_leave(d);
+}
+
+static hy_status hy_cuda_plan_source(void *device, const void *plan_state, hy_strbuf *sb) {
+  const hy_cuda_plan *s = plan_state;
+  if (s && s->program.source.data) hy_strbuf_append(sb, s->program.source.data);
+  return hy_strbuf_status(sb);
+}
+
+static hy_status hy_cuda_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
+                                 void *const buffers[HY_BUF_COUNT], void *queue) {
+  return hy_cuda_program_run(device, plan_state, buffers, queue);
+}
+
+const hy_backend hy_backend_cuda = {
+    .id = HYFFT_BACKEND_CUDA,
+    .name = "cuda",
+    .device_count = hy_cuda_device_count,
+    .device_info = hy_cuda_device_info,
+    .open = hy_cuda_open,
+    .close = hy_cuda_close,
+    .caps = hy_cuda_caps,
+    .alloc = hy_cuda_alloc,
+    .release = hy_cuda_release,
+    .write = hy_cuda_write,
+    .read = hy_cuda_read,
+    .synchronize = hy_cuda_synchronize,
+    .plan_prepare = hy_cuda_plan_prepare,
+    .plan_release = hy_cuda_plan_release,
+    .plan_source = hy_cuda_plan_source,
+    .execute = hy_cuda_execute,
+};

@@ -1,0 +1,554 @@
+/* The CUDA backend on whatever machine runs it.
+ *
+ * Without an NVIDIA GPU (or driver): discovery reports 0 CUDA devices,
+ * opening "cuda" fails cleanly with HYFFT_BACKEND_UNAVAILABLE, nothing
+ * crashes. With one: hand-written programs exercise the backend itself
+ * (launches, user streams, >48 KB shared memory, strided copies, the disk
+ * cache across contexts and processes, corrupt cache entries), then the
+ * public API runs real plans (device pointers, sync and async on a user
+ * stream, host-staged, in-place) and one transform of more than 2^31
+ * elements checked on the device by its known answer.
+ *
+ * Usage: test_cuda_cuda_backend [--quick]   (--quick skips the >2^31 test) */
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/cuda/cuda_api.h"
+#include "backend/cuda/cuda_backend.h"
+#include "exec/exec.h"
+#include "common/check.h"
+
+extern char **environ;
+
+static const char *const hy_test_source =
+    "// hyfft cuda_backend test program\n"
+    "extern \"C\" __global__ void hy_scale_add(const float2 *in, float2 *out, const float *tab) {\n"
+    "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < 4096) { float2 v = in[i]; out[i] = make_float2(2.0f * v.x + tab[i & 15], 2.0f * v.y); }\n"
+    "}\n"
+    "// Reverses 8192 float2 through 64 KB of dynamic shared memory.\n"
+    "extern \"C\" __global__ void hy_big_shared(const float2 *in, float2 *out) {\n"
+    "  extern __shared__ float2 sh[];\n"
+    "  for (int i = threadIdx.x; i < 8192; i += blockDim.x) sh[i] = in[i];\n"
+    "  __syncthreads();\n"
+    "  for (int i = threadIdx.x; i < 8192; i += blockDim.x) out[i] = sh[8191 - i];\n"
+    "}\n";
+
+#define HY_TEST_N 4096
+
+static void hy_fill_program(hy_gpu_program *p) {
+  memset(p, 0, sizeof *p);
+  p->dialect = HY_DIALECT_CUDA;
+  hy_strbuf_init(&p->source);
+  hy_strbuf_append(&p->source, hy_test_source);
+  p->nkernels = 2;
+  snprintf(p->names[0], sizeof p->names[0], "hy_scale_add");
+  snprintf(p->names[1], sizeof p->names[1], "hy_big_shared");
+  p->ntables = 1;
+  p->tables[0].count = 16;
+  p->tables[0].is_f64 = 0;
+  float *tab = hy_malloc(16 * sizeof(float));
+  for (int i = 0; i < 16; i++) tab[i] = (float)i;
+  p->tables[0].data = tab;
+  p->nlaunches = 2;
+  hy_launch *l = &p->launches[0];
+  l->kernel = 0;
+  l->grid = HY_TEST_N / 256;
+  l->block = 256;
+  l->nargs = 3;
+  l->args[0] = (hy_kernel_arg){HY_ARG_BUFFER, HY_BUF_IN};
+  l->args[1] = (hy_kernel_arg){HY_ARG_BUFFER, HY_BUF_WORK0};
+  l->args[2] = (hy_kernel_arg){HY_ARG_TABLE, 0};
+  l = &p->launches[1];
+  l->kernel = 1;
+  l->grid = 1;
+  l->block = 512;
+  l->shared_bytes = 8192 * 8;
+  l->nargs = 2;
+  l->args[0] = (hy_kernel_arg){HY_ARG_BUFFER, HY_BUF_WORK0};
+  l->args[1] = (hy_kernel_arg){HY_ARG_BUFFER, HY_BUF_OUT};
+  p->hash = hy_hash_str(HY_HASH_INIT, hy_test_source);
+}
+
+/* Run the test program on fresh buffers and check the answer. */
+static void hy_check_program_run(void *dev, const void *state, void *queue) {
+  const hy_backend *b = &hy_backend_cuda;
+  size_t bytes = 8192 * 8;
+  float *host = malloc(bytes), *back = malloc(bytes);
+  for (int i = 0; i < 8192 * 2; i++) host[i] = (float)(i % 977) * 0.5f;
+  void *in = NULL, *work = NULL, *out = NULL;
+  CHECK_OK(b->alloc(dev, bytes, &in));
+  CHECK_OK(b->alloc(dev, bytes, &work));
+  CHECK_OK(b->alloc(dev, bytes, &out));
+  CHECK_OK(b->write(dev, queue, in, 0, host, bytes, 0));
+  /* WORK0 beyond the first 4096 elements is copied by the second kernel;
+   * zero it so the check is deterministic. */
+  float *zero = calloc(1, bytes);
+  CHECK_OK(b->write(dev, queue, work, 0, zero, bytes, 0));
+  void *buffers[HY_BUF_COUNT] = {in, out, work, NULL};
+  CHECK_OK(hy_cuda_program_run(dev, state, buffers, queue));
+  CHECK_OK(b->read(dev, queue, out, 0, back, bytes, 1));
+  int bad = 0;
+  for (int i = 0; i < 8192 && !bad; i++) {
+    int src = 8191 - i;
+    float re = src < HY_TEST_N ? 2.0f * host[2 * src] + (float)(src & 15) : 0.0f;
+    float im = src < HY_TEST_N ? 2.0f * host[2 * src + 1] : 0.0f;
+    if (back[2 * i] != re || back[2 * i + 1] != im) {
+      bad = 1;
+      CHECK(0, "element %d: got (%g, %g), expected (%g, %g)", i, back[2 * i], back[2 * i + 1],
+            re, im);
+    }
+  }
+  CHECK(!bad, "program output correct");
+  b->release(dev, in);
+  b->release(dev, work);
+  b->release(dev, out);
+  free(host);
+  free(back);
+  free(zero);
+}
+
+/* The child process of the cache test: opens the device, loads the
+ * program and exits 0 only if it came from the disk cache. */
+static int hy_cache_child(void) {
+  void *dev = NULL;
+  if (hy_backend_cuda.open(0, &dev) != HYFFT_SUCCESS) return 2;
+  hy_gpu_program p;
+  hy_fill_program(&p);
+  void *state = NULL;
+  if (hy_cuda_program_load(dev, &p, &state) != HYFFT_SUCCESS) return 3;
+  hy_cuda_stats s;
+  hy_cuda_get_stats(dev, &s);
+  hy_check_program_run(dev, state, NULL);
+  hy_backend_cuda.plan_release(dev, state);
+  hy_backend_cuda.close(dev);
+  if (hy_test_failed) return 4;
+  return s.disk_hits == 1 && s.compiled == 0 ? 0 : 5;
+}
+
+static void hy_test_no_gpu(void) {
+  int count = -1;
+  CHECK_OK(hy_backend_cuda.device_count(&count));
+  CHECK(count == 0, "device_count says %d", count);
+  void *dev = (void *)1;
+  CHECK_STATUS(hy_backend_cuda.open(0, &dev), HYFFT_BACKEND_UNAVAILABLE);
+  CHECK(strlen(hyfft_last_error()) > 0, "the failure names its cause");
+  printf("no CUDA device: %s\n", hyfft_last_error());
+  hyfft_context ctx = NULL;
+  CHECK_STATUS(hyfft_context_create("cuda", &ctx), HYFFT_BACKEND_UNAVAILABLE);
+  CHECK_STATUS(hyfft_context_create("cuda:0", &ctx), HYFFT_BACKEND_UNAVAILABLE);
+  CHECK(ctx == NULL, "no context written on failure");
+  /* Enumeration over all backends still works and lists no CUDA device. */
+  int total = 0;
+  CHECK_OK(hyfft_device_get(0, NULL, &total));
+  for (int i = 0; i < total; i++) {
+    hyfft_device_info info;
+    CHECK_OK(hyfft_device_get(i, &info, NULL));
+    CHECK(info.backend != HYFFT_BACKEND_CUDA, "device %d is CUDA", i);
+  }
+  /* NVRTC alone (no GPU) can still compile when the toolkit is present. */
+  const hy_nvrtc *nv;
+  if (hy_cuda_nvrtc_get(&nv) == HYFFT_SUCCESS) {
+    void *image = NULL;
+    size_t size = 0;
+    int is_ptx = 0;
+    CHECK_OK(hy_cuda_compile(hy_test_source, 90, &image, &size, &is_ptx));
+    CHECK(size > 0, "a CUBIN");
+    hy_free(image);
+    /* A compile error carries the log. */
+    CHECK_STATUS(hy_cuda_compile("__global__ void broken( { }", 90, &image, &size, &is_ptx),
+                 HYFFT_COMPILE_ERROR);
+    CHECK(strstr(hyfft_last_error(), "error") != NULL, "log in the message: %s",
+          hyfft_last_error());
+  }
+}
+
+static void hy_test_cache_entry_roundtrip(const char *dir) {
+  /* Disk cache format checks that need no GPU. */
+  setenv("HYFFT_CACHE_DIR", dir, 1);
+  uint64_t key = 0x1234abcdull;
+  const char payload[] = "image bytes";
+  hy_cuda_cache_store(key, payload, sizeof payload);
+  void *img = NULL;
+  size_t size = 0;
+  CHECK_OK(hy_cuda_cache_load(key, &img, &size));
+  CHECK(size == sizeof payload && img && memcmp(img, payload, size) == 0, "cache round trip");
+  hy_free(img);
+  char path[700];
+  hy_cuda_cache_path(key, path, sizeof path);
+  FILE *f = fopen(path, "r+b");
+  CHECK(f != NULL, "cache file %s exists", path);
+  if (f) {
+    fseek(f, -3, SEEK_END);
+    fputc('X', f);
+    fclose(f);
+  }
+  CHECK_STATUS(hy_cuda_cache_load(key, &img, &size), HYFFT_NOT_SUPPORTED);
+  hy_cuda_cache_store(key, payload, sizeof payload);
+  CHECK_OK(hy_cuda_cache_load(key, &img, &size));
+  hy_free(img);
+  CHECK_STATUS(hy_cuda_cache_load(key + 1, &img, &size), HYFFT_NOT_SUPPORTED);
+}
+
+static void hy_test_backend_gpu(const char *self, const char *dir) {
+  const hy_backend *b = &hy_backend_cuda;
+  hyfft_device_info info;
+  CHECK_OK(b->device_info(0, &info));
+  printf("cuda:0 = %s (%s), %d SMs, %lld MB, %lld KB shared/block, L2 %lld KB\n", info.name,
+         info.platform, info.compute_units, (long long)(info.global_memory >> 20),
+         (long long)(info.local_memory >> 10), (long long)(info.l2_cache >> 10));
+  CHECK(strcmp(info.spec, "cuda:0") == 0 && info.is_gpu, "spec %s", info.spec);
+  void *dev = NULL;
+  CHECK_OK(b->open(0, &dev));
+  if (!dev) return;
+  hy_device_caps caps;
+  CHECK_OK(b->caps(dev, &caps));
+  printf("caps: bandwidth %.0f GB/s, max pass f32 %lld f64 %lld\n", caps.bandwidth * 1e-9,
+         (long long)caps.max_pass_length[0], (long long)caps.max_pass_length[1]);
+
+  /* Fresh cache directory: compiled once, then memory hit in this context. */
+  setenv("HYFFT_CACHE_DIR", dir, 1);
+  hy_gpu_program p;
+  hy_fill_program(&p);
+  void *state = NULL;
+  CHECK_OK(hy_cuda_program_load(dev, &p, &state));
+  hy_cuda_stats s;
+  hy_cuda_get_stats(dev, &s);
+  CHECK(s.compiled == 1 && s.disk_hits == 0, "first load compiles (%ld, %ld)", s.compiled,
+        s.disk_hits);
+  hy_check_program_run(dev, state, NULL);
+  /* A user stream. */
+  void *q = NULL;
+  CHECK_OK(hy_cuda_queue_create(dev, &q));
+  hy_check_program_run(dev, state, q);
+  hy_fill_program(&p);
+  void *state2 = NULL;
+  CHECK_OK(hy_cuda_program_load(dev, &p, &state2));
+  hy_cuda_get_stats(dev, &s);
+  CHECK(s.memory_hits == 1 && s.compiled == 1, "second load hits memory");
+  b->plan_release(dev, state2);
+
+  /* Strided copies: a 3D box host -> device -> device -> host. */
+  {
+    enum { W = 24, H = 5, D = 3, PITCH = 40, ROWS = 7 };
+    unsigned char *src = calloc(PITCH * ROWS * D, 1), *dst = calloc(PITCH * ROWS * D, 1);
+    for (int i = 0; i < PITCH * ROWS * D; i++) src[i] = (unsigned char)(i * 7 + 1);
+    void *d1 = NULL, *d2 = NULL;
+    CHECK_OK(b->alloc(dev, W * H * D, &d1));
+    CHECK_OK(b->alloc(dev, W * H * D, &d2));
+    hy_copy_region up = {d1, 1, W, H, src, 0, PITCH, ROWS, W, H, D};
+    CHECK_OK(hy_cuda_copy_region(dev, q, &up, 0));
+    hy_copy_region dd = {d2, 1, W, H, d1, 1, W, H, W * H * D, 1, 1};
+    CHECK_OK(hy_cuda_copy_region(dev, q, &dd, 0));
+    hy_copy_region down = {dst, 0, PITCH, ROWS, d2, 1, W, H, W, H, D};
+    void *ev = NULL;
+    CHECK_OK(hy_cuda_copy_region(dev, q, &down, 0));
+    CHECK_OK(hy_cuda_event_record(dev, q, &ev));
+    CHECK_OK(hy_cuda_queue_wait(dev, NULL, ev));
+    CHECK_OK(b->synchronize(dev, NULL));
+    int bad = 0;
+    for (int z = 0; z < D; z++)
+      for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+          size_t o = (size_t)z * PITCH * ROWS + (size_t)y * PITCH + x;
+          if (dst[o] != src[o]) bad++;
+        }
+    CHECK(bad == 0, "3D strided copy: %d bytes wrong", bad);
+    /* A 2D one device -> host. */
+    memset(dst, 0, PITCH * ROWS * D);
+    hy_copy_region down2 = {dst, 0, PITCH, ROWS, d2, 1, W, H, W, H, 1};
+    CHECK_OK(hy_cuda_copy_region(dev, NULL, &down2, 1));
+    bad = 0;
+    for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++)
+        if (dst[(size_t)y * PITCH + x] != src[(size_t)y * PITCH + x]) bad++;
+    CHECK(bad == 0, "2D strided copy: %d bytes wrong", bad);
+    hy_cuda_event_release(dev, ev);
+    b->release(dev, d1);
+    b->release(dev, d2);
+    free(src);
+    free(dst);
+  }
+  hy_cuda_queue_release(dev, q);
+  b->plan_release(dev, state);
+  b->close(dev);
+
+  /* A new context in this process reads the disk cache. */
+  CHECK_OK(b->open(0, &dev));
+  hy_fill_program(&p);
+  CHECK_OK(hy_cuda_program_load(dev, &p, &state));
+  hy_cuda_get_stats(dev, &s);
+  CHECK(s.disk_hits == 1 && s.compiled == 0, "new context hits the disk cache (%ld, %ld)",
+        s.disk_hits, s.compiled);
+  b->plan_release(dev, state);
+
+  /* Another process hits it too. */
+  pid_t pid;
+  char *argv[] = {(char *)self, "--cache-child", NULL};
+  int rc = posix_spawn(&pid, self, NULL, NULL, argv, environ);
+  int wstatus = 0;
+  if (rc == 0) waitpid(pid, &wstatus, 0);
+  CHECK(rc == 0 && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0,
+        "child process hit the disk cache (exit %d)", WEXITSTATUS(wstatus));
+
+  /* Corrupt the entry: it is detected, rebuilt and replaced. */
+  hy_fill_program(&p);
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "for f in '%s'/cuda-*.bin; do printf 'garbage' | dd of=\"$f\" bs=1 "
+           "seek=40 conv=notrunc status=none; done", dir);
+  CHECK(system(cmd) == 0, "corrupting the cache");
+  b->close(dev);
+  CHECK_OK(b->open(0, &dev));
+  CHECK_OK(hy_cuda_program_load(dev, &p, &state));
+  hy_cuda_get_stats(dev, &s);
+  CHECK(s.compiled == 1 && s.disk_hits == 0, "corrupt entry rebuilt (%ld, %ld)", s.compiled,
+        s.disk_hits);
+  hy_check_program_run(dev, state, NULL);
+  b->plan_release(dev, state);
+  b->close(dev);
+  rc = posix_spawn(&pid, self, NULL, NULL, argv, environ);
+  if (rc == 0) waitpid(pid, &wstatus, 0);
+  CHECK(rc == 0 && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0,
+        "rebuilt entry is good for another process (exit %d)", WEXITSTATUS(wstatus));
+}
+
+/* ---- real plans through the public API -------------------------------- */
+
+static double hy_rel_err_dft(const float *in, const float *out, int n, int batch, int sign) {
+  double num = 0, den = 0;
+  for (int b = 0; b < batch; b++) {
+    const float *x = in + 2 * (size_t)b * n;
+    const float *y = out + 2 * (size_t)b * n;
+    for (int k = 0; k < n; k++) {
+      long double re = 0, im = 0;
+      for (int j = 0; j < n; j++) {
+        long double a = sign * 2.0L * 3.141592653589793238462643383279503L *
+                        (long double)((long long)j * k % n) / n;
+        re += x[2 * j] * cosl(a) - x[2 * j + 1] * sinl(a);
+        im += x[2 * j] * sinl(a) + x[2 * j + 1] * cosl(a);
+      }
+      num += (double)((y[2 * k] - re) * (y[2 * k] - re) + (y[2 * k + 1] - im) * (y[2 * k + 1] - im));
+      den += (double)(re * re + im * im);
+    }
+  }
+  return sqrt(num / den);
+}
+
+static void hy_test_plans(void) {
+  hyfft_context ctx = NULL;
+  CHECK_OK(hyfft_context_create("cuda:0", &ctx));
+  if (!ctx) return;
+  const int n = 256, batch = 16;
+  size_t bytes = (size_t)n * batch * 8;
+  float *x = malloc(bytes), *y = malloc(bytes);
+  srand(1234);
+  for (size_t i = 0; i < (size_t)n * batch * 2; i++) x[i] = (float)rand() / RAND_MAX - 0.5f;
+
+  /* Device pointers, blocking. */
+  hyfft_problem prob;
+  int64_t dims[1] = {n};
+  CHECK_OK(hyfft_problem_init(&prob, HYFFT_C2C, HYFFT_F32, HYFFT_FORWARD, 1, dims));
+  prob.batch_rank = 1;
+  prob.batch[0] = (hyfft_dim){batch, n, n};
+  prob.memory = HYFFT_MEMORY_DEVICE;
+  hyfft_plan plan = NULL;
+  CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+  void *din = NULL, *dout = NULL;
+  CHECK_OK(hyfft_buffer_alloc(ctx, bytes, &din));
+  CHECK_OK(hyfft_buffer_alloc(ctx, bytes, &dout));
+  if (plan && din && dout) {
+    CHECK_OK(hyfft_buffer_write(ctx, din, 0, x, bytes));
+    CHECK_OK(hyfft_execute(plan, din, dout));
+    CHECK_OK(hyfft_buffer_read(ctx, dout, 0, y, bytes));
+    double e = hy_rel_err_dft(x, y, n, batch, -1);
+    printf("device c2c:f32:fwd:%d:b%d  rel err %.2e\n", n, batch, e);
+    CHECK(e < 5 * 5.96e-8 * sqrt(8.0), "device pointers: error %.2e", e);
+
+    /* Async on a user stream, caller workspace. */
+    void *dev = ctx->device, *q = NULL;
+    CHECK_OK(hy_cuda_queue_create(dev, &q));
+    size_t wbytes = 0;
+    CHECK_OK(hyfft_plan_workspace_size(plan, &wbytes));
+    void *work = NULL;
+    if (wbytes) CHECK_OK(hyfft_buffer_alloc(ctx, wbytes, &work));
+    memset(y, 0, bytes);
+    CHECK_OK(hyfft_buffer_write(ctx, dout, 0, y, bytes));
+    CHECK_OK(hyfft_execute_async(plan, din, dout, work, q));
+    CHECK_OK(hy_backend_cuda.read(dev, q, dout, 0, y, bytes, 1));
+    double e2 = hy_rel_err_dft(x, y, n, batch, -1);
+    CHECK(e2 < 5 * 5.96e-8 * sqrt(8.0), "async on a user stream: error %.2e", e2);
+    if (work) hyfft_buffer_free(ctx, work);
+    hy_cuda_queue_release(dev, q);
+  }
+  hyfft_plan_destroy(plan);
+
+  /* Host data staged through the device. */
+  prob.memory = HYFFT_MEMORY_HOST;
+  plan = NULL;
+  CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+  if (plan) {
+    memset(y, 0, bytes);
+    CHECK_OK(hyfft_execute(plan, x, y));
+    double e = hy_rel_err_dft(x, y, n, batch, -1);
+    CHECK(e < 5 * 5.96e-8 * sqrt(8.0), "host-staged: error %.2e", e);
+  }
+  hyfft_plan_destroy(plan);
+
+  /* In place on the device, backward. */
+  prob.memory = HYFFT_MEMORY_DEVICE;
+  prob.inplace = 1;
+  prob.sign = HYFFT_BACKWARD;
+  plan = NULL;
+  CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+  if (plan && din) {
+    CHECK_OK(hyfft_buffer_write(ctx, din, 0, x, bytes));
+    CHECK_OK(hyfft_execute(plan, din, din));
+    CHECK_OK(hyfft_buffer_read(ctx, din, 0, y, bytes));
+    double e = hy_rel_err_dft(x, y, n, batch, +1);
+    CHECK(e < 5 * 5.96e-8 * sqrt(8.0), "in-place: error %.2e", e);
+  }
+  hyfft_plan_destroy(plan);
+  hyfft_buffer_free(ctx, din);
+  hyfft_buffer_free(ctx, dout);
+  free(x);
+  free(y);
+  hyfft_context_destroy(ctx);
+}
+
+/* c2c:f32:fwd:N:bB with N*B > 2^31. Input row b is the pure tone
+ * exp(+2 pi i j (b mod N) / N), whose forward DFT is N at bin (b mod N)
+ * and 0 elsewhere; both the input and the check run on the device. */
+static const char *const hy_big_source =
+    "extern \"C\" __global__ void hy_tone(float2 *x, long long total, int n) {\n"
+    "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i >= total) return;\n"
+    "  long long b = i / n, j = i % n;\n"
+    "  long long m = (j * (b % n)) % n;\n"
+    "  double s, c; sincospi(2.0 * (double)m / n, &s, &c);\n"
+    "  x[i] = make_float2((float)c, (float)s);\n"
+    "}\n"
+    "extern \"C\" __global__ void hy_check(const float2 *y, long long total, int n, unsigned *err) {\n"
+    "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i >= total) return;\n"
+    "  long long b = i / n, k = i % n;\n"
+    "  float want = (k == b % n) ? (float)n : 0.0f;\n"
+    "  float e = fabsf(y[i].x - want) + fabsf(y[i].y);\n"
+    "  if (!(e <= 3.0e38f)) e = 3.0e38f;\n"
+    "  atomicMax(err, __float_as_uint(e));\n"
+    "}\n";
+
+static void hy_test_big(void) {
+  const int n = 1024;
+  const int64_t batch = ((int64_t)1 << 21) + 64; /* 2^31 + 65536 elements */
+  const int64_t total = n * batch;
+  hyfft_context ctx = NULL;
+  CHECK_OK(hyfft_context_create("cuda:0", &ctx));
+  if (!ctx) return;
+  const hy_cuda_driver *cu;
+  CHECK_OK(hy_cuda_driver_get(&cu));
+  size_t bytes = (size_t)total * 8;
+  void *x = NULL, *y = NULL, *err = NULL;
+  if (hyfft_buffer_alloc(ctx, bytes, &x) != HYFFT_SUCCESS ||
+      hyfft_buffer_alloc(ctx, bytes, &y) != HYFFT_SUCCESS) {
+    printf("SKIP >2^31 test: cannot allocate 2 x %zu bytes (%s)\n", bytes, hyfft_last_error());
+    hyfft_buffer_free(ctx, x);
+    hyfft_context_destroy(ctx);
+    return;
+  }
+  CHECK_OK(hyfft_buffer_alloc(ctx, 4, &err));
+  unsigned zero = 0;
+  CHECK_OK(hyfft_buffer_write(ctx, err, 0, &zero, 4));
+  /* Compile the two helpers through the backend as a little program. */
+  void *dev = ctx->device;
+  const char *src = hy_big_source;
+  void *image = NULL;
+  size_t size = 0;
+  int is_ptx = 0, arch = 0;
+  hyfft_device_info info;
+  CHECK_OK(hyfft_context_device(ctx, &info));
+  const char *sm = strstr(info.platform, "sm_");
+  if (sm) arch = atoi(sm + 3);
+  CHECK_OK(hy_cuda_compile(src, arch, &image, &size, &is_ptx));
+  CUmodule mod = NULL;
+  CUfunction ftone = NULL, fcheck = NULL;
+  CHECK(cu->cuCtxPushCurrent(hy_cuda_context(dev)) == 0, "push");
+  CHECK(cu->cuModuleLoadData(&mod, image) == 0, "load helpers");
+  hy_free(image);
+  cu->cuModuleGetFunction(&ftone, mod, "hy_tone");
+  cu->cuModuleGetFunction(&fcheck, mod, "hy_check");
+  CUdeviceptr px = (CUdeviceptr)(uintptr_t)x, py = (CUdeviceptr)(uintptr_t)y,
+              pe = (CUdeviceptr)(uintptr_t)err;
+  long long t = total;
+  int nn = n;
+  unsigned grid = (unsigned)((total + 255) / 256);
+  void *a1[] = {&px, &t, &nn};
+  CHECK(cu->cuLaunchKernel(ftone, grid, 1, 1, 256, 1, 1, 0, NULL, a1, NULL) == 0, "tone");
+  CHECK(cu->cuCtxSynchronize() == 0, "tone done");
+  CUcontext popped;
+  cu->cuCtxPopCurrent(&popped);
+
+  hyfft_problem prob;
+  int64_t dims[1] = {n};
+  CHECK_OK(hyfft_problem_init(&prob, HYFFT_C2C, HYFFT_F32, HYFFT_FORWARD, 1, dims));
+  prob.batch_rank = 1;
+  prob.batch[0] = (hyfft_dim){batch, n, n};
+  prob.memory = HYFFT_MEMORY_DEVICE;
+  hyfft_plan plan = NULL;
+  CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+  if (plan) {
+    CHECK_OK(hyfft_execute(plan, x, y));
+    cu->cuCtxPushCurrent(hy_cuda_context(dev));
+    void *a2[] = {&py, &t, &nn, &pe};
+    CHECK(cu->cuLaunchKernel(fcheck, grid, 1, 1, 256, 1, 1, 0, NULL, a2, NULL) == 0, "check");
+    CHECK(cu->cuCtxSynchronize() == 0, "check done");
+    cu->cuCtxPopCurrent(&popped);
+    unsigned bits = 0;
+    CHECK_OK(hyfft_buffer_read(ctx, err, 0, &bits, 4));
+    float e;
+    memcpy(&e, &bits, 4);
+    printf("c2c:f32:fwd:%d:b%lld (%lld elements): max abs error %.3g (peak %d)\n", n,
+           (long long)batch, (long long)total, e, n);
+    CHECK(e < 1e-3f * n, ">2^31 elements: max error %g", e);
+  }
+  hyfft_plan_destroy(plan);
+  cu->cuCtxPushCurrent(hy_cuda_context(dev));
+  cu->cuModuleUnload(mod);
+  cu->cuCtxPopCurrent(&popped);
+  hyfft_buffer_free(ctx, x);
+  hyfft_buffer_free(ctx, y);
+  hyfft_buffer_free(ctx, err);
+  hyfft_context_destroy(ctx);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--cache-child") == 0) return hy_cache_child();
+  int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  char dir[] = "/tmp/hyfft-cuda-cache-XXXXXX";
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  hy_test_cache_entry_roundtrip(dir);
+  int count = 0;
+  CHECK_OK(hy_backend_cuda.device_count(&count));
+  if (count == 0) {
+    hy_test_no_gpu();
+  } else {
+    char sub[sizeof dir + 16];
+    snprintf(sub, sizeof sub, "%s/gpu", dir);
+    mkdir(sub, 0755);
+    hy_test_backend_gpu("/proc/self/exe", sub);
+    hy_test_plans();
+    if (!quick) hy_test_big();
+  }
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  return hy_test_summary();
+}

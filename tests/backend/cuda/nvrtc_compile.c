@@ -1,0 +1,193 @@
+/* Every CUDA kernel of a representative plan matrix compiles with NVRTC
+ * for sm_90 (an H100), without a GPU: plan each problem for the caps of an
+ * H100, generate its CUDA program, compile it, and check that each named
+ * kernel is in the image. Fails with the NVRTC log on any error; exits 77
+ * (CTest "skipped") only when NVRTC itself is not installed.
+ *
+ * Usage: test_cuda_nvrtc_compile [--arch NN] [TOKEN...] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/cuda/cuda_api.h"
+#include "codegen/codegen.h"
+#include "common/check.h"
+#include "planner/planner.h"
+
+/* All radices and odd primes, Bluestein, batched, multi-dimensional,
+ * four-step lengths up to 2^24, both precisions and directions. */
+static const char *const hy_tokens[] = {
+    "c2c:f32:fwd:2", "c2c:f32:fwd:3", "c2c:f32:fwd:4", "c2c:f32:fwd:5", "c2c:f32:fwd:6",
+    "c2c:f32:fwd:7", "c2c:f32:fwd:8", "c2c:f32:fwd:9", "c2c:f32:fwd:10", "c2c:f32:fwd:11",
+    "c2c:f32:fwd:12", "c2c:f32:fwd:13", "c2c:f32:fwd:14", "c2c:f32:fwd:15", "c2c:f32:fwd:16",
+    "c2c:f32:fwd:17", "c2c:f32:fwd:19", "c2c:f32:fwd:23", "c2c:f32:fwd:29", "c2c:f32:fwd:31",
+    "c2c:f32:fwd:32", "c2c:f32:bwd:64", "c2c:f32:fwd:125", "c2c:f32:fwd:128:b64",
+    "c2c:f32:fwd:243", "c2c:f32:fwd:256:b1000", "c2c:f32:fwd:343", "c2c:f32:fwd:1000",
+    "c2c:f32:fwd:1024", "c2c:f32:bwd:1024:b256", "c2c:f32:fwd:1024:b64:ip", "c2c:f32:fwd:2048",
+    "c2c:f32:fwd:4096", "c2c:f32:fwd:4096:b1024", "c2c:f32:fwd:8192", "c2c:f32:fwd:16384",
+    "c2c:f32:fwd:32768", "c2c:f32:fwd:65536", "c2c:f32:fwd:1048576", "c2c:f32:fwd:16777216",
+    "c2c:f32:fwd:97", "c2c:f32:fwd:101", "c2c:f32:fwd:1009", "c2c:f32:fwd:4099",
+    "c2c:f32:fwd:65537", "c2c:f32:fwd:1000000", "c2c:f32:fwd:3000:b10", "c2c:f32:fwd:6561",
+    "c2c:f32:fwd:15625", "c2c:f32:fwd:16807", "c2c:f32:fwd:64x64", "c2c:f32:fwd:128x256",
+    "c2c:f32:bwd:1024x1024", "c2c:f32:fwd:4096x4096", "c2c:f32:fwd:100x100",
+    "c2c:f32:fwd:97x31", "c2c:f32:fwd:64x64x64", "c2c:f32:fwd:256x256x256",
+    "c2c:f32:fwd:32x64x128:b4", "c2c:f32:fwd:2x3x5x7", "c2c:f64:fwd:2", "c2c:f64:fwd:3",
+    "c2c:f64:fwd:5", "c2c:f64:fwd:7", "c2c:f64:fwd:11", "c2c:f64:fwd:13", "c2c:f64:fwd:16",
+    "c2c:f64:bwd:64", "c2c:f64:fwd:256:b512", "c2c:f64:fwd:1024", "c2c:f64:fwd:4096",
+    "c2c:f64:fwd:8192", "c2c:f64:fwd:65536", "c2c:f64:bwd:1048576", "c2c:f64:fwd:16777216",
+    "c2c:f64:fwd:101", "c2c:f64:fwd:1009", "c2c:f64:fwd:65537", "c2c:f64:fwd:1000:ip",
+    "c2c:f64:fwd:512x512", "c2c:f64:fwd:128x128x128", "c2c:f64:bwd:100x100x100",
+    "c2c:f64:fwd:17x19", "r2c:f32:1024", "r2c:f32:4096:b64", "r2c:f32:512x512",
+    "c2r:f32:1024", "c2r:f32:256x256", "r2c:f64:1024", "c2r:f64:4096", "r2c:f32:1000",
+    "r2c:f32:97", "r2c:f64:128x128x128", "c2r:f64:64x64x64", "c2c:f32:fwd:1",
+    "c2c:f32:fwd:1x1:b8",
+};
+
+/* Strided layouts the token grammar may not spell: built directly. */
+static int hy_strided_problems(hyfft_problem *out, int max) {
+  int n = 0;
+  int64_t d1[1] = {256};
+  /* Every 3rd element, transforms interleaved (FFTW guru). */
+  if (n < max && hyfft_problem_init(&out[n], HYFFT_C2C, HYFFT_F32, HYFFT_FORWARD, 1, d1) == 0) {
+    out[n].dims[0] = (hyfft_dim){256, 3, 3};
+    out[n].batch_rank = 1;
+    out[n].batch[0] = (hyfft_dim){3, 1, 1};
+    n++;
+  }
+  /* Columns of a 512x512 matrix (stride 512), out-of-place contiguous. */
+  if (n < max && hyfft_problem_init(&out[n], HYFFT_C2C, HYFFT_F64, HYFFT_BACKWARD, 1, d1) == 0) {
+    out[n].dims[0] = (hyfft_dim){512, 512, 1};
+    out[n].batch_rank = 1;
+    out[n].batch[0] = (hyfft_dim){512, 1, 512};
+    n++;
+  }
+  /* Padded rows: 1000 transforms of 1000 with distance 1024. */
+  if (n < max && hyfft_problem_init(&out[n], HYFFT_C2C, HYFFT_F32, HYFFT_FORWARD, 1, d1) == 0) {
+    out[n].dims[0] = (hyfft_dim){1000, 1, 1};
+    out[n].batch_rank = 1;
+    out[n].batch[0] = (hyfft_dim){1000, 1024, 1024};
+    n++;
+  }
+  /* Scaled in-place 2D. */
+  int64_t d2[2] = {64, 96};
+  if (n < max && hyfft_problem_init(&out[n], HYFFT_C2C, HYFFT_F32, HYFFT_BACKWARD, 2, d2) == 0) {
+    out[n].inplace = 1;
+    out[n].scale = 1.0 / (64 * 96);
+    n++;
+  }
+  return n;
+}
+
+static hy_device_caps hy_h100_caps(void) {
+  hy_device_caps c;
+  memset(&c, 0, sizeof c);
+  c.backend = HYFFT_BACKEND_CUDA;
+  c.compute_units = 132;
+  c.local_memory = 227 * 1024;
+  c.max_work_group = 1024;
+  c.l2_cache = 50 * 1024 * 1024;
+  c.global_memory = (int64_t)80 << 30;
+  c.bandwidth = 3.0e12;
+  c.launch_overhead = 4e-6;
+  c.flop_rate = 6.0e13;
+  c.supports_f64 = 1;
+  c.max_pass_length[HYFFT_F32] = 16384; /* what the CUDA backend reports for 227 KB */
+  c.max_pass_length[HYFFT_F64] = 8192;
+  return c;
+}
+
+static long hy_compiled_programs, hy_not_planned;
+
+static void hy_compile_problem(const char *name, const hyfft_problem *user, int arch,
+                               const hy_device_caps *caps) {
+  hy_problem prob;
+  hy_status st = hy_problem_make(user, &prob);
+  CHECK(st == HYFFT_SUCCESS, "%s: problem rejected: %s", name, hyfft_last_error());
+  if (st != HYFFT_SUCCESS) return;
+  hy_plan_tree tree;
+  st = hy_planner_plan(&prob, caps, 0, &tree);
+  if (st == HYFFT_NOT_SUPPORTED || st == HYFFT_NO_SOLVER) {
+    /* Not a compile failure: reported, counted, and listed at the end. */
+    printf("  not planned  %-28s %s: %s\n", name, hyfft_status_name(st), hyfft_last_error());
+    hy_not_planned++;
+    return;
+  }
+  CHECK(st == HYFFT_SUCCESS, "%s: planner: %s", name, hyfft_last_error());
+  if (st != HYFFT_SUCCESS) return;
+  hy_gpu_program program;
+  memset(&program, 0, sizeof program);
+  st = hy_codegen_plan(&prob, &tree, caps, HY_DIALECT_CUDA, &program);
+  if (st == HYFFT_NOT_SUPPORTED) {
+    printf("  not generated %-27s %s\n", name, hyfft_last_error());
+    hy_not_planned++;
+    return;
+  }
+  CHECK(st == HYFFT_SUCCESS, "%s: codegen: %s", name, hyfft_last_error());
+  if (st != HYFFT_SUCCESS) return;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  void *image = NULL;
+  size_t size = 0;
+  int is_ptx = 0;
+  st = hy_cuda_compile(program.source.data, arch, &image, &size, &is_ptx);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  CHECK(st == HYFFT_SUCCESS, "%s: %s\n--- source ---\n%s", name, hyfft_last_error(),
+        program.source.data);
+  if (st == HYFFT_SUCCESS) {
+    hy_compiled_programs++;
+    CHECK(!is_ptx, "%s: NVRTC fell back to PTX for sm_%d", name, arch);
+    /* Kernel names appear in the image's symbol table. */
+    for (int k = 0; k < program.nkernels; k++)
+      CHECK(memmem(image, size, program.names[k], strlen(program.names[k])) != NULL,
+            "%s: kernel %s not in the image", name, program.names[k]);
+    printf("  ok %-36s %d kernel(s) %d launch(es) %7zu bytes  %.2f s\n", name, program.nkernels,
+           program.nlaunches, size,
+           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+  }
+  hy_free(image);
+  hy_gpu_program_free(&program);
+}
+
+int main(int argc, char **argv) {
+  int arch = 90;
+  int first_token = 1;
+  if (argc > 2 && strcmp(argv[1], "--arch") == 0) {
+    arch = atoi(argv[2]);
+    first_token = 3;
+  }
+  const hy_nvrtc *nv;
+  if (hy_cuda_nvrtc_get(&nv) != HYFFT_SUCCESS) {
+    printf("SKIP: NVRTC is not installed (%s)\n", hyfft_last_error());
+    return 77;
+  }
+  printf("NVRTC %d.%d from %s, target sm_%d\n", nv->version / 1000, nv->version % 1000 / 10,
+         nv->path, arch);
+  hy_device_caps caps = hy_h100_caps();
+  if (argc > first_token) {
+    for (int i = first_token; i < argc; i++) {
+      hyfft_problem p;
+      hy_status st = hy_token_parse(argv[i], &p);
+      CHECK(st == HYFFT_SUCCESS, "token %s: %s", argv[i], hyfft_last_error());
+      if (st == HYFFT_SUCCESS) hy_compile_problem(argv[i], &p, arch, &caps);
+    }
+  } else {
+    for (size_t i = 0; i < sizeof hy_tokens / sizeof hy_tokens[0]; i++) {
+      hyfft_problem p;
+      hy_status st = hy_token_parse(hy_tokens[i], &p);
+      CHECK(st == HYFFT_SUCCESS, "token %s: %s", hy_tokens[i], hyfft_last_error());
+      if (st == HYFFT_SUCCESS) hy_compile_problem(hy_tokens[i], &p, arch, &caps);
+    }
+    hyfft_problem strided[8];
+    int ns = hy_strided_problems(strided, 8);
+    for (int i = 0; i < ns; i++) {
+      char name[128];
+      if (hyfft_problem_print(&strided[i], name, sizeof name, NULL) != HYFFT_SUCCESS)
+        snprintf(name, sizeof name, "strided #%d", i);
+      hy_compile_problem(name, &strided[i], arch, &caps);
+    }
+  }
+  printf("%ld programs compiled for sm_%d, %ld problems not planned or generated\n",
+         hy_compiled_programs, arch, hy_not_planned);
+  return hy_test_summary();
+}
