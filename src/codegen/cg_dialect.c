@@ -1,0 +1,55 @@
+/* The only place where OpenCL C and CUDA C differ: qualifiers, barriers,
+ * thread and block ids, the complex vector type and the 64-bit index type.
+ * Kernels are written against the macros defined in the preamble. */
+#include "codegen/cg_internal.h"
+
+void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision) {
+  int f64 = precision == HYFFT_F64;
+  if (dialect == HY_DIALECT_OPENCL) {
+    if (f64) hy_strbuf_append(sb, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+    hy_strbuf_append(sb,
+                     "#define HY_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)\n"
+                     "#define HY_LID ((int)get_local_id(0))\n"
+                     "#define HY_GID ((long)get_group_id(0))\n"
+                     "#define HY_FN inline\n"
+                     "typedef long hy_i64;\n");
+    hy_strbuf_appendf(sb, "typedef %s real;\ntypedef %s2 real2;\n", f64 ? "double" : "float",
+                      f64 ? "double" : "float");
+    hy_strbuf_append(sb, "#define MK(a, b) ((real2)((a), (b)))\n");
+  } else {
+    hy_strbuf_append(sb,
+                     "#define HY_BARRIER() __syncthreads()\n"
+                     "#define HY_LID ((int)threadIdx.x)\n"
+                     "#define HY_GID ((long long)blockIdx.x)\n"
+                     "#define HY_FN __device__ __forceinline__\n"
+                     "typedef long long hy_i64;\n");
+    hy_strbuf_appendf(sb, "typedef %s real;\ntypedef %s2 real2;\n", f64 ? "double" : "float",
+                      f64 ? "double" : "float");
+    hy_strbuf_appendf(sb, "#define MK(a, b) make_%s2((a), (b))\n", f64 ? "double" : "float");
+  }
+  /* Complex products written out so both dialects share them; b is a
+   * table entry, cmulc uses its conjugate (the inverse transform). */
+  hy_strbuf_append(sb,
+                   "HY_FN real2 cmul(real2 a, real2 b) {\n"
+                   "  return MK(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);\n"
+                   "}\n"
+                   "HY_FN real2 cmulc(real2 a, real2 b) {\n"
+                   "  return MK(a.x * b.x + a.y * b.y, a.y * b.x - a.x * b.y);\n"
+                   "}\n"
+                   "HY_FN real2 cscale(real2 a, real s) { return MK(a.x * s, a.y * s); }\n\n");
+}
+
+void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name) {
+  if (dialect == HY_DIALECT_OPENCL)
+    hy_strbuf_appendf(sb, "__kernel void %s(", name);
+  else
+    hy_strbuf_appendf(sb, "extern \"C\" __global__ void %s(", name);
+}
+
+const char *hy_cg_global(hy_dialect dialect) {
+  return dialect == HY_DIALECT_OPENCL ? "__global " : "";
+}
+
+const char *hy_cg_local(hy_dialect dialect) {
+  return dialect == HY_DIALECT_OPENCL ? "__local " : "__shared__ ";
+}

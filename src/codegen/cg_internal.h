@@ -1,0 +1,50 @@
+/* Internals of the kernel generator, in three levels:
+ *   cg_dialect.c  the tiny layer that differs between OpenCL C and CUDA C;
+ *   cg_radix.c    straight-line radix butterflies and constant twiddles;
+ *   cg_kernel.c   whole kernels (loads, stages, exchanges, stores) and the
+ *                 tables and launches they need;
+ *   codegen.c     hy_codegen_plan: the program of a plan tree.
+ * Everything here only appends text to a hy_strbuf. */
+#ifndef HY_CG_INTERNAL_H
+#define HY_CG_INTERNAL_H
+
+#include "codegen/codegen.h"
+
+/* The generator's sweepable switches for one DFT pass (DESIGN rule 9). The
+ * defaults come from hy_cg_default_spec; the tuner may override them. */
+typedef struct hy_kernel_spec {
+  int threads_per_transform; /* T: threads cooperating on one transform */
+  int transforms_per_block;  /* M: transforms one work-group handles */
+  int lds_pad;               /* complex elements of padding after every 32 (bank conflicts) */
+  int split_exchange;        /* 1: exchange real then imaginary parts (half the local memory) */
+  int transform_fastest;     /* 1: consecutive threads walk one transform (contiguous axis);
+                                0: consecutive threads walk neighbouring transforms (strided axis) */
+} hy_kernel_spec;
+
+/* ---- dialect layer ---- */
+void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision);
+/* "__kernel void NAME(" or "extern \"C\" __global__ void NAME(" */
+void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name);
+/* Qualifier for a global pointer parameter ("__global " / ""). */
+const char *hy_cg_global(hy_dialect dialect);
+/* Qualifier for a kernel-scope local array ("__local " / "__shared__ "). */
+const char *hy_cg_local(hy_dialect dialect);
+
+/* ---- radix level ---- */
+/* Number literal of the pass's precision (exact decimal of the rounded value). */
+void hy_cg_literal(hy_strbuf *sb, hyfft_precision precision, long double v);
+/* Emit statements computing out[k] = sum_j in[j] * exp(sign*2*pi*i*j*k/radix)
+ * for k < radix. in[] and out[] are names of declared real2 variables
+ * (distinct). Temporaries are scoped in a block. */
+void hy_cg_emit_dft(hy_strbuf *sb, hyfft_precision precision, int radix, int sign,
+                    const char *const *in, const char *const *out);
+
+/* ---- kernel level ---- */
+hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
+                             const hy_device_caps *caps, hy_kernel_spec *spec);
+/* Append the kernel for one pass, its tables and its launch to prog. */
+hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
+                            const hy_device_caps *caps, const hy_kernel_spec *spec,
+                            hy_gpu_program *prog);
+
+#endif /* HY_CG_INTERNAL_H */

@@ -1,0 +1,694 @@
+/* Kernel level: one kernel per pass.
+ *
+ * A work-group handles M transforms with T threads each. Every stage of the
+ * Stockham algorithm loads its points into registers (straight from global
+ * memory in the first stage), twiddles them, runs a straight-line radix-R
+ * butterfly and writes them back: to local memory for the next stage, or to
+ * global memory (with the scale and the four-step twiddle) in the last.
+ * Every length, stride and offset is a literal, so index arithmetic folds.
+ *
+ * Stage s of radix R over a length-NC sequence, with NS the product of the
+ * earlier radices, computes butterfly j (0 <= j < NC/R):
+ *   inputs  e = j + r*NC/R,  twiddle w^(r*k) with k = j % NS, w = W_(NS*R),
+ *   outputs e = (j/NS)*NS*R + k + r*NS,
+ * which leaves the result in natural order after the last stage.
+ *
+ * Bluestein passes run 2S stages in one kernel: the forward transform of the
+ * chirped, zero-padded input (chirp multiply fused into the load), the
+ * chirp-spectrum multiply fused into the last forward stage, the inverse
+ * transform, and the output chirp fused into the store. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cg_internal.h"
+#include "util/twiddle.h"
+
+#define HY_CG_BANK 32
+#define HY_CG_MAX_STAGES (2 * HY_MAX_FACTORS)
+#define HY_CG_MAX_REGS 512
+
+typedef struct hy_cg_stage {
+  int radix;
+  int ns;     /* product of the earlier radices */
+  int nb;     /* butterflies: NC / radix */
+  int per;    /* butterflies per thread: ceil(nb / T) */
+  int guard;  /* per * T > nb: some threads idle on the last butterfly */
+  int sign;   /* of the butterfly */
+  int conj;   /* use the conjugate of the (sign -1) table twiddle */
+} hy_cg_stage;
+
+typedef struct hy_cg_kernel {
+  hy_strbuf *sb;
+  hyfft_precision precision;
+  const hy_pass *pass;
+  const hy_kernel_spec *spec;
+  int64_t n;  /* transform length */
+  int nc;     /* computed length: n, or the Bluestein convolution length */
+  int bluestein;
+  int T, M, pad, row;
+  int nstages;
+  hy_cg_stage st[HY_CG_MAX_STAGES];
+  int forward_end; /* Bluestein: index of the last forward stage */
+  const char *idx; /* index type: "int" or "hy_i64" */
+} hy_cg_kernel;
+
+/* ---- tables ------------------------------------------------------------ */
+
+static size_t hy_cg_elem(hyfft_precision p) { return p == HYFFT_F64 ? 16 : 8; }
+
+static void *hy_cg_table_alloc(int64_t count, hyfft_precision p) {
+  return hy_malloc((size_t)count * hy_cg_elem(p));
+}
+
+static void hy_cg_table_set(void *data, hyfft_precision p, int64_t i, long double re,
+                            long double im) {
+  if (p == HYFFT_F64) {
+    ((double *)data)[2 * i] = (double)re;
+    ((double *)data)[2 * i + 1] = (double)im;
+  } else {
+    ((float *)data)[2 * i] = (float)re;
+    ((float *)data)[2 * i + 1] = (float)im;
+  }
+}
+
+/* Add a table (taking ownership of data), reusing an identical one. */
+static hy_status hy_cg_table_add(hy_gpu_program *prog, int64_t count, hyfft_precision p,
+                                 void *data, int *index) {
+  size_t bytes = (size_t)count * hy_cg_elem(p);
+  for (int i = 0; i < prog->ntables; i++) {
+    hy_table *t = &prog->tables[i];
+    if (t->count == count && t->is_f64 == (p == HYFFT_F64) && memcmp(t->data, data, bytes) == 0) {
+      hy_free(data);
+      *index = i;
+      return HYFFT_SUCCESS;
+    }
+  }
+  if (prog->ntables >= HY_MAX_TABLES) {
+    hy_free(data);
+    return hy_error(HYFFT_NOT_SUPPORTED, "codegen: the plan needs more than %d tables",
+                    HY_MAX_TABLES);
+  }
+  hy_table *t = &prog->tables[prog->ntables];
+  t->count = count;
+  t->is_f64 = p == HYFFT_F64;
+  t->data = data;
+  *index = prog->ntables++;
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
+                                     hyfft_precision p, int *index) {
+  void *data = hy_cg_table_alloc(n, p);
+  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: twiddle table of %lld", (long long)n);
+  for (int64_t m = 0; m < n; m++) {
+    long double re, im;
+    hy_twiddle_ld(m, n, sign, &re, &im);
+    hy_cg_table_set(data, p, m, re, im);
+  }
+  return hy_cg_table_add(prog, n, p, data, index);
+}
+
+static hy_status hy_cg_chirp_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_precision p,
+                                   int *index) {
+  void *data = hy_cg_table_alloc(n, p);
+  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: chirp table of %lld", (long long)n);
+  for (int64_t j = 0; j < n; j++) {
+    long double re, im;
+    hy_chirp_ld(j, n, sign, &re, &im);
+    hy_cg_table_set(data, p, j, re, im);
+  }
+  return hy_cg_table_add(prog, n, p, data, index);
+}
+
+/* In-place long double DFT (sign -1) of x[0..n) with stride, by recursive
+ * decimation in time over the smallest prime factor; n is 5-smooth here. */
+static void hy_cg_fft_ld(long double *re, long double *im, int64_t n, long double *sre,
+                         long double *sim) {
+  if (n == 1) return;
+  int64_t p = 2;
+  while (n % p) p++;
+  int64_t q = n / p;
+  /* split into p decimated subsequences, transform each */
+  for (int64_t r = 0; r < p; r++)
+    for (int64_t i = 0; i < q; i++) {
+      sre[r * q + i] = re[i * p + r];
+      sim[r * q + i] = im[i * p + r];
+    }
+  for (int64_t r = 0; r < p; r++) hy_cg_fft_ld(sre + r * q, sim + r * q, q, re, im);
+  for (int64_t k = 0; k < n; k++) {
+    long double ar = 0, ai = 0;
+    for (int64_t r = 0; r < p; r++) {
+      long double wr, wi;
+      hy_twiddle_ld(r * k, n, -1, &wr, &wi);
+      long double xr = sre[r * q + k % q], xi = sim[r * q + k % q];
+      ar += xr * wr - xi * wi;
+      ai += xr * wi + xi * wr;
+    }
+    re[k] = ar;
+    im[k] = ai;
+  }
+}
+
+/* Spectrum of the Bluestein kernel b_j = conj(chirp_j) (wrapped for
+ * negative j), divided by m so the inverse transform needs no scaling. */
+static hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int sign,
+                                       hyfft_precision p, int *index) {
+  long double *buf = hy_malloc((size_t)m * 4 * sizeof(long double));
+  void *data = hy_cg_table_alloc(m, p);
+  if (!buf || !data) {
+    hy_free(buf);
+    hy_free(data);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: Bluestein table of %lld", (long long)m);
+  }
+  long double *re = buf, *im = buf + m, *sre = buf + 2 * m, *sim = buf + 3 * m;
+  for (int64_t j = 0; j < m; j++) re[j] = im[j] = 0;
+  for (int64_t j = 0; j < n; j++) {
+    long double cr, ci;
+    hy_chirp_ld(j, n, sign, &cr, &ci);
+    re[j] = cr;
+    im[j] = -ci;
+    if (j > 0) {
+      re[m - j] = cr;
+      im[m - j] = -ci;
+    }
+  }
+  hy_cg_fft_ld(re, im, m, sre, sim);
+  for (int64_t k = 0; k < m; k++) hy_cg_table_set(data, p, k, re[k] / m, im[k] / m);
+  hy_free(buf);
+  return hy_cg_table_add(prog, m, p, data, index);
+}
+
+/* ---- spec --------------------------------------------------------------- */
+
+static int hy_cg_max_radix(const hy_pass *pass) {
+  int r = 1;
+  for (int i = 0; i < pass->nfactors; i++)
+    if (pass->factors[i] > r) r = pass->factors[i];
+  return r;
+}
+
+static int hy_cg_row(int nc, int pad) { return nc + pad * (nc / HY_CG_BANK) + pad; }
+
+static int64_t hy_cg_local_bytes(const hy_pass *pass, const hy_kernel_spec *spec, int nc) {
+  int64_t elem = (int64_t)hy_cg_elem(pass->precision) / (spec->split_exchange ? 2 : 1);
+  return (int64_t)spec->transforms_per_block * hy_cg_row(nc, spec->lds_pad) * elem;
+}
+
+hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
+                             const hy_device_caps *caps, hy_kernel_spec *spec) {
+  (void)problem;
+  memset(spec, 0, sizeof *spec);
+  spec->transforms_per_block = 1;
+  spec->threads_per_transform = 1;
+  if (pass->op != HY_PASS_DFT) return HYFFT_SUCCESS;
+  int64_t nc = pass->algo == HY_ALGO_BLUESTEIN ? pass->bluestein_m : pass->axis.n;
+  int wg = caps->max_work_group > 0 ? caps->max_work_group : 256;
+  int target = wg < 256 ? wg : 256;
+  int64_t t = nc / hy_cg_max_radix(pass);
+  if (t < 1) t = 1;
+  if (t > target) t = target;
+  spec->threads_per_transform = (int)t;
+  spec->lds_pad = nc > HY_CG_BANK ? 1 : 0;
+  int64_t min_loop = INT64_MAX;
+  for (int l = 0; l < pass->nloops; l++) {
+    int64_t s = llabs(pass->loops[l].in_stride);
+    if (pass->loops[l].n > 1 && s < min_loop) min_loop = s;
+  }
+  spec->transform_fastest = llabs(pass->axis.in_stride) <= min_loop;
+  int64_t count = hy_pass_count(pass);
+  int64_t m = target / t;
+  /* Strided axes need enough neighbouring transforms for whole chunks. */
+  if (!spec->transform_fastest && m < 16) m = 16;
+  if (m > count) m = count;
+  if (m * t > wg) m = wg / t;
+  if (m < 1) m = 1;
+  spec->transforms_per_block = (int)m;
+  while (spec->transforms_per_block > 1 && hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory)
+    spec->transforms_per_block /= 2;
+  if (hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->split_exchange = 1;
+  if (hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->lds_pad = 0;
+  return HYFFT_SUCCESS;
+}
+
+/* ---- emission helpers -------------------------------------------------- */
+
+/* Local-memory index of element expression e within the thread's row. */
+static void hy_cg_lx(hy_cg_kernel *k, const char *e) {
+  if (k->pad)
+    hy_strbuf_appendf(k->sb, "lds[mo + (%s) + ((%s) >> 5) * %d]", e, e, k->pad);
+  else
+    hy_strbuf_appendf(k->sb, "lds[mo + (%s)]", e);
+}
+
+static void hy_cg_decl_regs(hy_cg_kernel *k, char prefix, int s) {
+  const hy_cg_stage *st = &k->st[s];
+  int nregs = st->per * st->radix;
+  hy_strbuf_append(k->sb, "  real2");
+  for (int i = 0; i < nregs; i++)
+    hy_strbuf_appendf(k->sb, "%s %c%d_%d = MK(0, 0)", i ? "," : "", prefix, s, i);
+  hy_strbuf_append(k->sb, ";\n");
+}
+
+/* Open the block of butterfly b of stage s: defines j (and guards it). */
+static void hy_cg_open_b(hy_cg_kernel *k, int s, int b) {
+  const hy_cg_stage *st = &k->st[s];
+  hy_strbuf_appendf(k->sb, "  {\n    const int j = t + %d;\n", b * k->T);
+  if (st->guard && (b + 1) * k->T > st->nb) hy_strbuf_appendf(k->sb, "    if (j < %d) {\n", st->nb);
+  else hy_strbuf_append(k->sb, "    {\n");
+}
+
+static void hy_cg_close_b(hy_cg_kernel *k) { hy_strbuf_append(k->sb, "    }\n  }\n"); }
+
+/* Output position o of butterfly j in stage s (outputs are o + r*NS). */
+static void hy_cg_out_pos(hy_cg_kernel *k, int s) {
+  const hy_cg_stage *st = &k->st[s];
+  if (st->ns == 1)
+    hy_strbuf_appendf(k->sb, "    const int o = j * %d;\n", st->radix);
+  else
+    hy_strbuf_appendf(k->sb, "    const int o = (j / %d) * %d + j %% %d;\n", st->ns,
+                      st->ns * st->radix, st->ns);
+}
+
+static void hy_cg_load_global(hy_cg_kernel *k) {
+  hy_strbuf *sb = k->sb;
+  const hy_cg_stage *st = &k->st[0];
+  int64_t is = k->pass->axis.in_stride;
+  hy_strbuf_append(sb, "  if (valid) {\n");
+  for (int b = 0; b < st->per; b++) {
+    hy_cg_open_b(k, 0, b);
+    for (int r = 0; r < st->radix; r++) {
+      int i = b * st->radix + r;
+      hy_strbuf_appendf(sb, "    { const int e = j + %d;\n", r * st->nb);
+      char addr[128];
+      if (is == 1)
+        snprintf(addr, sizeof addr, "ib + (%s)e", k->idx);
+      else
+        snprintf(addr, sizeof addr, "ib + (%s)e * %lld", k->idx, (long long)is);
+      if (k->bluestein) {
+        /* Only the first n points are data; the rest is zero padding. */
+        hy_strbuf_appendf(sb, "      if (e < %lld) ", (long long)k->n);
+        hy_strbuf_appendf(sb, "x0_%d = cmul(src[%s], chirp[e]);\n", i, addr);
+      } else {
+        hy_strbuf_appendf(sb, "      x0_%d = src[%s];\n", i, addr);
+      }
+      hy_strbuf_append(sb, "    }\n");
+    }
+    hy_cg_close_b(k);
+  }
+  hy_strbuf_append(sb, "  }\n");
+}
+
+/* part: 0 = complex, 1 = real parts, 2 = imaginary parts */
+static void hy_cg_store_local(hy_cg_kernel *k, int s, int part) {
+  hy_strbuf *sb = k->sb;
+  const hy_cg_stage *st = &k->st[s];
+  static const char *const sel[3] = {"", ".x", ".y"};
+  for (int b = 0; b < st->per; b++) {
+    hy_cg_open_b(k, s, b);
+    hy_cg_out_pos(k, s);
+    for (int r = 0; r < st->radix; r++) {
+      char e[48];
+      snprintf(e, sizeof e, "o + %d", r * st->ns);
+      hy_strbuf_append(sb, "    ");
+      hy_cg_lx(k, e);
+      hy_strbuf_appendf(sb, " = y%d_%d%s;\n", s, b * st->radix + r, sel[part]);
+    }
+    hy_cg_close_b(k);
+  }
+}
+
+static void hy_cg_load_local(hy_cg_kernel *k, int s, int part) {
+  hy_strbuf *sb = k->sb;
+  const hy_cg_stage *st = &k->st[s];
+  static const char *const sel[3] = {"", ".x", ".y"};
+  for (int b = 0; b < st->per; b++) {
+    hy_cg_open_b(k, s, b);
+    for (int r = 0; r < st->radix; r++) {
+      char e[48];
+      snprintf(e, sizeof e, "j + %d", r * st->nb);
+      hy_strbuf_appendf(sb, "    x%d_%d%s = ", s, b * st->radix + r, sel[part]);
+      hy_cg_lx(k, e);
+      hy_strbuf_append(sb, ";\n");
+    }
+    hy_cg_close_b(k);
+  }
+}
+
+/* Twiddle, butterfly and (Bluestein) the chirp-spectrum multiply. */
+static void hy_cg_compute(hy_cg_kernel *k, int s) {
+  hy_strbuf *sb = k->sb;
+  const hy_cg_stage *st = &k->st[s];
+  int R = st->radix;
+  for (int b = 0; b < st->per; b++) {
+    hy_cg_open_b(k, s, b);
+    if (st->ns > 1) {
+      int step = k->nc / (st->ns * R);
+      hy_strbuf_appendf(sb, "    const int k = j %% %d;\n", st->ns);
+      for (int r = 1; r < R; r++)
+        hy_strbuf_appendf(sb, "    x%d_%d = %s(x%d_%d, tw[k * %d]);\n", s, b * R + r,
+                          st->conj ? "cmulc" : "cmul", s, b * R + r, r * step);
+    }
+    char in_names[64][16], out_names[64][16];
+    const char *in[64], *out[64];
+    for (int r = 0; r < R; r++) {
+      snprintf(in_names[r], sizeof in_names[r], "x%d_%d", s, b * R + r);
+      snprintf(out_names[r], sizeof out_names[r], "y%d_%d", s, b * R + r);
+      in[r] = in_names[r];
+      out[r] = out_names[r];
+    }
+    hy_cg_emit_dft(sb, k->precision, R, st->sign, in, out);
+    if (k->bluestein && s == k->forward_end) {
+      hy_cg_out_pos(k, s);
+      for (int r = 0; r < R; r++)
+        hy_strbuf_appendf(sb, "    y%d_%d = cmul(y%d_%d, bh[o + %d]);\n", s, b * R + r, s,
+                          b * R + r, r * st->ns);
+    }
+    hy_cg_close_b(k);
+  }
+}
+
+static void hy_cg_store_global(hy_cg_kernel *k, int s) {
+  hy_strbuf *sb = k->sb;
+  const hy_cg_stage *st = &k->st[s];
+  const hy_pass *pass = k->pass;
+  int64_t os = pass->axis.out_stride;
+  hy_strbuf_append(sb, "  if (valid) {\n");
+  for (int b = 0; b < st->per; b++) {
+    hy_cg_open_b(k, s, b);
+    hy_cg_out_pos(k, s);
+    for (int r = 0; r < st->radix; r++) {
+      int i = b * st->radix + r;
+      hy_strbuf_appendf(sb, "    { const int e = o + %d;\n", r * st->ns);
+      if (k->bluestein) {
+        if ((int64_t)k->nc > k->n) hy_strbuf_appendf(sb, "      if (e < %lld) {\n", (long long)k->n);
+        else hy_strbuf_append(sb, "      {\n");
+        hy_strbuf_appendf(sb, "      real2 v = cmul(y%d_%d, chirp[e]);\n", s, i);
+      } else {
+        hy_strbuf_appendf(sb, "      {\n      real2 v = y%d_%d;\n", s, i);
+      }
+      if (pass->twiddle_loop >= 0) {
+        int64_t mmax = pass->loops[pass->twiddle_loop].n - 1;
+        if (mmax > 0 && mmax * (k->n - 1) >= pass->twiddle_n)
+          hy_strbuf_appendf(sb, "      v = cmul(v, ftw[(tm * (%s)e) %% %lld]);\n", k->idx,
+                            (long long)pass->twiddle_n);
+        else
+          hy_strbuf_appendf(sb, "      v = cmul(v, ftw[tm * (%s)e]);\n", k->idx);
+      }
+      if (pass->scale != 1.0) {
+        hy_strbuf_append(sb, "      v = cscale(v, ");
+        hy_cg_literal(sb, k->precision, (long double)pass->scale);
+        hy_strbuf_append(sb, ");\n");
+      }
+      if (os == 1)
+        hy_strbuf_appendf(sb, "      dst[ob + (%s)e] = v;\n", k->idx);
+      else
+        hy_strbuf_appendf(sb, "      dst[ob + (%s)e * %lld] = v;\n", k->idx, (long long)os);
+      hy_strbuf_append(sb, "      }\n    }\n");
+    }
+    hy_cg_close_b(k);
+  }
+  hy_strbuf_append(sb, "  }\n");
+}
+
+/* Move the outputs of stage s into the inputs of stage s+1 through local
+ * memory. A barrier first when an earlier exchange may still be reading. */
+static void hy_cg_exchange(hy_cg_kernel *k, int s) {
+  hy_strbuf *sb = k->sb;
+  if (s > 0) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+  if (!k->spec->split_exchange) {
+    hy_cg_store_local(k, s, 0);
+    hy_strbuf_append(sb, "  HY_BARRIER();\n");
+    hy_cg_load_local(k, s + 1, 0);
+  } else {
+    hy_cg_store_local(k, s, 1);
+    hy_strbuf_append(sb, "  HY_BARRIER();\n");
+    hy_cg_load_local(k, s + 1, 1);
+    hy_strbuf_append(sb, "  HY_BARRIER();\n");
+    hy_cg_store_local(k, s, 2);
+    hy_strbuf_append(sb, "  HY_BARRIER();\n");
+    hy_cg_load_local(k, s + 1, 2);
+  }
+}
+
+/* Largest element index a pass touches on one side, for the index type. */
+static int64_t hy_cg_extent(const hy_pass *pass, int out) {
+  int64_t e = out ? pass->dst_offset : pass->src_offset;
+  int64_t s = out ? pass->axis.out_stride : pass->axis.in_stride;
+  e += (pass->axis.n - 1) * llabs(s);
+  for (int l = 0; l < pass->nloops; l++)
+    e += (pass->loops[l].n - 1) * llabs(out ? pass->loops[l].out_stride : pass->loops[l].in_stride);
+  return e;
+}
+
+/* Loop order for decomposing the transform index: smallest input stride
+ * fastest, so the M transforms of a work-group are memory neighbours. */
+static void hy_cg_loop_order(const hy_pass *pass, int *order) {
+  for (int l = 0; l < pass->nloops; l++) order[l] = l;
+  for (int a = 1; a < pass->nloops; a++)
+    for (int b = a; b > 0; b--) {
+      int64_t sa = llabs(pass->loops[order[b]].in_stride);
+      int64_t sb = llabs(pass->loops[order[b - 1]].in_stride);
+      if (sa < sb) {
+        int tmp = order[b];
+        order[b] = order[b - 1];
+        order[b - 1] = tmp;
+      } else {
+        break;
+      }
+    }
+}
+
+/* Kernel prologue: thread ids, validity, base offsets, the four-step loop
+ * index. */
+static void hy_cg_prologue(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  if (k->spec->transform_fastest)
+    hy_strbuf_appendf(sb, "  const int t = HY_LID %% %d, m = HY_LID / %d;\n", k->T, k->T);
+  else
+    hy_strbuf_appendf(sb, "  const int t = HY_LID / %d, m = HY_LID %% %d;\n", k->M, k->M);
+  hy_strbuf_appendf(sb, "  const %s ti = (%s)(HY_GID * %d + m);\n", k->idx, k->idx, k->M);
+  if (count % k->M == 0)
+    hy_strbuf_append(sb, "  const int valid = 1;\n");
+  else
+    hy_strbuf_appendf(sb, "  const int valid = ti < %lld;\n", (long long)count);
+  hy_strbuf_appendf(sb, "  %s ib = %lld, ob = %lld;\n", k->idx, (long long)pass->src_offset,
+                    (long long)pass->dst_offset);
+  if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, "  %s tm = 0;\n", k->idx);
+  int order[HY_MAX_LOOPS];
+  hy_cg_loop_order(pass, order);
+  if (pass->nloops > 0) {
+    hy_strbuf_appendf(sb, "  {\n    %s rem = ti, q;\n", k->idx);
+    for (int a = 0; a < pass->nloops; a++) {
+      const hyfft_dim *d = &pass->loops[order[a]];
+      if (a == pass->nloops - 1)
+        hy_strbuf_append(sb, "    q = rem;\n");
+      else
+        hy_strbuf_appendf(sb, "    q = rem %% %lld; rem /= %lld;\n", (long long)d->n,
+                          (long long)d->n);
+      hy_strbuf_appendf(sb, "    ib += q * %lld; ob += q * %lld;\n", (long long)d->in_stride,
+                        (long long)d->out_stride);
+      if (order[a] == pass->twiddle_loop) hy_strbuf_append(sb, "    tm = q;\n");
+    }
+    hy_strbuf_append(sb, "  }\n");
+  }
+}
+
+static hy_status hy_cg_copy_kernel(const hy_pass *pass, int pass_index, hy_dialect dialect,
+                                   const hy_device_caps *caps, hy_gpu_program *prog) {
+  hy_strbuf *sb = &prog->source;
+  int64_t count = hy_pass_count(pass);
+  int block = caps->max_work_group >= 256 ? 256 : (caps->max_work_group > 0 ? caps->max_work_group : 64);
+  int big = count > INT32_MAX || hy_cg_extent(pass, 0) > INT32_MAX || hy_cg_extent(pass, 1) > INT32_MAX;
+  const char *idx = big ? "hy_i64" : "int";
+  snprintf(prog->names[prog->nkernels], sizeof prog->names[0], "hy_pass%d_copy", pass_index);
+  hy_cg_kernel_open(sb, dialect, prog->names[prog->nkernels]);
+  const char *g = hy_cg_global(dialect);
+  hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst) {\n", g, g);
+  hy_strbuf_appendf(sb, "  const %s ti = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
+  hy_strbuf_appendf(sb, "  if (ti >= %lld) return;\n", (long long)count);
+  hy_strbuf_appendf(sb, "  %s ib = %lld, ob = %lld, rem = ti, q;\n", idx, (long long)pass->src_offset,
+                    (long long)pass->dst_offset);
+  int order[HY_MAX_LOOPS];
+  hy_cg_loop_order(pass, order);
+  for (int a = 0; a < pass->nloops; a++) {
+    const hyfft_dim *d = &pass->loops[order[a]];
+    hy_strbuf_appendf(sb, "  q = rem %% %lld; rem /= %lld;\n", (long long)d->n, (long long)d->n);
+    hy_strbuf_appendf(sb, "  ib += q * %lld; ob += q * %lld;\n", (long long)d->in_stride,
+                      (long long)d->out_stride);
+  }
+  hy_strbuf_append(sb, "  (void)rem;\n  real2 v = src[ib];\n");
+  if (pass->scale != 1.0) {
+    hy_strbuf_append(sb, "  v = cscale(v, ");
+    hy_cg_literal(sb, pass->precision, (long double)pass->scale);
+    hy_strbuf_append(sb, ");\n");
+  }
+  hy_strbuf_append(sb, "  dst[ob] = v;\n}\n\n");
+  hy_launch *L = &prog->launches[prog->nlaunches++];
+  L->kernel = prog->nkernels++;
+  L->grid = (count + block - 1) / block;
+  L->block = block;
+  L->shared_bytes = 0;
+  L->nargs = 2;
+  L->args[0] = (hy_kernel_arg){HY_ARG_BUFFER, pass->src};
+  L->args[1] = (hy_kernel_arg){HY_ARG_BUFFER, pass->dst};
+  return HYFFT_SUCCESS;
+}
+
+hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
+                            const hy_device_caps *caps, const hy_kernel_spec *spec,
+                            hy_gpu_program *prog) {
+  if (prog->nkernels >= HY_MAX_KERNELS || prog->nlaunches >= HY_MAX_LAUNCHES)
+    return hy_error(HYFFT_NOT_SUPPORTED, "codegen: more than %d kernels in one plan", HY_MAX_KERNELS);
+  if (pass->op == HY_PASS_COPY) return hy_cg_copy_kernel(pass, pass_index, prog->dialect, caps, prog);
+  if (pass->op != HY_PASS_DFT)
+    return hy_error(HYFFT_NOT_SUPPORTED, "codegen: pass %d has an op the GPU generator lacks", pass_index);
+
+  hy_cg_kernel k;
+  memset(&k, 0, sizeof k);
+  k.sb = &prog->source;
+  k.precision = pass->precision;
+  k.pass = pass;
+  k.spec = spec;
+  k.n = pass->axis.n;
+  k.bluestein = pass->algo == HY_ALGO_BLUESTEIN;
+  int64_t nc = k.bluestein ? pass->bluestein_m : pass->axis.n;
+  if (nc > 65536)
+    return hy_error(HYFFT_NOT_SUPPORTED, "codegen: pass %d length %lld does not fit one kernel",
+                    pass_index, (long long)nc);
+  k.nc = (int)nc;
+  k.T = spec->threads_per_transform;
+  k.M = spec->transforms_per_block;
+  k.pad = spec->lds_pad;
+  k.row = hy_cg_row(k.nc, k.pad);
+  if (k.T < 1 || k.M < 1 || (int64_t)k.T * k.M > (caps->max_work_group > 0 ? caps->max_work_group : 1024))
+    return hy_error(HYFFT_INVALID_ARGUMENT, "codegen: pass %d: %d threads x %d transforms per block",
+                    pass_index, k.T, k.M);
+  int64_t lbytes = hy_cg_local_bytes(pass, spec, k.nc);
+
+  /* Stages. */
+  int64_t prod = 1;
+  for (int f = 0; f < pass->nfactors; f++) prod *= pass->factors[f];
+  if (prod != nc)
+    return hy_error(HYFFT_INTERNAL, "codegen: pass %d factors multiply to %lld, not %lld",
+                    pass_index, (long long)prod, (long long)nc);
+  int reps = k.bluestein ? 2 : 1;
+  for (int rep = 0; rep < reps; rep++) {
+    int ns = 1;
+    for (int f = 0; f < pass->nfactors; f++) {
+      if (pass->factors[f] == 1) continue;
+      hy_cg_stage *st = &k.st[k.nstages++];
+      st->radix = pass->factors[f];
+      st->ns = ns;
+      st->nb = k.nc / st->radix;
+      st->per = (st->nb + k.T - 1) / k.T;
+      st->guard = st->per * k.T > st->nb;
+      if (k.bluestein) {
+        st->sign = rep == 0 ? -1 : 1;
+        st->conj = rep == 1;
+      } else {
+        st->sign = pass->sign;
+      }
+      if (st->per * st->radix > HY_CG_MAX_REGS)
+        return hy_error(HYFFT_NOT_SUPPORTED, "codegen: pass %d needs %d registers per thread",
+                        pass_index, st->per * st->radix);
+      ns *= st->radix;
+    }
+    if (rep == 0) k.forward_end = k.nstages - 1;
+  }
+  if (k.nstages == 0) { /* length 1 never reaches a DFT pass, but keep it valid */
+    hy_cg_stage *st = &k.st[k.nstages++];
+    *st = (hy_cg_stage){1, 1, k.nc, (k.nc + k.T - 1) / k.T, 0, pass->sign, 0};
+    st->guard = st->per * k.T > st->nb;
+  }
+
+  int64_t count = hy_pass_count(pass);
+  int64_t grid = (count + k.M - 1) / k.M;
+  int big = hy_cg_extent(pass, 0) > INT32_MAX || hy_cg_extent(pass, 1) > INT32_MAX ||
+            grid * k.M > INT32_MAX || (pass->twiddle_loop >= 0 && pass->twiddle_n > INT32_MAX);
+  k.idx = big ? "hy_i64" : "int";
+
+  /* Tables. */
+  int t_tw = -1, t_chirp = -1, t_bh = -1, t_ftw = -1;
+  HY_TRY(hy_cg_twiddle_table(prog, k.nc, k.bluestein ? -1 : pass->sign, pass->precision, &t_tw));
+  if (k.bluestein) {
+    HY_TRY(hy_cg_chirp_table(prog, k.n, pass->sign, pass->precision, &t_chirp));
+    HY_TRY(hy_cg_bluestein_table(prog, k.n, k.nc, pass->sign, pass->precision, &t_bh));
+  }
+  if (pass->twiddle_loop >= 0)
+    HY_TRY(hy_cg_twiddle_table(prog, pass->twiddle_n, pass->sign, pass->precision, &t_ftw));
+
+  /* Header and signature. */
+  hy_strbuf *sb = k.sb;
+  const char *g = hy_cg_global(prog->dialect);
+  snprintf(prog->names[prog->nkernels], sizeof prog->names[0], "hy_pass%d_dft%lld", pass_index,
+           (long long)k.n);
+  hy_strbuf_appendf(sb, "/* pass %d: ", pass_index);
+  hy_plan_tree tmp;
+  memset(&tmp, 0, sizeof tmp);
+  tmp.solver = "-";
+  tmp.npasses = 1;
+  tmp.passes[0] = *pass;
+  hy_strbuf line;
+  hy_strbuf_init(&line);
+  hy_plan_tree_describe(&tmp, &line);
+  const char *nl = line.data ? strchr(line.data, '\n') : NULL;
+  if (nl) {
+    const char *p = nl + 1;
+    while (*p == ' ') p++;
+    hy_strbuf_appendf(sb, "%.*s", (int)(strcspn(p, "\n")), p);
+  }
+  hy_strbuf_free(&line);
+  hy_strbuf_appendf(sb, "\n * %d threads x %d transforms per work-group, %lld bytes local, "
+                        "pad %d, %s exchange, %s */\n",
+                    k.T, k.M, (long long)lbytes, k.pad,
+                    spec->split_exchange ? "split" : "complex",
+                    spec->transform_fastest ? "threads along the transform"
+                                            : "threads across transforms");
+  hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels]);
+  hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tw", g, g, g);
+  if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
+  if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *ftw", g);
+  hy_strbuf_append(sb, ") {\n");
+  if (k.nstages > 1)
+    hy_strbuf_appendf(sb, "  %s%s lds[%d];\n", hy_cg_local(prog->dialect),
+                      spec->split_exchange ? "real" : "real2", k.M * k.row);
+  hy_cg_prologue(&k, count);
+  if (k.nstages > 1) hy_strbuf_appendf(sb, "  const int mo = m * %d;\n", k.row);
+  if (k.st[0].ns == 1 && k.nstages == 1) hy_strbuf_append(sb, "  (void)tw;\n");
+
+  hy_cg_decl_regs(&k, 'x', 0);
+  hy_cg_load_global(&k);
+  for (int s = 0; s < k.nstages; s++) {
+    hy_cg_decl_regs(&k, 'y', s);
+    hy_cg_compute(&k, s);
+    if (s == k.nstages - 1) {
+      /* One stage reads and writes global memory only: with in-place data
+       * every thread must have read before any thread writes. */
+      if (k.nstages == 1) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+      hy_cg_store_global(&k, s);
+    } else {
+      hy_cg_decl_regs(&k, 'x', s + 1);
+      hy_cg_exchange(&k, s);
+    }
+  }
+  hy_strbuf_append(sb, "}\n\n");
+
+  hy_launch *L = &prog->launches[prog->nlaunches++];
+  L->kernel = prog->nkernels++;
+  L->grid = grid;
+  L->block = k.T * k.M;
+  L->shared_bytes = (size_t)(k.nstages > 1 ? lbytes : 0);
+  L->nargs = 0;
+  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, pass->src};
+  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, pass->dst};
+  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_tw};
+  if (k.bluestein) {
+    L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_chirp};
+    L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_bh};
+  }
+  if (pass->twiddle_loop >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_ftw};
+  (void)problem;
+  return HYFFT_SUCCESS;
+}
