@@ -8,7 +8,33 @@
 /* Parse "cpu", "cuda", "cuda:N", "opencl", "opencl:P:D", "auto".
  * For OpenCL the backend resolves (P, D) into its own flat index through
  * device_info's spec strings, so parsing here only splits the prefix. */
+/* Digits only, at least one, no sign: device indices in specs. */
+static const char *hy_spec_index(const char *s) {
+  if (*s < '0' || *s > '9') return NULL;
+  while (*s >= '0' && *s <= '9') s++;
+  return s;
+}
+
+/* The spec grammar, checked before any backend is asked, so that a typo
+ * is reported as such rather than as a missing device. */
+static hy_status hy_check_spec(const char *spec) {
+  const char *rest = NULL;
+  if (strcmp(spec, "auto") == 0 || strcmp(spec, "cpu") == 0 || strcmp(spec, "cuda") == 0 ||
+      strcmp(spec, "opencl") == 0)
+    return HYFFT_SUCCESS;
+  if (strncmp(spec, "cuda:", 5) == 0) {
+    rest = hy_spec_index(spec + 5);
+  } else if (strncmp(spec, "opencl:", 7) == 0) {
+    rest = hy_spec_index(spec + 7);
+    rest = rest && *rest == ':' ? hy_spec_index(rest + 1) : NULL;
+  }
+  if (rest && *rest == '\0') return HYFFT_SUCCESS;
+  return hy_error(HYFFT_INVALID_DEVICE,
+                  "device spec '%.64s': expected auto, cpu, cuda[:N] or opencl[:P:D]", spec);
+}
+
 static hy_status hy_find_device(const char *spec, const hy_backend **backend, int *index) {
+  HY_TRY(hy_check_spec(spec));
   int nb = 0;
   const hy_backend *const *all = hy_backends(&nb);
   if (strcmp(spec, "auto") == 0) {
@@ -73,6 +99,7 @@ hyfft_status hyfft_context_create(const char *device_spec, hyfft_context *contex
   if (!ctx) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a context");
   ctx->backend = backend;
   ctx->device_index = index;
+  atomic_init(&ctx->refs, 1);
   hy_status st = backend->device_info(index, &ctx->info);
   if (st == HYFFT_SUCCESS) st = backend->open(index, &ctx->device);
   if (st == HYFFT_SUCCESS) {
@@ -94,9 +121,14 @@ hyfft_status hyfft_context_destroy(hyfft_context context) {
   if (!hy_handle_unregister(context, HY_HANDLE_CONTEXT))
     return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live (destroyed twice?)",
                     (void *)context);
+  hy_context_release(context);
+  return HYFFT_SUCCESS;
+}
+
+void hy_context_release(struct hyfft_context_s *context) {
+  if (atomic_fetch_sub(&context->refs, 1) != 1) return;
   context->backend->close(context->device);
   free(context);
-  return HYFFT_SUCCESS;
 }
 
 static hy_status hy_check_context(hyfft_context context) {
@@ -130,12 +162,11 @@ hyfft_status hyfft_device_get(int index, hyfft_device_info *info, int *count) {
     }
     total += n;
   }
-  if (count) *count = total;
-  if (!info) return HYFFT_SUCCESS;
-  if (!found)
+  if (info && !found)
     return hy_error(HYFFT_INVALID_ARGUMENT, "device index %d out of range (%d devices)", index,
                     total);
-  *info = found_info;
+  if (count) *count = total;
+  if (info) *info = found_info;
   return HYFFT_SUCCESS;
 }
 

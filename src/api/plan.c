@@ -12,6 +12,21 @@ static hy_status hy_check_plan(hyfft_plan plan) {
   return HYFFT_SUCCESS;
 }
 
+/* The enums the convenience calls read before building a problem (the
+ * full problem is validated again by hy_problem_make). */
+static hy_status hy_check_kind_precision_sign(hyfft_kind kind, hyfft_precision precision,
+                                              int sign) {
+  if (kind != HYFFT_C2C && kind != HYFFT_R2C && kind != HYFFT_C2R)
+    return hy_error(HYFFT_INVALID_KIND, "kind = %d is not C2C (0), R2C (1) or C2R (2)", (int)kind);
+  if (precision != HYFFT_F32 && precision != HYFFT_F64)
+    return hy_error(HYFFT_INVALID_PRECISION, "precision = %d is not F32 (0) or F64 (1)",
+                    (int)precision);
+  if (sign != HYFFT_FORWARD && sign != HYFFT_BACKWARD)
+    return hy_error(HYFFT_INVALID_SIGN, "sign = %d is neither -1 (forward) nor +1 (backward)",
+                    sign);
+  return HYFFT_SUCCESS;
+}
+
 hyfft_status hyfft_problem_init(hyfft_problem *problem, hyfft_kind kind,
                                 hyfft_precision precision, int sign, int rank,
                                 const int64_t *n) {
@@ -20,6 +35,7 @@ hyfft_status hyfft_problem_init(hyfft_problem *problem, hyfft_kind kind,
   if (!n) return hy_error(HYFFT_NULL_POINTER, "n is NULL");
   if (rank < 1 || rank > HYFFT_MAX_RANK)
     return hy_error(HYFFT_INVALID_RANK, "rank %d is outside 1..%d", rank, HYFFT_MAX_RANK);
+  HY_TRY(hy_check_kind_precision_sign(kind, precision, sign));
   hyfft_problem p;
   memset(&p, 0, sizeof p);
   p.kind = kind;
@@ -81,6 +97,9 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
   struct hyfft_plan_s *p = calloc(1, sizeof *p);
   if (!p) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a plan");
   hy_status st = hy_problem_make(problem, &p->problem);
+  /* The planner has C2C solvers only; say so plainly instead of NO_SOLVER. */
+  if (st == HYFFT_SUCCESS && p->problem.kind != HYFFT_C2C)
+    st = hy_error(HYFFT_NOT_SUPPORTED, "R2C/C2R transforms are not implemented yet");
   if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
     st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
   if (st == HYFFT_SUCCESS) st = hy_planner_plan(&p->problem, &context->caps, flags, &p->tree);
@@ -106,6 +125,7 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
     free(p);
     return st;
   }
+  atomic_fetch_add(&context->refs, 1);
   *plan = p;
   return HYFFT_SUCCESS;
 }
@@ -113,6 +133,10 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
 hyfft_status hyfft_plan_token(hyfft_context context, const char *token, unsigned flags,
                               hyfft_plan *plan) {
   hy_error_clear();
+  if (!plan) return hy_error(HYFFT_NULL_POINTER, "plan is NULL");
+  if (!context) return hy_error(HYFFT_NULL_POINTER, "context is NULL");
+  if (!hy_handle_is_live(context, HY_HANDLE_CONTEXT))
+    return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live", (void *)context);
   if (!token) return hy_error(HYFFT_NULL_POINTER, "token is NULL");
   hyfft_problem problem;
   HY_TRY(hy_token_parse(token, &problem));
@@ -125,9 +149,26 @@ hyfft_status hyfft_plan_many(hyfft_context context, int rank, const int64_t *n, 
                              hyfft_kind kind, hyfft_precision precision, int sign,
                              hyfft_plan *plan) {
   hy_error_clear();
+  if (!plan) return hy_error(HYFFT_NULL_POINTER, "plan is NULL");
   if (!n) return hy_error(HYFFT_NULL_POINTER, "n is NULL");
   if (rank < 1 || rank > HYFFT_MAX_RANK)
     return hy_error(HYFFT_INVALID_RANK, "rank %d is outside 1..%d", rank, HYFFT_MAX_RANK);
+  HY_TRY(hy_check_kind_precision_sign(kind, precision, sign));
+  /* Like FFTW: the embeddings' first entry only bounds the array, the
+   * others set the strides, so each must hold its dimension. */
+  for (int d = 0; d < rank; d++) {
+    if (n[d] < 1)
+      return hy_error(HYFFT_INVALID_SIZE, "n[%d] = %lld is not positive", d, (long long)n[d]);
+    int64_t in_len = n[d], out_len = n[d];
+    if (d == rank - 1 && kind == HYFFT_R2C) out_len = n[d] / 2 + 1;
+    if (d == rank - 1 && kind == HYFFT_C2R) in_len = n[d] / 2 + 1;
+    if (inembed && d > 0 && inembed[d] < in_len)
+      return hy_error(HYFFT_INVALID_STRIDE, "inembed[%d] = %lld is smaller than the %lld elements "
+                      "of that dimension", d, (long long)inembed[d], (long long)in_len);
+    if (onembed && d > 0 && onembed[d] < out_len)
+      return hy_error(HYFFT_INVALID_STRIDE, "onembed[%d] = %lld is smaller than the %lld elements "
+                      "of that dimension", d, (long long)onembed[d], (long long)out_len);
+  }
   hyfft_problem p;
   memset(&p, 0, sizeof p);
   p.kind = kind;
@@ -208,6 +249,7 @@ hyfft_status hyfft_plan_destroy(hyfft_plan plan) {
     if (plan->work[w]) b->release(plan->context->device, plan->work[w]);
   b->plan_release(plan->context->device, plan->backend_state);
   pthread_mutex_destroy(&plan->work_lock);
+  hy_context_release(plan->context);
   free(plan);
   return HYFFT_SUCCESS;
 }
@@ -268,11 +310,15 @@ hyfft_status hyfft_execute_async(hyfft_plan plan, const void *in, void *out, voi
 hyfft_status hyfft_wisdom_export_file(hyfft_context context, const char *path) {
   hy_error_clear();
   if (!context || !path) return hy_error(HYFFT_NULL_POINTER, "context or path is NULL");
+  if (!hy_handle_is_live(context, HY_HANDLE_CONTEXT))
+    return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live", (void *)context);
   return hy_error(HYFFT_NOT_SUPPORTED, "wisdom export is not available yet: plans come from the cost model");
 }
 
 hyfft_status hyfft_wisdom_import_file(hyfft_context context, const char *path) {
   hy_error_clear();
   if (!context || !path) return hy_error(HYFFT_NULL_POINTER, "context or path is NULL");
+  if (!hy_handle_is_live(context, HY_HANDLE_CONTEXT))
+    return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live", (void *)context);
   return hy_error(HYFFT_NOT_SUPPORTED, "wisdom import is not available yet: plans come from the cost model");
 }

@@ -3,6 +3,7 @@
 #define HY_EXEC_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "backend/backend.h"
 
@@ -12,7 +13,14 @@ struct hyfft_context_s {
   void *device;     /* backend device state */
   hyfft_device_info info;
   hy_device_caps caps;
+  /* The user's handle plus one per plan: a context destroyed while plans
+   * live stops being a valid handle at once but keeps its device open
+   * until its last plan is destroyed. */
+  atomic_int refs;
 };
+
+/* Drop one reference to a context; the last one closes the device. */
+void hy_context_release(struct hyfft_context_s *context);
 
 struct hyfft_plan_s {
   hyfft_context context;
