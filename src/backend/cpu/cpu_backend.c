@@ -1,0 +1,271 @@
+/* The native CPU backend: host memory, no queues, and plan execution
+ * through the CPU engine (cpu_engine_impl.h), one node per pass. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/cpu/cpu_node.h"
+
+typedef struct hy_cpu_plan {
+  int npasses;
+  hy_cpu_node *nodes[HY_MAX_PASSES];
+} hy_cpu_plan;
+
+/* A context needs no device state; open hands out this address. */
+static int hy_cpu_device_token;
+
+static hy_status hy_cpu_device_count(int *count) {
+  *count = 1;
+  return HYFFT_SUCCESS;
+}
+
+static void hy_cpu_model_name(char *name, size_t size) {
+  snprintf(name, size, "CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) != 0) continue;
+    const char *colon = strchr(line, ':');
+    if (!colon) continue;
+    colon++;
+    while (*colon == ' ' || *colon == '\t') colon++;
+    size_t len = strcspn(colon, "\n");
+    if (len >= size) len = size - 1;
+    if (len > 0) {
+      memcpy(name, colon, len);
+      name[len] = '\0';
+    }
+    break;
+  }
+  fclose(f);
+}
+
+static int64_t hy_cpu_memory_bytes(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? (int64_t)pages * page : 0;
+}
+
+static int64_t hy_cpu_l2_bytes(void) {
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l2 > 0) return l2;
+#endif
+  return 0;
+}
+
+static hy_status hy_cpu_device_info(int index, hyfft_device_info *info) {
+  if (index != 0) return hy_error(HYFFT_INVALID_DEVICE, "cpu device %d does not exist (only cpu:0)", index);
+  memset(info, 0, sizeof *info);
+  info->backend = HYFFT_BACKEND_CPU;
+  snprintf(info->spec, sizeof info->spec, "cpu");
+  hy_cpu_model_name(info->name, sizeof info->name);
+  info->compute_units = hy_num_threads();
+  info->global_memory = hy_cpu_memory_bytes();
+  info->l2_cache = hy_cpu_l2_bytes();
+  info->supports_f64 = 1;
+  info->is_gpu = 0;
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_cpu_open(int index, void **device) {
+  if (index != 0) return hy_error(HYFFT_INVALID_DEVICE, "cpu device %d does not exist (only cpu:0)", index);
+  *device = &hy_cpu_device_token;
+  return HYFFT_SUCCESS;
+}
+
+static void hy_cpu_close(void *device) { (void)device; }
+
+static hy_status hy_cpu_caps(void *device, hy_device_caps *caps) {
+  (void)device;
+  memset(caps, 0, sizeof *caps);
+  int threads = hy_num_threads();
+  caps->backend = HYFFT_BACKEND_CPU;
+  caps->compute_units = threads;
+  caps->l2_cache = hy_cpu_l2_bytes();
+  caps->global_memory = hy_cpu_memory_bytes();
+  /* Rough figures for the cost model: a few GB/s of copy bandwidth per
+   * core up to a memory-bus limit, a few Gflop/s per core in SIMD. */
+  caps->bandwidth = 8e9 * (threads < 4 ? threads : 4);
+  caps->flop_rate = 8e9 * threads;
+  caps->launch_overhead = 2e-6;
+  caps->supports_f64 = 1;
+  caps->max_pass_length[HYFFT_F32] = INT64_MAX;
+  caps->max_pass_length[HYFFT_F64] = INT64_MAX;
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_cpu_alloc(void *device, size_t bytes, void **buffer) {
+  (void)device;
+  void *p = hy_malloc(bytes ? bytes : 1);
+  if (!p) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
+  *buffer = p;
+  return HYFFT_SUCCESS;
+}
+
+static void hy_cpu_release(void *device, void *buffer) {
+  (void)device;
+  hy_free(buffer);
+}
+
+static hy_status hy_cpu_write(void *device, void *queue, void *buffer, size_t offset,
+                              const void *host, size_t bytes, int blocking) {
+  (void)device, (void)queue, (void)blocking;
+  if (bytes) memmove((char *)buffer + offset, host, bytes);
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_cpu_read(void *device, void *queue, const void *buffer, size_t offset,
+                             void *host, size_t bytes, int blocking) {
+  (void)device, (void)queue, (void)blocking;
+  if (bytes) memmove(host, (const char *)buffer + offset, bytes);
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_cpu_synchronize(void *device, void *queue) {
+  (void)device, (void)queue;
+  return HYFFT_SUCCESS;
+}
+
+static void hy_cpu_plan_release(void *device, void *plan_state) {
+  (void)device;
+  hy_cpu_plan *plan = plan_state;
+  if (!plan) return;
+  for (int i = 0; i < plan->npasses; i++) hy_cpu_node_free(plan->nodes[i]);
+  hy_free(plan);
+}
+
+static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
+                                     const hy_plan_tree *tree, void **plan_state) {
+  (void)problem;
+  hy_cpu_plan *plan = hy_calloc(1, sizeof *plan);
+  if (!plan) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: plan state");
+  hy_status st = HYFFT_SUCCESS;
+  for (int i = 0; i < tree->npasses && st == HYFFT_SUCCESS; i++) {
+    const hy_pass *pass = &tree->passes[i];
+    int64_t tw_n = pass->twiddle_loop >= 0 ? pass->twiddle_n : 0;
+    if (pass->twiddle_loop >= pass->nloops)
+      st = hy_error(HYFFT_INTERNAL, "cpu backend: pass %d twiddles along loop %d of %d", i,
+                    pass->twiddle_loop, pass->nloops);
+    else if (pass->op == HY_PASS_COPY) {
+      static const int one[1] = {1};
+      st = hy_cpu_node_build(pass->precision, pass->sign, 1, HY_ALGO_MIXED_RADIX, one, 1, 0,
+                             tw_n, &plan->nodes[i]);
+    } else if (pass->op == HY_PASS_DFT) {
+      st = hy_cpu_node_build(pass->precision, pass->sign, pass->axis.n, pass->algo,
+                             pass->factors, pass->nfactors, pass->bluestein_m, tw_n,
+                             &plan->nodes[i]);
+    } else {
+      st = hy_error(HYFFT_NOT_SUPPORTED, "cpu backend: pass %d has unknown op %d", i, (int)pass->op);
+    }
+    if (st == HYFFT_SUCCESS) plan->npasses = i + 1;
+  }
+  if (st != HYFFT_SUCCESS) {
+    hy_cpu_plan_release(device, plan);
+    return st;
+  }
+  *plan_state = plan;
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_cpu_plan_source(void *device, const void *plan_state, hy_strbuf *sb) {
+  (void)device, (void)plan_state, (void)sb;
+  return HYFFT_SUCCESS;
+}
+
+/* [lo, hi] element range a layout touches. */
+static void hy_cpu_extent(const hy_pass *pass, int input, int64_t off, int64_t *lo, int64_t *hi) {
+  int64_t a = off, b = off;
+  for (int l = -1; l < pass->nloops; l++) {
+    const hyfft_dim *d = l < 0 ? &pass->axis : &pass->loops[l];
+    int64_t s = input ? d->in_stride : d->out_stride, span = (d->n - 1) * s;
+    if (span > 0) b += span;
+    else a += span;
+  }
+  *lo = a;
+  *hi = b;
+}
+
+static int hy_cpu_same_layout(const hy_pass *pass) {
+  if (pass->axis.in_stride != pass->axis.out_stride) return 0;
+  for (int l = 0; l < pass->nloops; l++)
+    if (pass->loops[l].in_stride != pass->loops[l].out_stride) return 0;
+  return 1;
+}
+
+static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
+                                void *const buffers[HY_BUF_COUNT], void *queue) {
+  (void)device, (void)queue;
+  const hy_cpu_plan *plan = plan_state;
+  for (int i = 0; i < tree->npasses; i++) {
+    const hy_pass *pass = &tree->passes[i];
+    size_t elem = pass->precision == HYFFT_F64 ? 16 : 8;
+    if (!buffers[pass->src] || !buffers[pass->dst])
+      return hy_error(HYFFT_INTERNAL, "cpu backend: pass %d uses a buffer that was not supplied", i);
+    const char *src = (const char *)buffers[pass->src] + pass->src_offset * (int64_t)elem;
+    char *dst = (char *)buffers[pass->dst] + pass->dst_offset * (int64_t)elem;
+    hy_cpu_run run;
+    memset(&run, 0, sizeof run);
+    run.axis = pass->axis;
+    run.scale = pass->scale;
+    run.twiddle_loop = -1;
+    /* Loops sorted by input stride, largest first, so that the lanes (the
+     * innermost loop) are neighbouring transforms wherever possible. */
+    int order[HY_MAX_LOOPS];
+    for (int l = 0; l < pass->nloops; l++) {
+      int j = l;
+      while (j > 0 && llabs(pass->loops[order[j - 1]].in_stride) < llabs(pass->loops[l].in_stride)) {
+        order[j] = order[j - 1];
+        j--;
+      }
+      order[j] = l;
+    }
+    run.nloops = pass->nloops;
+    for (int l = 0; l < pass->nloops; l++) {
+      run.loops[l] = pass->loops[order[l]];
+      if (order[l] == pass->twiddle_loop) run.twiddle_loop = l;
+    }
+    /* Overlapping source and destination with different layouts: read
+     * from a copy, since transforms would overwrite each other's input. */
+    void *copy = NULL;
+    int64_t slo, shi, dlo, dhi;
+    hy_cpu_extent(pass, 1, 0, &slo, &shi);
+    hy_cpu_extent(pass, 0, 0, &dlo, &dhi);
+    const char *s0 = src + slo * (int64_t)elem, *s1 = src + (shi + 1) * (int64_t)elem;
+    const char *d0 = dst + dlo * (int64_t)elem, *d1 = dst + (dhi + 1) * (int64_t)elem;
+    if (s0 < d1 && d0 < s1 && !(src == dst && hy_cpu_same_layout(pass))) {
+      size_t bytes = (size_t)(s1 - s0);
+      copy = hy_malloc(bytes);
+      if (!copy) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: copy of an overlapping input (%zu bytes)", bytes);
+      memcpy(copy, s0, bytes);
+      src = (const char *)copy - slo * (int64_t)elem;
+    }
+    run.src = src;
+    run.dst = dst;
+    hy_status st = pass->precision == HYFFT_F64 ? hy_cpu_node_run_f64(plan->nodes[i], &run)
+                                                : hy_cpu_node_run_f32(plan->nodes[i], &run);
+    hy_free(copy);
+    if (st != HYFFT_SUCCESS) return st;
+  }
+  return HYFFT_SUCCESS;
+}
+
+const hy_backend hy_backend_cpu = {
+    .id = HYFFT_BACKEND_CPU,
+    .name = "cpu",
+    .device_count = hy_cpu_device_count,
+    .device_info = hy_cpu_device_info,
+    .open = hy_cpu_open,
+    .close = hy_cpu_close,
+    .caps = hy_cpu_caps,
+    .alloc = hy_cpu_alloc,
+    .release = hy_cpu_release,
+    .write = hy_cpu_write,
+    .read = hy_cpu_read,
+    .synchronize = hy_cpu_synchronize,
+    .plan_prepare = hy_cpu_plan_prepare,
+    .plan_release = hy_cpu_plan_release,
+    .plan_source = hy_cpu_plan_source,
+    .execute = hy_cpu_execute,
+};

@@ -1,0 +1,101 @@
+/* The native CPU engine: internal interface between the backend glue
+ * (cpu_backend.c) and the per-precision engines (cpu_engine_f32.c,
+ * cpu_engine_f64.c, both generated from cpu_engine_impl.h).
+ *
+ * Data layout inside the engine: a batch of LANES transforms is gathered
+ * side by side into split re/im scratch, element j of lane v at
+ * [j*LANES + v], so every butterfly is one operation on a whole compiler
+ * vector (GCC vector extensions) whatever the radix or stage. LANES is 8
+ * for f32 and 4 for f64 (32-byte vectors). */
+#ifndef HY_CPU_ENGINE_H
+#define HY_CPU_ENGINE_H
+
+#include "backend/backend.h"
+
+#define HY_CPU_LANES_F32 8
+#define HY_CPU_LANES_F64 4
+
+/* Longest transform done in one go on gathered scratch; longer ones are
+ * split into two batched passes (four-step) so that each fits in cache. */
+#define HY_CPU_DIRECT_MAX 4096
+
+/* One Stockham stage: radix, the product of the radices before it, and
+ * its twiddles tw_re[(r-1)*ns + k], tw_im likewise (k < ns, 1 <= r < radix),
+ * in the engine's precision. Generic odd radices also carry cos/sin of
+ * 2*pi*p*k/radix for p, k in 1..(radix-1)/2. */
+typedef struct hy_cpu_stage {
+  int radix;
+  int64_t ns;
+  void *tw;     /* REAL[2 * (radix-1) * ns]: all re, then all im */
+  void *consts; /* REAL[2 * h * h], h = (radix-1)/2: cos then sin; NULL if unused */
+} hy_cpu_stage;
+
+/* A contiguous lane-vector transform of length n (the kernel plan). */
+typedef struct hy_cpu_kp {
+  int64_t n;
+  int sign;
+  int nstages;
+  hy_cpu_stage stages[HY_MAX_FACTORS];
+} hy_cpu_kp;
+
+/* w^p = exp(sign*2*pi*i*p/n) for 0 <= p < n as lo[p & mask] * hi[p >> shift]
+ * (both from long double, multiplied in double): O(sqrt n) memory for the
+ * four-step twiddles. */
+typedef struct hy_cpu_twiddle {
+  int64_t n; /* 0: no twiddle */
+  int shift;
+  int64_t mask;
+  double *lo; /* interleaved complex, mask+1 entries */
+  double *hi; /* interleaved complex, (n >> shift) + 1 entries */
+} hy_cpu_twiddle;
+
+typedef enum hy_cpu_node_kind {
+  HY_CPU_DIRECT = 0,   /* gather LANES transforms, Stockham, scatter */
+  HY_CPU_LARGE = 1,    /* n = n1*n2: two batched sub-nodes (four-step) */
+  HY_CPU_BLUESTEIN = 2 /* chirp-z with an f64 convolution of length m */
+} hy_cpu_node_kind;
+
+typedef struct hy_cpu_node {
+  hy_cpu_node_kind kind;
+  hyfft_precision precision;
+  int sign;
+  int64_t n;
+  hy_cpu_kp kp; /* DIRECT: length n in `precision`; BLUESTEIN: length m, f64, forward */
+  /* LARGE */
+  int64_t n1, n2;
+  struct hy_cpu_node *a, *b; /* a: n2 transforms of n1 (twiddled), b: n1 of n2 */
+  /* BLUESTEIN: chirp c[j] = exp(sign*pi*i*j^2/n) (j < n) and the spectrum
+   * of conj(c) wrapped to length m, divided by m; split re then im. */
+  int64_t m;
+  double *chirp;
+  double *spec;
+  /* The twiddle of the runs this node is used in (the pass's four-step
+   * twiddle, or the internal one for the first half of a LARGE node). */
+  hy_cpu_twiddle tw;
+} hy_cpu_node;
+
+/* One batched run: dst[k] = scale * tw * DFT(src)[k] for every transform
+ * in the loop nest (loops outermost first; lanes come from the innermost). */
+typedef struct hy_cpu_run {
+  const void *src;
+  void *dst;
+  hyfft_dim axis;
+  int nloops;
+  hyfft_dim loops[HY_MAX_LOOPS];
+  int twiddle_loop; /* index into loops, -1: none */
+  double scale;
+} hy_cpu_run;
+
+/* Per-precision kernel plans (cpu_engine_impl.h). */
+hy_status hy_cpu_kp_init_f32(hy_cpu_kp *kp, int64_t n, const int *factors, int nfactors, int sign);
+hy_status hy_cpu_kp_init_f64(hy_cpu_kp *kp, int64_t n, const int *factors, int nfactors, int sign);
+void hy_cpu_kp_free(hy_cpu_kp *kp);
+/* Transform LANES vectors in (re, im) using (tr, ti) as the other Stockham
+ * buffer; returns 0 if the result is in (re, im), 1 if in (tr, ti). */
+int hy_cpu_kp_exec_f64(const hy_cpu_kp *kp, void *re, void *im, void *tr, void *ti);
+
+/* Run a node (any kind) over a batch; multithreaded inside. */
+hy_status hy_cpu_node_run_f32(const hy_cpu_node *node, const hy_cpu_run *run);
+hy_status hy_cpu_node_run_f64(const hy_cpu_node *node, const hy_cpu_run *run);
+
+#endif /* HY_CPU_ENGINE_H */

@@ -1,0 +1,656 @@
+/* The CPU engine, written once for both precisions: cpu_engine_f32.c and
+ * cpu_engine_f64.c include this file with HY_REAL (float, double), HY_LANES
+ * (8, 4) and HY_SFX(name) defined. Not a standalone header. */
+#include <string.h>
+
+#include "backend/cpu/cpu_engine.h"
+#include "util/twiddle.h"
+
+typedef HY_REAL hy_r;
+/* One vector holds the same element of HY_LANES transforms. */
+typedef HY_REAL hy_v __attribute__((vector_size(32)));
+typedef double hy_v4d __attribute__((vector_size(32)));
+
+#define L_ HY_LANES
+#define HY_INLINE static inline __attribute__((always_inline))
+/* Stage loops get an AVX2+FMA clone picked at load time; the default build
+ * stays baseline x86-64 so the binary runs anywhere. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(HYFFT_NO_CLONES)
+#define HY_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define HY_CLONES
+#endif
+
+/* ---- butterflies on vectors (s = sign of the exponent, a constant) ---- */
+
+/* x *= s*i */
+HY_INLINE void hy_rot(hy_v *xr, hy_v *xi, const int s) {
+  hy_v t = *xr;
+  if (s < 0) {
+    *xr = *xi;
+    *xi = -t;
+  } else {
+    *xr = -*xi;
+    *xi = t;
+  }
+}
+
+HY_INLINE void hy_cmul(hy_v *xr, hy_v *xi, hy_r cr, hy_r ci) {
+  hy_v t = *xr * cr - *xi * ci;
+  *xi = *xr * ci + *xi * cr;
+  *xr = t;
+}
+
+#define HY_SQRT1_2 ((hy_r)0.707106781186547524400844362104849039L)
+#define HY_C16 ((hy_r)0.923879532511286756128183189396788933L) /* cos(pi/8) */
+#define HY_S16 ((hy_r)0.382683432365089771728459984030398866L) /* sin(pi/8) */
+
+/* x *= exp(s*2*pi*i*j/16) for the j a radix-16 butterfly needs */
+HY_INLINE void hy_w16(hy_v *xr, hy_v *xi, const int j, const int s) {
+  hy_v x = *xr, y = *xi;
+  const hy_r sr = (hy_r)s;
+  switch (j) {
+    case 0: break;
+    case 1: hy_cmul(xr, xi, HY_C16, s * HY_S16); break;
+    case 2:
+      *xr = HY_SQRT1_2 * (x - sr * y);
+      *xi = HY_SQRT1_2 * (y + sr * x);
+      break;
+    case 3: hy_cmul(xr, xi, HY_S16, s * HY_C16); break;
+    case 4: hy_rot(xr, xi, s); break;
+    case 6:
+      *xr = HY_SQRT1_2 * (-x - sr * y);
+      *xi = HY_SQRT1_2 * (-y + sr * x);
+      break;
+    default: hy_cmul(xr, xi, -HY_C16, -s * HY_S16); break; /* j == 9 */
+  }
+}
+
+HY_INLINE void hy_bfly2(hy_v *r, hy_v *i) {
+  hy_v tr = r[0] - r[1], ti = i[0] - i[1];
+  r[0] += r[1];
+  i[0] += i[1];
+  r[1] = tr;
+  i[1] = ti;
+}
+
+/* 4-point DFT of (a[0], a[st], a[2st], a[3st]) in place */
+HY_INLINE void hy_dft4(hy_v *r, hy_v *i, const int st, const int s) {
+  hy_v t0r = r[0] + r[2 * st], t0i = i[0] + i[2 * st];
+  hy_v t1r = r[0] - r[2 * st], t1i = i[0] - i[2 * st];
+  hy_v t2r = r[st] + r[3 * st], t2i = i[st] + i[3 * st];
+  hy_v t3r = r[st] - r[3 * st], t3i = i[st] - i[3 * st];
+  hy_rot(&t3r, &t3i, s);
+  r[0] = t0r + t2r;
+  i[0] = t0i + t2i;
+  r[2 * st] = t0r - t2r;
+  i[2 * st] = t0i - t2i;
+  r[st] = t1r + t3r;
+  i[st] = t1i + t3i;
+  r[3 * st] = t1r - t3r;
+  i[3 * st] = t1i - t3i;
+}
+
+HY_INLINE void hy_bfly4(hy_v *r, hy_v *i, const int s) { hy_dft4(r, i, 1, s); }
+
+/* 8 = 2 x 4: n = q + 2*n1, k = p + 4*m */
+HY_INLINE void hy_bfly8(hy_v *r, hy_v *i, const int s) {
+  hy_dft4(r, i, 2, s);     /* b[0][p] at r[2p] */
+  hy_dft4(r + 1, i + 1, 2, s); /* b[1][p] at r[2p+1] */
+  hy_w16(&r[3], &i[3], 2, s);
+  hy_w16(&r[5], &i[5], 4, s);
+  hy_w16(&r[7], &i[7], 6, s);
+  hy_v yr[8], yi[8];
+  for (int p = 0; p < 4; p++) {
+    yr[p] = r[2 * p] + r[2 * p + 1];
+    yi[p] = i[2 * p] + i[2 * p + 1];
+    yr[p + 4] = r[2 * p] - r[2 * p + 1];
+    yi[p + 4] = i[2 * p] - i[2 * p + 1];
+  }
+  for (int p = 0; p < 8; p++) {
+    r[p] = yr[p];
+    i[p] = yi[p];
+  }
+}
+
+/* 16 = 4 x 4: n = q + 4*n1, k = p + 4*m */
+HY_INLINE void hy_bfly16(hy_v *r, hy_v *i, const int s) {
+  for (int q = 0; q < 4; q++) hy_dft4(r + q, i + q, 4, s); /* b[q][p] at r[q + 4p] */
+  for (int q = 1; q < 4; q++)
+    for (int p = 1; p < 4; p++) hy_w16(&r[q + 4 * p], &i[q + 4 * p], q * p, s);
+  hy_v yr[16], yi[16];
+  for (int p = 0; p < 4; p++) {
+    hy_v br[4] = {r[4 * p], r[4 * p + 1], r[4 * p + 2], r[4 * p + 3]};
+    hy_v bi[4] = {i[4 * p], i[4 * p + 1], i[4 * p + 2], i[4 * p + 3]};
+    hy_dft4(br, bi, 1, s);
+    for (int m = 0; m < 4; m++) {
+      yr[p + 4 * m] = br[m];
+      yi[p + 4 * m] = bi[m];
+    }
+  }
+  for (int p = 0; p < 16; p++) {
+    r[p] = yr[p];
+    i[p] = yi[p];
+  }
+}
+
+HY_INLINE void hy_bfly3(hy_v *r, hy_v *i, const int s) {
+  const hy_r c = (hy_r)0.866025403784438646763723170752936183L; /* sin(2pi/3) */
+  hy_v tr = r[1] + r[2], ti = i[1] + i[2];
+  hy_v dr = (r[1] - r[2]) * c, di = (i[1] - i[2]) * c;
+  hy_v mr = r[0] - (hy_r)0.5 * tr, mi = i[0] - (hy_r)0.5 * ti;
+  r[0] += tr;
+  i[0] += ti;
+  hy_rot(&dr, &di, s);
+  r[1] = mr + dr;
+  i[1] = mi + di;
+  r[2] = mr - dr;
+  i[2] = mi - di;
+}
+
+HY_INLINE void hy_bfly5(hy_v *r, hy_v *i, const int s) {
+  const hy_r c1 = (hy_r)0.309016994374947424102293417182819059L;  /* cos(2pi/5) */
+  const hy_r c2 = (hy_r)-0.809016994374947424102293417182819059L; /* cos(4pi/5) */
+  const hy_r s1 = (hy_r)0.951056516295153572116439333379382143L;  /* sin(2pi/5) */
+  const hy_r s2 = (hy_r)0.587785252292473129168705954639072769L;  /* sin(4pi/5) */
+  hy_v t1r = r[1] + r[4], t1i = i[1] + i[4], d1r = r[1] - r[4], d1i = i[1] - i[4];
+  hy_v t2r = r[2] + r[3], t2i = i[2] + i[3], d2r = r[2] - r[3], d2i = i[2] - i[3];
+  hy_v m1r = r[0] + c1 * t1r + c2 * t2r, m1i = i[0] + c1 * t1i + c2 * t2i;
+  hy_v m2r = r[0] + c2 * t1r + c1 * t2r, m2i = i[0] + c2 * t1i + c1 * t2i;
+  hy_v n1r = s1 * d1r + s2 * d2r, n1i = s1 * d1i + s2 * d2i;
+  hy_v n2r = s2 * d1r - s1 * d2r, n2i = s2 * d1i - s1 * d2i;
+  r[0] += t1r + t2r;
+  i[0] += t1i + t2i;
+  hy_rot(&n1r, &n1i, s);
+  hy_rot(&n2r, &n2i, s);
+  r[1] = m1r + n1r;
+  i[1] = m1i + n1i;
+  r[4] = m1r - n1r;
+  i[4] = m1i - n1i;
+  r[2] = m2r + n2r;
+  i[2] = m2i + n2i;
+  r[3] = m2r - n2r;
+  i[3] = m2i - n2i;
+}
+
+/* Any odd radix R (<= 31) through the symmetric pairs a[p] +- a[R-p]:
+ * cs holds cos and sin of 2*pi*p*k/R (p, k in 1..h). Straight-line code
+ * when R is a constant. */
+HY_INLINE void hy_bfly_odd(hy_v *r, hy_v *i, const int R, const hy_r *cs, const int s) {
+  const int h = (R - 1) / 2;
+  hy_v tr[16], ti[16], dr[16], di[16];
+  hy_v a0r = r[0], a0i = i[0], y0r = r[0], y0i = i[0];
+  for (int p = 1; p <= h; p++) {
+    tr[p] = r[p] + r[R - p];
+    ti[p] = i[p] + i[R - p];
+    dr[p] = r[p] - r[R - p];
+    di[p] = i[p] - i[R - p];
+    y0r += tr[p];
+    y0i += ti[p];
+  }
+  for (int k = 1; k <= h; k++) {
+    hy_v mr = a0r, mi = a0i, nr = a0r * 0, ni = a0r * 0;
+    for (int p = 1; p <= h; p++) {
+      hy_r c = cs[(p - 1) * h + (k - 1)], sn = cs[h * h + (p - 1) * h + (k - 1)];
+      mr += tr[p] * c;
+      mi += ti[p] * c;
+      nr += dr[p] * sn;
+      ni += di[p] * sn;
+    }
+    hy_rot(&nr, &ni, s);
+    r[k] = mr + nr;
+    i[k] = mi + ni;
+    r[R - k] = mr - nr;
+    i[R - k] = mi - ni;
+  }
+  r[0] = y0r;
+  i[0] = y0i;
+}
+
+/* ---- Stockham stages ---------------------------------------------------
+ * Stage with radix R after sub-transforms of length ns: element j = b*ns+k
+ * reads x[j + r*n/R], twiddles by exp(s*2*pi*i*r*k/(ns*R)), and writes
+ * y[b*ns*R + k + r*ns]: the output is in natural order after the last
+ * stage (autosort), every access is a whole vector. */
+#define HY_STAGE(NAME, RDECL, RA, BFLY)                                                     \
+  HY_INLINE void NAME##_impl(const hy_cpu_stage *st, int64_t n, const hy_v *restrict ir,    \
+                             const hy_v *restrict ii, hy_v *restrict or_,                   \
+                             hy_v *restrict oi, const int s) {                              \
+    RDECL;                                                                                  \
+    const int64_t ns = st->ns, m = n / R, nb = m / ns;                                      \
+    const hy_r *twr = st->tw, *twi = twr + (R - 1) * ns;                                    \
+    const hy_r *cs = st->consts;                                                            \
+    (void)cs;                                                                               \
+    for (int64_t b = 0; b < nb; b++) {                                                      \
+      for (int64_t k = 0; k < ns; k++) {                                                    \
+        const int64_t j = b * ns + k, o = b * ns * R + k;                                   \
+        hy_v xr[RA], xi[RA];                                                                \
+        for (int r = 0; r < R; r++) {                                                       \
+          xr[r] = ir[j + r * m];                                                            \
+          xi[r] = ii[j + r * m];                                                            \
+        }                                                                                   \
+        if (ns > 1)                                                                         \
+          for (int r = 1; r < R; r++)                                                       \
+            hy_cmul(&xr[r], &xi[r], twr[(r - 1) * ns + k], twi[(r - 1) * ns + k]);           \
+        BFLY;                                                                               \
+        for (int r = 0; r < R; r++) {                                                       \
+          or_[o + r * ns] = xr[r];                                                          \
+          oi[o + r * ns] = xi[r];                                                           \
+        }                                                                                   \
+      }                                                                                     \
+    }                                                                                       \
+  }                                                                                         \
+  HY_CLONES static void NAME##_fwd(const hy_cpu_stage *st, int64_t n, const hy_v *ir,       \
+                                   const hy_v *ii, hy_v *or_, hy_v *oi) {                   \
+    NAME##_impl(st, n, ir, ii, or_, oi, -1);                                                \
+  }                                                                                         \
+  HY_CLONES static void NAME##_bwd(const hy_cpu_stage *st, int64_t n, const hy_v *ir,       \
+                                   const hy_v *ii, hy_v *or_, hy_v *oi) {                   \
+    NAME##_impl(st, n, ir, ii, or_, oi, +1);                                                \
+  }
+
+HY_STAGE(hy_stage2, const int R = 2, 2, hy_bfly2(xr, xi))
+HY_STAGE(hy_stage3, const int R = 3, 3, hy_bfly3(xr, xi, s))
+HY_STAGE(hy_stage4, const int R = 4, 4, hy_bfly4(xr, xi, s))
+HY_STAGE(hy_stage5, const int R = 5, 5, hy_bfly5(xr, xi, s))
+HY_STAGE(hy_stage7, const int R = 7, 7, hy_bfly_odd(xr, xi, 7, cs, s))
+HY_STAGE(hy_stage8, const int R = 8, 8, hy_bfly8(xr, xi, s))
+HY_STAGE(hy_stage11, const int R = 11, 11, hy_bfly_odd(xr, xi, 11, cs, s))
+HY_STAGE(hy_stage13, const int R = 13, 13, hy_bfly_odd(xr, xi, 13, cs, s))
+HY_STAGE(hy_stage16, const int R = 16, 16, hy_bfly16(xr, xi, s))
+HY_STAGE(hy_stage_odd, const int R = st->radix, 32, hy_bfly_odd(xr, xi, R, cs, s))
+
+typedef void (*hy_stage_fn)(const hy_cpu_stage *, int64_t, const hy_v *, const hy_v *, hy_v *,
+                            hy_v *);
+
+static hy_stage_fn HY_SFX(hy_stage_pick)(int radix, int sign) {
+  int f = sign < 0;
+  switch (radix) {
+    case 2: return f ? hy_stage2_fwd : hy_stage2_bwd;
+    case 3: return f ? hy_stage3_fwd : hy_stage3_bwd;
+    case 4: return f ? hy_stage4_fwd : hy_stage4_bwd;
+    case 5: return f ? hy_stage5_fwd : hy_stage5_bwd;
+    case 7: return f ? hy_stage7_fwd : hy_stage7_bwd;
+    case 8: return f ? hy_stage8_fwd : hy_stage8_bwd;
+    case 11: return f ? hy_stage11_fwd : hy_stage11_bwd;
+    case 13: return f ? hy_stage13_fwd : hy_stage13_bwd;
+    case 16: return f ? hy_stage16_fwd : hy_stage16_bwd;
+    default: return f ? hy_stage_odd_fwd : hy_stage_odd_bwd;
+  }
+}
+
+static int hy_kp_exec(const hy_cpu_kp *kp, hy_v *re, hy_v *im, hy_v *tr, hy_v *ti) {
+  hy_v *ar = re, *ai = im, *br = tr, *bi = ti;
+  int where = 0;
+  for (int s = 0; s < kp->nstages; s++) {
+    const hy_cpu_stage *st = &kp->stages[s];
+    HY_SFX(hy_stage_pick)(st->radix, kp->sign)(st, kp->n, ar, ai, br, bi);
+    hy_v *t = ar;
+    ar = br;
+    br = t;
+    t = ai;
+    ai = bi;
+    bi = t;
+    where ^= 1;
+  }
+  return where;
+}
+
+hy_status HY_SFX(hy_cpu_kp_init)(hy_cpu_kp *kp, int64_t n, const int *factors, int nfactors,
+                                 int sign) {
+  memset(kp, 0, sizeof *kp);
+  kp->n = n;
+  kp->sign = sign;
+  int64_t ns = 1;
+  for (int f = 0; f < nfactors; f++) {
+    int R = factors[f];
+    if (R == 1) continue;
+    if (R < 2 || R > 32 || (R > 16 && R % 2 == 0) || R == 6 || R == 9 || R == 10 || R == 12 ||
+        R == 14 || R == 15)
+      return hy_error(HYFFT_NOT_SUPPORTED, "cpu engine: radix %d has no codelet", R);
+    hy_cpu_stage *st = &kp->stages[kp->nstages++];
+    st->radix = R;
+    st->ns = ns;
+    hy_r *tw = hy_malloc(sizeof(hy_r) * 2 * (size_t)(R - 1) * (size_t)ns);
+    st->tw = tw;
+    if (!tw) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: twiddles for n = %lld", (long long)n);
+    for (int r = 1; r < R; r++)
+      for (int64_t k = 0; k < ns; k++) {
+        long double wr, wi;
+        hy_twiddle_ld(r * k, ns * R, sign, &wr, &wi);
+        tw[(r - 1) * ns + k] = (hy_r)wr;
+        tw[(R - 1) * ns + (r - 1) * ns + k] = (hy_r)wi;
+      }
+    if (R % 2 == 1 && R != 3 && R != 5) {
+      int h = (R - 1) / 2;
+      hy_r *cs = hy_malloc(sizeof(hy_r) * 2 * (size_t)(h * h));
+      st->consts = cs;
+      if (!cs) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: radix-%d constants", R);
+      for (int p = 1; p <= h; p++)
+        for (int k = 1; k <= h; k++) {
+          long double c, sn;
+          hy_twiddle_ld((int64_t)p * k, R, +1, &c, &sn);
+          cs[(p - 1) * h + (k - 1)] = (hy_r)c;
+          cs[h * h + (p - 1) * h + (k - 1)] = (hy_r)sn;
+        }
+    }
+    ns *= R;
+  }
+  if (ns != n) return hy_error(HYFFT_INTERNAL, "cpu engine: radices multiply to %lld, not n = %lld", (long long)ns, (long long)n);
+  return HYFFT_SUCCESS;
+}
+
+/* ---- batched runs --------------------------------------------------- */
+
+static int64_t hy_run_count(const hy_cpu_run *run) {
+  int64_t c = 1;
+  for (int l = 0; l < run->nloops; l++) c *= run->loops[l].n;
+  return c;
+}
+
+/* Element offsets of transform t of the loop nest, and its index along
+ * the twiddle loop. */
+static void hy_run_offsets(const hy_cpu_run *run, int64_t t, int64_t *so, int64_t *dof,
+                           int64_t *m) {
+  int64_t a = 0, b = 0, mm = 0;
+  for (int l = run->nloops - 1; l >= 0; l--) {
+    int64_t n = run->loops[l].n, idx = t % n;
+    t /= n;
+    a += idx * run->loops[l].in_stride;
+    b += idx * run->loops[l].out_stride;
+    if (l == run->twiddle_loop) mm = idx;
+  }
+  *so = a;
+  *dof = b;
+  *m = mm;
+}
+
+/* exp(sign*2*pi*i*p/T) for 0 <= p < T, in double */
+HY_INLINE void hy_tw_eval(const hy_cpu_twiddle *tw, int64_t p, double *wr, double *wi) {
+  const double *l = tw->lo + 2 * (p & tw->mask), *h = tw->hi + 2 * (p >> tw->shift);
+  *wr = l[0] * h[0] - l[1] * h[1];
+  *wi = l[0] * h[1] + l[1] * h[0];
+}
+
+typedef struct hy_lanes {
+  int count;      /* valid lanes */
+  int contig_in;  /* lane v at so[0] + v, all lanes valid */
+  int contig_out;
+  int64_t so[L_], dof[L_], m[L_];
+} hy_lanes;
+
+static void hy_lanes_make(const hy_cpu_run *run, int64_t t0, int64_t total, int width,
+                          hy_lanes *ln) {
+  ln->count = (int)(total - t0 < width ? total - t0 : width);
+  for (int v = 0; v < ln->count; v++) hy_run_offsets(run, t0 + v, &ln->so[v], &ln->dof[v], &ln->m[v]);
+  ln->contig_in = ln->contig_out = ln->count == width;
+  for (int v = 1; v < ln->count; v++) {
+    if (ln->so[v] != ln->so[0] + v) ln->contig_in = 0;
+    if (ln->dof[v] != ln->dof[0] + v) ln->contig_out = 0;
+  }
+}
+
+/* Interleaved source -> split lane vectors, LANES wide. */
+static void hy_gather(const hy_cpu_run *run, const hy_lanes *ln, int64_t n, hy_v *restrict ar,
+                      hy_v *restrict ai) {
+  const hy_r *src = run->src;
+  const int64_t is = run->axis.in_stride;
+  if (ln->contig_in) {
+    for (int64_t j = 0; j < n; j++) {
+      const hy_r *p = src + 2 * (ln->so[0] + j * is);
+      hy_v vr, vi;
+      for (int v = 0; v < L_; v++) {
+        vr[v] = p[2 * v];
+        vi[v] = p[2 * v + 1];
+      }
+      ar[j] = vr;
+      ai[j] = vi;
+    }
+    return;
+  }
+  for (int64_t j = 0; j < n; j++) {
+    hy_v vr = {0}, vi = {0};
+    for (int v = 0; v < ln->count; v++) {
+      const hy_r *p = src + 2 * (ln->so[v] + j * is);
+      vr[v] = p[0];
+      vi[v] = p[1];
+    }
+    ar[j] = vr;
+    ai[j] = vi;
+  }
+}
+
+/* Split lane vectors -> interleaved destination, with scale and the
+ * run's twiddle (evaluated in double). */
+static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run, const hy_lanes *ln,
+                       int64_t n, const hy_v *restrict fr, const hy_v *restrict fi) {
+  hy_r *dst = run->dst;
+  const int64_t os = run->axis.out_stride;
+  const double scale = run->scale;
+  if (run->twiddle_loop >= 0 && node->tw.n > 0) {
+    const int64_t T = node->tw.n;
+    int64_t p[L_], d[L_];
+    for (int v = 0; v < ln->count; v++) {
+      p[v] = 0;
+      d[v] = ln->m[v] % T;
+    }
+    for (int64_t k = 0; k < n; k++) {
+      hy_v xr = fr[k], xi = fi[k];
+      for (int v = 0; v < ln->count; v++) {
+        double wr, wi, x = (double)xr[v], y = (double)xi[v];
+        hy_tw_eval(&node->tw, p[v], &wr, &wi);
+        hy_r *q = dst + 2 * (ln->dof[v] + k * os);
+        q[0] = (hy_r)((x * wr - y * wi) * scale);
+        q[1] = (hy_r)((x * wi + y * wr) * scale);
+        p[v] += d[v];
+        if (p[v] >= T) p[v] -= T;
+      }
+    }
+    return;
+  }
+  const hy_r sc = (hy_r)scale;
+  if (ln->contig_out) {
+    for (int64_t k = 0; k < n; k++) {
+      hy_r *q = dst + 2 * (ln->dof[0] + k * os);
+      hy_v xr = fr[k], xi = fi[k];
+      if (scale != 1.0) {
+        xr *= sc;
+        xi *= sc;
+      }
+      for (int v = 0; v < L_; v++) {
+        q[2 * v] = xr[v];
+        q[2 * v + 1] = xi[v];
+      }
+    }
+    return;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    hy_v xr = fr[k], xi = fi[k];
+    if (scale != 1.0) {
+      xr *= sc;
+      xi *= sc;
+    }
+    for (int v = 0; v < ln->count; v++) {
+      hy_r *q = dst + 2 * (ln->dof[v] + k * os);
+      q[0] = xr[v];
+      q[1] = xi[v];
+    }
+  }
+}
+
+typedef struct hy_job {
+  const hy_cpu_node *node;
+  const hy_cpu_run *run;
+  int64_t count;
+  int failed;
+} hy_job;
+
+static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  hy_job *job = arg;
+  const hy_cpu_node *node = job->node;
+  const int64_t n = node->n;
+  hy_v *buf = hy_malloc(sizeof(hy_v) * 4 * (size_t)n);
+  if (!buf) {
+    __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  hy_v *ar = buf, *ai = buf + n, *br = buf + 2 * n, *bi = buf + 3 * n;
+  for (int64_t g = begin; g < end; g++) {
+    hy_lanes ln;
+    hy_lanes_make(job->run, g * L_, job->count, L_, &ln);
+    hy_gather(job->run, &ln, n, ar, ai);
+    int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
+    hy_scatter(node, job->run, &ln, n, where ? br : ar, where ? bi : ai);
+  }
+  hy_free(buf);
+}
+
+/* Bluestein in f64 whatever the data precision: the convolution's rounding
+ * would otherwise grow with m, not n. Four transforms side by side. */
+#define HY_BL_LANES HY_CPU_LANES_F64
+static void hy_bluestein_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  hy_job *job = arg;
+  const hy_cpu_node *node = job->node;
+  const hy_cpu_run *run = job->run;
+  const int64_t n = node->n, M = node->m;
+  hy_v4d *buf = hy_malloc(sizeof(hy_v4d) * 4 * (size_t)M);
+  if (!buf) {
+    __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  hy_v4d *ar = buf, *ai = buf + M, *br = buf + 2 * M, *bi = buf + 3 * M;
+  const double *cr = node->chirp, *ci = node->chirp + n;
+  const double *sr = node->spec, *si = node->spec + M;
+  const hy_r *src = run->src;
+  hy_r *dst = run->dst;
+  const int64_t is = run->axis.in_stride, os = run->axis.out_stride;
+  const int twiddled = run->twiddle_loop >= 0 && node->tw.n > 0;
+  for (int64_t g = begin; g < end; g++) {
+    hy_lanes ln;
+    hy_lanes_make(run, g * HY_BL_LANES, job->count, HY_BL_LANES, &ln);
+    for (int64_t j = 0; j < n; j++) {
+      hy_v4d x = {0}, y = {0};
+      for (int v = 0; v < ln.count; v++) {
+        const hy_r *p = src + 2 * (ln.so[v] + j * is);
+        x[v] = (double)p[0];
+        y[v] = (double)p[1];
+      }
+      ar[j] = x * cr[j] - y * ci[j];
+      ai[j] = x * ci[j] + y * cr[j];
+    }
+    memset(ar + n, 0, sizeof(hy_v4d) * (size_t)(M - n));
+    memset(ai + n, 0, sizeof(hy_v4d) * (size_t)(M - n));
+    int w1 = hy_cpu_kp_exec_f64(&node->kp, ar, ai, br, bi);
+    hy_v4d *pr = w1 ? br : ar, *pi = w1 ? bi : ai, *qr = w1 ? ar : br, *qi = w1 ? ai : bi;
+    /* conj(A * spec): the inverse transform as a forward one */
+    for (int64_t j = 0; j < M; j++) {
+      hy_v4d x = pr[j], y = pi[j];
+      pr[j] = x * sr[j] - y * si[j];
+      pi[j] = -(x * si[j] + y * sr[j]);
+    }
+    int w2 = hy_cpu_kp_exec_f64(&node->kp, pr, pi, qr, qi);
+    const hy_v4d *fr = w2 ? qr : pr, *fi = w2 ? qi : pi;
+    int64_t p[HY_BL_LANES] = {0}, d[HY_BL_LANES] = {0};
+    if (twiddled)
+      for (int v = 0; v < ln.count; v++) d[v] = ln.m[v] % node->tw.n;
+    for (int64_t k = 0; k < n; k++) {
+      /* X[k] = c[k] * conj(q[k]) */
+      hy_v4d xr = fr[k] * cr[k] + fi[k] * ci[k];
+      hy_v4d xi = fr[k] * ci[k] - fi[k] * cr[k];
+      for (int v = 0; v < ln.count; v++) {
+        double x = xr[v], y = xi[v];
+        if (twiddled) {
+          double wr, wi;
+          hy_tw_eval(&node->tw, p[v], &wr, &wi);
+          double t = x * wr - y * wi;
+          y = x * wi + y * wr;
+          x = t;
+          p[v] += d[v];
+          if (p[v] >= node->tw.n) p[v] -= node->tw.n;
+        }
+        hy_r *q = dst + 2 * (ln.dof[v] + k * os);
+        q[0] = (hy_r)(x * run->scale);
+        q[1] = (hy_r)(y * run->scale);
+      }
+    }
+  }
+  hy_free(buf);
+}
+
+static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run);
+
+hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run) {
+  hy_job job = {node, run, hy_run_count(run), 0};
+  if (job.count == 0) return HYFFT_SUCCESS;
+  switch (node->kind) {
+    case HY_CPU_DIRECT: {
+      int64_t groups = (job.count + L_ - 1) / L_;
+      int64_t grain = 16384 / (node->n * L_);
+      hy_parallel_for(groups, grain < 1 ? 1 : grain, hy_direct_range, &job);
+      break;
+    }
+    case HY_CPU_BLUESTEIN: {
+      int64_t groups = (job.count + HY_BL_LANES - 1) / HY_BL_LANES;
+      hy_parallel_for(groups, 1, hy_bluestein_range, &job);
+      break;
+    }
+    default:
+      return hy_large_run(node, run);
+  }
+  if (job.failed)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: no scratch for length %lld", (long long)node->n);
+  return HYFFT_SUCCESS;
+}
+
+/* Four-step: n = n1*n2, x[a*n2 + b] -> X[c + n1*d]. First n2 transforms of
+ * length n1 (stride n2), twiddled by w_n^(b*c), into tmp[c*n2 + b]; then
+ * n1 transforms of length n2 from the rows of tmp to X with stride n1.
+ * Transforms of the batch run one after the other, each parallel inside. */
+static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
+  const int64_t n = node->n, n1 = node->n1, n2 = node->n2;
+  const int64_t count = hy_run_count(run);
+  const int twiddled = run->twiddle_loop >= 0 && node->tw.n > 0;
+  hy_r *tmp = hy_malloc(sizeof(hy_r) * 2 * (size_t)n);
+  if (!tmp) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: no scratch for length %lld", (long long)n);
+  hy_status st = HYFFT_SUCCESS;
+  const hy_r *src = run->src;
+  hy_r *dst = run->dst;
+  const int64_t is = run->axis.in_stride, os = run->axis.out_stride;
+  for (int64_t t = 0; t < count && st == HYFFT_SUCCESS; t++) {
+    int64_t so, dof, m;
+    hy_run_offsets(run, t, &so, &dof, &m);
+    hy_cpu_run ra = {0}, rb = {0};
+    ra.src = src + 2 * so;
+    ra.dst = tmp;
+    ra.axis = (hyfft_dim){n1, n2 * is, n2};
+    ra.nloops = 1;
+    ra.loops[0] = (hyfft_dim){n2, is, 1};
+    ra.twiddle_loop = 0;
+    ra.scale = 1.0;
+    rb.src = tmp;
+    rb.dst = dst + 2 * dof;
+    rb.axis = (hyfft_dim){n2, 1, n1 * os};
+    rb.nloops = 1;
+    rb.loops[0] = (hyfft_dim){n1, n2, os};
+    rb.twiddle_loop = -1;
+    rb.scale = twiddled ? 1.0 : run->scale;
+    st = HY_SFX(hy_cpu_node_run)(node->a, &ra);
+    if (st == HYFFT_SUCCESS) st = HY_SFX(hy_cpu_node_run)(node->b, &rb);
+    if (st == HYFFT_SUCCESS && twiddled) {
+      int64_t p = 0, d = m % node->tw.n;
+      for (int64_t k = 0; k < n; k++) {
+        hy_r *q = dst + 2 * (dof + k * os);
+        double wr, wi, x = q[0], y = q[1];
+        hy_tw_eval(&node->tw, p, &wr, &wi);
+        q[0] = (hy_r)((x * wr - y * wi) * run->scale);
+        q[1] = (hy_r)((x * wi + y * wr) * run->scale);
+        p += d;
+        if (p >= node->tw.n) p -= node->tw.n;
+      }
+    }
+  }
+  hy_free(tmp);
+  return st;
+}

@@ -1,0 +1,16 @@
+/* Execution nodes of the CPU engine (see cpu_engine.h for the types). */
+#ifndef HY_CPU_NODE_H
+#define HY_CPU_NODE_H
+
+#include "backend/cpu/cpu_engine.h"
+
+/* Build the node for a length-n DFT: Bluestein if algo says so, a
+ * four-step split if n > HY_CPU_DIRECT_MAX, else one gathered transform.
+ * twiddle_n > 0: the runs it serves carry a four-step twiddle of that
+ * period. */
+hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_algo algo,
+                            const int *factors, int nfactors, int64_t bluestein_m,
+                            int64_t twiddle_n, hy_cpu_node **out);
+void hy_cpu_node_free(hy_cpu_node *node);
+
+#endif /* HY_CPU_NODE_H */

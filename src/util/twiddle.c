@@ -1,0 +1,69 @@
+/* High-precision twiddles: exact integer reduction to the first octant,
+ * long double sinl/cosl there, symmetries elsewhere (see twiddle.h). */
+#include <math.h>
+
+#include "util/twiddle.h"
+
+#define HY_PI_2L 1.570796326794896619231321691639751442L
+
+void hy_twiddle_ld(int64_t k, int64_t n, int sign, long double *re, long double *im) {
+  if (n < 1) n = 1;
+  __int128 kk = (__int128)k % n;
+  if (kk < 0) kk += n;
+  /* 4k = q*n + r: quadrant q, and the angle within it is (pi/2) * r/n. */
+  __int128 k4 = 4 * kk;
+  int q = (int)(k4 / n);
+  __int128 r = k4 - (__int128)q * n;
+  long double c, s;
+  if (r == 0) {
+    c = 1.0L;
+    s = 0.0L;
+  } else if (2 * r <= n) {
+    long double phi = HY_PI_2L * ((long double)r / (long double)n);
+    c = cosl(phi);
+    s = sinl(phi);
+  } else {
+    /* Second octant of the quadrant: use the complementary angle, which
+     * is again in [0, pi/4]. */
+    long double phi = HY_PI_2L * ((long double)(n - r) / (long double)n);
+    c = sinl(phi);
+    s = cosl(phi);
+  }
+  long double x, y;
+  switch (q) {
+    case 0: x = c; y = s; break;
+    case 1: x = -s; y = c; break;
+    case 2: x = -c; y = -s; break;
+    default: x = s; y = -c; break;
+  }
+  *re = x;
+  *im = sign < 0 ? -y : y;
+}
+
+void hy_chirp_ld(int64_t k, int64_t n, int sign, long double *re, long double *im) {
+  if (n < 1) n = 1;
+  int64_t two_n = 2 * n;
+  /* k^2 mod 2n depends only on k mod 2n. */
+  __int128 kk = (__int128)k % two_n;
+  if (kk < 0) kk += two_n;
+  int64_t k2 = (int64_t)((kk * kk) % two_n);
+  hy_twiddle_ld(k2, two_n, sign, re, im);
+}
+
+void hy_twiddle_table_f64(double *out, int64_t count, int64_t step, int64_t n, int sign) {
+  for (int64_t j = 0; j < count; j++) {
+    long double re, im;
+    hy_twiddle_ld((int64_t)(((__int128)j * step) % n), n, sign, &re, &im);
+    out[2 * j] = (double)re;
+    out[2 * j + 1] = (double)im;
+  }
+}
+
+void hy_twiddle_table_f32(float *out, int64_t count, int64_t step, int64_t n, int sign) {
+  for (int64_t j = 0; j < count; j++) {
+    long double re, im;
+    hy_twiddle_ld((int64_t)(((__int128)j * step) % n), n, sign, &re, &im);
+    out[2 * j] = (float)re;
+    out[2 * j + 1] = (float)im;
+  }
+}

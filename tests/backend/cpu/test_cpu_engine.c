@@ -1,0 +1,453 @@
+/* Direct tests of the native CPU engine through the public API on device
+ * "cpu" (and through the backend table for pass features the planner does
+ * not produce yet: four-step twiddles, copies, odd loop layouts).
+ * References: a long double direct DFT for N <= 2048, FFTW's fftwl beyond.
+ * Gates (DESIGN section 7): relative RMS <= 5*u*sqrt(log2 N), max-norm
+ * <= 10x that. Fresh random inputs each run; the seed is printed and can be
+ * given back with HYFFT_TEST_SEED. */
+#include <fftw3.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/backend.h"
+#include "check.h"
+
+static uint64_t rng_state;
+static double rnd(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (double)(rng_state >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+static const long double PI_L = 3.141592653589793238462643383279502884L;
+
+/* Worst error seen per category, in units of u*sqrt(log2 N). */
+static double worst_smooth[2], worst_other[2];
+static int verbose; /* HYFFT_TEST_VERBOSE=1: a line per case */
+
+static int is_smooth(int64_t n) {
+  for (int p = 2; p <= 13; p++)
+    while (n % p == 0) n /= p;
+  return n == 1;
+}
+
+/* Naive DFT of length n of x (stride 1) in long double, sign, times scale. */
+static void naive_dft(const long double *x, long double *y, int64_t n, int sign) {
+  long double *w = malloc(sizeof(long double) * 2 * (size_t)n);
+  for (int64_t k = 0; k < n; k++) {
+    w[2 * k] = cosl(2 * PI_L * (long double)k / (long double)n);
+    w[2 * k + 1] = sign * sinl(2 * PI_L * (long double)k / (long double)n);
+  }
+  for (int64_t k = 0; k < n; k++) {
+    long double sr = 0, si = 0;
+    int64_t p = 0;
+    for (int64_t j = 0; j < n; j++) {
+      sr += x[2 * j] * w[2 * p] - x[2 * j + 1] * w[2 * p + 1];
+      si += x[2 * j] * w[2 * p + 1] + x[2 * j + 1] * w[2 * p];
+      p += k;
+      if (p >= n) p -= n;
+    }
+    y[2 * k] = sr;
+    y[2 * k + 1] = si;
+  }
+  free(w);
+}
+
+/* Reference of a rank-r contiguous transform (dims row major), fftwl. */
+static void ref_dft(const long double *x, long double *y, int rank, const int *dims, int sign) {
+  int64_t total = 1;
+  for (int d = 0; d < rank; d++) total *= dims[d];
+  if (rank == 1 && total <= 2048) {
+    naive_dft(x, y, total, sign);
+    return;
+  }
+  long double *in = fftwl_malloc(sizeof(long double) * 2 * (size_t)total);
+  long double *out = fftwl_malloc(sizeof(long double) * 2 * (size_t)total);
+  fftwl_plan p = fftwl_plan_dft(rank, dims, (fftwl_complex *)in, (fftwl_complex *)out, sign,
+                                FFTW_ESTIMATE);
+  memcpy(in, x, sizeof(long double) * 2 * (size_t)total);
+  fftwl_execute(p);
+  memcpy(y, out, sizeof(long double) * 2 * (size_t)total);
+  fftwl_destroy_plan(p);
+  fftwl_free(in);
+  fftwl_free(out);
+}
+
+typedef struct errs {
+  double rms, max;
+} errs;
+
+static errs compare(const long double *got, const long double *ref, int64_t count) {
+  long double num = 0, den = 0, mx = 0, mref = 0;
+  for (int64_t i = 0; i < 2 * count; i++) {
+    long double d = got[i] - ref[i];
+    if (isnan((double)got[i])) d = INFINITY;
+    num += d * d;
+    den += ref[i] * ref[i];
+    if (fabsl(d) > mx) mx = fabsl(d);
+    if (fabsl(ref[i]) > mref) mref = fabsl(ref[i]);
+  }
+  errs e;
+  e.rms = den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
+  e.max = mref > 0 ? (double)(mx / mref) : (double)mx;
+  return e;
+}
+
+static double err_unit(hyfft_precision prec, int64_t n) {
+  double u = prec == HYFFT_F64 ? 0x1p-53 : 0x1p-24;
+  double l = n > 2 ? log2((double)n) : 1.0;
+  return u * sqrt(l);
+}
+
+static void check_errors(const char *what, hyfft_precision prec, int64_t n_total, int64_t n_1d,
+                         errs e) {
+  double unit = err_unit(prec, n_total);
+  double ratio = e.rms / unit;
+  double *worst = is_smooth(n_1d) ? worst_smooth : worst_other;
+  if (ratio > worst[prec]) worst[prec] = ratio;
+  if (verbose) printf("%-40s rms %.3g (%.2f u sqrt(log2 N)) max %.3g\n", what, e.rms, ratio, e.max);
+  CHECK(e.rms <= 5 * unit && e.max <= 50 * unit, "%s: rms %.3g (%.2f u sqrt(log2 N)), max %.3g",
+        what, e.rms, ratio, e.max);
+}
+
+/* Host data conversions between long double logical values and the
+ * library's interleaved buffers at given element offsets. */
+static void store(void *buf, hyfft_precision prec, int64_t off, long double re, long double im) {
+  if (prec == HYFFT_F64) {
+    ((double *)buf)[2 * off] = (double)re;
+    ((double *)buf)[2 * off + 1] = (double)im;
+  } else {
+    ((float *)buf)[2 * off] = (float)re;
+    ((float *)buf)[2 * off + 1] = (float)im;
+  }
+}
+static void load(const void *buf, hyfft_precision prec, int64_t off, long double *re,
+                 long double *im) {
+  if (prec == HYFFT_F64) {
+    *re = ((const double *)buf)[2 * off];
+    *im = ((const double *)buf)[2 * off + 1];
+  } else {
+    *re = ((const float *)buf)[2 * off];
+    *im = ((const float *)buf)[2 * off + 1];
+  }
+}
+static void poison(void *buf, size_t bytes) { memset(buf, 0xff, bytes); /* NaN */ }
+
+/* Random input rounded to the precision, so the reference sees what the
+ * library sees. */
+static void random_input(long double *x, int64_t count, hyfft_precision prec) {
+  for (int64_t i = 0; i < 2 * count; i++) {
+    double v = rnd();
+    x[i] = prec == HYFFT_F64 ? (long double)v : (long double)(float)v;
+  }
+}
+
+/* 1D, `batch` contiguous transforms, out of place or in place, scale. */
+static void test_1d(int64_t n, int64_t batch, hyfft_precision prec, int sign, int inplace,
+                    double scale) {
+  hyfft_context ctx;
+  CHECK_OK(hyfft_context_create("cpu", &ctx));
+  hyfft_problem pr;
+  CHECK_OK(hyfft_problem_init(&pr, HYFFT_C2C, prec, sign, 1, &n));
+  pr.batch_rank = 1;
+  pr.batch[0] = (hyfft_dim){batch, n, n};
+  pr.inplace = inplace;
+  pr.scale = scale;
+  hyfft_plan plan;
+  hyfft_status st = hyfft_plan_create(ctx, &pr, HYFFT_ESTIMATE, &plan);
+  CHECK(st == HYFFT_SUCCESS, "plan n=%lld: %s", (long long)n, hyfft_last_error());
+  if (st != HYFFT_SUCCESS) {
+    hyfft_context_destroy(ctx);
+    return;
+  }
+  size_t esz = prec == HYFFT_F64 ? 16 : 8;
+  int64_t total = n * batch;
+  void *in = malloc(esz * (size_t)total), *out = inplace ? in : malloc(esz * (size_t)total);
+  long double *x = malloc(sizeof(long double) * 2 * (size_t)total);
+  long double *y = malloc(sizeof(long double) * 2 * (size_t)total);
+  long double *r = malloc(sizeof(long double) * 2 * (size_t)total);
+  random_input(x, total, prec);
+  if (!inplace) poison(out, esz * (size_t)total);
+  for (int64_t i = 0; i < total; i++) store(in, prec, i, x[2 * i], x[2 * i + 1]);
+  CHECK_OK(hyfft_execute(plan, in, out));
+  for (int64_t i = 0; i < total; i++) load(out, prec, i, &y[2 * i], &y[2 * i + 1]);
+  int dims[1] = {(int)n};
+  for (int64_t b = 0; b < batch; b++) ref_dft(x + 2 * b * n, r + 2 * b * n, 1, dims, sign);
+  long double sc = scale == 0 ? 1 : scale;
+  for (int64_t i = 0; i < 2 * total; i++) r[i] *= sc;
+  char what[160];
+  snprintf(what, sizeof what, "c2c:%s:%s:%lld:b%lld%s", prec == HYFFT_F64 ? "f64" : "f32",
+           sign < 0 ? "fwd" : "bwd", (long long)n, (long long)batch, inplace ? ":ip" : "");
+  check_errors(what, prec, n, n, compare(y, r, total));
+  free(x);
+  free(y);
+  free(r);
+  if (out != in) free(out);
+  free(in);
+  CHECK_OK(hyfft_plan_destroy(plan));
+  CHECK_OK(hyfft_context_destroy(ctx));
+}
+
+/* Multi-dimensional contiguous transforms (strided axes). */
+static void test_nd(int rank, const int *dims, hyfft_precision prec, int sign, int inplace) {
+  hyfft_context ctx;
+  CHECK_OK(hyfft_context_create("cpu", &ctx));
+  int64_t n[3], total = 1;
+  for (int d = 0; d < rank; d++) {
+    n[d] = dims[d];
+    total *= dims[d];
+  }
+  hyfft_problem pr;
+  CHECK_OK(hyfft_problem_init(&pr, HYFFT_C2C, prec, sign, rank, n));
+  pr.inplace = inplace;
+  hyfft_plan plan;
+  CHECK_OK(hyfft_plan_create(ctx, &pr, HYFFT_ESTIMATE, &plan));
+  size_t esz = prec == HYFFT_F64 ? 16 : 8;
+  void *in = malloc(esz * (size_t)total), *out = inplace ? in : malloc(esz * (size_t)total);
+  long double *x = malloc(sizeof(long double) * 2 * (size_t)total);
+  long double *y = malloc(sizeof(long double) * 2 * (size_t)total);
+  long double *r = malloc(sizeof(long double) * 2 * (size_t)total);
+  random_input(x, total, prec);
+  if (!inplace) poison(out, esz * (size_t)total);
+  for (int64_t i = 0; i < total; i++) store(in, prec, i, x[2 * i], x[2 * i + 1]);
+  CHECK_OK(hyfft_execute(plan, in, out));
+  for (int64_t i = 0; i < total; i++) load(out, prec, i, &y[2 * i], &y[2 * i + 1]);
+  ref_dft(x, r, rank, dims, sign);
+  char what[160];
+  snprintf(what, sizeof what, "c2c:%s:%s:%dx%dx%d%s", prec == HYFFT_F64 ? "f64" : "f32",
+           sign < 0 ? "fwd" : "bwd", dims[0], rank > 1 ? dims[1] : 1, rank > 2 ? dims[2] : 1,
+           inplace ? ":ip" : "");
+  int64_t worst_axis = dims[0];
+  for (int d = 1; d < rank; d++)
+    if (!is_smooth(dims[d])) worst_axis = dims[d];
+  check_errors(what, prec, total, worst_axis, compare(y, r, total));
+  free(x);
+  free(y);
+  free(r);
+  if (out != in) free(out);
+  free(in);
+  CHECK_OK(hyfft_plan_destroy(plan));
+  CHECK_OK(hyfft_context_destroy(ctx));
+}
+
+/* The backend table directly: one DFT pass with a four-step twiddle along
+ * a loop, odd strides, scale; and a copy pass. */
+static void test_pass_direct(int64_t n, hy_dft_algo algo, hyfft_precision prec, int sign) {
+  const hy_backend *b = &hy_backend_cpu;
+  void *dev;
+  CHECK_OK(b->open(0, &dev));
+  hy_plan_tree tree;
+  memset(&tree, 0, sizeof tree);
+  tree.solver = "test";
+  tree.npasses = 1;
+  hy_pass *p = &tree.passes[0];
+  hy_pass_init(p, HY_PASS_DFT, prec, sign);
+  const int64_t loops_a = 3, loops_b = 5, tw_n = 7 * n;
+  /* element (a, b, j) of the input at a*(is_a) + b*2 + j*(10*...)... a
+   * layout with transforms interleaved and a gap, different on output. */
+  p->src = HY_BUF_IN;
+  p->dst = HY_BUF_OUT;
+  p->src_offset = 3;
+  p->dst_offset = 1;
+  p->axis = (hyfft_dim){n, 2 * loops_b + 1, 1};
+  p->nloops = 2;
+  p->loops[0] = (hyfft_dim){loops_a, (2 * loops_b + 1) * n, n * loops_b};
+  p->loops[1] = (hyfft_dim){loops_b, 2, n};
+  p->twiddle_loop = 1;
+  p->twiddle_n = tw_n;
+  p->scale = 0.5;
+  if (algo == HY_ALGO_BLUESTEIN) {
+    p->algo = HY_ALGO_BLUESTEIN;
+    p->bluestein_m = 1;
+    while (p->bluestein_m < 2 * n - 1) p->bluestein_m *= 2;
+    int64_t m = p->bluestein_m;
+    p->nfactors = 0;
+    while (m > 1) {
+      p->factors[p->nfactors++] = m % 16 == 0 ? 16 : 2;
+      m /= m % 16 == 0 ? 16 : 2;
+    }
+  } else {
+    int64_t m = n;
+    p->nfactors = 0;
+    for (int r = 2; r <= 31 && m > 1; r++)
+      while (m % r == 0 && (r == 2 || r == 4 || r % 2 == 1)) {
+        p->factors[p->nfactors++] = r;
+        m /= r;
+      }
+    CHECK(m == 1, "n = %lld not smooth in the test", (long long)n);
+  }
+  void *state = NULL;
+  CHECK_OK(b->plan_prepare(dev, NULL, &tree, &state));
+  size_t esz = prec == HYFFT_F64 ? 16 : 8;
+  int64_t in_elems = 3 + loops_a * (2 * loops_b + 1) * n + 8;
+  int64_t out_elems = 1 + loops_a * loops_b * n + 8;
+  void *in = malloc(esz * (size_t)in_elems), *out = malloc(esz * (size_t)out_elems);
+  poison(out, esz * (size_t)out_elems);
+  long double *x = malloc(sizeof(long double) * 2 * (size_t)n);
+  long double *r = malloc(sizeof(long double) * 2 * (size_t)n);
+  long double *y = malloc(sizeof(long double) * 2 * (size_t)n);
+  long double *all_x = malloc(sizeof(long double) * 2 * (size_t)(loops_a * loops_b * n));
+  random_input(all_x, loops_a * loops_b * n, prec);
+  for (int64_t a = 0; a < loops_a; a++)
+    for (int64_t c = 0; c < loops_b; c++)
+      for (int64_t j = 0; j < n; j++) {
+        const long double *v = all_x + 2 * ((a * loops_b + c) * n + j);
+        store(in, prec, 3 + a * p->loops[0].in_stride + c * 2 + j * p->axis.in_stride, v[0], v[1]);
+      }
+  void *bufs[HY_BUF_COUNT] = {in, out, NULL, NULL};
+  CHECK_OK(b->execute(dev, state, &tree, bufs, NULL));
+  errs worst = {0, 0};
+  for (int64_t a = 0; a < loops_a; a++)
+    for (int64_t c = 0; c < loops_b; c++) {
+      memcpy(x, all_x + 2 * ((a * loops_b + c) * n), sizeof(long double) * 2 * (size_t)n);
+      int dims[1] = {(int)n};
+      ref_dft(x, r, 1, dims, sign);
+      for (int64_t k = 0; k < n; k++) {
+        long double ang = 2 * PI_L * (long double)((c * k) % tw_n) / (long double)tw_n;
+        long double wr = cosl(ang), wi = sign * sinl(ang);
+        long double t = r[2 * k] * wr - r[2 * k + 1] * wi;
+        r[2 * k + 1] = (r[2 * k] * wi + r[2 * k + 1] * wr) * 0.5L;
+        r[2 * k] = t * 0.5L;
+        load(out, prec, 1 + a * p->loops[0].out_stride + c * n + k, &y[2 * k], &y[2 * k + 1]);
+      }
+      errs e = compare(y, r, n);
+      if (!(e.rms <= worst.rms)) worst.rms = e.rms;
+      if (!(e.max <= worst.max)) worst.max = e.max;
+    }
+  char what[128];
+  snprintf(what, sizeof what, "pass %s n=%lld twiddle %s %s",
+           algo == HY_ALGO_BLUESTEIN ? "bluestein" : "mixed", (long long)n,
+           prec == HYFFT_F64 ? "f64" : "f32", sign < 0 ? "fwd" : "bwd");
+  check_errors(what, prec, n, algo == HY_ALGO_BLUESTEIN ? 17 : n, worst);
+  /* Elements between the outputs stay untouched. */
+  long double g0, g1;
+  load(out, prec, 0, &g0, &g1);
+  CHECK(isnan((double)g0), "pass wrote outside its output (element 0)");
+  b->plan_release(dev, state);
+  b->close(dev);
+  free(x);
+  free(r);
+  free(y);
+  free(all_x);
+  free(in);
+  free(out);
+}
+
+/* Several user threads executing one plan at once must each get the
+ * single-threaded result exactly. */
+typedef struct mt_arg {
+  hyfft_plan plan;
+  const void *in;
+  void *out;
+  int reps;
+  hyfft_status st;
+} mt_arg;
+
+static void *mt_worker(void *p) {
+  mt_arg *a = p;
+  a->st = HYFFT_SUCCESS;
+  for (int r = 0; r < a->reps && a->st == HYFFT_SUCCESS; r++) a->st = hyfft_execute(a->plan, a->in, a->out);
+  return NULL;
+}
+
+static void test_threads(int64_t n, int64_t batch, hyfft_precision prec) {
+  hyfft_context ctx;
+  CHECK_OK(hyfft_context_create("cpu", &ctx));
+  hyfft_plan plan;
+  CHECK_OK(hyfft_plan_1d(ctx, n, HYFFT_C2C, prec, HYFFT_FORWARD, batch, &plan));
+  size_t bytes = (prec == HYFFT_F64 ? 16 : 8) * (size_t)(n * batch);
+  void *in = malloc(bytes), *ref = malloc(bytes);
+  for (size_t i = 0; i < bytes / 4; i++) ((float *)in)[i] = (float)rnd();
+  if (prec == HYFFT_F64)
+    for (size_t i = 0; i < bytes / 8; i++) ((double *)in)[i] = rnd();
+  CHECK_OK(hyfft_execute(plan, in, ref));
+  enum { T = 4 };
+  pthread_t th[T];
+  mt_arg args[T];
+  for (int t = 0; t < T; t++) {
+    args[t] = (mt_arg){plan, in, malloc(bytes), 3, HYFFT_SUCCESS};
+    pthread_create(&th[t], NULL, mt_worker, &args[t]);
+  }
+  for (int t = 0; t < T; t++) {
+    pthread_join(th[t], NULL);
+    CHECK(args[t].st == HYFFT_SUCCESS, "thread %d: %s", t, hyfft_status_name(args[t].st));
+    CHECK(memcmp(args[t].out, ref, bytes) == 0, "thread %d: n=%lld result differs from the single-threaded run", t, (long long)n);
+    free(args[t].out);
+  }
+  free(in);
+  free(ref);
+  CHECK_OK(hyfft_plan_destroy(plan));
+  CHECK_OK(hyfft_context_destroy(ctx));
+}
+
+static void test_device(void) {
+  hyfft_context ctx;
+  CHECK_OK(hyfft_context_create("cpu", &ctx));
+  hyfft_device_info info;
+  CHECK_OK(hyfft_context_device(ctx, &info));
+  CHECK(info.backend == HYFFT_BACKEND_CPU, "backend %d", (int)info.backend);
+  CHECK(strcmp(info.spec, "cpu") == 0, "spec '%s'", info.spec);
+  CHECK(info.name[0] != '\0', "empty device name");
+  CHECK(info.compute_units >= 1, "compute units %d", info.compute_units);
+  CHECK(info.supports_f64 == 1 && info.is_gpu == 0, "f64 %d gpu %d", info.supports_f64, info.is_gpu);
+  void *buf;
+  CHECK_OK(hyfft_buffer_alloc(ctx, 64, &buf));
+  char msg[16] = "hello cpu", back[16] = {0};
+  CHECK_OK(hyfft_buffer_write(ctx, buf, 8, msg, sizeof msg));
+  CHECK_OK(hyfft_buffer_read(ctx, buf, 8, back, sizeof back));
+  CHECK(memcmp(msg, back, sizeof msg) == 0, "buffer round trip");
+  CHECK_OK(hyfft_buffer_free(ctx, buf));
+  CHECK_OK(hyfft_context_destroy(ctx));
+}
+
+int main(void) {
+  const char *s = getenv("HYFFT_TEST_SEED");
+  uint64_t seed = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) * 2654435761u + 1;
+  if (seed == 0) seed = 1;
+  verbose = getenv("HYFFT_TEST_VERBOSE") != NULL;
+  rng_state = seed;
+  printf("seed %llu (HYFFT_TEST_SEED)\n", (unsigned long long)seed);
+  test_device();
+  for (int prec = 0; prec < 2; prec++)
+    for (int sign = -1; sign <= 1; sign += 2)
+      for (int64_t n = 1; n <= 300; n++) test_1d(n, n % 3 == 0 ? 3 : 1, (hyfft_precision)prec, sign, 0, 0);
+  static const int64_t sizes[] = {512, 1000, 1024, 1009, 2048, 4096, 4099, 8192, 7429, 15015,
+                                  65536, 65537, 1 << 20};
+  for (int prec = 0; prec < 2; prec++)
+    for (int sign = -1; sign <= 1; sign += 2)
+      for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        if (sizes[i] > 100000 && (prec == 1 || sign > 0)) continue;
+        test_1d(sizes[i], sizes[i] <= 1024 ? 5 : 1, (hyfft_precision)prec, sign, 0, 0);
+      }
+  /* in place, scaled, batched */
+  test_1d(64, 37, HYFFT_F32, -1, 1, 1.0 / 64);
+  test_1d(1000, 3, HYFFT_F64, 1, 1, 0.25);
+  test_1d(16384, 2, HYFFT_F32, -1, 1, 0);
+  test_1d(4099, 2, HYFFT_F64, -1, 1, 0);
+  static const int d2[][3] = {{64, 48, 0}, {17, 128, 0}, {256, 257, 0}, {12, 10, 14}, {37, 8, 33}};
+  for (int prec = 0; prec < 2; prec++) {
+    test_nd(2, d2[0], (hyfft_precision)prec, -1, 0);
+    test_nd(2, d2[1], (hyfft_precision)prec, 1, 1);
+    test_nd(2, d2[2], (hyfft_precision)prec, -1, 0);
+    test_nd(3, d2[3], (hyfft_precision)prec, 1, 0);
+    test_nd(3, d2[4], (hyfft_precision)prec, -1, 1);
+  }
+  for (int prec = 0; prec < 2; prec++)
+    for (int sign = -1; sign <= 1; sign += 2) {
+      test_pass_direct(60, HY_ALGO_MIXED_RADIX, (hyfft_precision)prec, sign);
+      test_pass_direct(17 * 23, HY_ALGO_MIXED_RADIX, (hyfft_precision)prec, sign);
+      test_pass_direct(8192, HY_ALGO_MIXED_RADIX, (hyfft_precision)prec, sign);
+      test_pass_direct(37, HY_ALGO_BLUESTEIN, (hyfft_precision)prec, sign);
+    }
+  test_threads(1024, 64, HYFFT_F32);
+  test_threads(65536, 1, HYFFT_F64);
+  test_threads(4099, 5, HYFFT_F32);
+  printf("worst rms / (u sqrt(log2 N)): f32 smooth %.2f other %.2f; f64 smooth %.2f other %.2f\n",
+         worst_smooth[0], worst_other[0], worst_smooth[1], worst_other[1]);
+  return hy_test_summary();
+}
