@@ -195,6 +195,27 @@ static int64_t hy_cg_local_bytes(const hy_pass *pass, const hy_kernel_spec *spec
   return (int64_t)spec->transforms_per_block * hy_cg_row(nc, spec->lds_pad) * elem;
 }
 
+/* $HYFFT_KERNEL_SPEC ("split=1,pad=0,threads=64,transforms=4,fastest=0")
+ * overrides the model's choices: the hook the tuner and the tests use to
+ * reach every code path of the generator on any device. Unknown keys and
+ * out-of-range values are ignored; the limits below still apply. */
+static void hy_cg_spec_override(hy_kernel_spec *spec) {
+  const char *env = hy_getenv("HYFFT_KERNEL_SPEC");
+  while (env && *env) {
+    char key[32];
+    long v = 0;
+    int used = 0;
+    if (sscanf(env, "%31[a-z]=%ld%n", key, &v, &used) != 2) break;
+    if (strcmp(key, "split") == 0 && (v == 0 || v == 1)) spec->split_exchange = (int)v;
+    if (strcmp(key, "pad") == 0 && v >= 0 && v <= 8) spec->lds_pad = (int)v;
+    if (strcmp(key, "threads") == 0 && v >= 1 && v <= 4096) spec->threads_per_transform = (int)v;
+    if (strcmp(key, "transforms") == 0 && v >= 1 && v <= 4096) spec->transforms_per_block = (int)v;
+    if (strcmp(key, "fastest") == 0 && (v == 0 || v == 1)) spec->transform_fastest = (int)v;
+    env += used;
+    if (*env == ',') env++;
+  }
+}
+
 hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
                              const hy_device_caps *caps, hy_kernel_spec *spec) {
   (void)problem;
@@ -224,6 +245,10 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   if (m * t > wg) m = wg / t;
   if (m < 1) m = 1;
   spec->transforms_per_block = (int)m;
+  hy_cg_spec_override(spec);
+  if ((int64_t)spec->threads_per_transform * spec->transforms_per_block > wg)
+    spec->transforms_per_block = wg / spec->threads_per_transform > 0 ? wg / spec->threads_per_transform : 1;
+  if (spec->threads_per_transform > wg) spec->threads_per_transform = wg;
   while (spec->transforms_per_block > 1 && hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory)
     spec->transforms_per_block /= 2;
   if (hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->split_exchange = 1;
@@ -651,7 +676,16 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *ftw", g);
   hy_strbuf_append(sb, ") {\n");
-  if (k.nstages > 1)
+  /* CUDA caps static shared arrays at 48 KB; the exchange buffer is dynamic
+   * shared memory there (launch shared_bytes, opted into by the backend),
+   * one untyped array so that kernels of other element types can share
+   * the translation unit. */
+  if (k.nstages > 1 && prog->dialect == HY_DIALECT_CUDA)
+    hy_strbuf_appendf(sb, "  extern __shared__ __align__(16) unsigned char hy_smem[];\n"
+                          "  %s *lds = (%s *)hy_smem;\n",
+                      spec->split_exchange ? "real" : "real2",
+                      spec->split_exchange ? "real" : "real2");
+  else if (k.nstages > 1)
     hy_strbuf_appendf(sb, "  %s%s lds[%d];\n", hy_cg_local(prog->dialect),
                       spec->split_exchange ? "real" : "real2", k.M * k.row);
   hy_cg_prologue(&k, count);
