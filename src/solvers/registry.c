@@ -4,9 +4,11 @@
 
 extern const hy_solver hy_solver_copy;
 extern const hy_solver hy_solver_axis_passes;
+extern const hy_solver hy_solver_four_step;
 
 const hy_solver *const hy_solvers[] = {
     &hy_solver_copy,
     &hy_solver_axis_passes,
+    &hy_solver_four_step,
     NULL,
 };

@@ -1,0 +1,155 @@
+/* Four-step (and six-step) for axes longer than one pass (DESIGN section 4,
+ * rule 5). With N = N1*N2, input n = n1 + N1*n2 and output k = N2*k1 + k2:
+ *   pass A: for each n1, a length-N2 DFT along n2, times the twiddle
+ *           exp(sign*2*pi*i*n1*k2/N) fused into its store, written to a work
+ *           buffer as W[k2*N1 + n1] (dense over the batch);
+ *   pass B: for each k2, a length-N1 DFT along n1 read with stride 1 and
+ *           stored transposed, X[N2*k1 + k2].
+ * When N1 is still too long, pass B is itself split the same way (three
+ * passes, alternating WORK0 and WORK1). Other axes of a multi-dimensional
+ * problem take one pass each, as in axis-passes; this solver only applies
+ * when at least one axis does not fit in one pass. */
+#include <math.h>
+
+#include "planner/planner.h"
+
+typedef struct hy_fs_ctx {
+  const hy_problem *problem;
+  int64_t limit;
+  hy_plan_tree *tree;
+} hy_fs_ctx;
+
+/* Whether a length fits one pass, with its algorithm chosen in *pass. */
+static int hy_fs_fits(hy_fs_ctx *c, int64_t n, hy_pass *pass, hy_status *st) {
+  *st = hy_choose_dft_algo(n, pass);
+  if (*st != HYFFT_SUCCESS) return 0;
+  int64_t on_chip = pass->algo == HY_ALGO_BLUESTEIN ? pass->bluestein_m : n;
+  return on_chip <= c->limit;
+}
+
+/* A divisor N2 of n for pass A: for two passes, the one in
+ * [n/limit, limit] closest to sqrt(n); for more, the largest <= limit.
+ * Returns 0 if there is none that fits one pass. */
+static int64_t hy_fs_split(hy_fs_ctx *c, int64_t n) {
+  long double root = sqrtl((long double)n);
+  int64_t best = 0;
+  int best_two = 0;
+  long double best_score = 0;
+  for (int64_t d = 2; d <= c->limit && d < n; d++) {
+    if (n % d) continue;
+    hy_pass probe;
+    hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, c->problem->sign);
+    hy_status st;
+    if (!hy_fs_fits(c, d, &probe, &st)) continue;
+    hy_pass probe1;
+    hy_pass_init(&probe1, HY_PASS_DFT, c->problem->precision, c->problem->sign);
+    int two = hy_fs_fits(c, n / d, &probe1, &st);
+    long double score = two ? fabsl((long double)d - root) : -(long double)d;
+    if (!best || two > best_two || (two == best_two && score < best_score)) {
+      best = d;
+      best_two = two;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+static hy_status hy_fs_add_pass(hy_fs_ctx *c, hy_pass **out) {
+  if (c->tree->npasses >= HY_MAX_PASSES) return HYFFT_NO_SOLVER;
+  *out = &c->tree->passes[c->tree->npasses++];
+  return HYFFT_SUCCESS;
+}
+
+/* DFT of length n along one axis over loops[], src -> dst; level counts the
+ * four-step recursion (its parity picks the work buffer). */
+static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
+                            hy_buffer dst, int64_t out_stride, int nloops,
+                            const hyfft_dim *loops, int level) {
+  const hy_problem *p = c->problem;
+  hy_pass *pass;
+  HY_TRY(hy_fs_add_pass(c, &pass));
+  hy_pass_init(pass, HY_PASS_DFT, p->precision, p->sign);
+  hy_status st;
+  if (hy_fs_fits(c, n, pass, &st)) {
+    pass->src = src;
+    pass->dst = dst;
+    pass->axis = (hyfft_dim){n, in_stride, out_stride};
+    pass->nloops = nloops;
+    for (int l = 0; l < nloops; l++) pass->loops[l] = loops[l];
+    return HYFFT_SUCCESS;
+  }
+  if (st != HYFFT_SUCCESS && st != HYFFT_NO_SOLVER) return st;
+  if (nloops + 1 > HY_MAX_LOOPS) return HYFFT_NO_SOLVER;
+  int64_t n2 = hy_fs_split(c, n);
+  if (n2 == 0) return HYFFT_NO_SOLVER; /* e.g. a large prime: needs multi-pass Bluestein */
+  int64_t n1 = n / n2;
+  hy_buffer work = level % 2 == 0 ? HY_BUF_WORK0 : HY_BUF_WORK1;
+
+  /* Dense strides of the loops in the work buffer, innermost last. */
+  int64_t dense[HY_MAX_LOOPS];
+  int64_t total = n;
+  for (int l = nloops - 1; l >= 0; l--) {
+    dense[l] = total;
+    if (hy_mul_overflow_i64(total, loops[l].n, &total)) return HYFFT_NO_SOLVER;
+  }
+  if (total > c->tree->work_elems[work - HY_BUF_WORK0]) c->tree->work_elems[work - HY_BUF_WORK0] = total;
+
+  /* Pass A: along n2 (stride n1*in_stride), loop n1 carries the twiddle. */
+  hy_choose_dft_algo(n2, pass);
+  pass->src = src;
+  pass->dst = work;
+  pass->axis = (hyfft_dim){n2, n1 * in_stride, n1};
+  pass->nloops = 0;
+  for (int l = 0; l < nloops; l++)
+    pass->loops[pass->nloops++] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
+  pass->twiddle_loop = pass->nloops;
+  pass->twiddle_n = n;
+  pass->loops[pass->nloops++] = (hyfft_dim){n1, in_stride, 1};
+
+  /* Pass B (or its own split): along n1 from the work buffer, transposed. */
+  hyfft_dim next[HY_MAX_LOOPS];
+  for (int l = 0; l < nloops; l++) next[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
+  next[nloops] = (hyfft_dim){n2, n1, out_stride};
+  return hy_fs_axis(c, n1, work, 1, dst, n2 * out_stride, nloops + 1, next, level + 1);
+}
+
+static hy_status hy_four_step_plan(const hy_problem *problem, const hy_device_caps *caps,
+                                   hy_plan_tree *out) {
+  if (problem->rank == 0 || problem->kind != HYFFT_C2C) return HYFFT_NO_SOLVER;
+  hy_fs_ctx c = {problem, caps->max_pass_length[problem->precision], out};
+  if (c.limit < 4) return HYFFT_NO_SOLVER;
+  /* Only when some axis is too long: otherwise axis-passes plans it. */
+  int needed = 0;
+  for (int d = 0; d < problem->rank; d++) {
+    hy_pass probe;
+    hy_pass_init(&probe, HY_PASS_DFT, problem->precision, problem->sign);
+    hy_status st;
+    if (!hy_fs_fits(&c, problem->dims[d].n, &probe, &st)) needed = 1;
+  }
+  if (!needed) return HYFFT_NO_SOLVER;
+  out->npasses = 0;
+  out->work_elems[0] = out->work_elems[1] = 0;
+  for (int step = 0; step < problem->rank; step++) {
+    int axis = problem->rank - 1 - step;
+    hyfft_dim loops[HY_MAX_LOOPS];
+    int nloops = 0;
+    for (int b = 0; b < problem->batch_rank; b++) {
+      hyfft_dim d = problem->batch[b];
+      if (step > 0) d.in_stride = d.out_stride;
+      loops[nloops++] = d;
+    }
+    for (int d = 0; d < problem->rank; d++) {
+      if (d == axis) continue;
+      hyfft_dim dim = problem->dims[d];
+      if (step > 0) dim.in_stride = dim.out_stride;
+      loops[nloops++] = dim;
+    }
+    hyfft_dim a = problem->dims[axis];
+    HY_TRY(hy_fs_axis(&c, a.n, step == 0 ? HY_BUF_IN : HY_BUF_OUT, step == 0 ? a.in_stride : a.out_stride,
+                      HY_BUF_OUT, a.out_stride, nloops, loops, 0));
+  }
+  out->passes[out->npasses - 1].scale = problem->scale;
+  return HYFFT_SUCCESS;
+}
+
+const hy_solver hy_solver_four_step = {"four-step", hy_four_step_plan};
