@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# The whole check on a machine with an NVIDIA GPU, in one call:
+#   bash scripts/gpu-check.sh            (about 8 minutes; logs in ${OUT:-/tmp/gpu-check})
+#   GPU_CHECK_QUICK=1 bash scripts/gpu-check.sh   (about 4 minutes: smaller levels)
+# Steps: configure and build; the CUDA backend tests; the accuracy and
+# property suites on --device cuda and on NVIDIA's OpenCL; compute-sanitizer
+# memcheck and racecheck on a few plans; the benchmark tables against cuFFT
+# (CUDA) and for N = 8..4096 on OpenCL, printed last.
+#
+# The GPU machine has no FFTW and no network: FFTW (the tests' reference)
+# and the OpenCL ICD loader come from .deps/root, prepared on a networked
+# machine by scripts/prepare-gpu-deps.sh and carried along.
+# Every step has its own time limit; a failing step is recorded and the
+# script goes on, so one run shows everything. Exit status: 0 only if every
+# step passed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+out=${OUT:-/tmp/gpu-check}
+mkdir -p "$out"
+quick=${GPU_CHECK_QUICK:-0}
+jobs=$(nproc)
+cuda_home=${CUDA_HOME:-/usr/local/cuda}
+build=${GPU_CHECK_BUILD:-$root/build-gpu}
+start=$(date +%s)
+summary="$out/summary.txt"
+: >"$summary"
+failed=0
+
+deps="$root/.deps/root"
+arch_dir=x86_64-linux-gnu
+deplib="$deps/usr/lib/$arch_dir"
+export LD_LIBRARY_PATH="$deplib:$cuda_home/lib64:${LD_LIBRARY_PATH:-}"
+export PATH="$cuda_home/bin:$PATH"
+# Kernels compile once per run into a private cache (the second and later
+# suites exercise the warm path); line tables for compute-sanitizer.
+export HYFFT_CACHE_DIR="${TMPDIR:-/tmp}/hyfft-gpu-check-cache"
+export HYFFT_CUDA_LINEINFO=1
+export HYFFT_TEST_SEED=${HYFFT_TEST_SEED:-20261123}
+
+# run_step NAME LIMIT_SECONDS COMMAND...: log to $out/NAME.log, one line in
+# the summary (PASS/FAIL/TIMEOUT/SKIP, seconds, last result line).
+run_step() {
+  local name=$1 limit=$2
+  shift 2
+  local t0=$(date +%s) rc
+  printf '== %-28s (limit %3ds, at %4ds) ... ' "$name" "$limit" $((t0 - start))
+  timeout --kill-after=10 "$limit" "$@" >"$out/$name.log" 2>&1
+  rc=$?
+  local dt=$(($(date +%s) - t0)) verdict=PASS
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then verdict=TIMEOUT; elif [ $rc -eq 77 ]; then verdict=SKIP;
+  elif [ $rc -ne 0 ]; then verdict="FAIL($rc)"; fi
+  [ "$verdict" = PASS ] || [ "$verdict" = SKIP ] || failed=1
+  local last
+  last=$(grep -E 'passed|failed|SKIP|error' "$out/$name.log" | tail -1 | cut -c1-110)
+  printf '%s %ds\n' "$verdict" "$dt"
+  printf '%-28s %-9s %4ds  %s\n' "$name" "$verdict" "$dt" "$last" >>"$summary"
+  return 0
+}
+
+skip_step() {
+  printf '%-28s %-9s %4ds  %s\n' "$1" SKIP 0 "$2" >>"$summary"
+  echo "== $1: skipped ($2)"
+}
+
+# ---- what this machine has ---------------------------------------------------
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
+    --format=csv 2>&1 || echo "nvidia-smi failed"
+  "$cuda_home/bin/nvcc" --version 2>&1 | tail -2 || echo "no nvcc"
+  cmake --version | head -1; ninja --version; cc --version | head -1
+  ls "$cuda_home/lib64" 2>/dev/null | grep -E '^lib(nvrtc|cufft)\.so' | tr '\n' ' '; echo
+  ls /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so* /usr/lib64/libnvidia-opencl.so* 2>/dev/null
+  command -v compute-sanitizer || echo "no compute-sanitizer"
+  ls "$deplib"/libfftw3l.so "$deplib"/libOpenCL.so.1 2>&1
+} >"$out/machine.txt" 2>&1
+cat "$out/machine.txt"
+
+if [ ! -f "$deps/usr/include/fftw3.h" ]; then
+  echo "gpu-check: $deps lacks FFTW; run scripts/prepare-gpu-deps.sh first and carry .deps" >&2
+  exit 2
+fi
+
+# ---- build -----------------------------------------------------------------------
+run_step configure 120 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DHYFFT_WERROR=ON -DCMAKE_PREFIX_PATH="$deps/usr" \
+  -DHYFFT_FFTW3_INCLUDE_DIR="$deps/usr/include" -DHYFFT_FFTW3L_LIBRARY="$deplib/libfftw3l.so" \
+  -DHYFFT_CPU_TEST_FFTW3_INCLUDE="$deps/usr/include" -DHYFFT_CPU_TEST_FFTW3L="$deplib/libfftw3l.so" \
+  "-DHYFFT_TEST_DEVICES=cuda;opencl=quick"
+run_step build 300 ninja -C "$build" -j"$jobs"
+if [ ! -x "$build/tools/hyfft/hyfft" ]; then
+  echo "gpu-check: the build failed; see $out/build.log" >&2
+  tail -30 "$out/build.log"
+  cat "$summary"
+  exit 1
+fi
+"$build/tools/hyfft/hyfft" info >"$out/info.txt" 2>&1
+cat "$out/info.txt"
+
+acc="$build/tests/accuracy/hyfft_accuracy"
+prop="$build/tests/properties/hyfft_properties"
+level=standard
+[ "$quick" = 1 ] && level=quick
+
+# ---- CUDA ------------------------------------------------------------------------
+# The backend test first: it also times the cold (compile) and warm (disk
+# cache) plan creation.
+rm -rf "$HYFFT_CACHE_DIR"
+run_step cuda_backend 240 "$build/tests/backend/cuda/test_cuda_cuda_backend"
+sm=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ')
+if [ "$quick" = 1 ]; then
+  run_step nvrtc_compile 120 "$build/tests/backend/cuda/test_cuda_nvrtc_compile" --arch "${sm:-90}" \
+    c2c:f32:fwd:1024 c2c:f64:fwd:4096 c2c:f32:fwd:97 c2c:f32:fwd:4096x4096 c2c:f64:fwd:128x128x128
+else
+  run_step nvrtc_compile 180 "$build/tests/backend/cuda/test_cuda_nvrtc_compile" --arch "${sm:-90}"
+fi
+"$build/tools/hyfft/hyfft" plan c2c:f32:fwd:16384:b64 --device cuda >"$out/plan_cold_warm.txt" 2>&1
+HYFFT_CACHE_DIR="$HYFFT_CACHE_DIR/cold-$$" \
+  "$build/tools/hyfft/hyfft" plan c2c:f64:fwd:2048x2048 --device cuda >>"$out/plan_cold_warm.txt" 2>&1
+HYFFT_CACHE_DIR="$HYFFT_CACHE_DIR/cold-$$" \
+  "$build/tools/hyfft/hyfft" plan c2c:f64:fwd:2048x2048 --device cuda >>"$out/plan_cold_warm.txt" 2>&1
+
+run_step accuracy_cuda 150 "$acc" --device cuda --level "$level"
+run_step accuracy_cuda_devbuf 60 "$acc" --device cuda --level quick --device-buffers
+run_step properties_cuda 120 "$prop" --device cuda --level "$level"
+run_step properties_cuda_devbuf 60 "$prop" --device cuda --level quick --device-buffers
+
+# ---- NVIDIA OpenCL -----------------------------------------------------------------
+ocl=""
+for f in /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 /usr/lib64/libnvidia-opencl.so.1 \
+         /usr/lib/libnvidia-opencl.so.1; do
+  [ -e "$f" ] && ocl=$f && break
+done
+if [ -z "$ocl" ] && ldconfig -p 2>/dev/null | grep -q libnvidia-opencl.so.1; then
+  ocl=libnvidia-opencl.so.1
+fi
+if [ -n "$ocl" ]; then
+  icd=$(mktemp -d)
+  echo "$ocl" >"$icd/nvidia.icd"
+  export OCL_ICD_VENDORS="$icd"
+  [ -e "$deplib/libOpenCL.so.1" ] && export HYFFT_OPENCL_LIBRARY="$deplib/libOpenCL.so.1"
+  "$build/tools/hyfft/hyfft" info >"$out/info_opencl.txt" 2>&1
+  run_step accuracy_opencl 120 "$acc" --device opencl --level quick
+  run_step properties_opencl 90 "$prop" --device opencl --level quick
+else
+  skip_step accuracy_opencl "no libnvidia-opencl.so.1"
+  skip_step properties_opencl "no libnvidia-opencl.so.1"
+fi
+
+# ---- compute-sanitizer ----------------------------------------------------------------
+san_tokens=(c2c:f32:fwd:1024:b8 c2c:f64:bwd:4096 c2c:f32:fwd:97:b3 c2c:f32:fwd:64x64
+            c2c:f32:fwd:256:b16:ip)
+if command -v compute-sanitizer >/dev/null; then
+  run_step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 3 \
+    "$acc" --device cuda "${san_tokens[@]}"
+  run_step racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 3 \
+    "$acc" --device cuda "${san_tokens[@]:0:3}"
+else
+  skip_step memcheck "no compute-sanitizer"
+  skip_step racecheck "no compute-sanitizer"
+fi
+
+# ---- benchmarks --------------------------------------------------------------------------
+runs=50
+[ "$quick" = 1 ] && runs=20
+run_step bench_cuda 240 "$build/tools/hyfft/hyfft" bench standard --device cuda --vs cufft \
+  --runs "$runs" --warmup 5 --json "$out/bench_cuda.json" --plot "$out/bench_cuda.svg"
+if [ -n "$ocl" ]; then
+  tokens=()
+  for n in 8 16 32 64 128 256 512 1024 2048 4096; do tokens+=("c2c:f32:fwd:$n:b$((16777216 / n))"); done
+  run_step bench_opencl 150 "$build/tools/hyfft/hyfft" bench "${tokens[@]}" --device opencl \
+    --runs "$runs" --warmup 3 --json "$out/bench_opencl.json"
+fi
+
+# ---- report --------------------------------------------------------------------------------
+echo
+echo "== plan creation, cold and warm"
+grep -iE 'plan|time|ms' "$out/plan_cold_warm.txt" | head -12
+echo
+echo "== summary ($(($(date +%s) - start)) s; logs in $out)"
+cat "$summary"
+for t in bench_cuda bench_opencl; do
+  [ -f "$out/$t.log" ] || continue
+  echo
+  echo "== $t"
+  cat "$out/$t.log"
+done
+exit $failed
