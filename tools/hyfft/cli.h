@@ -1,0 +1,186 @@
+/* Shared pieces of the hyfft command-line tool: problem layouts and data,
+ * the long-double reference, error norms, timing and small helpers. The
+ * tool uses only the public API (include/hyfft.h). */
+#ifndef HYFFT_CLI_H
+#define HYFFT_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hyfft.h"
+
+typedef long double _Complex cli_ldc;
+
+/* Exit codes: 0 success, 1 a check failed or a run errored, 2 bad usage. */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
+
+/* ---- messages -------------------------------------------------------------- */
+
+/* "hyfft CMD: <message>" on stderr, one line. */
+void cli_msg(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "hyfft CMD: WHAT: HYFFT_STATUS: last error" on stderr. */
+void cli_status_msg(const char *cmd, const char *what, hyfft_status st);
+
+/* ---- small helpers --------------------------------------------------------- */
+
+double cli_now(void); /* monotonic seconds */
+int cli_parse_i64(const char *s, int64_t *out); /* 0 ok, strict */
+int cli_parse_u64(const char *s, uint64_t *out);
+/* The thread count hyfft's CPU work uses: $HYFFT_NUM_THREADS, else cores. */
+int cli_num_threads(void);
+/* 64-byte aligned, zeroed on request; free with cli_free. */
+void *cli_alloc(size_t bytes);
+void cli_free(void *p);
+/* dlopen the first name that loads (RTLD_NOW | RTLD_LOCAL); *which gets it. */
+void *cli_dlopen_first(const char *const *names, const char **which);
+
+/* xoshiro256** seeded from a seed and a token, so each case replays alone. */
+typedef struct cli_rng {
+  uint64_t s[4];
+} cli_rng;
+void cli_rng_seed(cli_rng *r, uint64_t seed, const char *token);
+double cli_rng_uniform(cli_rng *r); /* [-1, 1) */
+
+/* ---- problem layout and data ---------------------------------------------- */
+
+/* Logical view of a validated problem: batch dims outermost, then transform
+ * dims, row major; the last transform dim halved on the complex side of
+ * R2C/C2R. Physical offsets follow the problem's strides. */
+typedef struct cli_layout {
+  hyfft_problem p;        /* validated (from hyfft_plan_problem), scale 0 -> 1 */
+  int64_t n;              /* transform length: product of transform dims */
+  int64_t batch;          /* product of batch dims */
+  int64_t in_count;       /* logical elements per transform, input side */
+  int64_t out_count;      /* same, output side */
+  size_t in_elem;         /* bytes per element: 4/8 real, 8/16 complex */
+  size_t out_elem;
+  size_t in_bytes;        /* bytes spanned by the strided input */
+  size_t out_bytes;
+  size_t buf_in_bytes;    /* allocation sizes (in-place: both the max) */
+  size_t buf_out_bytes;
+} cli_layout;
+
+/* Fails (message in err) for layouts the tool cannot lay out (negative
+ * strides). */
+int cli_layout_init(cli_layout *L, const hyfft_problem *validated, char *err, size_t errlen);
+/* 5 N log2 N per transform (2.5 for real), times the batch. */
+double cli_layout_flops(const cli_layout *L);
+/* One read of the input and one write of the output, logical elements. */
+double cli_layout_bytes(const cli_layout *L);
+
+/* Fill the physical input (host memory, buf_in_bytes) with seeded random
+ * values in [-1,1) rounded to the precision; C2R input is made Hermitian so
+ * that every library must give the same answer. The first `keep`
+ * transforms' logical inputs are stored in `logical` (keep*in_count). */
+int cli_fill_input(const cli_layout *L, cli_rng *rng, void *phys_in, int64_t keep,
+                   cli_ldc *logical);
+/* Gather the first `count` transforms' outputs into logical order. */
+void cli_gather_output(const cli_layout *L, const void *phys_out, int64_t count,
+                       cli_ldc *logical);
+
+/* ---- reference ------------------------------------------------------------- */
+
+/* A long-double multi-dimensional complex DFT of a contiguous row-major
+ * array: FFTW's fftwl through dlopen when present (unless builtin is set),
+ * else the built-in mixed-radix + Bluestein code. */
+typedef struct cli_ref cli_ref;
+int cli_ref_create(int rank, const int64_t *n, int sign, int builtin, cli_ref **out, char *err,
+                   size_t errlen);
+void cli_ref_run(cli_ref *ref, cli_ldc *data);
+const char *cli_ref_name(const cli_ref *ref);
+void cli_ref_destroy(cli_ref *ref);
+
+/* Reference outputs of the first `count` transforms of a layout from their
+ * logical inputs (count*out_count elements). */
+int cli_reference(const cli_layout *L, int builtin, const cli_ldc *in, int64_t count,
+                  cli_ldc *out, const char **ref_name, char *err, size_t errlen);
+
+/* Relative RMS ||out-ref||2/||ref||2 and max-norm max|d|/max|ref|; NaN in
+ * the output gives NaN (which never passes a gate). */
+void cli_errors(const cli_ldc *out, const cli_ldc *ref, int64_t count, double *rel_rms,
+                double *max_err);
+/* DESIGN section 7: 5*u*sqrt(log2 N); max-norm gate is 10x. */
+double cli_rms_gate(hyfft_precision prec, int64_t n);
+
+/* How many transforms the accuracy check covers: as many as fit in
+ * `limit` elements, at least one, 0 if one transform exceeds `hard`. */
+int64_t cli_check_count(const cli_layout *L, int64_t limit, int64_t hard);
+
+/* ---- one problem run through hyfft ---------------------------------------------- */
+
+/* A plan with its host buffers and, for device-memory problems, device
+ * buffers holding the same data. */
+typedef struct cli_case {
+  const char *token;
+  hyfft_context ctx;
+  hyfft_plan plan;
+  cli_layout L;
+  double plan_seconds;
+  int device;               /* data in hyfft_buffer_alloc buffers */
+  void *host_in, *host_out; /* host_out == host_in for in-place */
+  void *din, *dout;         /* the buffers hyfft_execute gets */
+  void *pristine;           /* a copy of host_in for refills (may be NULL) */
+  int cuda_timed;           /* bench: time with CUDA events (peer_cufft.c) */
+  hyfft_status plan_status; /* why plan is NULL (keep_going) */
+  char plan_error[512];
+} cli_case;
+
+/* Plan `problem` (its memory field decides host or device data) and
+ * allocate the buffers. On a hyfft error returns the status (message left
+ * in hyfft_last_error()); on a tool error returns HYFFT_INTERNAL with `err`
+ * filled. With `keep_going`, a failed plan is recorded in plan_status and
+ * plan_error and the buffers are still set up from `problem` as given, so
+ * that peers can run. */
+hyfft_status cli_case_setup(cli_case *c, hyfft_context ctx, const char *token,
+                            const hyfft_problem *problem, unsigned flags, int keep_going,
+                            char *err, size_t errlen);
+/* Fill the input (seeded by seed and token), keep `keep` logical inputs,
+ * save a pristine copy when `save` is set. */
+int cli_case_fill(cli_case *c, uint64_t seed, int64_t keep, cli_ldc *logical, int save);
+/* Copy host_in (or the pristine copy when `from_pristine`) to the buffers
+ * hyfft reads; poison the output buffer. */
+hyfft_status cli_case_upload(cli_case *c, int from_pristine, int poison);
+hyfft_status cli_case_execute(cli_case *c);
+/* Bring the output into host_out. */
+hyfft_status cli_case_download(cli_case *c);
+void cli_case_free(cli_case *c);
+
+/* ---- bench results ---------------------------------------------------------- */
+
+/* One library on one problem. Unknown values are NaN. */
+typedef struct cli_row {
+  char token[256];
+  char lib[32];
+  char device[64];
+  char note[768];       /* why a value is missing, "" when all is well */
+  int ok;               /* timed successfully */
+  hyfft_precision precision;
+  hyfft_kind kind;
+  int64_t n, batch;
+  double plan_ms, median_ms, min_ms, gflops, gbps, rel_rms, max_err;
+  double ratio;         /* peer time / hyfft time (peers only) */
+} cli_row;
+
+void cli_report_header(FILE *f);
+void cli_report_row(FILE *f, const cli_row *r);
+int cli_report_json(const char *path, const char *device, const cli_row *rows, int nrows,
+                    int warmup, int runs, uint64_t seed);
+int cli_report_svg(const char *path, const char *device, const cli_row *rows, int nrows);
+
+/* ---- suites ------------------------------------------------------------------ */
+
+/* Expand arguments (tokens, suite paths, suite names) into a token list.
+ * Returns 0 or prints a message naming the bad argument. */
+int cli_expand_tokens(const char *cmd, int nargs, char **args, char ***tokens, int *ntokens);
+void cli_free_tokens(char **tokens, int ntokens);
+
+/* ---- commands ---------------------------------------------------------------- */
+
+int cli_cmd_info(int argc, char **argv);
+int cli_cmd_plan(int argc, char **argv);
+int cli_cmd_verify(int argc, char **argv);
+int cli_cmd_bench(int argc, char **argv);
+int cli_cmd_tune(int argc, char **argv);
+
+#endif /* HYFFT_CLI_H */

@@ -1,0 +1,305 @@
+/* Problem layouts: logical element order versus strided physical buffers,
+ * seeded inputs, gathering outputs, the reference outputs and the error
+ * norms of DESIGN section 7. */
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define CLI_MAX_DIMS (HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK)
+
+/* An odometer over up to CLI_MAX_DIMS dims that tracks the strided offset,
+ * so huge problems need no offset tables. */
+typedef struct cli_walk {
+  int nd;
+  int64_t n[CLI_MAX_DIMS], s[CLI_MAX_DIMS], i[CLI_MAX_DIMS];
+  int64_t off;
+} cli_walk;
+
+static void cli_walk_next(cli_walk *w) {
+  for (int d = w->nd - 1; d >= 0; d--) {
+    w->off += w->s[d];
+    if (++w->i[d] < w->n[d]) return;
+    w->off -= w->n[d] * w->s[d];
+    w->i[d] = 0;
+  }
+}
+
+/* Logical length of transform dim d on one side (0 input, 1 output). */
+static int64_t cli_side_len(const hyfft_problem *p, int d, int side) {
+  int64_t n = p->dims[d].n;
+  if (d == p->rank - 1 && ((side == 0 && p->kind == HYFFT_C2R) || (side == 1 && p->kind == HYFFT_R2C)))
+    return n / 2 + 1;
+  return n;
+}
+
+static void cli_walk_transform(cli_walk *w, const hyfft_problem *p, int side) {
+  memset(w, 0, sizeof *w);
+  w->nd = p->rank;
+  for (int d = 0; d < p->rank; d++) {
+    w->n[d] = cli_side_len(p, d, side);
+    w->s[d] = side ? p->dims[d].out_stride : p->dims[d].in_stride;
+  }
+}
+
+static void cli_walk_batch(cli_walk *w, const hyfft_problem *p, int side) {
+  memset(w, 0, sizeof *w);
+  w->nd = p->batch_rank;
+  for (int d = 0; d < p->batch_rank; d++) {
+    w->n[d] = p->batch[d].n;
+    w->s[d] = side ? p->batch[d].out_stride : p->batch[d].in_stride;
+  }
+}
+
+int cli_layout_init(cli_layout *L, const hyfft_problem *v, char *err, size_t errlen) {
+  memset(L, 0, sizeof *L);
+  L->p = *v;
+  if (L->p.scale == 0.0) L->p.scale = 1.0;
+  size_t real = v->precision == HYFFT_F64 ? 8 : 4;
+  L->in_elem = v->kind == HYFFT_R2C ? real : 2 * real;
+  L->out_elem = v->kind == HYFFT_C2R ? real : 2 * real;
+  L->n = L->batch = L->in_count = L->out_count = 1;
+  int64_t in_max = 0, out_max = 0;
+  for (int d = 0; d < v->rank; d++) {
+    if (v->dims[d].in_stride < 0 || v->dims[d].out_stride < 0) {
+      snprintf(err, errlen, "negative strides (dims[%d]) are not supported by the tool", d);
+      return -1;
+    }
+    L->n *= v->dims[d].n;
+    L->in_count *= cli_side_len(v, d, 0);
+    L->out_count *= cli_side_len(v, d, 1);
+    in_max += (cli_side_len(v, d, 0) - 1) * v->dims[d].in_stride;
+    out_max += (cli_side_len(v, d, 1) - 1) * v->dims[d].out_stride;
+  }
+  for (int d = 0; d < v->batch_rank; d++) {
+    if (v->batch[d].in_stride < 0 || v->batch[d].out_stride < 0) {
+      snprintf(err, errlen, "negative strides (batch[%d]) are not supported by the tool", d);
+      return -1;
+    }
+    L->batch *= v->batch[d].n;
+    in_max += (v->batch[d].n - 1) * v->batch[d].in_stride;
+    out_max += (v->batch[d].n - 1) * v->batch[d].out_stride;
+  }
+  L->in_bytes = (size_t)(in_max + 1) * L->in_elem;
+  L->out_bytes = (size_t)(out_max + 1) * L->out_elem;
+  L->buf_in_bytes = L->in_bytes;
+  L->buf_out_bytes = L->out_bytes;
+  if (v->inplace) {
+    size_t m = L->in_bytes > L->out_bytes ? L->in_bytes : L->out_bytes;
+    L->buf_in_bytes = L->buf_out_bytes = m;
+  }
+  return 0;
+}
+
+double cli_layout_flops(const cli_layout *L) {
+  double n = (double)L->n;
+  double per = n > 1 ? 5.0 * n * log2(n) : 0.0;
+  if (L->p.kind != HYFFT_C2C) per *= 0.5;
+  return per * (double)L->batch;
+}
+
+double cli_layout_bytes(const cli_layout *L) {
+  return (double)L->batch *
+         ((double)L->in_count * (double)L->in_elem + (double)L->out_count * (double)L->out_elem);
+}
+
+/* Coordinates of logical index idx in dims n[0..nd-1] (row major). */
+static void cli_coords(int64_t idx, int nd, const int64_t *n, int64_t *k) {
+  for (int d = nd - 1; d >= 0; d--) {
+    k[d] = idx % n[d];
+    idx /= n[d];
+  }
+}
+
+/* A C2R input must be the half of a Hermitian spectrum, or libraries may
+ * legitimately differ: the points on the k_last = 0 (and n/2) planes are
+ * tied to their mirror images, self-mirrored points are real. */
+static void cli_make_hermitian(const hyfft_problem *p, double *v /* re,im pairs */) {
+  int r = p->rank;
+  int64_t n[HYFFT_MAX_RANK] = {0}, half[HYFFT_MAX_RANK] = {0}, k[HYFFT_MAX_RANK] = {0};
+  int64_t count = 1;
+  if (r < 1) return;
+  for (int d = 0; d < r; d++) {
+    n[d] = p->dims[d].n;
+    half[d] = cli_side_len(p, d, 0);
+    count *= half[d];
+  }
+  int64_t nl = n[r - 1];
+  for (int64_t idx = 0; idx < count; idx++) {
+    int64_t kl = idx % half[r - 1];
+    if (kl != 0 && !(nl % 2 == 0 && kl == nl / 2)) continue;
+    cli_coords(idx, r, half, k);
+    int64_t mirror = 0;
+    for (int d = 0; d < r - 1; d++) mirror = mirror * half[d] + (n[d] - k[d]) % n[d];
+    mirror = mirror * half[r - 1] + kl;
+    if (mirror == idx) {
+      v[2 * idx + 1] = 0.0;
+    } else if (mirror < idx) {
+      v[2 * idx] = v[2 * mirror];
+      v[2 * idx + 1] = -v[2 * mirror + 1];
+    }
+  }
+}
+
+int cli_fill_input(const cli_layout *L, cli_rng *rng, void *phys_in, int64_t keep,
+                   cli_ldc *logical) {
+  const hyfft_problem *p = &L->p;
+  int cplx = p->kind != HYFFT_R2C;
+  int f64 = p->precision == HYFFT_F64;
+  double *tmp = malloc((size_t)L->in_count * 2 * sizeof *tmp);
+  if (!tmp) return -1;
+  cli_walk bw, tw;
+  cli_walk_batch(&bw, p, 0);
+  for (int64_t t = 0; t < L->batch; t++, cli_walk_next(&bw)) {
+    for (int64_t j = 0; j < L->in_count; j++) {
+      double re = cli_rng_uniform(rng), im = cplx ? cli_rng_uniform(rng) : 0.0;
+      /* Round now so that the reference sees exactly the library's input. */
+      tmp[2 * j] = f64 ? re : (double)(float)re;
+      tmp[2 * j + 1] = f64 ? im : (double)(float)im;
+    }
+    if (p->kind == HYFFT_C2R) cli_make_hermitian(p, tmp);
+    cli_walk_transform(&tw, p, 0);
+    for (int64_t j = 0; j < L->in_count; j++, cli_walk_next(&tw)) {
+      int64_t off = bw.off + tw.off;
+      if (f64) {
+        double *d = (double *)phys_in;
+        if (cplx) {
+          d[2 * off] = tmp[2 * j];
+          d[2 * off + 1] = tmp[2 * j + 1];
+        } else {
+          d[off] = tmp[2 * j];
+        }
+      } else {
+        float *f = (float *)phys_in;
+        if (cplx) {
+          f[2 * off] = (float)tmp[2 * j];
+          f[2 * off + 1] = (float)tmp[2 * j + 1];
+        } else {
+          f[off] = (float)tmp[2 * j];
+        }
+      }
+      if (t < keep)
+        logical[t * L->in_count + j] = (long double)tmp[2 * j] + I * (long double)tmp[2 * j + 1];
+    }
+  }
+  free(tmp);
+  return 0;
+}
+
+void cli_gather_output(const cli_layout *L, const void *phys_out, int64_t count,
+                       cli_ldc *logical) {
+  const hyfft_problem *p = &L->p;
+  int cplx = p->kind != HYFFT_C2R;
+  int f64 = p->precision == HYFFT_F64;
+  cli_walk bw, tw;
+  cli_walk_batch(&bw, p, 1);
+  for (int64_t t = 0; t < count; t++, cli_walk_next(&bw)) {
+    cli_walk_transform(&tw, p, 1);
+    for (int64_t j = 0; j < L->out_count; j++, cli_walk_next(&tw)) {
+      int64_t off = bw.off + tw.off;
+      long double re, im = 0.0L;
+      if (f64) {
+        const double *d = (const double *)phys_out;
+        re = cplx ? d[2 * off] : d[off];
+        if (cplx) im = d[2 * off + 1];
+      } else {
+        const float *f = (const float *)phys_out;
+        re = cplx ? f[2 * off] : f[off];
+        if (cplx) im = f[2 * off + 1];
+      }
+      logical[t * L->out_count + j] = re + I * im;
+    }
+  }
+}
+
+int cli_reference(const cli_layout *L, int builtin, const cli_ldc *in, int64_t count,
+                  cli_ldc *out, const char **ref_name, char *err, size_t errlen) {
+  const hyfft_problem *p = &L->p;
+  int r = p->rank;
+  int64_t n[HYFFT_MAX_RANK] = {0}, half[HYFFT_MAX_RANK] = {0}, k[HYFFT_MAX_RANK] = {0};
+  for (int d = 0; d < r; d++) {
+    n[d] = p->dims[d].n;
+    half[d] = d == r - 1 && p->kind != HYFFT_C2C ? n[d] / 2 + 1 : n[d];
+  }
+  cli_ref *ref = NULL;
+  if (cli_ref_create(r, n, p->sign, builtin, &ref, err, errlen)) return -1;
+  if (ref_name) *ref_name = cli_ref_name(ref);
+  cli_ldc *full = malloc((size_t)L->n * sizeof *full);
+  if (!full) {
+    cli_ref_destroy(ref);
+    snprintf(err, errlen, "out of memory for a %lld-point reference", (long long)L->n);
+    return -1;
+  }
+  long double scale = (long double)p->scale;
+  int64_t nl = r ? n[r - 1] : 1, hl = r ? half[r - 1] : 1;
+  for (int64_t t = 0; t < count; t++) {
+    const cli_ldc *x = in + t * L->in_count;
+    cli_ldc *y = out + t * L->out_count;
+    if (p->kind == HYFFT_C2R) {
+      /* Unfold the half spectrum with X[k] = conj(X[-k]). */
+      for (int64_t idx = 0; idx < L->n; idx++) {
+        cli_coords(idx, r, n, k);
+        int64_t h = 0;
+        if (k[r - 1] < hl) {
+          for (int d = 0; d < r; d++) h = h * half[d] + k[d];
+          full[idx] = x[h];
+        } else {
+          for (int d = 0; d < r; d++) h = h * half[d] + (n[d] - k[d]) % n[d];
+          full[idx] = conjl(x[h]);
+        }
+      }
+    } else {
+      memcpy(full, x, (size_t)L->n * sizeof *full);
+    }
+    cli_ref_run(ref, full);
+    if (p->kind == HYFFT_C2C) {
+      for (int64_t j = 0; j < L->n; j++) y[j] = full[j] * scale;
+    } else if (p->kind == HYFFT_C2R) {
+      for (int64_t j = 0; j < L->n; j++) y[j] = creall(full[j]) * scale;
+    } else {
+      int64_t outer = L->n / nl;
+      for (int64_t o = 0; o < outer; o++)
+        for (int64_t j = 0; j < hl; j++) y[o * hl + j] = full[o * nl + j] * scale;
+    }
+  }
+  free(full);
+  cli_ref_destroy(ref);
+  return 0;
+}
+
+void cli_errors(const cli_ldc *out, const cli_ldc *ref, int64_t count, double *rel_rms,
+                double *max_err) {
+  long double num = 0, den = 0, dmax = 0, rmax = 0;
+  int nan = 0;
+  for (int64_t i = 0; i < count; i++) {
+    long double d = cabsl(out[i] - ref[i]), a = cabsl(ref[i]);
+    if (d != d) nan = 1;
+    num += d * d;
+    den += a * a;
+    if (d > dmax) dmax = d;
+    if (a > rmax) rmax = a;
+  }
+  if (nan) {
+    *rel_rms = *max_err = NAN;
+    return;
+  }
+  *rel_rms = den > 0 ? (double)sqrtl(num / den) : (num > 0 ? INFINITY : 0.0);
+  *max_err = rmax > 0 ? (double)(dmax / rmax) : (dmax > 0 ? INFINITY : 0.0);
+}
+
+double cli_rms_gate(hyfft_precision prec, int64_t n) {
+  double u = prec == HYFFT_F64 ? 0x1.0p-53 : 0x1.0p-24;
+  double l = n > 2 ? log2((double)n) : 1.0;
+  return 5.0 * u * sqrt(l);
+}
+
+int64_t cli_check_count(const cli_layout *L, int64_t limit, int64_t hard) {
+  if (L->n > hard) return 0;
+  int64_t k = limit / (L->n > 0 ? L->n : 1);
+  if (k < 1) k = 1;
+  if (k > L->batch) k = L->batch;
+  return k;
+}

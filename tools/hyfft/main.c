@@ -1,0 +1,287 @@
+/* hyfft: the command-line tool (info, plan, verify, bench, tune). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "peer.h"
+
+static const char cli_usage[] =
+    "usage: hyfft COMMAND [ARGS]\n"
+    "\n"
+    "commands:\n"
+    "  info                      version, backends, devices and loadable peer libraries\n"
+    "  plan TOKEN [--device SPEC] [--source] [--measure]\n"
+    "                            print the plan tree (and generated kernels) of a problem\n"
+    "  verify TOKEN|SUITE... [--device SPEC] [--seed S] [--ref auto|fftwl|builtin]\n"
+    "                            [--check-elems N] [--strict]\n"
+    "                            compare against a long-double reference; exit 1 on failure\n"
+    "  bench SUITE|TOKEN... [--device SPEC] [--vs fftw[,cufft]] [--warmup N] [--runs N]\n"
+    "                            [--json FILE] [--plot FILE.svg] [--seed S] [--threads N]\n"
+    "                            [--measure] [--peer-estimate] [--check-elems N]\n"
+    "                            [--ref auto|fftwl|builtin] [--dry-run]\n"
+    "                            time hyfft (and peers) and report GFLOP/s, GB/s, accuracy\n"
+    "  tune SUITE                search kernel parameters (not available yet)\n"
+    "  help [COMMAND]            this text\n"
+    "\n"
+    "A TOKEN names a problem, e.g. c2c:f32:fwd:1024x1024:b64 (docs/api.md); a SUITE\n"
+    "is a file of tokens, by path or by name in bench/suites (quick, cpu, standard).\n"
+    "A device SPEC is auto, cpu, cuda[:N] or opencl[:P:D] (default $HYFFT_DEVICE or\n"
+    "auto). Exit status: 0 success, 1 a check or run failed, 2 bad usage.\n"
+    "See docs/cli.md for details.\n";
+
+static void cli_print_usage(FILE *f) { fputs(cli_usage, f); }
+
+/* ---- info -------------------------------------------------------------------- */
+
+static const char *cli_backend_name(hyfft_backend_id id) {
+  switch (id) {
+    case HYFFT_BACKEND_CPU: return "cpu";
+    case HYFFT_BACKEND_CUDA: return "cuda";
+    case HYFFT_BACKEND_OPENCL: return "opencl";
+  }
+  return "?";
+}
+
+static void cli_bytes(char *buf, size_t len, int64_t b) {
+  if (b <= 0)
+    snprintf(buf, len, "unknown");
+  else if (b >= ((int64_t)1 << 30))
+    snprintf(buf, len, "%.1f GiB", (double)b / (double)((int64_t)1 << 30));
+  else if (b >= ((int64_t)1 << 20))
+    snprintf(buf, len, "%.1f MiB", (double)b / (double)((int64_t)1 << 20));
+  else
+    snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
+}
+
+/* Whether any of `names` loads, printing which. */
+static void cli_probe(const char *label, const char *const *names) {
+  const char *which = NULL;
+  void *h = cli_dlopen_first(names, &which);
+  if (h) {
+    printf("  %-22s yes (%s)\n", label, which);
+    dlclose(h);
+  } else {
+    printf("  %-22s no (tried %s", label, names[0]);
+    for (int i = 1; names[i]; i++) printf(", %s", names[i]);
+    printf(")\n");
+  }
+}
+
+static int cli_info(int argc, char **argv) {
+  if (argc > 0) {
+    cli_msg("info", "unexpected argument '%s' (info takes none)", argv[0]);
+    return CLI_EXIT_USAGE;
+  }
+  printf("hyfft %s\n", hyfft_version_string());
+  int count = 0;
+  hyfft_status st = hyfft_device_get(0, NULL, &count);
+  if (st != HYFFT_SUCCESS) {
+    cli_status_msg("info", "enumerating devices", st);
+    return CLI_EXIT_FAIL;
+  }
+  static const hyfft_backend_id ids[3] = {HYFFT_BACKEND_CUDA, HYFFT_BACKEND_OPENCL,
+                                          HYFFT_BACKEND_CPU};
+  printf("\nbackends:\n");
+  for (int b = 0; b < 3; b++) {
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+      hyfft_device_info info;
+      if (hyfft_device_get(i, &info, NULL) == HYFFT_SUCCESS && info.backend == ids[b]) n++;
+    }
+    printf("  %-7s %d device%s%s\n", cli_backend_name(ids[b]), n, n == 1 ? "" : "s",
+           n ? "" : " (runtime not found, no device, or not built)");
+  }
+  printf("\ndevices (%d):\n", count);
+  for (int i = 0; i < count; i++) {
+    hyfft_device_info d;
+    st = hyfft_device_get(i, &d, NULL);
+    if (st != HYFFT_SUCCESS) {
+      cli_status_msg("info", "reading a device", st);
+      return CLI_EXIT_FAIL;
+    }
+    char mem[32], local[32], l2[32];
+    cli_bytes(mem, sizeof mem, d.global_memory);
+    cli_bytes(local, sizeof local, d.local_memory);
+    cli_bytes(l2, sizeof l2, d.l2_cache);
+    printf("  [%d] %s: %s%s%s%s\n", i, d.spec, d.name, d.platform[0] ? " (" : "", d.platform,
+           d.platform[0] ? ")" : "");
+    printf("      backend %s, %s, compute units %d, memory %s, local memory %s, L2 %s,\n",
+           cli_backend_name(d.backend), d.is_gpu ? "GPU" : "not a GPU", d.compute_units, mem,
+           d.backend == HYFFT_BACKEND_CPU ? "n/a" : local, l2);
+    printf("      max work group %d, f64 %s\n", d.max_work_group, d.supports_f64 ? "yes" : "no");
+  }
+  printf("\npeers (loadable with dlopen):\n");
+  static const char *const f32[] = {"libfftw3f.so.3", NULL};
+  static const char *const f64[] = {"libfftw3.so.3", NULL};
+  static const char *const f80[] = {"libfftw3l.so.3", NULL};
+  static const char *const f32t[] = {"libfftw3f_threads.so.3", NULL};
+  static const char *const f64t[] = {"libfftw3_threads.so.3", NULL};
+  cli_probe("fftw f32", f32);
+  cli_probe("fftw f32 threads", f32t);
+  cli_probe("fftw f64", f64);
+  cli_probe("fftw f64 threads", f64t);
+  cli_probe("fftw long double (ref)", f80);
+  const char *home = getenv("CUDA_HOME");
+  if (!home || !*home) home = "/usr/local/cuda";
+  char p1[1024], p2[1024], p3[1024];
+  snprintf(p1, sizeof p1, "%s/lib64/libcufft.so.12", home);
+  snprintf(p2, sizeof p2, "%s/lib64/libcufft.so", home);
+  snprintf(p3, sizeof p3, "%s/lib/libcufft.so", home);
+  const char *cufft[] = {"libcufft.so.12", "libcufft.so", p1, p2, p3, NULL};
+  cli_probe("cufft", cufft);
+  printf("  bench peers built in: %s\n", cli_peer_names());
+  return CLI_EXIT_OK;
+}
+
+/* ---- plan -------------------------------------------------------------------- */
+
+/* Fetch a text through the public two-call convention. */
+static hyfft_status cli_text(hyfft_plan plan,
+                             hyfft_status (*fn)(hyfft_plan, char *, size_t, size_t *),
+                             char **out) {
+  size_t need = 0;
+  char probe[1];
+  hyfft_status st = fn(plan, probe, sizeof probe, &need);
+  if (st != HYFFT_SUCCESS && st != HYFFT_BUFFER_TOO_SMALL) return st;
+  char *buf = malloc(need + 1);
+  if (!buf) return HYFFT_OUT_OF_MEMORY;
+  st = fn(plan, buf, need + 1, NULL);
+  if (st != HYFFT_SUCCESS) {
+    free(buf);
+    return st;
+  }
+  *out = buf;
+  return HYFFT_SUCCESS;
+}
+
+static int cli_plan(int argc, char **argv) {
+  const char *token = NULL, *device = NULL;
+  int source = 0;
+  unsigned flags = HYFFT_ESTIMATE;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--device") == 0) {
+      if (++i == argc) {
+        cli_msg("plan", "--device needs a SPEC (auto, cpu, cuda[:N], opencl[:P:D])");
+        return CLI_EXIT_USAGE;
+      }
+      device = argv[i];
+    } else if (strcmp(argv[i], "--source") == 0) {
+      source = 1;
+    } else if (strcmp(argv[i], "--measure") == 0) {
+      flags |= HYFFT_MEASURE;
+    } else if (argv[i][0] == '-') {
+      cli_msg("plan", "unknown option '%s'", argv[i]);
+      return CLI_EXIT_USAGE;
+    } else if (token) {
+      cli_msg("plan", "one TOKEN expected, got '%s' and '%s'", token, argv[i]);
+      return CLI_EXIT_USAGE;
+    } else {
+      token = argv[i];
+    }
+  }
+  if (!token) {
+    cli_msg("plan", "missing TOKEN (e.g. hyfft plan c2c:f32:fwd:1024)");
+    return CLI_EXIT_USAGE;
+  }
+  hyfft_problem problem;
+  hyfft_status st = hyfft_problem_parse(token, &problem);
+  if (st != HYFFT_SUCCESS) {
+    char what[512];
+    snprintf(what, sizeof what, "bad token '%s'", token);
+    cli_status_msg("plan", what, st);
+    return CLI_EXIT_USAGE;
+  }
+  hyfft_context ctx;
+  st = hyfft_context_create(device, &ctx);
+  if (st != HYFFT_SUCCESS) {
+    cli_status_msg("plan", "creating the context", st);
+    return CLI_EXIT_FAIL;
+  }
+  int rc = CLI_EXIT_FAIL;
+  hyfft_plan plan = NULL;
+  char *text = NULL, *src = NULL;
+  double t0 = cli_now();
+  st = hyfft_plan_create(ctx, &problem, flags, &plan);
+  double ms = (cli_now() - t0) * 1e3;
+  if (st != HYFFT_SUCCESS) {
+    cli_status_msg("plan", token, st);
+    goto done;
+  }
+  if ((st = cli_text(plan, hyfft_plan_describe, &text)) != HYFFT_SUCCESS) {
+    cli_status_msg("plan", "describing the plan", st);
+    goto done;
+  }
+  fputs(text, stdout);
+  if (text[0] && text[strlen(text) - 1] != '\n') fputc('\n', stdout);
+  size_t ws = 0;
+  if (hyfft_plan_workspace_size(plan, &ws) == HYFFT_SUCCESS)
+    printf("workspace: %zu bytes\n", ws);
+  printf("plan created in %.3f ms%s\n", ms, flags & HYFFT_MEASURE ? " (measured)" : "");
+  if (source) {
+    if ((st = cli_text(plan, hyfft_plan_source, &src)) != HYFFT_SUCCESS) {
+      cli_status_msg("plan", "reading the generated source", st);
+      goto done;
+    }
+    if (src[0])
+      printf("\n%s%s", src, src[strlen(src) - 1] == '\n' ? "" : "\n");
+    else
+      printf("\n(no generated kernel source: this backend runs built-in code)\n");
+  }
+  rc = CLI_EXIT_OK;
+done:
+  free(text);
+  free(src);
+  if (plan) hyfft_plan_destroy(plan);
+  hyfft_context_destroy(ctx);
+  return rc;
+}
+
+/* ---- tune -------------------------------------------------------------------- */
+
+static int cli_tune(int argc, char **argv) {
+  if (argc < 1) {
+    cli_msg("tune", "missing SUITE");
+    return CLI_EXIT_USAGE;
+  }
+  cli_msg("tune", "tuning is not available yet on this backend: plans come from the cost "
+                  "model (HYFFT_MEASURE times candidate plans at plan time)");
+  return CLI_EXIT_USAGE;
+}
+
+/* ---- dispatch ---------------------------------------------------------------- */
+
+int cli_cmd_info(int argc, char **argv) { return cli_info(argc, argv); }
+int cli_cmd_plan(int argc, char **argv) { return cli_plan(argc, argv); }
+int cli_cmd_tune(int argc, char **argv) { return cli_tune(argc, argv); }
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    cli_print_usage(stderr);
+    return CLI_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  int sub_argc = argc - 2;
+  char **sub_argv = argv + 2;
+  if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    cli_print_usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("hyfft %s\n", hyfft_version_string());
+    return CLI_EXIT_OK;
+  }
+  for (int i = 0; i < sub_argc; i++)
+    if (strcmp(sub_argv[i], "--help") == 0 || strcmp(sub_argv[i], "-h") == 0) {
+      cli_print_usage(stdout);
+      return CLI_EXIT_OK;
+    }
+  if (strcmp(cmd, "info") == 0) return cli_cmd_info(sub_argc, sub_argv);
+  if (strcmp(cmd, "plan") == 0) return cli_cmd_plan(sub_argc, sub_argv);
+  if (strcmp(cmd, "verify") == 0) return cli_cmd_verify(sub_argc, sub_argv);
+  if (strcmp(cmd, "bench") == 0) return cli_cmd_bench(sub_argc, sub_argv);
+  if (strcmp(cmd, "tune") == 0) return cli_cmd_tune(sub_argc, sub_argv);
+  fprintf(stderr, "hyfft: unknown command '%s' (try 'hyfft help')\n", cmd);
+  return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,18 @@
+/* The table of peer libraries. */
+#include <string.h>
+
+#include "peer.h"
+
+static const cli_peer *const cli_peers[] = {
+    &cli_peer_fftw,
+    &cli_peer_cufft,
+    NULL,
+};
+
+const cli_peer *cli_peer_find(const char *name) {
+  for (int i = 0; cli_peers[i]; i++)
+    if (strcmp(cli_peers[i]->name, name) == 0) return cli_peers[i];
+  return NULL;
+}
+
+const char *cli_peer_names(void) { return "fftw, cufft"; }
