@@ -352,6 +352,8 @@ int cli_cmd_bench(int argc, char **argv) {
         else if (strcmp(a, "--threads") == 0) o.threads = (int)v;
         else o.check_elems = v;
       }
+    } else if (strcmp(a, "--suite") == 0 && val) {
+      args[nargs++] = argv[++i];
     } else if (a[0] == '-' && a[1] == '-') {
       cli_msg("bench", "unknown option '%s'", a);
       goto out;

@@ -11,16 +11,17 @@ static const char cli_usage[] =
     "usage: hyfft COMMAND [ARGS]\n"
     "\n"
     "commands:\n"
-    "  info                      version, backends, devices and loadable peer libraries\n"
+    "  info [--best]             version, backends, devices and loadable peer libraries;\n"
+    "                            --best prints only the spec of the device auto selects\n"
     "  plan TOKEN [--device SPEC] [--source] [--measure]\n"
     "                            print the plan tree (and generated kernels) of a problem\n"
-    "  verify TOKEN|SUITE... [--device SPEC] [--seed S] [--ref auto|fftwl|builtin]\n"
-    "                            [--check-elems N] [--strict]\n"
+    "  verify TOKEN|SUITE... [--suite SUITE] [--device SPEC] [--seed S]\n"
+    "                            [--ref auto|fftwl|builtin] [--check-elems N] [--strict]\n"
     "                            compare against a long-double reference; exit 1 on failure\n"
-    "  bench SUITE|TOKEN... [--device SPEC] [--vs fftw[,cufft]] [--warmup N] [--runs N]\n"
-    "                            [--json FILE] [--plot FILE.svg] [--seed S] [--threads N]\n"
-    "                            [--measure] [--peer-estimate] [--check-elems N]\n"
-    "                            [--ref auto|fftwl|builtin] [--dry-run]\n"
+    "  bench SUITE|TOKEN... [--suite SUITE] [--device SPEC] [--vs fftw[,cufft]]\n"
+    "                            [--warmup N] [--runs N] [--json FILE] [--plot FILE.svg]\n"
+    "                            [--seed S] [--threads N] [--measure] [--peer-estimate]\n"
+    "                            [--check-elems N] [--ref auto|fftwl|builtin] [--dry-run]\n"
     "                            time hyfft (and peers) and report GFLOP/s, GB/s, accuracy\n"
     "  tune SUITE                search kernel parameters (not available yet)\n"
     "  help [COMMAND]            this text\n"
@@ -69,9 +70,27 @@ static void cli_probe(const char *label, const char *const *names) {
   }
 }
 
+/* The spec of the device that "auto" (or $HYFFT_DEVICE) selects, alone on
+ * a line, for scripts. */
+static int cli_info_best(void) {
+  hyfft_context ctx;
+  hyfft_status st = hyfft_context_create(NULL, &ctx);
+  if (st != HYFFT_SUCCESS) {
+    cli_status_msg("info", "creating the default context", st);
+    return CLI_EXIT_FAIL;
+  }
+  hyfft_device_info d;
+  st = hyfft_context_device(ctx, &d);
+  if (st == HYFFT_SUCCESS) printf("%s\n", d.spec);
+  else cli_status_msg("info", "reading the device", st);
+  hyfft_context_destroy(ctx);
+  return st == HYFFT_SUCCESS ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
 static int cli_info(int argc, char **argv) {
+  if (argc == 1 && strcmp(argv[0], "--best") == 0) return cli_info_best();
   if (argc > 0) {
-    cli_msg("info", "unexpected argument '%s' (info takes none)", argv[0]);
+    cli_msg("info", "unexpected argument '%s' (info takes only --best)", argv[0]);
     return CLI_EXIT_USAGE;
   }
   printf("hyfft %s\n", hyfft_version_string());

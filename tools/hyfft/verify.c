@@ -127,6 +127,8 @@ int cli_cmd_verify(int argc, char **argv) {
         free(args);
         return CLI_EXIT_USAGE;
       }
+    } else if (strcmp(a, "--suite") == 0 && val) {
+      args[nargs++] = argv[++i];
     } else if (a[0] == '-' && a[1] == '-') {
       cli_msg("verify", "unknown option '%s'", a);
       free(args);
