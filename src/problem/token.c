@@ -162,7 +162,7 @@ static hy_status hy_token_list(const hy_token_ctx *t, const char *s, size_t len,
     size_t item_len = i - start;
     if (k == max) {
       char msg[128];
-      snprintf(msg, sizeof msg, "more than %d %s", max, what);
+      snprintf(msg, sizeof msg, "more than %d %ss", max, what);
       return hy_token_fail(t, msg, s, len);
     }
     int64_t v;
