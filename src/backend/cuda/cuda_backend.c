@@ -607,7 +607,8 @@ static hy_status hy_cuda_program_load_in(hy_cuda_device *d, hy_cuda_plan *s) {
   }
   for (int t = 0; t < p->ntables; t++) {
     const hy_table *tb = &p->tables[t];
-    size_t bytes = (size_t)tb->count * (tb->is_f64 ? sizeof(double) : sizeof(float));
+    /* count is in complex elements (re, im pairs), as the generator fills it. */
+    size_t bytes = (size_t)tb->count * 2 * (tb->is_f64 ? sizeof(double) : sizeof(float));
     if (bytes == 0 || !tb->data) continue;
     HY_CU_CALL(d, d->cu->cuMemAlloc(&s->tables[t], bytes), "cuMemAlloc (constant table)");
     HY_CU_CALL(d, d->cu->cuMemcpyHtoDAsync(s->tables[t], tb->data, bytes, d->stream),

@@ -51,7 +51,8 @@ static void hy_fill_program(hy_gpu_program *p) {
   snprintf(p->names[0], sizeof p->names[0], "hy_scale_add");
   snprintf(p->names[1], sizeof p->names[1], "hy_big_shared");
   p->ntables = 1;
-  p->tables[0].count = 16;
+  /* 8 complex entries, read by the kernel as 16 floats. */
+  p->tables[0].count = 8;
   p->tables[0].is_f64 = 0;
   float *tab = hy_malloc(16 * sizeof(float));
   for (int i = 0; i < 16; i++) tab[i] = (float)i;
