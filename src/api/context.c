@@ -175,13 +175,25 @@ hyfft_status hyfft_buffer_alloc(hyfft_context context, size_t bytes, void **buff
   HY_TRY(hy_check_context(context));
   if (!buffer) return hy_error(HYFFT_NULL_POINTER, "buffer is NULL");
   if (bytes == 0) return hy_error(HYFFT_INVALID_ARGUMENT, "buffer of 0 bytes");
-  return context->backend->alloc(context->device, bytes, buffer);
+  void *b = NULL;
+  HY_TRY(context->backend->alloc(context->device, bytes, &b));
+  hy_status st = hy_handle_register(b, HY_HANDLE_BUFFER);
+  if (st != HYFFT_SUCCESS) {
+    context->backend->release(context->device, b);
+    return st;
+  }
+  *buffer = b;
+  return HYFFT_SUCCESS;
 }
 
 hyfft_status hyfft_buffer_free(hyfft_context context, void *buffer) {
   hy_error_clear();
   HY_TRY(hy_check_context(context));
   if (!buffer) return HYFFT_SUCCESS;
+  if (!hy_handle_unregister(buffer, HY_HANDLE_BUFFER))
+    return hy_error(HYFFT_INVALID_HANDLE,
+                    "buffer %p was not allocated by hyfft_buffer_alloc (or was freed already)",
+                    buffer);
   context->backend->release(context->device, buffer);
   return HYFFT_SUCCESS;
 }

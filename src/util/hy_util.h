@@ -76,7 +76,11 @@ uint64_t hy_hash_str(uint64_t h, const char *s);
 /* Public handles are registered while alive so that a destroyed or foreign
  * pointer is answered with HYFFT_INVALID_HANDLE instead of a crash. */
 
-typedef enum hy_handle_kind { HY_HANDLE_CONTEXT = 1, HY_HANDLE_PLAN = 2 } hy_handle_kind;
+typedef enum hy_handle_kind {
+  HY_HANDLE_CONTEXT = 1,
+  HY_HANDLE_PLAN = 2,
+  HY_HANDLE_BUFFER = 3 /* from hyfft_buffer_alloc, so a foreign or freed one is refused */
+} hy_handle_kind;
 
 hy_status hy_handle_register(const void *handle, hy_handle_kind kind);
 /* Returns 1 if `handle` is live and of `kind`. */

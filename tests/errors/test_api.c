@@ -127,7 +127,10 @@ static void test_buffers(hyfft_context ctx) {
   EXPECT_FAIL(hyfft_buffer_free(NULL, buf), HYFFT_NULL_POINTER);
   EXPECT_FAIL(hyfft_buffer_free(dead, buf), HYFFT_INVALID_HANDLE);
   CHECK_OK(hyfft_buffer_free(ctx, NULL));
+  EXPECT_FAIL(hyfft_buffer_free(ctx, host), HYFFT_INVALID_HANDLE);
+  EXPECT_FAIL(hyfft_buffer_free(ctx, (char *)buf + 8), HYFFT_INVALID_HANDLE);
   CHECK_OK(hyfft_buffer_free(ctx, buf));
+  EXPECT_FAIL(hyfft_buffer_free(ctx, buf), HYFFT_INVALID_HANDLE);
 }
 
 static void test_plan_queries(hyfft_context ctx) {
