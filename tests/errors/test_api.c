@@ -27,6 +27,13 @@ static void test_status_table(void) {
   CHECK_OK(hyfft_problem_print(&garbage, buf, sizeof buf, &needed));
   hyfft_problem back;
   CHECK_STATUS(hyfft_problem_parse(buf, &back), HYFFT_INVALID_TOKEN);
+  char small[4];
+  poison(small, sizeof small);
+  CHECK_OK(hyfft_problem_parse("c2c:f32:fwd:8", &back));
+  EXPECT_FAIL(hyfft_problem_print(&back, small, sizeof small, NULL), HYFFT_BUFFER_TOO_SMALL);
+  EXPECT_FAIL(hyfft_problem_print(&back, NULL, 0, NULL), HYFFT_NULL_POINTER);
+  EXPECT_FAIL(hyfft_problem_print(NULL, small, sizeof small, NULL), HYFFT_NULL_POINTER);
+  CHECK(is_poisoned(small, sizeof small), "a failed problem_print wrote the buffer");
   garbage.rank = HYFFT_MAX_RANK + 100;
   garbage.batch_rank = HYFFT_MAX_BATCH_RANK + 100;
   CHECK_OK(hyfft_problem_print(&garbage, buf, sizeof buf, &needed));
