@@ -1,0 +1,426 @@
+/* The OpenCL backend on whatever OpenCL device is present (PoCL in CI):
+ * discovery and specs, buffers, execution on host and device data, async
+ * execution on a caller's queue, concurrent executions of one plan, the
+ * memory and disk program caches (incl. a corrupt cache file), and, with
+ * --expect-unavailable, the no-loader path. Exit 77 = no OpenCL device.
+ * Links the static library to read the cache counters. */
+#include <dirent.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/opencl/cl_internal.h"
+#include "common/check.h"
+#include "exec/exec.h"
+#include "hyfft.h"
+
+/* ---- a small long-double reference ---------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static double rnd(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (double)(rng_state >> 11) / (double)(1ull << 53) * 2.0 - 1.0;
+}
+
+/* Contiguous batched 1D or 2D (n0 x n1) DFT of complex long double. */
+static void ref_dft(const long double *x, long double *y, int64_t n0, int64_t n1, int64_t batch,
+                    int sign, long double scale) {
+  const long double pi = 3.141592653589793238462643383279502884L;
+  int64_t n = n0 * n1;
+  for (int64_t b = 0; b < batch; b++)
+    for (int64_t k0 = 0; k0 < n0; k0++)
+      for (int64_t k1 = 0; k1 < n1; k1++) {
+        long double re = 0, im = 0;
+        for (int64_t j0 = 0; j0 < n0; j0++)
+          for (int64_t j1 = 0; j1 < n1; j1++) {
+            long double a = 2 * pi * sign *
+                            ((long double)((j0 * k0) % n0) / n0 + (long double)((j1 * k1) % n1) / n1);
+            const long double *v = x + 2 * (b * n + j0 * n1 + j1);
+            re += v[0] * cosl(a) - v[1] * sinl(a);
+            im += v[0] * sinl(a) + v[1] * cosl(a);
+          }
+        y[2 * (b * n + k0 * n1 + k1)] = re * scale;
+        y[2 * (b * n + k0 * n1 + k1) + 1] = im * scale;
+      }
+}
+
+typedef struct tcase {
+  int64_t n0, n1, batch;
+  int f64, sign;
+  size_t count; /* complex elements */
+  long double *x, *ref;
+  void *host_in; /* in the problem's precision */
+} tcase;
+
+static void tcase_make(tcase *c, int64_t n0, int64_t n1, int64_t batch, int f64, int sign,
+                       double scale) {
+  c->n0 = n0, c->n1 = n1, c->batch = batch, c->f64 = f64, c->sign = sign;
+  c->count = (size_t)(n0 * n1 * batch);
+  c->x = malloc(c->count * 2 * sizeof(long double));
+  c->ref = malloc(c->count * 2 * sizeof(long double));
+  c->host_in = malloc(c->count * (f64 ? 16 : 8));
+  for (size_t i = 0; i < 2 * c->count; i++) {
+    double v = rnd();
+    if (f64) {
+      ((double *)c->host_in)[i] = v;
+      c->x[i] = v;
+    } else {
+      ((float *)c->host_in)[i] = (float)v;
+      c->x[i] = (float)v;
+    }
+  }
+  ref_dft(c->x, c->ref, n0, n1, batch, sign, scale);
+}
+
+static void tcase_free(tcase *c) {
+  free(c->x);
+  free(c->ref);
+  free(c->host_in);
+}
+
+/* Relative RMS error of out (problem precision) against the reference. */
+static double tcase_error(const tcase *c, const void *out) {
+  long double num = 0, den = 0;
+  for (size_t i = 0; i < 2 * c->count; i++) {
+    long double v = c->f64 ? ((const double *)out)[i] : ((const float *)out)[i];
+    long double d = v - c->ref[i];
+    num += d * d;
+    den += c->ref[i] * c->ref[i];
+  }
+  double e = (double)sqrtl(num / den);
+  return isnan(e) ? 1.0 : e;
+}
+
+static double tcase_gate(const tcase *c) {
+  double u = c->f64 ? ldexp(1.0, -53) : ldexp(1.0, -24);
+  double lg = log2((double)(c->n0 * c->n1));
+  return 5.0 * u * sqrt(lg < 1 ? 1 : lg);
+}
+
+static hyfft_status plan_case(hyfft_context ctx, const tcase *c, int device_memory, double scale,
+                              hyfft_plan *plan) {
+  hyfft_problem p;
+  int64_t n[2] = {c->n0, c->n1};
+  int rank = c->n0 > 1 ? 2 : 1;
+  hyfft_status st = hyfft_problem_init(&p, HYFFT_C2C, c->f64 ? HYFFT_F64 : HYFFT_F32, c->sign,
+                                       rank, rank == 2 ? n : n + 1);
+  if (st) return st;
+  p.batch_rank = 1;
+  p.batch[0] = (hyfft_dim){c->batch, c->n0 * c->n1, c->n0 * c->n1};
+  p.scale = scale;
+  p.memory = device_memory ? HYFFT_MEMORY_DEVICE : HYFFT_MEMORY_HOST;
+  return hyfft_plan_create(ctx, &p, 0, plan);
+}
+
+/* Run on host data and return the error (1.0 on failure). */
+static double run_host(hyfft_context ctx, const tcase *c, double scale) {
+  hyfft_plan plan;
+  hyfft_status st = plan_case(ctx, c, 0, scale, &plan);
+  CHECK(st == HYFFT_SUCCESS, "plan %lldx%lld b%lld: %s", (long long)c->n0, (long long)c->n1,
+        (long long)c->batch, hyfft_last_error());
+  if (st) return 1.0;
+  void *out = malloc(c->count * (c->f64 ? 16 : 8));
+  memset(out, 0xff, c->count * (c->f64 ? 16 : 8));
+  CHECK_OK(hyfft_execute(plan, c->host_in, out));
+  double e = tcase_error(c, out);
+  free(out);
+  CHECK_OK(hyfft_plan_destroy(plan));
+  return e;
+}
+
+static hy_cl_device *cl_dev(hyfft_context ctx) { return (hy_cl_device *)ctx->device; }
+
+/* ---- the pieces ------------------------------------------------------------- */
+
+static void test_specs(int ndev) {
+  const char *bad[] = {"opencl:99:0", "opencl:0", "opencl:a:b", "opencl:0:0:0", "opencl0",
+                       "opencl:-1:0"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    hyfft_context ctx = NULL;
+    CHECK_STATUS(hyfft_context_create(bad[i], &ctx), HYFFT_INVALID_DEVICE);
+    CHECK(strlen(hyfft_last_error()) > 0, "no message for spec %s", bad[i]);
+  }
+  int seen = 0, total = 0;
+  hyfft_device_get(0, NULL, &total);
+  for (int i = 0; i < total; i++) {
+    hyfft_device_info info;
+    CHECK_OK(hyfft_device_get(i, &info, NULL));
+    if (info.backend != HYFFT_BACKEND_OPENCL) continue;
+    seen++;
+    int p = -1, d = -1;
+    CHECK(sscanf(info.spec, "opencl:%d:%d", &p, &d) == 2, "spec '%s'", info.spec);
+    CHECK(info.name[0] != '\0' && info.platform[0] != '\0', "empty name/platform");
+    CHECK(info.compute_units > 0 && info.global_memory > 0 && info.local_memory > 0 &&
+              info.max_work_group > 0,
+          "device %s: cu %d gmem %lld lmem %lld wg %d", info.spec, info.compute_units,
+          (long long)info.global_memory, (long long)info.local_memory, info.max_work_group);
+    hyfft_context ctx;
+    CHECK_OK(hyfft_context_create(info.spec, &ctx));
+    hyfft_device_info got;
+    CHECK_OK(hyfft_context_device(ctx, &got));
+    CHECK(strcmp(got.spec, info.spec) == 0 && strcmp(got.name, info.name) == 0, "context device");
+    CHECK(ctx->caps.max_pass_length[0] >= 64, "max pass length %lld",
+          (long long)ctx->caps.max_pass_length[0]);
+    CHECK_OK(hyfft_context_destroy(ctx));
+  }
+  CHECK(seen == ndev, "%d OpenCL devices listed, %d expected", seen, ndev);
+}
+
+static void test_buffers(hyfft_context ctx) {
+  unsigned char a[4096], b[4096];
+  for (int i = 0; i < 4096; i++) a[i] = (unsigned char)(i * 7 + 3);
+  void *buf = NULL;
+  CHECK_OK(hyfft_buffer_alloc(ctx, sizeof a, &buf));
+  CHECK_OK(hyfft_buffer_write(ctx, buf, 0, a, sizeof a));
+  memset(b, 0, sizeof b);
+  CHECK_OK(hyfft_buffer_read(ctx, buf, 0, b, sizeof b));
+  CHECK(memcmp(a, b, sizeof a) == 0, "round trip differs");
+  unsigned char patch[100];
+  memset(patch, 0x5a, sizeof patch);
+  CHECK_OK(hyfft_buffer_write(ctx, buf, 1000, patch, sizeof patch));
+  memcpy(a + 1000, patch, sizeof patch);
+  CHECK_OK(hyfft_buffer_read(ctx, buf, 900, b, 300));
+  CHECK(memcmp(a + 900, b, 300) == 0, "offset read/write differs");
+  CHECK_OK(hyfft_context_synchronize(ctx));
+  CHECK_OK(hyfft_buffer_free(ctx, buf));
+}
+
+static void test_host_and_device(hyfft_context ctx) {
+  /* Host data: mixed radices, 2D (strided axis), f64, Bluestein, scale. */
+  struct {
+    int64_t n0, n1, batch;
+    int f64, sign;
+    double scale;
+  } cases[] = {{1, 60, 3, 0, -1, 1.0}, {12, 10, 2, 1, 1, 1.0}, {1, 37, 2, 0, 1, 0.5},
+               {1, 1, 5, 0, -1, 3.0}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    tcase c;
+    tcase_make(&c, cases[i].n0, cases[i].n1, cases[i].batch, cases[i].f64, cases[i].sign,
+               cases[i].scale);
+    double e = run_host(ctx, &c, cases[i].scale);
+    CHECK(e < tcase_gate(&c), "case %zu (%lldx%lld): error %.3g > %.3g", i, (long long)c.n0,
+          (long long)c.n1, e, tcase_gate(&c));
+    tcase_free(&c);
+  }
+  /* Device buffers, out of place. */
+  tcase c;
+  tcase_make(&c, 8, 9, 2, 1, -1, 1.0);
+  hyfft_plan plan;
+  CHECK_OK(plan_case(ctx, &c, 1, 1.0, &plan));
+  size_t bytes = c.count * 16;
+  void *din, *dout, *out = malloc(bytes);
+  CHECK_OK(hyfft_buffer_alloc(ctx, bytes, &din));
+  CHECK_OK(hyfft_buffer_alloc(ctx, bytes, &dout));
+  CHECK_OK(hyfft_buffer_write(ctx, din, 0, c.host_in, bytes));
+  CHECK_OK(hyfft_execute(plan, din, dout));
+  CHECK_OK(hyfft_buffer_read(ctx, dout, 0, out, bytes));
+  CHECK(tcase_error(&c, out) < tcase_gate(&c), "device buffers: error %.3g", tcase_error(&c, out));
+  /* The input buffer is untouched out of place. */
+  CHECK_OK(hyfft_buffer_read(ctx, din, 0, out, bytes));
+  CHECK(memcmp(out, c.host_in, bytes) == 0, "out-of-place execution changed the input");
+  CHECK_OK(hyfft_plan_destroy(plan));
+  CHECK_OK(hyfft_buffer_free(ctx, din));
+  CHECK_OK(hyfft_buffer_free(ctx, dout));
+  free(out);
+  tcase_free(&c);
+}
+
+/* hyfft_execute_async on a queue the caller created, with plan-owned and
+ * caller-supplied workspace (a four-step plan, so workspace is used). */
+static void test_async(hyfft_context ctx) {
+  hy_cl_device *dev = cl_dev(ctx);
+  cl_int err = CL_SUCCESS;
+  cl_command_queue q = dev->api->CreateCommandQueue(dev->context, dev->device, 0, &err);
+  CHECK(q && err == CL_SUCCESS, "clCreateCommandQueue: %d", (int)err);
+  if (!q) return;
+  tcase c;
+  tcase_make(&c, 1, 1024, 2, 0, -1, 1.0);
+  hyfft_plan plan;
+  CHECK_OK(plan_case(ctx, &c, 1, 1.0, &plan));
+  size_t ws = 0;
+  CHECK_OK(hyfft_plan_workspace_size(plan, &ws));
+  CHECK(ws > 0, "a 1024-point plan with HYFFT_OPENCL_MAX_PASS=128 should need workspace");
+  size_t bytes = c.count * 8;
+  void *din, *dout, *work = NULL, *out = malloc(bytes);
+  CHECK_OK(hyfft_buffer_alloc(ctx, bytes, &din));
+  CHECK_OK(hyfft_buffer_alloc(ctx, bytes, &dout));
+  if (ws) CHECK_OK(hyfft_buffer_alloc(ctx, ws, &work));
+  CHECK_OK(hyfft_buffer_write(ctx, din, 0, c.host_in, bytes));
+  for (int round = 0; round < 2; round++) {
+    memset(out, 0, bytes);
+    CHECK_OK(hyfft_buffer_write(ctx, dout, 0, out, bytes));
+    CHECK_OK(hyfft_execute_async(plan, din, dout, round ? work : NULL, q));
+    CHECK(dev->api->Finish(q) == CL_SUCCESS, "clFinish on the caller's queue");
+    CHECK_OK(hyfft_buffer_read(ctx, dout, 0, out, bytes));
+    CHECK(tcase_error(&c, out) < tcase_gate(&c), "async round %d: error %.3g", round,
+          tcase_error(&c, out));
+  }
+  CHECK_OK(hyfft_plan_destroy(plan));
+  hyfft_buffer_free(ctx, din);
+  hyfft_buffer_free(ctx, dout);
+  if (work) hyfft_buffer_free(ctx, work);
+  dev->api->ReleaseCommandQueue(q);
+  free(out);
+  tcase_free(&c);
+}
+
+typedef struct worker {
+  hyfft_plan plan;
+  tcase *c;
+  double error;
+} worker;
+
+static void *worker_run(void *arg) {
+  worker *w = arg;
+  w->error = 0;
+  void *out = malloc(w->c->count * 8);
+  for (int i = 0; i < 4; i++) {
+    if (hyfft_execute(w->plan, w->c->host_in, out) != HYFFT_SUCCESS) {
+      w->error = 1;
+      break;
+    }
+    double e = tcase_error(w->c, out);
+    if (e > w->error) w->error = e;
+  }
+  free(out);
+  return NULL;
+}
+
+static void test_threads(hyfft_context ctx) {
+  tcase a, b;
+  tcase_make(&a, 1, 48, 3, 0, 1, 1.0);
+  tcase_make(&b, 1, 48, 3, 0, 1, 1.0); /* different random data */
+  hyfft_plan plan;
+  CHECK_OK(plan_case(ctx, &a, 0, 1.0, &plan));
+  worker w[2] = {{plan, &a, 0}, {plan, &b, 0}};
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, worker_run, &w[i]);
+  for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < 2; i++)
+    CHECK(w[i].error < tcase_gate(&a), "thread %d: error %.3g", i, w[i].error);
+  CHECK_OK(hyfft_plan_destroy(plan));
+  tcase_free(&a);
+  tcase_free(&b);
+}
+
+static int count_files(const char *dir, char *last, size_t size) {
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    n++;
+    snprintf(last, size, "%s/%s", dir, e->d_name);
+  }
+  closedir(d);
+  return n;
+}
+
+static void cache_round(const char *spec, tcase *c, long want_builds, long want_disk_hits,
+                        long want_writes, const char *what) {
+  hyfft_context ctx;
+  CHECK_OK(hyfft_context_create(spec, &ctx));
+  double e = run_host(ctx, c, 0.25);
+  CHECK(e < tcase_gate(c), "%s: error %.3g", what, e);
+  long builds, mem, disk, writes;
+  hy_cl_cache_stats(ctx->device, &builds, &mem, &disk, &writes);
+  CHECK(builds == want_builds && disk == want_disk_hits && writes == want_writes,
+        "%s: builds %ld disk hits %ld writes %ld (want %ld %ld %ld)", what, builds, disk, writes,
+        want_builds, want_disk_hits, want_writes);
+  /* A second plan of the same problem in this context: from memory. */
+  e = run_host(ctx, c, 0.25);
+  hy_cl_cache_stats(ctx->device, &builds, &mem, &disk, &writes);
+  CHECK(mem == 1 && builds == want_builds, "%s: second plan not from the memory cache", what);
+  CHECK_OK(hyfft_context_destroy(ctx));
+}
+
+static void test_disk_cache(const char *spec) {
+  char dir[] = "/tmp/hyfft-cl-cache-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+  setenv("HYFFT_CACHE_DIR", dir, 1);
+  tcase c;
+  tcase_make(&c, 1, 30, 2, 0, -1, 0.25);
+  char path[512] = "";
+  cache_round(spec, &c, 1, 0, 1, "first context (build)");
+  CHECK(count_files(dir, path, sizeof path) == 1, "cache files after the first build");
+  struct stat s1, s2;
+  CHECK(stat(path, &s1) == 0, "stat %s", path);
+  cache_round(spec, &c, 0, 1, 0, "second context (disk hit)");
+  CHECK(stat(path, &s2) == 0 && s2.st_ino == s1.st_ino, "a disk hit must not rewrite the entry");
+  CHECK(count_files(dir, path, sizeof path) == 1, "cache files after the disk hit");
+
+  /* Corrupt the entry in the middle: ignored, rebuilt and rewritten. */
+  FILE *f = fopen(path, "r+b");
+  CHECK(f != NULL, "open %s", path);
+  if (f) {
+    fseek(f, (long)(s1.st_size / 2), SEEK_SET);
+    for (int i = 0; i < 64; i++) fputc(0xA5 ^ i, f);
+    fclose(f);
+  }
+  cache_round(spec, &c, 1, 0, 1, "corrupt entry");
+  CHECK(stat(path, &s2) == 0 && s2.st_size == s1.st_size, "rewritten entry size");
+  /* A truncated entry too. */
+  CHECK(truncate(path, 40) == 0, "truncate");
+  cache_round(spec, &c, 1, 0, 1, "truncated entry");
+  cache_round(spec, &c, 0, 1, 0, "entry after the rebuild");
+  CHECK(count_files(dir, path, sizeof path) == 1, "no temporary files left behind");
+  unlink(path);
+  rmdir(dir);
+  tcase_free(&c);
+}
+
+static void test_source(hyfft_context ctx) {
+  hyfft_plan plan;
+  CHECK_OK(hyfft_plan_token(ctx, "c2c:f32:fwd:48:b3", 0, &plan));
+  size_t need = 0;
+  hyfft_status st = hyfft_plan_source(plan, NULL, 0, &need);
+  CHECK((st == HYFFT_SUCCESS || st == HYFFT_BUFFER_TOO_SMALL) && need > 100, "source size %zu", need);
+  char *src = malloc(need + 1);
+  CHECK_OK(hyfft_plan_source(plan, src, need + 1, NULL));
+  CHECK(strstr(src, "__kernel") && strstr(src, "c2c:f32:fwd:48:b3"), "source lacks kernel/token");
+  free(src);
+  CHECK_OK(hyfft_plan_destroy(plan));
+}
+
+int main(int argc, char **argv) {
+  int total = 0, ndev = 0;
+  hyfft_device_get(0, NULL, &total);
+  for (int i = 0; i < total; i++) {
+    hyfft_device_info info;
+    if (hyfft_device_get(i, &info, NULL) == HYFFT_SUCCESS && info.backend == HYFFT_BACKEND_OPENCL)
+      ndev++;
+  }
+  if (argc > 1 && strcmp(argv[1], "--expect-unavailable") == 0) {
+    hyfft_context ctx = NULL;
+    CHECK(ndev == 0, "%d OpenCL devices without a loader", ndev);
+    CHECK_STATUS(hyfft_context_create("opencl", &ctx), HYFFT_BACKEND_UNAVAILABLE);
+    CHECK_STATUS(hyfft_context_create("opencl:0:0", &ctx), HYFFT_BACKEND_UNAVAILABLE);
+    return hy_test_summary();
+  }
+  if (ndev == 0) {
+    printf("no OpenCL device: skipped\n");
+    return 77;
+  }
+  /* Small passes so that the async test exercises four-step workspace. */
+  setenv("HYFFT_OPENCL_MAX_PASS", "128", 1);
+  test_specs(ndev);
+  hyfft_context ctx;
+  CHECK_OK(hyfft_context_create("opencl", &ctx));
+  test_buffers(ctx);
+  test_host_and_device(ctx);
+  test_async(ctx);
+  test_threads(ctx);
+  test_source(ctx);
+  hyfft_device_info info;
+  hyfft_context_device(ctx, &info);
+  CHECK_OK(hyfft_context_destroy(ctx));
+  test_disk_cache(info.spec);
+  return hy_test_summary();
+}
