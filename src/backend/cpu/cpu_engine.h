@@ -47,6 +47,9 @@ typedef struct hy_cpu_twiddle {
   int64_t mask;
   double *lo; /* interleaved complex, mask+1 entries */
   double *hi; /* interleaved complex, (n >> shift) + 1 entries */
+  /* DIRECT nodes: lane[k*LANES + v] = re of w^(v*k) for k < node n, then
+   * the im parts: the per-lane factor when lanes are consecutive indices. */
+  double *lane;
 } hy_cpu_twiddle;
 
 typedef enum hy_cpu_node_kind {

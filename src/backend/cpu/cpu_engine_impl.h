@@ -1,22 +1,75 @@
 /* The CPU engine, written once for both precisions: cpu_engine_f32.c and
  * cpu_engine_f64.c include this file with HY_REAL (float, double), HY_LANES
  * (8, 4) and HY_SFX(name) defined. Not a standalone header. */
+#include <stdint.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_engine.h"
 #include "util/twiddle.h"
 
+#define HY_INLINE static inline __attribute__((always_inline))
+
 typedef HY_REAL hy_r;
 /* One vector holds the same element of HY_LANES transforms. */
 typedef HY_REAL hy_v __attribute__((vector_size(32)));
 typedef double hy_v4d __attribute__((vector_size(32)));
+/* Shuffle masks between interleaved complex data and split lane vectors. */
+#if HY_LANES == 8
+typedef int32_t hy_vi __attribute__((vector_size(32)));
+#define HY_EVEN {0, 2, 4, 6, 8, 10, 12, 14}
+#define HY_ODD {1, 3, 5, 7, 9, 11, 13, 15}
+#define HY_ILO {0, 8, 1, 9, 2, 10, 3, 11}
+#define HY_IHI {4, 12, 5, 13, 6, 14, 7, 15}
+/* In-register transpose of LANES x LANES: swap off-diagonal blocks of 4, 2, 1. */
+HY_INLINE void hy_transpose(hy_v *m) {
+  const hy_vi l4 = {0, 1, 2, 3, 8, 9, 10, 11}, h4 = {4, 5, 6, 7, 12, 13, 14, 15};
+  const hy_vi l2 = {0, 1, 8, 9, 4, 5, 12, 13}, h2 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const hy_vi l1 = {0, 8, 2, 10, 4, 12, 6, 14}, h1 = {1, 9, 3, 11, 5, 13, 7, 15};
+  for (int i = 0; i < 4; i++) {
+    hy_v a = m[i], c = m[i + 4];
+    m[i] = __builtin_shuffle(a, c, l4);
+    m[i + 4] = __builtin_shuffle(a, c, h4);
+  }
+  for (int i = 0; i < 8; i++) {
+    if (i & 2) continue;
+    hy_v a = m[i], c = m[i + 2];
+    m[i] = __builtin_shuffle(a, c, l2);
+    m[i + 2] = __builtin_shuffle(a, c, h2);
+  }
+  for (int i = 0; i < 8; i += 2) {
+    hy_v a = m[i], c = m[i + 1];
+    m[i] = __builtin_shuffle(a, c, l1);
+    m[i + 1] = __builtin_shuffle(a, c, h1);
+  }
+}
+#else
+typedef int64_t hy_vi __attribute__((vector_size(32)));
+#define HY_EVEN {0, 2, 4, 6}
+#define HY_ODD {1, 3, 5, 7}
+#define HY_ILO {0, 4, 1, 5}
+#define HY_IHI {2, 6, 3, 7}
+HY_INLINE void hy_transpose(hy_v *m) {
+  const hy_vi l2 = {0, 1, 4, 5}, h2 = {2, 3, 6, 7};
+  const hy_vi l1 = {0, 4, 2, 6}, h1 = {1, 5, 3, 7};
+  for (int i = 0; i < 2; i++) {
+    hy_v a = m[i], c = m[i + 2];
+    m[i] = __builtin_shuffle(a, c, l2);
+    m[i + 2] = __builtin_shuffle(a, c, h2);
+  }
+  for (int i = 0; i < 4; i += 2) {
+    hy_v a = m[i], c = m[i + 1];
+    m[i] = __builtin_shuffle(a, c, l1);
+    m[i + 1] = __builtin_shuffle(a, c, h1);
+  }
+}
+#endif
 
 #define L_ HY_LANES
-#define HY_INLINE static inline __attribute__((always_inline))
-/* Stage loops get an AVX2+FMA clone picked at load time; the default build
- * stays baseline x86-64 so the binary runs anywhere. */
+/* Stage loops and data movement get AVX-512 and AVX2+FMA clones picked at
+ * load time (x86-64-v4, v3); the default stays baseline x86-64 so the
+ * binary runs anywhere. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(HYFFT_NO_CLONES)
-#define HY_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#define HY_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define HY_CLONES
 #endif
@@ -391,65 +444,126 @@ static void hy_lanes_make(const hy_cpu_run *run, int64_t t0, int64_t total, int 
 }
 
 /* Interleaved source -> split lane vectors, LANES wide. */
-static void hy_gather(const hy_cpu_run *run, const hy_lanes *ln, int64_t n, hy_v *restrict ar,
-                      hy_v *restrict ai) {
+HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_lanes *ln, int64_t n,
+                                hy_v *restrict ar, hy_v *restrict ai) {
   const hy_r *src = run->src;
   const int64_t is = run->axis.in_stride;
   if (ln->contig_in) {
+    const hy_vi even = HY_EVEN, odd = HY_ODD;
     for (int64_t j = 0; j < n; j++) {
       const hy_r *p = src + 2 * (ln->so[0] + j * is);
-      hy_v vr, vi;
-      for (int v = 0; v < L_; v++) {
-        vr[v] = p[2 * v];
-        vi[v] = p[2 * v + 1];
-      }
-      ar[j] = vr;
-      ai[j] = vi;
+      hy_v lo, hi;
+      memcpy(&lo, p, sizeof lo);
+      memcpy(&hi, p + L_, sizeof hi);
+      ar[j] = __builtin_shuffle(lo, hi, even);
+      ai[j] = __builtin_shuffle(lo, hi, odd);
     }
     return;
   }
-  for (int64_t j = 0; j < n; j++) {
-    hy_v vr = {0}, vi = {0};
-    for (int v = 0; v < ln->count; v++) {
-      const hy_r *p = src + 2 * (ln->so[v] + j * is);
-      vr[v] = p[0];
-      vi[v] = p[1];
+  /* Separate transforms: LANES x LANES tiles, each lane read along its
+   * own transform, then transposed in registers. */
+  const hy_vi even = HY_EVEN, odd = HY_ODD;
+  int64_t j0 = 0;
+  for (; j0 + L_ <= n; j0 += L_) {
+    hy_v tr[L_], ti[L_];
+    for (int v = 0; v < L_; v++) {
+      if (v >= ln->count) {
+        tr[v] = ti[v] = (hy_v){0};
+        continue;
+      }
+      const hy_r *p = src + 2 * (ln->so[v] + j0 * is);
+      hy_v lo, hi;
+      if (is == 1) {
+        memcpy(&lo, p, sizeof lo);
+        memcpy(&hi, p + L_, sizeof hi);
+      } else {
+        hy_r t[2 * L_];
+        for (int q = 0; q < L_; q++) {
+          t[2 * q] = p[2 * q * is];
+          t[2 * q + 1] = p[2 * q * is + 1];
+        }
+        memcpy(&lo, t, sizeof lo);
+        memcpy(&hi, t + L_, sizeof hi);
+      }
+      tr[v] = __builtin_shuffle(lo, hi, even);
+      ti[v] = __builtin_shuffle(lo, hi, odd);
     }
-    ar[j] = vr;
-    ai[j] = vi;
+    hy_transpose(tr);
+    hy_transpose(ti);
+    for (int q = 0; q < L_; q++) {
+      ar[j0 + q] = tr[q];
+      ai[j0 + q] = ti[q];
+    }
+  }
+  hy_r *rr = (hy_r *)ar, *ri = (hy_r *)ai;
+  for (int v = 0; v < L_; v++) {
+    const hy_r *p = src + 2 * ln->so[v < ln->count ? v : 0];
+    for (int64_t j = j0; j < n; j++) {
+      rr[j * L_ + v] = v < ln->count ? p[2 * j * is] : 0;
+      ri[j * L_ + v] = v < ln->count ? p[2 * j * is + 1] : 0;
+    }
   }
 }
 
 /* Split lane vectors -> interleaved destination, with scale and the
  * run's twiddle (evaluated in double). */
-static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run, const hy_lanes *ln,
-                       int64_t n, const hy_v *restrict fr, const hy_v *restrict fi) {
+HY_CLONES static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run,
+                                 const hy_lanes *ln, int64_t n, hy_v *restrict fr,
+                                 hy_v *restrict fi) {
   hy_r *dst = run->dst;
   const int64_t os = run->axis.out_stride;
-  const double scale = run->scale;
+  double scale = run->scale;
   if (run->twiddle_loop >= 0 && node->tw.n > 0) {
     const int64_t T = node->tw.n;
-    int64_t p[L_], d[L_];
-    for (int v = 0; v < ln->count; v++) {
-      p[v] = 0;
-      d[v] = ln->m[v] % T;
-    }
-    for (int64_t k = 0; k < n; k++) {
-      hy_v xr = fr[k], xi = fi[k];
-      for (int v = 0; v < ln->count; v++) {
-        double wr, wi, x = (double)xr[v], y = (double)xi[v];
-        hy_tw_eval(&node->tw, p[v], &wr, &wi);
-        hy_r *q = dst + 2 * (ln->dof[v] + k * os);
-        q[0] = (hy_r)((x * wr - y * wi) * scale);
-        q[1] = (hy_r)((x * wi + y * wr) * scale);
-        p[v] += d[v];
-        if (p[v] >= T) p[v] -= T;
+    int seq = node->tw.lane != NULL;
+    for (int v = 1; v < ln->count; v++)
+      if (ln->m[v] != ln->m[0] + v) seq = 0;
+    if (seq) {
+      /* Lanes are consecutive loop indices m0 + v: w^((m0+v)k) is a
+       * per-k scalar w^(m0 k) times the table's w^(v k), all in double. */
+      typedef double hy_vd __attribute__((vector_size(L_ * sizeof(double))));
+      const double *lr = node->tw.lane, *li = node->tw.lane + n * L_;
+      int64_t p = 0, d = ln->m[0] % T;
+      for (int64_t k = 0; k < n; k++) {
+        double br, bi;
+        hy_tw_eval(&node->tw, p, &br, &bi);
+        br *= scale;
+        bi *= scale;
+        hy_vd vr, vi;
+        memcpy(&vr, lr + k * L_, sizeof vr);
+        memcpy(&vi, li + k * L_, sizeof vi);
+        hy_vd wr = br * vr - bi * vi, wi = br * vi + bi * vr;
+        hy_vd x = __builtin_convertvector(fr[k], hy_vd), y = __builtin_convertvector(fi[k], hy_vd);
+        fr[k] = __builtin_convertvector(x * wr - y * wi, hy_v);
+        fi[k] = __builtin_convertvector(x * wi + y * wr, hy_v);
+        p += d;
+        if (p >= T) p -= T;
       }
+      scale = 1.0;
+    } else {
+      int64_t p[L_], d[L_];
+      for (int v = 0; v < ln->count; v++) {
+        p[v] = 0;
+        d[v] = ln->m[v] % T;
+      }
+      for (int64_t k = 0; k < n; k++) {
+        hy_v xr = fr[k], xi = fi[k];
+        for (int v = 0; v < ln->count; v++) {
+          double wr, wi, x = (double)xr[v], y = (double)xi[v];
+          hy_tw_eval(&node->tw, p[v], &wr, &wi);
+          hy_r *q = dst + 2 * (ln->dof[v] + k * os);
+          q[0] = (hy_r)((x * wr - y * wi) * scale);
+          q[1] = (hy_r)((x * wi + y * wr) * scale);
+          p[v] += d[v];
+          if (p[v] >= T) p[v] -= T;
+        }
+      }
+      return;
     }
-    return;
   }
   const hy_r sc = (hy_r)scale;
   if (ln->contig_out) {
+    const hy_vi ilo = HY_ILO, ihi = HY_IHI;
     for (int64_t k = 0; k < n; k++) {
       hy_r *q = dst + 2 * (ln->dof[0] + k * os);
       hy_v xr = fr[k], xi = fi[k];
@@ -457,23 +571,49 @@ static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run, const hy_
         xr *= sc;
         xi *= sc;
       }
-      for (int v = 0; v < L_; v++) {
-        q[2 * v] = xr[v];
-        q[2 * v + 1] = xi[v];
-      }
+      hy_v lo = __builtin_shuffle(xr, xi, ilo), hi = __builtin_shuffle(xr, xi, ihi);
+      memcpy(q, &lo, sizeof lo);
+      memcpy(q + L_, &hi, sizeof hi);
     }
     return;
   }
-  for (int64_t k = 0; k < n; k++) {
-    hy_v xr = fr[k], xi = fi[k];
-    if (scale != 1.0) {
-      xr *= sc;
-      xi *= sc;
+  const hy_vi ilo = HY_ILO, ihi = HY_IHI;
+  int64_t k0 = 0;
+  for (; k0 + L_ <= n; k0 += L_) {
+    hy_v tr[L_], ti[L_];
+    for (int q = 0; q < L_; q++) {
+      tr[q] = fr[k0 + q];
+      ti[q] = fi[k0 + q];
+      if (scale != 1.0) {
+        tr[q] *= sc;
+        ti[q] *= sc;
+      }
     }
+    hy_transpose(tr);
+    hy_transpose(ti);
     for (int v = 0; v < ln->count; v++) {
-      hy_r *q = dst + 2 * (ln->dof[v] + k * os);
-      q[0] = xr[v];
-      q[1] = xi[v];
+      hy_r *q = dst + 2 * (ln->dof[v] + k0 * os);
+      hy_v lo = __builtin_shuffle(tr[v], ti[v], ilo), hi = __builtin_shuffle(tr[v], ti[v], ihi);
+      if (os == 1) {
+        memcpy(q, &lo, sizeof lo);
+        memcpy(q + L_, &hi, sizeof hi);
+      } else {
+        hy_r t[2 * L_];
+        memcpy(t, &lo, sizeof lo);
+        memcpy(t + L_, &hi, sizeof hi);
+        for (int e = 0; e < L_; e++) {
+          q[2 * e * os] = t[2 * e];
+          q[2 * e * os + 1] = t[2 * e + 1];
+        }
+      }
+    }
+  }
+  const hy_r *rr = (const hy_r *)fr, *ri = (const hy_r *)fi;
+  for (int v = 0; v < ln->count; v++) {
+    hy_r *q = dst + 2 * ln->dof[v];
+    for (int64_t k = k0; k < n; k++) {
+      q[2 * k * os] = rr[k * L_ + v] * sc;
+      q[2 * k * os + 1] = ri[k * L_ + v] * sc;
     }
   }
 }
@@ -605,14 +745,17 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
 }
 
 /* Four-step: n = n1*n2, x[a*n2 + b] -> X[c + n1*d]. First n2 transforms of
- * length n1 (stride n2), twiddled by w_n^(b*c), into tmp[c*n2 + b]; then
+ * length n1 (stride n2), twiddled by w_n^(b*c), into tmp[c*ld + b]; then
  * n1 transforms of length n2 from the rows of tmp to X with stride n1.
  * Transforms of the batch run one after the other, each parallel inside. */
 static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
   const int64_t n = node->n, n1 = node->n1, n2 = node->n2;
   const int64_t count = hy_run_count(run);
   const int twiddled = run->twiddle_loop >= 0 && node->tw.n > 0;
-  hy_r *tmp = hy_malloc(sizeof(hy_r) * 2 * (size_t)n);
+  /* Rows of tmp padded by one cache line: power-of-two row strides would
+   * send every column access of the first half to the same cache sets. */
+  const int64_t ld = n2 + 64 / (2 * (int64_t)sizeof(hy_r));
+  hy_r *tmp = hy_malloc(sizeof(hy_r) * 2 * (size_t)(n1 * ld));
   if (!tmp) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: no scratch for length %lld", (long long)n);
   hy_status st = HYFFT_SUCCESS;
   const hy_r *src = run->src;
@@ -624,7 +767,7 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
     hy_cpu_run ra = {0}, rb = {0};
     ra.src = src + 2 * so;
     ra.dst = tmp;
-    ra.axis = (hyfft_dim){n1, n2 * is, n2};
+    ra.axis = (hyfft_dim){n1, n2 * is, ld};
     ra.nloops = 1;
     ra.loops[0] = (hyfft_dim){n2, is, 1};
     ra.twiddle_loop = 0;
@@ -633,7 +776,7 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
     rb.dst = dst + 2 * dof;
     rb.axis = (hyfft_dim){n2, 1, n1 * os};
     rb.nloops = 1;
-    rb.loops[0] = (hyfft_dim){n1, n2, os};
+    rb.loops[0] = (hyfft_dim){n1, ld, os};
     rb.twiddle_loop = -1;
     rb.scale = twiddled ? 1.0 : run->scale;
     st = HY_SFX(hy_cpu_node_run)(node->a, &ra);

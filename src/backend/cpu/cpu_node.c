@@ -23,6 +23,7 @@ void hy_cpu_node_free(hy_cpu_node *node) {
   hy_free(node->spec);
   hy_free(node->tw.lo);
   hy_free(node->tw.hi);
+  hy_free(node->tw.lane);
   hy_free(node);
 }
 
@@ -40,6 +41,22 @@ static hy_status hy_cpu_twiddle_build(hy_cpu_twiddle *tw, int64_t n, int sign) {
     return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: twiddle table of period %lld", (long long)n);
   hy_twiddle_table_f64(tw->lo, nlo, 1, n, sign);
   hy_twiddle_table_f64(tw->hi, nhi, nlo, n, sign);
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_cpu_lane_twiddles(hy_cpu_node *node, int64_t T) {
+  const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+  const int64_t n = node->n;
+  node->tw.lane = hy_malloc(sizeof(double) * 2 * (size_t)(n * L));
+  if (!node->tw.lane)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: lane twiddles for n = %lld", (long long)n);
+  for (int64_t k = 0; k < n; k++)
+    for (int v = 0; v < L; v++) {
+      long double re, im;
+      hy_twiddle_ld((int64_t)(((__int128)v * k) % T), T, node->sign, &re, &im);
+      node->tw.lane[k * L + v] = (double)re;
+      node->tw.lane[n * L + k * L + v] = (double)im;
+    }
   return HYFFT_SUCCESS;
 }
 
@@ -130,6 +147,7 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
   } else if (st == HYFFT_SUCCESS) {
     node->kind = HY_CPU_DIRECT;
     st = hy_cpu_kp_init(&node->kp, prec, n, factors, nfactors, sign);
+    if (st == HYFFT_SUCCESS && twiddle_n > 0) st = hy_cpu_lane_twiddles(node, twiddle_n);
   }
   if (st != HYFFT_SUCCESS) {
     hy_cpu_node_free(node);
