@@ -47,4 +47,16 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                             const hy_device_caps *caps, const hy_kernel_spec *spec,
                             hy_gpu_program *prog);
 
+/* Tables (cg_kernel.c): added to prog (identical ones shared), index out. */
+hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_precision p,
+                              int *index);
+hy_status hy_cg_chirp_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_precision p,
+                            int *index);
+hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int sign,
+                                hyfft_precision p, int *index);
+
+/* Pointwise kernels of multi-pass Bluestein (cg_pointwise.c). */
+hy_status hy_cg_chirp_kernel(const hy_pass *pass, int pass_index, const hy_device_caps *caps,
+                             hy_gpu_program *prog);
+
 #endif /* HY_CG_INTERNAL_H */

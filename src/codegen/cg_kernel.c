@@ -97,7 +97,7 @@ static hy_status hy_cg_table_add(hy_gpu_program *prog, int64_t count, hyfft_prec
   return HYFFT_SUCCESS;
 }
 
-static hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
+hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
                                      hyfft_precision p, int *index) {
   void *data = hy_cg_table_alloc(n, p);
   if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: twiddle table of %lld", (long long)n);
@@ -109,7 +109,7 @@ static hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
   return hy_cg_table_add(prog, n, p, data, index);
 }
 
-static hy_status hy_cg_chirp_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_precision p,
+hy_status hy_cg_chirp_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_precision p,
                                    int *index) {
   void *data = hy_cg_table_alloc(n, p);
   if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: chirp table of %lld", (long long)n);
@@ -152,7 +152,7 @@ static void hy_cg_fft_ld(long double *re, long double *im, int64_t n, long doubl
 
 /* Spectrum of the Bluestein kernel b_j = conj(chirp_j) (wrapped for
  * negative j), divided by m so the inverse transform needs no scaling. */
-static hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int sign,
+hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int sign,
                                        hyfft_precision p, int *index) {
   long double *buf = hy_malloc((size_t)m * 4 * sizeof(long double));
   void *data = hy_cg_table_alloc(m, p);
@@ -567,6 +567,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (prog->nkernels >= HY_MAX_KERNELS || prog->nlaunches >= HY_MAX_LAUNCHES)
     return hy_error(HYFFT_NOT_SUPPORTED, "codegen: more than %d kernels in one plan", HY_MAX_KERNELS);
   if (pass->op == HY_PASS_COPY) return hy_cg_copy_kernel(pass, pass_index, prog->dialect, caps, prog);
+  if (pass->op == HY_PASS_CHIRP) return hy_cg_chirp_kernel(pass, pass_index, caps, prog);
   if (pass->op != HY_PASS_DFT)
     return hy_error(HYFFT_NOT_SUPPORTED, "codegen: pass %d has an op the GPU generator lacks", pass_index);
 

@@ -23,8 +23,16 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
                     tree->npasses, tree->npasses == 1 ? "" : "es", tree->cost);
   for (int i = 0; i < tree->npasses; i++) {
     const hy_pass *p = &tree->passes[i];
-    hy_strbuf_appendf(sb, "    pass %d: %s %s -> %s", i, p->op == HY_PASS_COPY ? "copy" : "dft",
+    static const char *const chirp_names[3] = {"chirp-pre", "chirp-spectrum", "chirp-post"};
+    const char *op = p->op == HY_PASS_COPY ? "copy"
+                     : p->op == HY_PASS_DFT ? "dft"
+                                            : chirp_names[p->chirp_step];
+    hy_strbuf_appendf(sb, "    pass %d: %s %s -> %s", i, op,
                       hy_buffer_names[p->src], hy_buffer_names[p->dst]);
+    if (p->op == HY_PASS_CHIRP)
+      hy_strbuf_appendf(sb, " n=%lld (N=%lld M=%lld) stride %lld->%lld", (long long)p->axis.n,
+                        (long long)p->chirp_n, (long long)p->bluestein_m,
+                        (long long)p->axis.in_stride, (long long)p->axis.out_stride);
     if (p->op == HY_PASS_DFT)
       hy_strbuf_appendf(sb, " n=%lld stride %lld->%lld", (long long)p->axis.n,
                         (long long)p->axis.in_stride, (long long)p->axis.out_stride);

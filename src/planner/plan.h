@@ -23,8 +23,25 @@ typedef enum hy_buffer {
 
 typedef enum hy_pass_op {
   HY_PASS_COPY = 0, /* dst = scale * src over the loops (axis.n == 1) */
-  HY_PASS_DFT = 1   /* batched 1D DFT along axis */
+  HY_PASS_DFT = 1,  /* batched 1D DFT along axis */
+  HY_PASS_CHIRP = 2 /* pointwise step of a multi-pass Bluestein along axis (chirp_step) */
 } hy_pass_op;
+
+/* The pointwise steps of Bluestein when its convolution (length M =
+ * bluestein_m) is too long for one pass: PRE, a forward DFT of length M
+ * (sign -1), SPECTRUM, an inverse DFT of length M (sign +1), POST. With
+ * N = chirp_n, c_e = exp(sign*pi*i*e^2/N) (sign of the pass) and element e
+ * along the axis:
+ *   PRE:      axis.n = M; dst_e = e < N ? c_e * src_e : 0 (src read for e < N only)
+ *   SPECTRUM: axis.n = M; dst_e = B_e * src_e, B = DFT_{-1}(b)/M with
+ *             b_e = conj(c_e) for e < N, b_{M-e} = conj(c_e) for 0 < e < N, else 0
+ *   POST:     axis.n = N; dst_e = scale * c_e * src_e
+ * All three may run in place (src == dst, same layout). */
+typedef enum hy_chirp_step {
+  HY_CHIRP_PRE = 0,
+  HY_CHIRP_SPECTRUM = 1,
+  HY_CHIRP_POST = 2
+} hy_chirp_step;
 
 typedef enum hy_dft_algo {
   HY_ALGO_MIXED_RADIX = 0, /* Stockham over factors[] (product = axis.n) */
@@ -51,6 +68,9 @@ typedef struct hy_pass {
   int nfactors;
   int factors[HY_MAX_FACTORS];
   int64_t bluestein_m;
+  /* HY_PASS_CHIRP only: which step, and the Bluestein length N. */
+  hy_chirp_step chirp_step;
+  int64_t chirp_n;
 } hy_pass;
 
 typedef struct hy_plan_tree {

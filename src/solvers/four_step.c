@@ -6,9 +6,12 @@
  *   pass B: for each k2, a length-N1 DFT along n1 read with stride 1 and
  *           stored transposed, X[N2*k1 + k2].
  * When N1 is still too long, pass B is itself split the same way (three
- * passes, alternating WORK0 and WORK1). Other axes of a multi-dimensional
- * problem take one pass each, as in axis-passes; this solver only applies
- * when at least one axis does not fit in one pass. */
+ * passes, alternating WORK0 and WORK1). A length with no usable split (a
+ * large prime) goes through Bluestein with pointwise chirp passes around
+ * two four-step transforms of the convolution length (HY_PASS_CHIRP).
+ * Other axes of a multi-dimensional problem take one pass each, as in
+ * axis-passes; this solver only applies when at least one axis does not fit
+ * in one pass. */
 #include <math.h>
 
 #include "planner/planner.h"
@@ -60,15 +63,75 @@ static hy_status hy_fs_add_pass(hy_fs_ctx *c, hy_pass **out) {
   return HYFFT_SUCCESS;
 }
 
-/* DFT of length n along one axis over loops[], src -> dst; level counts the
- * four-step recursion (its parity picks the work buffer). */
-static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
+/* Dense strides of the loops in a work buffer (innermost last, n elements
+ * per transform); grows the buffer's size to hold them. */
+static hy_status hy_fs_dense(hy_fs_ctx *c, int64_t n, int nloops, const hyfft_dim *loops,
+                             hy_buffer work, int64_t *dense) {
+  int64_t total = n;
+  for (int l = nloops - 1; l >= 0; l--) {
+    dense[l] = total;
+    if (hy_mul_overflow_i64(total, loops[l].n, &total)) return HYFFT_NO_SOLVER;
+  }
+  int w = work - HY_BUF_WORK0;
+  if (total > c->tree->work_elems[w]) c->tree->work_elems[w] = total;
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride,
                             hy_buffer dst, int64_t out_stride, int nloops,
-                            const hyfft_dim *loops, int level) {
+                            const hyfft_dim *loops);
+
+static hy_status hy_fs_chirp(hy_fs_ctx *c, hy_chirp_step step, int64_t n, int64_t m,
+                             hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride,
+                             int nloops, const hyfft_dim *loops) {
+  hy_pass *pass;
+  HY_TRY(hy_fs_add_pass(c, &pass));
+  hy_pass_init(pass, HY_PASS_CHIRP, c->problem->precision, c->problem->sign);
+  pass->chirp_step = step;
+  pass->chirp_n = n;
+  pass->bluestein_m = m;
+  pass->src = src;
+  pass->dst = dst;
+  pass->axis = (hyfft_dim){step == HY_CHIRP_POST ? n : m, in_stride, out_stride};
+  pass->nloops = nloops;
+  for (int l = 0; l < nloops; l++) pass->loops[l] = loops[l];
+  return HYFFT_SUCCESS;
+}
+
+/* Bluestein whose convolution does not fit one pass (a large prime): the
+ * chirped, zero-padded input goes to WORK0, is transformed there (length M,
+ * through WORK1), multiplied by the chirp's spectrum, transformed back, and
+ * the output chirp is applied on the way to dst. */
+static hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
+                                 hy_buffer dst, int64_t out_stride, int nloops,
+                                 const hyfft_dim *loops) {
+  if (src == HY_BUF_WORK0 || src == HY_BUF_WORK1 || dst == HY_BUF_WORK0 || dst == HY_BUF_WORK1)
+    return HYFFT_NO_SOLVER;
+  int64_t m = hy_bluestein_length(n);
+  int64_t dense[HY_MAX_LOOPS];
+  HY_TRY(hy_fs_dense(c, m, nloops, loops, HY_BUF_WORK0, dense));
+  hyfft_dim into[HY_MAX_LOOPS], within[HY_MAX_LOOPS], out_of[HY_MAX_LOOPS];
+  for (int l = 0; l < nloops; l++) {
+    into[l] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
+    within[l] = (hyfft_dim){loops[l].n, dense[l], dense[l]};
+    out_of[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
+  }
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, n, m, src, in_stride, HY_BUF_WORK0, 1, nloops, into));
+  HY_TRY(hy_fs_axis(c, m, -1, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
+  HY_TRY(hy_fs_axis(c, m, 1, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
+  return hy_fs_chirp(c, HY_CHIRP_POST, n, m, HY_BUF_WORK0, 1, dst, out_stride, nloops, out_of);
+}
+
+/* DFT of length n along one axis over loops[], src -> dst; the buffers at
+ * both ends may be work buffers (Bluestein's inner transforms). */
+static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride,
+                            hy_buffer dst, int64_t out_stride, int nloops,
+                            const hyfft_dim *loops) {
   const hy_problem *p = c->problem;
   hy_pass *pass;
   HY_TRY(hy_fs_add_pass(c, &pass));
-  hy_pass_init(pass, HY_PASS_DFT, p->precision, p->sign);
+  hy_pass_init(pass, HY_PASS_DFT, p->precision, sign);
   hy_status st;
   if (hy_fs_fits(c, n, pass, &st)) {
     pass->src = src;
@@ -81,21 +144,20 @@ static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_s
   if (st != HYFFT_SUCCESS && st != HYFFT_NO_SOLVER) return st;
   if (nloops + 1 > HY_MAX_LOOPS) return HYFFT_NO_SOLVER;
   int64_t n2 = hy_fs_split(c, n);
-  if (n2 == 0) return HYFFT_NO_SOLVER; /* e.g. a large prime: needs multi-pass Bluestein */
-  int64_t n1 = n / n2;
-  hy_buffer work = level % 2 == 0 ? HY_BUF_WORK0 : HY_BUF_WORK1;
-
-  /* Dense strides of the loops in the work buffer, innermost last. */
-  int64_t dense[HY_MAX_LOOPS];
-  int64_t total = n;
-  for (int l = nloops - 1; l >= 0; l--) {
-    dense[l] = total;
-    if (hy_mul_overflow_i64(total, loops[l].n, &total)) return HYFFT_NO_SOLVER;
+  if (n2 == 0) {
+    c->tree->npasses--;
+    return hy_fs_bluestein(c, n, src, in_stride, dst, out_stride, nloops, loops);
   }
-  if (total > c->tree->work_elems[work - HY_BUF_WORK0]) c->tree->work_elems[work - HY_BUF_WORK0] = total;
+  int64_t n1 = n / n2;
+  /* The intermediate goes to a work buffer that is neither end. */
+  hy_buffer work = src != HY_BUF_WORK0 && dst != HY_BUF_WORK0 ? HY_BUF_WORK0 : HY_BUF_WORK1;
+  if (work == src || work == dst) return HYFFT_NO_SOLVER;
+
+  int64_t dense[HY_MAX_LOOPS];
+  HY_TRY(hy_fs_dense(c, n, nloops, loops, work, dense));
 
   /* Pass A: along n2 (stride n1*in_stride), loop n1 carries the twiddle. */
-  hy_choose_dft_algo(n2, pass);
+  HY_TRY(hy_choose_dft_algo(n2, pass));
   pass->src = src;
   pass->dst = work;
   pass->axis = (hyfft_dim){n2, n1 * in_stride, n1};
@@ -110,7 +172,7 @@ static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_s
   hyfft_dim next[HY_MAX_LOOPS];
   for (int l = 0; l < nloops; l++) next[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
   next[nloops] = (hyfft_dim){n2, n1, out_stride};
-  return hy_fs_axis(c, n1, work, 1, dst, n2 * out_stride, nloops + 1, next, level + 1);
+  return hy_fs_axis(c, n1, sign, work, 1, dst, n2 * out_stride, nloops + 1, next);
 }
 
 static hy_status hy_four_step_plan(const hy_problem *problem, const hy_device_caps *caps,
@@ -145,8 +207,9 @@ static hy_status hy_four_step_plan(const hy_problem *problem, const hy_device_ca
       loops[nloops++] = dim;
     }
     hyfft_dim a = problem->dims[axis];
-    HY_TRY(hy_fs_axis(&c, a.n, step == 0 ? HY_BUF_IN : HY_BUF_OUT, step == 0 ? a.in_stride : a.out_stride,
-                      HY_BUF_OUT, a.out_stride, nloops, loops, 0));
+    HY_TRY(hy_fs_axis(&c, a.n, problem->sign, step == 0 ? HY_BUF_IN : HY_BUF_OUT,
+                      step == 0 ? a.in_stride : a.out_stride, HY_BUF_OUT, a.out_stride, nloops,
+                      loops));
   }
   out->passes[out->npasses - 1].scale = problem->scale;
   return HYFFT_SUCCESS;

@@ -1,0 +1,90 @@
+/* Kernel level: the pointwise passes of multi-pass Bluestein
+ * (HY_PASS_CHIRP, see planner/plan.h). One thread per element; the element
+ * index along the axis varies fastest so accesses are coalesced. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "codegen/cg_internal.h"
+
+static int64_t hy_cg_pw_extent(const hy_pass *pass, int out) {
+  int64_t e = out ? pass->dst_offset : pass->src_offset;
+  e += (pass->axis.n - 1) * llabs(out ? pass->axis.out_stride : pass->axis.in_stride);
+  for (int l = 0; l < pass->nloops; l++)
+    e += (pass->loops[l].n - 1) * llabs(out ? pass->loops[l].out_stride : pass->loops[l].in_stride);
+  return e;
+}
+
+hy_status hy_cg_chirp_kernel(const hy_pass *pass, int pass_index, const hy_device_caps *caps,
+                             hy_gpu_program *prog) {
+  hy_strbuf *sb = &prog->source;
+  int64_t n = pass->chirp_n, m = pass->bluestein_m, len = pass->axis.n;
+  if (n < 1 || m < 2 * n - 1 || (pass->chirp_step == HY_CHIRP_POST ? len != n : len != m))
+    return hy_error(HYFFT_INTERNAL, "codegen: pass %d: chirp lengths N=%lld M=%lld axis %lld",
+                    pass_index, (long long)n, (long long)m, (long long)len);
+  int64_t total;
+  if (hy_mul_overflow_i64(hy_pass_count(pass), len, &total))
+    return hy_error(HYFFT_SIZE_OVERFLOW, "codegen: pass %d has too many elements", pass_index);
+  int block = caps->max_work_group >= 256 ? 256 : (caps->max_work_group > 0 ? caps->max_work_group : 64);
+  int big = total > INT32_MAX || hy_cg_pw_extent(pass, 0) > INT32_MAX ||
+            hy_cg_pw_extent(pass, 1) > INT32_MAX;
+  const char *idx = big ? "hy_i64" : "int";
+  int table;
+  if (pass->chirp_step == HY_CHIRP_SPECTRUM)
+    HY_TRY(hy_cg_bluestein_table(prog, n, m, pass->sign, pass->precision, &table));
+  else
+    HY_TRY(hy_cg_chirp_table(prog, n, pass->sign, pass->precision, &table));
+
+  static const char *const what[3] = {"chirp multiply and zero padding",
+                                      "chirp-spectrum multiply", "output chirp multiply"};
+  const char *g = hy_cg_global(prog->dialect);
+  snprintf(prog->names[prog->nkernels], sizeof prog->names[0], "hy_pass%d_chirp%d", pass_index,
+           (int)pass->chirp_step);
+  hy_strbuf_appendf(sb, "/* pass %d: Bluestein %s, N=%lld M=%lld */\n", pass_index,
+                    what[pass->chirp_step], (long long)n, (long long)m);
+  hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels]);
+  hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tab) {\n", g, g, g);
+  hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
+  hy_strbuf_appendf(sb, "  if (gi >= %lld) return;\n", (long long)total);
+  hy_strbuf_appendf(sb, "  const int e = (int)(gi %% %lld);\n", (long long)len);
+  hy_strbuf_appendf(sb, "  %s rem = gi / %lld, q;\n", idx, (long long)len);
+  hy_strbuf_appendf(sb, "  %s ib = %lld + (%s)e * %lld, ob = %lld + (%s)e * %lld;\n", idx,
+                    (long long)pass->src_offset, idx, (long long)pass->axis.in_stride,
+                    (long long)pass->dst_offset, idx, (long long)pass->axis.out_stride);
+  for (int l = pass->nloops - 1; l >= 0; l--) {
+    const hyfft_dim *d = &pass->loops[l];
+    hy_strbuf_appendf(sb, "  q = rem %% %lld; rem /= %lld;\n", (long long)d->n, (long long)d->n);
+    hy_strbuf_appendf(sb, "  ib += q * %lld; ob += q * %lld;\n", (long long)d->in_stride,
+                      (long long)d->out_stride);
+  }
+  hy_strbuf_append(sb, "  (void)rem; (void)q;\n");
+  switch (pass->chirp_step) {
+    case HY_CHIRP_PRE:
+      hy_strbuf_appendf(sb, "  dst[ob] = e < %lld ? cmul(src[ib], tab[e]) : MK(0, 0);\n",
+                        (long long)n);
+      break;
+    case HY_CHIRP_SPECTRUM:
+      hy_strbuf_append(sb, "  dst[ob] = cmul(src[ib], tab[e]);\n");
+      break;
+    case HY_CHIRP_POST:
+      hy_strbuf_append(sb, "  real2 v = cmul(src[ib], tab[e]);\n");
+      if (pass->scale != 1.0) {
+        hy_strbuf_append(sb, "  v = cscale(v, ");
+        hy_cg_literal(sb, pass->precision, (long double)pass->scale);
+        hy_strbuf_append(sb, ");\n");
+      }
+      hy_strbuf_append(sb, "  dst[ob] = v;\n");
+      break;
+  }
+  hy_strbuf_append(sb, "}\n\n");
+
+  hy_launch *L = &prog->launches[prog->nlaunches++];
+  L->kernel = prog->nkernels++;
+  L->grid = (total + block - 1) / block;
+  L->block = block;
+  L->shared_bytes = 0;
+  L->nargs = 3;
+  L->args[0] = (hy_kernel_arg){HY_ARG_BUFFER, pass->src};
+  L->args[1] = (hy_kernel_arg){HY_ARG_BUFFER, pass->dst};
+  L->args[2] = (hy_kernel_arg){HY_ARG_TABLE, table};
+  return HYFFT_SUCCESS;
+}
