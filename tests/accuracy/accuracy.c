@@ -44,40 +44,50 @@ static void add(tokens *t, const char *fmt, ...) {
 static const char *const prec[2] = {"f32", "f64"};
 static const char *const dir[2] = {"fwd", "bwd"};
 
-/* Every length 1..nmax in both precisions; both signs for each when `both`,
- * else the sign alternates with the length (each precision sees both signs
- * across the range and every length sees both precisions). */
-static void every_length(tokens *t, int nmax, int both) {
-  for (int n = 1; n <= nmax; n++) {
-    for (int p = 0; p < 2; p++) {
-      if (both) {
-        for (int s = 0; s < 2; s++) add(t, "c2c:%s:%s:%d", prec[p], dir[s], n);
-      } else {
-        add(t, "c2c:%s:%s:%d", prec[p], dir[(n + p) & 1], n);
-      }
-    }
-  }
+/* Every length 1..nmax in both precisions and both signs. */
+static void every_length(tokens *t, int nmax) {
+  for (int n = 1; n <= nmax; n++)
+    for (int p = 0; p < 2; p++)
+      for (int s = 0; s < 2; s++) add(t, "c2c:%s:%s:%d", prec[p], dir[s], n);
 }
 
-/* Both precisions, the sign alternating with the index i. */
+/* At the quick level each shape runs once, the precision and sign cycling
+ * through the matrix (so both precisions and both signs still meet every
+ * code path): slow devices spend their time compiling kernels per plan. */
+static int quick_mode, quick_counter;
+
+/* Both precisions, the sign alternating with the index i (one of them at the
+ * quick level). */
 static void both_prec(tokens *t, int i, const char *shape_and_fields) {
+  if (quick_mode) {
+    int c = quick_counter++;
+    add(t, "c2c:%s:%s:%s", prec[c & 1], dir[(c >> 1) & 1], shape_and_fields);
+    return;
+  }
   for (int p = 0; p < 2; p++) add(t, "c2c:%s:%s:%s", prec[p], dir[(i + p) & 1], shape_and_fields);
 }
 
 static void build_matrix(tokens *t, hyt_level level) {
   int quick = level == HYT_QUICK, full = level == HYT_FULL;
   char shape[128];
+  quick_mode = quick;
+  quick_counter = 0;
 
   /* 1. every small length: every radix, Rader/Bluestein primes, mixed sizes. */
   if (quick) {
     /* 1..64 has every radix and small prime; then a few mixed lengths. */
     static const int more[] = {67,  96,  100, 105, 121, 128, 143, 169, 210, 243, 256, 343,
                                360, 512, 625, 720, 1000, 1001, 1021, 1023, 1024};
-    every_length(t, 64, 0);
-    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
-      for (int p = 0; p < 2; p++) add(t, "c2c:%s:%s:%d", prec[p], dir[(i + p) & 1], more[i]);
+    for (int n = 1; n <= 64; n++) {
+      snprintf(shape, sizeof shape, "%d", n);
+      both_prec(t, n, shape);
+    }
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+      snprintf(shape, sizeof shape, "%d", more[i]);
+      both_prec(t, (int)i, shape);
+    }
   } else {
-    every_length(t, full ? 4096 : 1024, 1);
+    every_length(t, full ? 4096 : 1024);
   }
 
   /* 2. powers of two; the largest once. */
@@ -89,8 +99,10 @@ static void build_matrix(tokens *t, hyt_level level) {
   add(t, "c2c:f64:fwd:%lld", 1LL << pmax);
 
   /* 3. products of the odd radices. */
-  static const char *const prod_std[] = {"2187",  "3125", "2401", "1331", "2197",
-                                         "15015", "59049", "78125", "45045", "9261"};
+  static const char *const prod_std[] = {
+      "2187",  "3125",  "2401",  "1331",  "2197",   "15015",  "59049", "78125",
+      "45045", "9261",  "19683", "15625", "16807",  "14641",  "28561", "30030",
+      "1536",  "10000", "786432", "1000000", "362880", "4100"};
   static const char *const prod_quick[] = {"243", "625", "343", "121", "169", "15015", "1155"};
   static const char *const prod_full[] = {"177147", "390625", "117649", "161051", "371293"};
   if (quick) {
@@ -105,7 +117,9 @@ static void build_matrix(tokens *t, hyt_level level) {
       both_prec(t, (int)i, prod_full[i]);
 
   /* 4. primes (direct radix, Rader, Bluestein). */
-  static const char *const primes_std[] = {"17", "31", "37", "127", "1009", "4099", "65537"};
+  static const char *const primes_std[] = {"17",   "31",   "37",   "127",   "1009",
+                                           "1021", "2039", "4099", "8191",  "65537",
+                                           "131071"};
   static const char *const primes_quick[] = {"17", "31", "37", "127", "1009", "4099"};
   if (quick) {
     for (size_t i = 0; i < sizeof primes_quick / sizeof *primes_quick; i++)
@@ -122,7 +136,8 @@ static void build_matrix(tokens *t, hyt_level level) {
   /* 5. 2D and 3D, incl. odd and size-1 dims and rank 4. */
   static const char *const md_std[] = {"1024x1024", "17x31",    "7x9x11", "64x64x64",
                                        "100x100x100", "33x65",  "1x64",   "128x1",
-                                       "5x1x3",    "2x3x4x5",  "256x1009", "1009x3"};
+                                       "5x1x3",    "2x3x4x5",  "256x1009", "1009x3",
+                                       "1000x1000", "3x5x7x11", "512x512x4", "31x37x41"};
   static const char *const md_quick[] = {"32x32", "17x31", "7x9x11", "16x16x16", "33x65",
                                          "1x64",  "128x1", "5x1x3",  "2x3x4x5",  "8x127"};
   static const char *const md_full[] = {"2048x2048", "128x128x128", "4099x5"};
