@@ -367,6 +367,7 @@ static void hy_cg_compute(hy_cg_kernel *k, int s) {
   int R = st->radix;
   for (int b = 0; b < st->per; b++) {
     hy_cg_open_b(k, s, b);
+    if (st->ns == 1 && !(k->bluestein && s == k->forward_end)) hy_strbuf_append(sb, "    (void)j;\n");
     if (st->ns > 1) {
       int step = k->nc / (st->ns * R);
       hy_strbuf_appendf(sb, "    const int k = j %% %d;\n", st->ns);
@@ -533,8 +534,9 @@ static hy_status hy_cg_copy_kernel(const hy_pass *pass, int pass_index, hy_diale
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst) {\n", g, g);
   hy_strbuf_appendf(sb, "  const %s ti = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
   hy_strbuf_appendf(sb, "  if (ti >= %lld) return;\n", (long long)count);
-  hy_strbuf_appendf(sb, "  %s ib = %lld, ob = %lld, rem = ti, q;\n", idx, (long long)pass->src_offset,
+  hy_strbuf_appendf(sb, "  %s ib = %lld, ob = %lld;\n", idx, (long long)pass->src_offset,
                     (long long)pass->dst_offset);
+  if (pass->nloops > 0) hy_strbuf_appendf(sb, "  %s rem = ti, q;\n", idx);
   int order[HY_MAX_LOOPS];
   hy_cg_loop_order(pass, order);
   for (int a = 0; a < pass->nloops; a++) {
@@ -543,7 +545,7 @@ static hy_status hy_cg_copy_kernel(const hy_pass *pass, int pass_index, hy_diale
     hy_strbuf_appendf(sb, "  ib += q * %lld; ob += q * %lld;\n", (long long)d->in_stride,
                       (long long)d->out_stride);
   }
-  hy_strbuf_append(sb, "  (void)rem;\n  real2 v = src[ib];\n");
+  hy_strbuf_append(sb, "  real2 v = src[ib];\n");
   if (pass->scale != 1.0) {
     hy_strbuf_append(sb, "  v = cscale(v, ");
     hy_cg_literal(sb, pass->precision, (long double)pass->scale);

@@ -46,7 +46,7 @@ hy_status hy_cg_chirp_kernel(const hy_pass *pass, int pass_index, const hy_devic
   hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
   hy_strbuf_appendf(sb, "  if (gi >= %lld) return;\n", (long long)total);
   hy_strbuf_appendf(sb, "  const int e = (int)(gi %% %lld);\n", (long long)len);
-  hy_strbuf_appendf(sb, "  %s rem = gi / %lld, q;\n", idx, (long long)len);
+  if (pass->nloops > 0) hy_strbuf_appendf(sb, "  %s rem = gi / %lld, q;\n", idx, (long long)len);
   hy_strbuf_appendf(sb, "  %s ib = %lld + (%s)e * %lld, ob = %lld + (%s)e * %lld;\n", idx,
                     (long long)pass->src_offset, idx, (long long)pass->axis.in_stride,
                     (long long)pass->dst_offset, idx, (long long)pass->axis.out_stride);
@@ -56,7 +56,6 @@ hy_status hy_cg_chirp_kernel(const hy_pass *pass, int pass_index, const hy_devic
     hy_strbuf_appendf(sb, "  ib += q * %lld; ob += q * %lld;\n", (long long)d->in_stride,
                       (long long)d->out_stride);
   }
-  hy_strbuf_append(sb, "  (void)rem; (void)q;\n");
   switch (pass->chirp_step) {
     case HY_CHIRP_PRE:
       hy_strbuf_appendf(sb, "  dst[ob] = e < %lld ? cmul(src[ib], tab[e]) : MK(0, 0);\n",
