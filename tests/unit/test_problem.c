@@ -292,8 +292,98 @@ static void test_print_buffers(void) {
   CHECK_OK(hyfft_problem_print(&p, buf, sizeof buf, NULL));
 }
 
+/* A small deterministic generator (splitmix64) so failures replay. */
+static uint64_t rng_state = UINT64_C(0x9e3779b97f4a7c15);
+static uint64_t rng_next(void) {
+  uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+static int64_t rng_range(int64_t lo, int64_t hi) {
+  return lo + (int64_t)(rng_next() % (uint64_t)(hi - lo + 1));
+}
+
+/* Random problems (valid or not) print and parse back exactly; the
+ * canonical problem's hash does not depend on the order the batch dims
+ * are listed in. */
+static void test_random_round_trips(void) {
+  for (int iter = 0; iter < 3000; iter++) {
+    hyfft_problem p;
+    memset(&p, 0, sizeof p);
+    p.kind = (hyfft_kind)rng_range(0, 2);
+    p.precision = (hyfft_precision)rng_range(0, 1);
+    p.sign = p.kind == HYFFT_R2C ? -1 : p.kind == HYFFT_C2R ? 1 : (rng_range(0, 1) ? 1 : -1);
+    p.rank = (int)rng_range(1, HYFFT_MAX_RANK);
+    p.batch_rank = (int)rng_range(0, HYFFT_MAX_BATCH_RANK);
+    for (int d = 0; d < p.rank; d++)
+      p.dims[d] = (hyfft_dim){rng_range(1, 5), rng_range(-3, 1000), rng_range(0, 1000)};
+    for (int b = 0; b < p.batch_rank; b++)
+      p.batch[b] = (hyfft_dim){rng_range(1, 4), rng_range(1, 100000), rng_range(1, 100000)};
+    p.inplace = (int)rng_range(0, 1);
+    p.memory = (hyfft_memory)rng_range(0, 1);
+    const double scales[] = {0.0, 1.0, 0.5, 0.1, -3.25, 1e-300, 123456789.125};
+    p.scale = scales[rng_range(0, 6)];
+    char *s = print_token(&p);
+    CHECK(s != NULL, "print failed");
+    if (!s) continue;
+    hyfft_problem q;
+    hyfft_status st = hyfft_problem_parse(s, &q);
+    CHECK(st == HYFFT_SUCCESS && problems_equal(&p, &q), "random problem %d: '%s' -> %s %s",
+          iter, s, hyfft_status_name(st), hyfft_last_error());
+    free(s);
+
+    /* Reverse the batch dims: same canonical problem, same hash. */
+    hy_problem a, b;
+    if (hy_problem_make(&p, &a) != HYFFT_SUCCESS) continue;
+    hyfft_problem r = p;
+    for (int i = 0; i < p.batch_rank; i++) r.batch[i] = p.batch[p.batch_rank - 1 - i];
+    CHECK_OK(hy_problem_make(&r, &b));
+    CHECK(a.hash == b.hash && a.batch_rank == b.batch_rank, "batch order changed the hash");
+  }
+}
+
+/* Random and mutated strings never crash the parser, and whatever parses
+ * prints back to something that parses to the same problem. */
+static void test_parse_fuzz(void) {
+  const char alphabet[] = "c2rf3264:fwdbwx0123456789ip=s,.oe-+/Nv";
+  const char *const seeds[] = {"c2c:f32:fwd:16x8:b4x3:ip:is=8,1:os=8,1:idist=200,16:scale=0.5:dev",
+                               "r2c:f64:9x10:b3:odist=100:scale=1/N", "c2r:f32:bwd:7:b2:ip"};
+  char buf[128];
+  int parsed = 0;
+  for (int iter = 0; iter < 20000; iter++) {
+    size_t len;
+    if (iter % 2) {
+      len = (size_t)rng_range(0, 40);
+      for (size_t i = 0; i < len; i++) buf[i] = alphabet[rng_range(0, sizeof alphabet - 2)];
+    } else {
+      const char *seed = seeds[rng_range(0, 2)];
+      len = strlen(seed);
+      memcpy(buf, seed, len);
+      for (int m = (int)rng_range(1, 3); m > 0; m--) {
+        size_t at = (size_t)rng_range(0, (int64_t)len - 1);
+        buf[at] = alphabet[rng_range(0, sizeof alphabet - 2)];
+      }
+    }
+    buf[len] = '\0';
+    hyfft_problem p, q;
+    if (hyfft_problem_parse(buf, &p) != HYFFT_SUCCESS) {
+      CHECK(hyfft_last_error()[0] != '\0', "parse '%s' failed without a message", buf);
+      continue;
+    }
+    parsed++;
+    char *s = print_token(&p);
+    CHECK(s && hyfft_problem_parse(s, &q) == HYFFT_SUCCESS && problems_equal(&p, &q),
+          "'%s' printed as '%s' which does not parse back", buf, s ? s : "(null)");
+    free(s);
+  }
+  CHECK(parsed > 100, "the fuzz parsed only %d strings", parsed);
+}
+
 int main(void) {
   test_round_trips();
+  test_random_round_trips();
+  test_parse_fuzz();
   test_struct_round_trip();
   test_normalisation();
   test_print_buffers();
