@@ -70,6 +70,7 @@ typedef struct hy_cpu_node {
   /* BLUESTEIN: chirp c[j] = exp(sign*pi*i*j^2/n) (j < n) and the spectrum
    * of conj(c) wrapped to length m, divided by m; split re then im. */
   int64_t m;
+  struct hy_cpu_node *fft; /* f64 forward length-m node for one wide transform */
   double *chirp;
   double *spec;
   /* The twiddle of the runs this node is used in (the pass's four-step

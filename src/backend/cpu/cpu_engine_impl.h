@@ -721,6 +721,106 @@ static void hy_bluestein_range(void *arg, int64_t begin, int64_t end, int thread
 
 static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run);
 
+/* Pointwise steps of the wide Bluestein, parallel over the elements. */
+typedef struct hy_bl_wide {
+  const hy_cpu_node *node;
+  const hy_cpu_run *run;
+  int64_t so, dof, m;
+  double *a; /* interleaved complex f64, length m */
+} hy_bl_wide;
+
+static void hy_bl_wide_in(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_bl_wide *w = arg;
+  const hy_cpu_node *node = w->node;
+  const hy_r *src = (const hy_r *)w->run->src + 2 * w->so;
+  const int64_t is = w->run->axis.in_stride, n = node->n;
+  const double *cr = node->chirp, *ci = node->chirp + n;
+  for (int64_t j = begin; j < end; j++) {
+    double x = 0, y = 0;
+    if (j < n) {
+      double u = src[2 * j * is], v = src[2 * j * is + 1];
+      x = u * cr[j] - v * ci[j];
+      y = u * ci[j] + v * cr[j];
+    }
+    w->a[2 * j] = x;
+    w->a[2 * j + 1] = y;
+  }
+}
+
+static void hy_bl_wide_mul(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_bl_wide *w = arg;
+  const int64_t M = w->node->m;
+  const double *sr = w->node->spec, *si = w->node->spec + M;
+  for (int64_t j = begin; j < end; j++) {
+    double x = w->a[2 * j], y = w->a[2 * j + 1];
+    w->a[2 * j] = x * sr[j] - y * si[j];
+    w->a[2 * j + 1] = -(x * si[j] + y * sr[j]);
+  }
+}
+
+static void hy_bl_wide_out(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_bl_wide *w = arg;
+  const hy_cpu_node *node = w->node;
+  const hy_cpu_run *run = w->run;
+  hy_r *dst = (hy_r *)run->dst + 2 * w->dof;
+  const int64_t os = run->axis.out_stride, n = node->n;
+  const double *cr = node->chirp, *ci = node->chirp + n;
+  const int twiddled = run->twiddle_loop >= 0 && node->tw.n > 0;
+  const int64_t T = node->tw.n, d = twiddled ? w->m % T : 0;
+  int64_t p = twiddled ? (int64_t)(((__int128)d * begin) % T) : 0;
+  for (int64_t k = begin; k < end; k++) {
+    double qr = w->a[2 * k], qi = w->a[2 * k + 1];
+    double x = qr * cr[k] + qi * ci[k], y = qr * ci[k] - qi * cr[k];
+    if (twiddled) {
+      double wr, wi;
+      hy_tw_eval(&node->tw, p, &wr, &wi);
+      double t = x * wr - y * wi;
+      y = x * wi + y * wr;
+      x = t;
+      p += d;
+      if (p >= T) p -= T;
+    }
+    dst[2 * k * os] = (hy_r)(x * run->scale);
+    dst[2 * k * os + 1] = (hy_r)(y * run->scale);
+  }
+}
+
+/* Bluestein one transform at a time, its length-m convolution through the
+ * f64 node (four-step and all lanes busy): for single long transforms,
+ * where four side by side would leave lanes and threads idle. */
+static hy_status hy_bluestein_wide(const hy_cpu_node *node, const hy_cpu_run *run) {
+  const int64_t M = node->m, count = hy_run_count(run);
+  double *buf = hy_malloc(sizeof(double) * 4 * (size_t)M);
+  if (!buf) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: Bluestein buffers for m = %lld", (long long)M);
+  hy_status st = HYFFT_SUCCESS;
+  for (int64_t t = 0; t < count && st == HYFFT_SUCCESS; t++) {
+    hy_bl_wide w = {node, run, 0, 0, 0, buf};
+    hy_run_offsets(run, t, &w.so, &w.dof, &w.m);
+    const int64_t grain = 8192;
+    hy_parallel_for(M, grain, hy_bl_wide_in, &w);
+    hy_cpu_run r = {0};
+    r.src = buf;
+    r.dst = buf + 2 * M;
+    r.axis = (hyfft_dim){M, 1, 1};
+    r.twiddle_loop = -1;
+    r.scale = 1.0;
+    st = hy_cpu_node_run_f64(node->fft, &r);
+    if (st != HYFFT_SUCCESS) break;
+    w.a = buf + 2 * M;
+    hy_parallel_for(M, grain, hy_bl_wide_mul, &w);
+    r.src = buf + 2 * M;
+    r.dst = buf;
+    st = hy_cpu_node_run_f64(node->fft, &r);
+    w.a = buf;
+    if (st == HYFFT_SUCCESS) hy_parallel_for(node->n, grain, hy_bl_wide_out, &w);
+  }
+  hy_free(buf);
+  return st;
+}
+
 hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run) {
   hy_job job = {node, run, hy_run_count(run), 0};
   if (job.count == 0) return HYFFT_SUCCESS;
@@ -733,6 +833,8 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
     }
     case HY_CPU_BLUESTEIN: {
       int64_t groups = (job.count + HY_BL_LANES - 1) / HY_BL_LANES;
+      if (job.count < HY_BL_LANES || groups < hy_num_threads() || node->m > 4 * HY_CPU_DIRECT_MAX)
+        return hy_bluestein_wide(node, run);
       hy_parallel_for(groups, 1, hy_bluestein_range, &job);
       break;
     }

@@ -19,6 +19,7 @@ void hy_cpu_node_free(hy_cpu_node *node) {
   hy_cpu_kp_free(&node->kp);
   hy_cpu_node_free(node->a);
   hy_cpu_node_free(node->b);
+  hy_cpu_node_free(node->fft);
   hy_free(node->chirp);
   hy_free(node->spec);
   hy_free(node->tw.lo);
@@ -121,6 +122,9 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
                     (long long)bluestein_m, (long long)n);
     if (st == HYFFT_SUCCESS) st = hy_cpu_kp_init_f64(&node->kp, bluestein_m, factors, nfactors, -1);
     if (st == HYFFT_SUCCESS) st = hy_cpu_bluestein_tables(node);
+    if (st == HYFFT_SUCCESS)
+      st = hy_cpu_node_build(HYFFT_F64, -1, bluestein_m, HY_ALGO_MIXED_RADIX, factors, nfactors,
+                             0, 0, &node->fft);
   } else if (st == HYFFT_SUCCESS && n > HY_CPU_DIRECT_MAX && nfactors >= 2) {
     /* Split where the prefix product is closest to sqrt(n). */
     int best = 1;
