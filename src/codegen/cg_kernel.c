@@ -151,16 +151,11 @@ static void hy_cg_fft_ld(long double *re, long double *im, int64_t n, long doubl
 }
 
 /* Spectrum of the Bluestein kernel b_j = conj(chirp_j) (wrapped for
- * negative j), divided by m so the inverse transform needs no scaling. */
-hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int sign,
-                                       hyfft_precision p, int *index) {
+ * negative j), divided by m so the inverse transform needs no scaling,
+ * rounded into data (m complex values of precision p). */
+hy_status hy_cg_bluestein_spectrum(int64_t n, int64_t m, int sign, hyfft_precision p, void *data) {
   long double *buf = hy_malloc((size_t)m * 4 * sizeof(long double));
-  void *data = hy_cg_table_alloc(m, p);
-  if (!buf || !data) {
-    hy_free(buf);
-    hy_free(data);
-    return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: Bluestein table of %lld", (long long)m);
-  }
+  if (!buf) return hy_error(HYFFT_OUT_OF_MEMORY, "Bluestein spectrum of length %lld", (long long)m);
   long double *re = buf, *im = buf + m, *sre = buf + 2 * m, *sim = buf + 3 * m;
   for (int64_t j = 0; j < m; j++) re[j] = im[j] = 0;
   for (int64_t j = 0; j < n; j++) {
@@ -176,6 +171,18 @@ hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int 
   hy_cg_fft_ld(re, im, m, sre, sim);
   for (int64_t k = 0; k < m; k++) hy_cg_table_set(data, p, k, re[k] / m, im[k] / m);
   hy_free(buf);
+  return HYFFT_SUCCESS;
+}
+
+hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int sign,
+                                hyfft_precision p, int *index) {
+  void *data = hy_cg_table_alloc(m, p);
+  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: Bluestein table of %lld", (long long)m);
+  hy_status st = hy_cg_bluestein_spectrum(n, m, sign, p, data);
+  if (st != HYFFT_SUCCESS) {
+    hy_free(data);
+    return st;
+  }
   return hy_cg_table_add(prog, m, p, data, index);
 }
 

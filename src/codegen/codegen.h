@@ -68,4 +68,9 @@ hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
                           const hy_device_caps *caps, hy_dialect dialect, hy_gpu_program *out);
 void hy_gpu_program_free(hy_gpu_program *program);
 
+/* The chirp-spectrum table of Bluestein (HY_CHIRP_SPECTRUM in plan.h):
+ * m complex values of precision p, computed in long double and rounded
+ * once, written to data. Shared with the CPU backend's pointwise pass. */
+hy_status hy_cg_bluestein_spectrum(int64_t n, int64_t m, int sign, hyfft_precision p, void *data);
+
 #endif /* HY_CODEGEN_H */
