@@ -305,10 +305,15 @@ static int cli_cuda_time_loop(cli_cu_stream stream, cli_cu_event e0, cli_cu_even
   for (int i = 0; i < warmup && rc == 0; i++) rc = enqueue(arg, in, out);
   for (int i = 0; i < runs && rc == 0; i++) {
     float ms = 0;
-    if (cli_cu.event_record(e0, stream) != 0 || enqueue(arg, in, out) != 0 ||
-        cli_cu.event_record(e1, stream) != 0 || cli_cu.event_sync(e1) != 0 ||
-        cli_cu.event_elapsed(&ms, e0, e1) != 0)
+    cli_cu_result r = cli_cu.event_record(e0, stream);
+    if (r == 0 && enqueue(arg, in, out) != 0) r = -1;
+    if (r == 0) r = cli_cu.event_record(e1, stream);
+    if (r == 0) r = cli_cu.event_sync(e1);
+    if (r == 0) r = cli_cu.event_elapsed(&ms, e0, e1);
+    if (r != 0) {
+      if (r > 0) cli_msg("bench", "CUDA event timing: driver error %d", r);
       rc = -1;
+    }
     t[i] = ms * 1e-3;
   }
   if (rc == 0) {
@@ -342,7 +347,9 @@ typedef struct cli_hyfft_timed {
 
 static int cli_hyfft_enqueue(void *arg, void *in, void *out) {
   cli_hyfft_timed *h = arg;
-  return hyfft_execute_async(h->plan, in, out, NULL, h->stream) == HYFFT_SUCCESS ? 0 : -1;
+  hyfft_status st = hyfft_execute_async(h->plan, in, out, NULL, h->stream);
+  if (st != HYFFT_SUCCESS) cli_status_msg("bench", "hyfft_execute_async on a CUDA stream", st);
+  return st == HYFFT_SUCCESS ? 0 : -1;
 }
 
 int cli_cuda_time_plan(hyfft_plan plan, const void *in, void *out, int warmup, int runs,
