@@ -11,6 +11,7 @@
  *
  * Usage: test_cuda_cuda_backend [--quick]   (--quick skips the >2^31 test) */
 #include <math.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -490,6 +491,82 @@ static void hy_test_async_multipass(void) {
   hyfft_context_destroy(ctx);
 }
 
+/* One plan executed from several threads at once, each with its own
+ * stream, buffers and workspace: every result equals the blocking run. */
+typedef struct hy_thread_job {
+  hyfft_context ctx;
+  hyfft_plan plan;
+  const void *x, *ref;
+  size_t bytes, wbytes;
+  int ok;
+} hy_thread_job;
+
+static void *hy_thread_run(void *arg) {
+  hy_thread_job *j = arg;
+  void *q = NULL, *din = NULL, *dout = NULL, *work = NULL;
+  unsigned char *y = malloc(j->bytes);
+  j->ok = y && hy_cuda_queue_create(j->ctx->device, &q) == HYFFT_SUCCESS &&
+          hyfft_buffer_alloc(j->ctx, j->bytes, &din) == HYFFT_SUCCESS &&
+          hyfft_buffer_alloc(j->ctx, j->bytes, &dout) == HYFFT_SUCCESS &&
+          (!j->wbytes || hyfft_buffer_alloc(j->ctx, j->wbytes, &work) == HYFFT_SUCCESS);
+  for (int it = 0; it < 8 && j->ok; it++) {
+    j->ok = hy_backend_cuda.write(j->ctx->device, q, din, 0, j->x, j->bytes, 0) == HYFFT_SUCCESS &&
+            hyfft_execute_async(j->plan, din, dout, work, q) == HYFFT_SUCCESS &&
+            hy_backend_cuda.read(j->ctx->device, q, dout, 0, y, j->bytes, 1) == HYFFT_SUCCESS &&
+            memcmp(y, j->ref, j->bytes) == 0;
+  }
+  hyfft_buffer_free(j->ctx, din);
+  hyfft_buffer_free(j->ctx, dout);
+  if (work) hyfft_buffer_free(j->ctx, work);
+  if (q) hy_cuda_queue_release(j->ctx->device, q);
+  free(y);
+  return NULL;
+}
+
+static void hy_test_threads(void) {
+  hyfft_context ctx = NULL;
+  CHECK_OK(hyfft_context_create("cuda:0", &ctx));
+  if (!ctx) return;
+  hyfft_problem prob;
+  CHECK_OK(hyfft_problem_parse("c2c:f32:fwd:65536:b4", &prob));
+  prob.memory = HYFFT_MEMORY_DEVICE;
+  hyfft_plan plan = NULL;
+  CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+  if (!plan) {
+    hyfft_context_destroy(ctx);
+    return;
+  }
+  size_t bytes = (size_t)65536 * 4 * 8, wbytes = 0;
+  CHECK_OK(hyfft_plan_workspace_size(plan, &wbytes));
+  float *x = malloc(bytes), *ref = malloc(bytes);
+  for (size_t k = 0; k < bytes / 4; k++) x[k] = (float)((k * 7919) % 2001) / 1000.0f - 1.0f;
+  void *din = NULL, *dout = NULL;
+  CHECK_OK(hyfft_buffer_alloc(ctx, bytes, &din));
+  CHECK_OK(hyfft_buffer_alloc(ctx, bytes, &dout));
+  CHECK_OK(hyfft_buffer_write(ctx, din, 0, x, bytes));
+  CHECK_OK(hyfft_execute(plan, din, dout));
+  CHECK_OK(hyfft_buffer_read(ctx, dout, 0, ref, bytes));
+  enum { NT = 4 };
+  pthread_t th[NT];
+  hy_thread_job jobs[NT];
+  for (int t = 0; t < NT; t++) {
+    jobs[t] = (hy_thread_job){ctx, plan, x, ref, bytes, wbytes, 0};
+    pthread_create(&th[t], NULL, hy_thread_run, &jobs[t]);
+  }
+  for (int t = 0; t < NT; t++) {
+    pthread_join(th[t], NULL);
+    CHECK(jobs[t].ok, "thread %d: concurrent executions of one plan differ or failed", t);
+  }
+  printf("%d threads x 8 concurrent executions of one plan: %s\n", NT,
+         hy_test_failed ? "see failures" : "ok");
+  hyfft_buffer_free(ctx, din);
+  hyfft_buffer_free(ctx, dout);
+  hyfft_plan_destroy(plan);
+  hyfft_context_destroy(ctx);
+  free(x);
+  free(ref);
+}
+
 /* c2c:f32:fwd:N:bB with N*B > 2^31. Input row b is the pure tone
  * exp(+2 pi i j (b mod N) / N), whose forward DFT is N at bin (b mod N)
  * and 0 elsewhere; both the input and the check run on the device. */
@@ -615,6 +692,7 @@ int main(int argc, char **argv) {
     hy_test_backend_gpu("/proc/self/exe", sub);
     hy_test_plans();
     hy_test_async_multipass();
+    hy_test_threads();
     if (!quick) hy_test_big();
   }
   char cmd[256];
