@@ -19,6 +19,9 @@ typedef struct hy_kernel_spec {
   int split_exchange;        /* 1: exchange real then imaginary parts (half the local memory) */
   int transform_fastest;     /* 1: consecutive threads walk one transform (contiguous axis);
                                 0: consecutive threads walk neighbouring transforms (strided axis) */
+  int store_transposed;      /* 1: the last stage goes through local memory and is stored with
+                                consecutive threads on neighbouring transforms (outputs whose
+                                loop stride is smaller than the axis stride: four-step pass B) */
 } hy_kernel_spec;
 
 /* ---- dialect layer ---- */

@@ -218,6 +218,7 @@ static void hy_cg_spec_override(hy_kernel_spec *spec) {
     if (strcmp(key, "threads") == 0 && v >= 1 && v <= 4096) spec->threads_per_transform = (int)v;
     if (strcmp(key, "transforms") == 0 && v >= 1 && v <= 4096) spec->transforms_per_block = (int)v;
     if (strcmp(key, "fastest") == 0 && (v == 0 || v == 1)) spec->transform_fastest = (int)v;
+    if (strcmp(key, "transposed") == 0 && (v == 0 || v == 1)) spec->store_transposed = (int)v;
     env += used;
     if (*env == ',') env++;
   }
@@ -252,6 +253,12 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   if (m * t > wg) m = wg / t;
   if (m < 1) m = 1;
   spec->transforms_per_block = (int)m;
+  int64_t min_out = INT64_MAX;
+  for (int l = 0; l < pass->nloops; l++) {
+    int64_t s = llabs(pass->loops[l].out_stride);
+    if (pass->loops[l].n > 1 && s < min_out) min_out = s;
+  }
+  spec->store_transposed = spec->transform_fastest && m >= 4 && llabs(pass->axis.out_stride) > min_out;
   hy_cg_spec_override(spec);
   if ((int64_t)spec->threads_per_transform * spec->transforms_per_block > wg)
     spec->transforms_per_block = wg / spec->threads_per_transform > 0 ? wg / spec->threads_per_transform : 1;
@@ -260,6 +267,8 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
     spec->transforms_per_block /= 2;
   if (hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->split_exchange = 1;
   if (hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->lds_pad = 0;
+  /* The transposed store moves complex values through local memory. */
+  if (spec->split_exchange) spec->store_transposed = 0;
   return HYFFT_SUCCESS;
 }
 
@@ -433,15 +442,62 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         hy_cg_literal(sb, k->precision, (long double)pass->scale);
         hy_strbuf_append(sb, ");\n");
       }
-      if (os == 1)
+      if (k->spec->store_transposed) {
+        hy_strbuf_append(sb, "      ");
+        hy_cg_lx(k, "e");
+        hy_strbuf_append(sb, " = v;\n");
+      } else if (os == 1) {
         hy_strbuf_appendf(sb, "      dst[ob + (%s)e] = v;\n", k->idx);
-      else
+      } else {
         hy_strbuf_appendf(sb, "      dst[ob + (%s)e * %lld] = v;\n", k->idx, (long long)os);
+      }
       hy_strbuf_append(sb, "      }\n    }\n");
     }
     hy_cg_close_b(k);
   }
   hy_strbuf_append(sb, "  }\n");
+}
+
+static void hy_cg_loop_order(const hy_pass *pass, int *order);
+
+/* Second half of the transposed store: the work-group's outputs are in
+ * local memory; thread i stores element i / M of transform i % M, so
+ * consecutive threads write neighbouring transforms (coalesced when their
+ * loop stride is small). */
+static void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  int block = k->T * k->M;
+  int iters = (int)((k->n * k->M + block - 1) / block);
+  hy_strbuf_append(sb, "  HY_BARRIER();\n");
+  hy_strbuf_appendf(sb, "  for (int it = 0; it < %d; it++) {\n", iters);
+  hy_strbuf_appendf(sb, "    const int i = HY_LID + it * %d;\n", block);
+  hy_strbuf_appendf(sb, "    const int mm = i %% %d, e = i / %d;\n", k->M, k->M);
+  hy_strbuf_appendf(sb, "    const %s tj = (%s)(HY_GID * %d + mm);\n", k->idx, k->idx, k->M);
+  hy_strbuf_appendf(sb, "    if (e < %lld && tj < %lld) {\n", (long long)k->n, (long long)count);
+  hy_strbuf_appendf(sb, "      %s o2 = %lld;\n", k->idx, (long long)pass->dst_offset);
+  int order[HY_MAX_LOOPS];
+  hy_cg_loop_order(pass, order);
+  if (pass->nloops > 0) {
+    hy_strbuf_appendf(sb, "      %s rem = tj, q;\n", k->idx);
+    for (int a = 0; a < pass->nloops; a++) {
+      const hyfft_dim *d = &pass->loops[order[a]];
+      if (a == pass->nloops - 1)
+        hy_strbuf_append(sb, "      q = rem;\n");
+      else
+        hy_strbuf_appendf(sb, "      q = rem %% %lld; rem /= %lld;\n", (long long)d->n,
+                          (long long)d->n);
+      hy_strbuf_appendf(sb, "      o2 += q * %lld;\n", (long long)d->out_stride);
+    }
+  }
+  char e[64];
+  if (k->pad)
+    snprintf(e, sizeof e, "lds[mm * %d + e + (e >> 5) * %d]", k->row, k->pad);
+  else
+    snprintf(e, sizeof e, "lds[mm * %d + e]", k->row);
+  hy_strbuf_appendf(sb, "      dst[o2 + (%s)e * %lld] = %s;\n", k->idx,
+                    (long long)pass->axis.out_stride, e);
+  hy_strbuf_append(sb, "    }\n  }\n");
 }
 
 /* Move the outputs of stage s into the inputs of stage s+1 through local
@@ -659,7 +715,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   const char *g = hy_cg_global(prog->dialect);
   snprintf(prog->names[prog->nkernels], sizeof prog->names[0], "hy_pass%d_dft%lld", pass_index,
            (long long)k.n);
-  hy_strbuf_appendf(sb, "/* pass %d: ", pass_index);
+  hy_strbuf_append(sb, "/* ");
   hy_plan_tree tmp;
   memset(&tmp, 0, sizeof tmp);
   tmp.solver = "-";
@@ -670,17 +726,18 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   hy_plan_tree_describe(&tmp, &line);
   const char *nl = line.data ? strchr(line.data, '\n') : NULL;
   if (nl) {
-    const char *p = nl + 1;
-    while (*p == ' ') p++;
-    hy_strbuf_appendf(sb, "%.*s", (int)(strcspn(p, "\n")), p);
+    const char *p = strchr(nl + 1, ':'); /* past the "pass 0" of the one-pass tree */
+    p = p ? p + 2 : nl + 1;
+    hy_strbuf_appendf(sb, "pass %d: %.*s", pass_index, (int)(strcspn(p, "\n")), p);
   }
   hy_strbuf_free(&line);
   hy_strbuf_appendf(sb, "\n * %d threads x %d transforms per work-group, %lld bytes local, "
-                        "pad %d, %s exchange, %s */\n",
+                        "pad %d, %s exchange, %s%s */\n",
                     k.T, k.M, (long long)lbytes, k.pad,
                     spec->split_exchange ? "split" : "complex",
                     spec->transform_fastest ? "threads along the transform"
-                                            : "threads across transforms");
+                                            : "threads across transforms",
+                    spec->store_transposed ? ", transposed store" : "");
   hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels]);
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tw", g, g, g);
   if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
@@ -690,16 +747,17 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
    * shared memory there (launch shared_bytes, opted into by the backend),
    * one untyped array so that kernels of other element types can share
    * the translation unit. */
-  if (k.nstages > 1 && prog->dialect == HY_DIALECT_CUDA)
+  int uses_lds = k.nstages > 1 || spec->store_transposed;
+  if (uses_lds && prog->dialect == HY_DIALECT_CUDA)
     hy_strbuf_appendf(sb, "  extern __shared__ __align__(16) unsigned char hy_smem[];\n"
                           "  %s *lds = (%s *)hy_smem;\n",
                       spec->split_exchange ? "real" : "real2",
                       spec->split_exchange ? "real" : "real2");
-  else if (k.nstages > 1)
+  else if (uses_lds)
     hy_strbuf_appendf(sb, "  %s%s lds[%d];\n", hy_cg_local(prog->dialect),
                       spec->split_exchange ? "real" : "real2", k.M * k.row);
   hy_cg_prologue(&k, count);
-  if (k.nstages > 1) hy_strbuf_appendf(sb, "  const int mo = m * %d;\n", k.row);
+  if (uses_lds) hy_strbuf_appendf(sb, "  const int mo = m * %d;\n", k.row);
   if (k.st[0].ns == 1 && k.nstages == 1) hy_strbuf_append(sb, "  (void)tw;\n");
 
   hy_cg_decl_regs(&k, 'x', 0);
@@ -710,8 +768,11 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     if (s == k.nstages - 1) {
       /* One stage reads and writes global memory only: with in-place data
        * every thread must have read before any thread writes. */
-      if (k.nstages == 1) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+      if (k.nstages == 1 && !spec->store_transposed) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+      /* Before overwriting local memory, every thread has done its loads. */
+      if (k.nstages > 1 && spec->store_transposed) hy_strbuf_append(sb, "  HY_BARRIER();\n");
       hy_cg_store_global(&k, s);
+      if (spec->store_transposed) hy_cg_store_transposed(&k, count);
     } else {
       hy_cg_decl_regs(&k, 'x', s + 1);
       hy_cg_exchange(&k, s);
@@ -723,7 +784,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   L->kernel = prog->nkernels++;
   L->grid = grid;
   L->block = k.T * k.M;
-  L->shared_bytes = (size_t)(k.nstages > 1 ? lbytes : 0);
+  L->shared_bytes = (size_t)(uses_lds ? lbytes : 0);
   L->nargs = 0;
   L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, pass->src};
   L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, pass->dst};
