@@ -504,6 +504,24 @@ static void hyt_fail_call(hyt_run_result *res, hyfft_status st, const char *what
            hyfft_last_error());
 }
 
+static hyfft_status hyt_execute(hyfft_plan plan, const hyt_buffers *b, const void *in, void *out,
+                                hyt_run_result *res) {
+  hyfft_status st;
+  if (!b->use_async) {
+    st = hyfft_execute(plan, in, out);
+    if (st != HYFFT_SUCCESS) hyt_fail_call(res, st, "hyfft_execute");
+    return st;
+  }
+  st = hyfft_execute_async(plan, in, out, b->workspace, NULL);
+  if (st != HYFFT_SUCCESS) {
+    hyt_fail_call(res, st, "hyfft_execute_async");
+    return st;
+  }
+  st = hyfft_context_synchronize(b->dev->ctx);
+  if (st != HYFFT_SUCCESS) hyt_fail_call(res, st, "hyfft_context_synchronize");
+  return st;
+}
+
 int hyt_run(hyfft_plan plan, hyt_buffers *b, const hyt_cvec *x, hyt_cvec *y,
             hyt_run_result *res) {
   const hyt_layout *lay = b->lay;
@@ -526,8 +544,8 @@ int hyt_run(hyfft_plan plan, hyt_buffers *b, const hyt_cvec *x, hyt_cvec *y,
       st = hyfft_buffer_write(ctx, b->dout, 0, b->out, b->out_bytes);
       if (st != HYFFT_SUCCESS) return hyt_fail_call(res, st, "hyfft_buffer_write(out)"), 1;
     }
-    st = hyfft_execute(plan, b->din, b->dout);
-    if (st != HYFFT_SUCCESS) return hyt_fail_call(res, st, "hyfft_execute"), 1;
+    st = hyt_execute(plan, b, b->din, b->dout, res);
+    if (st != HYFFT_SUCCESS) return 1;
     st = hyfft_buffer_read(ctx, b->dout, 0, b->out, b->out_bytes);
     if (st != HYFFT_SUCCESS) return hyt_fail_call(res, st, "hyfft_buffer_read(out)"), 1;
     if (!inplace) {
@@ -535,8 +553,8 @@ int hyt_run(hyfft_plan plan, hyt_buffers *b, const hyt_cvec *x, hyt_cvec *y,
       if (st != HYFFT_SUCCESS) return hyt_fail_call(res, st, "hyfft_buffer_read(in)"), 1;
     }
   } else {
-    st = hyfft_execute(plan, b->in, b->out);
-    if (st != HYFFT_SUCCESS) return hyt_fail_call(res, st, "hyfft_execute"), 1;
+    st = hyt_execute(plan, b, b->in, b->out, res);
+    if (st != HYFFT_SUCCESS) return 1;
   }
 
   if (!inplace) {

@@ -134,6 +134,11 @@ typedef struct hyt_buffers {
   void *din, *dout;        /* device buffers in device-buffer mode */
   unsigned char *out_mask; /* 1 where an output (or in-place input) element lives */
   size_t in_bytes, out_bytes;
+  /* Set by the caller: run through hyfft_execute_async on the context's
+   * queue (then hyfft_context_synchronize), with this caller workspace
+   * (NULL: the plan's own). */
+  int use_async;
+  void *workspace;
 } hyt_buffers;
 
 int hyt_buffers_alloc(const hyt_layout *lay, hyt_device *dev, hyt_buffers *b);

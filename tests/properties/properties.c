@@ -1,8 +1,9 @@
 /* hyfft_properties: checks that need no reference transform (FFTW's own
  * method): linearity, impulse responses, the time-shift theorem, the
  * forward+backward round trip, an unchanged out-of-place input, untouched
- * gaps between strided outputs, and one plan executed from 4 threads at once
- * giving bit-identical results to serial runs.
+ * gaps between strided outputs, hyfft_execute_async with a caller workspace
+ * matching hyfft_execute bit for bit, and one plan executed from 4 threads
+ * at once giving bit-identical results to serial runs.
  *
  *   hyfft_properties [--device SPEC] [--level quick|standard|full] [--seed S]
  *                    [--device-buffers] [--verbose] [TOKEN...]
@@ -351,6 +352,51 @@ static void check_threads(case_ctx *c, hyt_rng *rng) {
   }
 }
 
+/* hyfft_execute_async on the context's queue, with a caller workspace of
+ * hyfft_plan_workspace_size bytes when the plan needs one, must give the
+ * same bits as hyfft_execute with the plan's own workspace. */
+static void check_async_workspace(case_ctx *c, hyt_rng *rng) {
+  const hyt_layout *lay = &c->lay;
+  hyt_cvec x, want = {0, NULL}, got = {0, NULL};
+  if (hyt_cvec_alloc(&x, lay->count_in)) exit(2);
+  random_vec(lay, rng, &x);
+  size_t ws = 0;
+  void *work = NULL;
+  hyfft_status st = hyfft_plan_workspace_size(c->plan, &ws);
+  if (st != HYFFT_SUCCESS) {
+    hy_test_fail("%s seed=%llu: hyfft_plan_workspace_size: %s (%s)", c->token, seed_of(c),
+                 hyfft_status_name(st), hyfft_last_error());
+    goto done;
+  }
+  if (ws > 0 && (st = hyfft_buffer_alloc(c->dev->ctx, ws, &work)) != HYFFT_SUCCESS) {
+    hy_test_fail("%s seed=%llu: hyfft_buffer_alloc(workspace of %zu bytes): %s (%s)", c->token,
+                 seed_of(c), ws, hyfft_status_name(st), hyfft_last_error());
+    goto done;
+  }
+  if (fft(c, c->plan, &c->bufs, &x, &want)) goto done;
+  c->bufs.use_async = 1;
+  c->bufs.workspace = work;
+  int failed = fft(c, c->plan, &c->bufs, &x, &got);
+  c->bufs.use_async = 0;
+  c->bufs.workspace = NULL;
+  if (!failed) {
+    int64_t mism = 0;
+    for (int64_t i = 0; i < 2 * got.n; i++)
+      if (got.v[i] != want.v[i]) mism++;
+    if (mism == 0) hy_test_pass();
+    else
+      hy_test_fail("%s seed=%llu: async with a caller workspace of %zu bytes: %lld output values "
+                   "differ from hyfft_execute",
+                   c->token, seed_of(c), ws, (long long)mism);
+    if (c->opt->verbose)
+      printf("  %-4s async        workspace %zu bytes, %lld mismatches\n", mism ? "FAIL" : "ok",
+             ws, (long long)mism);
+  }
+done:
+  if (work) hyfft_buffer_free(c->dev->ctx, work);
+  hyt_cvec_free(&x), hyt_cvec_free(&want), hyt_cvec_free(&got);
+}
+
 /* ---- one case ----------------------------------------------------------- */
 
 static void run_case(hyt_device *dev, const hyt_options *opt, const char *token, long *skipped) {
@@ -412,6 +458,7 @@ static void run_case(hyt_device *dev, const hyt_options *opt, const char *token,
     }
   }
   if (!c.failed_call) check_round_trip(&c, &rng);
+  if (!c.failed_call) check_async_workspace(&c, &rng);
   /* Four threads with their own buffers; bounded so a run stays short. */
   if (!c.failed_call && c.lay.count_in <= (INT64_C(1) << 20)) check_threads(&c, &rng);
   if (!c.failed_call) {
