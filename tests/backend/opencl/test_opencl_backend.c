@@ -444,6 +444,24 @@ static void test_cpu_chirp(void) {
   }
 }
 
+/* A layout past 2^31 elements switches the kernels to 64-bit indices; the
+ * program must still build (no data that large is touched here). */
+static void test_index64(hyfft_context ctx) {
+  hyfft_problem p;
+  CHECK_OK(hyfft_problem_parse("c2c:f32:fwd:64:b2:idist=3000000000:odist=64:dev", &p));
+  hyfft_plan plan;
+  hyfft_status st = hyfft_plan_create(ctx, &p, 0, &plan);
+  CHECK(st == HYFFT_SUCCESS, "64-bit plan: %s (%s)", hyfft_status_name(st), hyfft_last_error());
+  if (st) return;
+  size_t need = 0;
+  hyfft_plan_source(plan, NULL, 0, &need);
+  char *src = malloc(need + 1);
+  CHECK_OK(hyfft_plan_source(plan, src, need + 1, NULL));
+  CHECK(strstr(src, "hy_i64 ti") != NULL, "no 64-bit index in the source of a >2^31 layout");
+  free(src);
+  CHECK_OK(hyfft_plan_destroy(plan));
+}
+
 int main(int argc, char **argv) {
   int total = 0, ndev = 0;
   hyfft_device_get(0, NULL, &total);
@@ -475,6 +493,7 @@ int main(int argc, char **argv) {
   test_async(ctx);
   test_threads(ctx);
   test_source(ctx);
+  test_index64(ctx);
   hyfft_device_info info;
   hyfft_context_device(ctx, &info);
   CHECK_OK(hyfft_context_destroy(ctx));
