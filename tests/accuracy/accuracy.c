@@ -170,6 +170,9 @@ static void build_matrix(tokens *t, hyt_level level) {
   both_prec(t, 0, "7x9x11:is=110,11,1:os=1,7,63");
   both_prec(t, 1, quick ? "1024:is=2:os=3" : "65536:is=2:os=3");
   both_prec(t, 0, "1:b5:is=1:os=1:idist=3:odist=2");
+  /* Overlapping input transforms (allowed out-of-place, as in FFTW). */
+  both_prec(t, 1, "64:b3:idist=32");
+  both_prec(t, 0, "8x8:b2:is=4,1:idist=1");
 
   /* 8. in-place, contiguous and strided. */
   static const char *const ip[] = {"1024:ip",  "1009:ip",     "64x64:ip",   "15015:ip",

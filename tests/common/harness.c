@@ -228,6 +228,18 @@ int hyt_layout_make(const hyfft_problem *prob, hyt_layout *lay, char *why, size_
   }
   hyt_offsets(nd, nin, sin, lay->count_in, lay->in_off, &lay->in_extent);
   hyt_offsets(nd, nout, sout, lay->count_out, lay->out_off, &lay->out_extent);
+  unsigned char *seen = calloc((size_t)lay->in_extent / 8 + 1, 1);
+  if (!seen) {
+    snprintf(why, why_size, "harness: out of memory for the alias check");
+    hyt_layout_free(lay);
+    return 1;
+  }
+  for (int64_t e = 0; e < lay->count_in && !lay->in_aliased; e++) {
+    int64_t o = lay->in_off[e];
+    if (seen[o >> 3] & (1u << (o & 7))) lay->in_aliased = 1;
+    seen[o >> 3] |= (unsigned char)(1u << (o & 7));
+  }
+  free(seen);
   return 0;
 }
 
@@ -291,6 +303,20 @@ static void hyt_make_hermitian(const hyt_layout *lay, hyt_cvec *x) {
   }
 }
 
+int hyt_cvec_alias(const hyt_layout *lay, hyt_cvec *x) {
+  if (!lay->in_aliased) return 0;
+  int64_t *last = malloc((size_t)lay->in_extent * sizeof *last);
+  if (!last) return 1;
+  for (int64_t e = 0; e < lay->count_in; e++) last[lay->in_off[e]] = e;
+  for (int64_t e = 0; e < lay->count_in; e++) {
+    int64_t w = last[lay->in_off[e]];
+    x->v[2 * e] = x->v[2 * w];
+    x->v[2 * e + 1] = x->v[2 * w + 1];
+  }
+  free(last);
+  return 0;
+}
+
 int hyt_random_input(const hyt_layout *lay, hyt_rng *rng, hyt_cvec *x) {
   if (hyt_cvec_alloc(x, lay->count_in)) return 1;
   for (int64_t i = 0; i < lay->count_in; i++) {
@@ -299,7 +325,7 @@ int hyt_random_input(const hyt_layout *lay, hyt_rng *rng, hyt_cvec *x) {
   }
   if (lay->prob.kind == HYFFT_C2R) hyt_make_hermitian(lay, x);
   hyt_cvec_round(lay, x);
-  return 0;
+  return hyt_cvec_alias(lay, x);
 }
 
 /* ---- error scale --------------------------------------------------------- */

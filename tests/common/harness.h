@@ -63,6 +63,7 @@ typedef struct hyt_layout {
   size_t in_esize;       /* bytes per element: 8/16 complex, 4/8 real */
   size_t out_esize;
   int in_complex, out_complex;
+  int in_aliased; /* some logical input elements share one memory location */
 } hyt_layout;
 
 /* Build the offset tables (returns nonzero with a message in `why` if the
@@ -87,6 +88,10 @@ void hyt_cvec_free(hyt_cvec *x);
 int hyt_random_input(const hyt_layout *lay, hyt_rng *rng, hyt_cvec *x);
 /* Round every value to the problem's precision (for inputs built by hand). */
 void hyt_cvec_round(const hyt_layout *lay, hyt_cvec *x);
+/* When input elements alias (a layout FFTW allows, e.g. idist smaller than
+ * the transform), make x what the buffer will hold after the scatter: the
+ * last logical element written to a location wins. No-op otherwise. */
+int hyt_cvec_alias(const hyt_layout *lay, hyt_cvec *x);
 
 /* ---- reference ------------------------------------------------------------ */
 
