@@ -27,8 +27,10 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     const char *op = p->op == HY_PASS_COPY ? "copy"
                      : p->op == HY_PASS_DFT ? "dft"
                                             : chirp_names[p->chirp_step];
-    hy_strbuf_appendf(sb, "    pass %d: %s %s -> %s", i, op,
-                      hy_buffer_names[p->src], hy_buffer_names[p->dst]);
+    hy_strbuf_appendf(sb, "    pass %d: %s %s", i, op, hy_buffer_names[p->src]);
+    if (p->src_offset) hy_strbuf_appendf(sb, "+%lld", (long long)p->src_offset);
+    hy_strbuf_appendf(sb, " -> %s", hy_buffer_names[p->dst]);
+    if (p->dst_offset) hy_strbuf_appendf(sb, "+%lld", (long long)p->dst_offset);
     if (p->op == HY_PASS_CHIRP)
       hy_strbuf_appendf(sb, " n=%lld (N=%lld M=%lld) stride %lld->%lld", (long long)p->axis.n,
                         (long long)p->chirp_n, (long long)p->bluestein_m,

@@ -212,6 +212,25 @@ static hy_status hy_four_step_plan(const hy_problem *problem, const hy_device_ca
                       loops));
   }
   out->passes[out->npasses - 1].scale = problem->scale;
+  /* One workspace: WORK1's region moves behind WORK0's, so a caller's single
+   * workspace buffer serves every plan (an OpenCL cl_mem cannot be split by
+   * pointer arithmetic). */
+  if (out->work_elems[1] > 0) {
+    int64_t base = out->work_elems[0];
+    for (int i = 0; i < out->npasses; i++) {
+      hy_pass *pass = &out->passes[i];
+      if (pass->src == HY_BUF_WORK1) {
+        pass->src = HY_BUF_WORK0;
+        pass->src_offset += base;
+      }
+      if (pass->dst == HY_BUF_WORK1) {
+        pass->dst = HY_BUF_WORK0;
+        pass->dst_offset += base;
+      }
+    }
+    out->work_elems[0] += out->work_elems[1];
+    out->work_elems[1] = 0;
+  }
   return HYFFT_SUCCESS;
 }
 
