@@ -167,9 +167,13 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
     goto done;
   }
   const cli_layout *L = &c.L;
+  int pow2 = 1;
+  for (int d = 0; d < L->p.rank; d++) pow2 &= (L->p.dims[d].n & (L->p.dims[d].n - 1)) == 0;
   for (int k = 0; k < nrows; k++) {
     rows[k].n = L->n;
     rows[k].batch = L->batch;
+    rows[k].rank = L->p.rank;
+    rows[k].pow2 = pow2;
     rows[k].precision = L->p.precision;
     rows[k].kind = L->p.kind;
   }
@@ -223,8 +227,9 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
     cli_runner r = {&c, NULL, NULL, c.device, L->p.inplace};
     int ns = cli_runner_time(&r, o, t);
     if (ns < 0) {
+      const char *why = hyfft_last_error();
       snprintf(rows[0].note, sizeof rows[0].note, "execution failed: %s",
-               c.cuda_timed ? "CUDA event timing failed" : hyfft_last_error());
+               why && *why ? why : c.cuda_timed ? "CUDA event timing failed" : "unknown error");
     } else {
       cli_row_times(&rows[0], L, t, ns);
       cli_row_errors(&rows[0], L, c.host_out, keep, out, ref);

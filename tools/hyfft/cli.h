@@ -158,6 +158,8 @@ typedef struct cli_row {
   hyfft_precision precision;
   hyfft_kind kind;
   int64_t n, batch;
+  int rank;             /* transform dims; 0 when unknown */
+  int pow2;             /* every transform length is a power of two */
   double plan_ms, median_ms, min_ms, gflops, gbps, rel_rms, max_err;
   double ratio;         /* peer time / hyfft time (peers only) */
 } cli_row;

@@ -94,11 +94,13 @@ int cli_report_json(const char *path, const char *device, const cli_row *rows, i
 typedef struct cli_point {
   double x, y; /* log2 N, GB/s */
   int series;
+  int family; /* rank for power-of-two sizes (joined by a line), -1 others */
 } cli_point;
 
 static int cli_cmp_point(const void *a, const void *b) {
   const cli_point *p = a, *q = b;
   if (p->series != q->series) return p->series - q->series;
+  if (p->family != q->family) return p->family - q->family;
   if (p->x != q->x) return p->x < q->x ? -1 : 1;
   return (p->y > q->y) - (p->y < q->y);
 }
@@ -147,7 +149,7 @@ int cli_report_svg(const char *path, const char *device, const cli_row *rows, in
       if (nseries == MAXS) continue;
       snprintf(names[nseries++], sizeof names[0], "%s", key);
     }
-    cli_point p = {log2((double)r->n), r->gbps, s};
+    cli_point p = {log2((double)r->n), r->gbps, s, r->pow2 ? r->rank : -1};
     pts[npts++] = p;
     if (p.x < xmin) xmin = p.x;
     if (p.x > xmax) xmax = p.x;
@@ -207,19 +209,32 @@ int cli_report_svg(const char *path, const char *device, const cli_row *rows, in
   fprintf(f, "<text transform=\"translate(22 %.1f) rotate(-90)\" text-anchor=\"middle\">GB/s "
              "(one read + one write of the data)</text>\n",
           MT + ph / 2);
-  /* Series: a line through the points in size order, and the points. */
+  /* Lines join the power-of-two sizes of one dimensionality (a sweep);
+   * other sizes are open circles, so odd and prime lengths do not zigzag
+   * the lines. */
   for (int s = 0, i = 0; s < nseries; s++) {
     const char *col = colors[s % 8];
     int start = i;
     while (i < npts && pts[i].series == s) i++;
-    if (i - start > 1) {
-      fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", col);
-      for (int k = start; k < i; k++) fprintf(f, "%.1f,%.1f ", CLI_X(pts[k].x), CLI_Y(pts[k].y));
-      fprintf(f, "\"/>\n");
+    for (int j = start; j < i;) {
+      int k = j;
+      while (k < i && pts[k].family == pts[j].family) k++;
+      if (pts[j].family >= 0 && k - j > 1) {
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", col);
+        for (int m = j; m < k; m++) fprintf(f, "%.1f,%.1f ", CLI_X(pts[m].x), CLI_Y(pts[m].y));
+        fprintf(f, "\"/>\n");
+      }
+      j = k;
     }
-    for (int k = start; k < i; k++)
-      fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", CLI_X(pts[k].x),
-              CLI_Y(pts[k].y), col);
+    for (int k = start; k < i; k++) {
+      if (pts[k].family >= 0)
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", CLI_X(pts[k].x),
+                CLI_Y(pts[k].y), col);
+      else
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"white\" stroke=\"%s\" "
+                   "stroke-width=\"1.5\"/>\n",
+                CLI_X(pts[k].x), CLI_Y(pts[k].y), col);
+    }
     int ly = MT + 10 + 20 * s;
     fprintf(f, "<line x1=\"%.0f\" y1=\"%d\" x2=\"%.0f\" y2=\"%d\" stroke=\"%s\" "
                "stroke-width=\"3\"/>\n",
@@ -228,6 +243,13 @@ int cli_report_svg(const char *path, const char *device, const cli_row *rows, in
     cli_xml(f, names[s]);
     fprintf(f, "</text>\n");
   }
+  int ny = MT + 30 + 20 * nseries;
+  fprintf(f, "<text x=\"%.0f\" y=\"%d\" font-size=\"10\">lines: power-of-two sizes</text>\n",
+          ML + pw + 15, ny);
+  fprintf(f, "<text x=\"%.0f\" y=\"%d\" font-size=\"10\">(1D, 2D, 3D apart)</text>\n",
+          ML + pw + 15, ny + 13);
+  fprintf(f, "<text x=\"%.0f\" y=\"%d\" font-size=\"10\">open circles: other sizes</text>\n",
+          ML + pw + 15, ny + 26);
 #undef CLI_X
 #undef CLI_Y
   fprintf(f, "</svg>\n");
