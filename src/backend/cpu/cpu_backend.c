@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "backend/cpu/cpu_node.h"
+#include "backend/cpu/ops_chirp.h"
 
 typedef struct hy_cpu_plan {
   int npasses;
@@ -156,6 +157,8 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
       st = hy_cpu_node_build(pass->precision, pass->sign, pass->axis.n, pass->algo,
                              pass->factors, pass->nfactors, pass->bluestein_m, tw_n,
                              &plan->nodes[i]);
+    } else if (pass->op == HY_PASS_CHIRP) {
+      plan->nodes[i] = NULL; /* pointwise: hy_cpu_op_chirp needs no node */
     } else {
       st = hy_error(HYFFT_NOT_SUPPORTED, "cpu backend: pass %d has unknown op %d", i, (int)pass->op);
     }
@@ -205,6 +208,11 @@ static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_p
       return hy_error(HYFFT_INTERNAL, "cpu backend: pass %d uses a buffer that was not supplied", i);
     const char *src = (const char *)buffers[pass->src] + pass->src_offset * (int64_t)elem;
     char *dst = (char *)buffers[pass->dst] + pass->dst_offset * (int64_t)elem;
+    if (pass->op == HY_PASS_CHIRP) {
+      hy_status cst = hy_cpu_op_chirp(pass, src, dst);
+      if (cst != HYFFT_SUCCESS) return cst;
+      continue;
+    }
     hy_cpu_run run;
     memset(&run, 0, sizeof run);
     run.axis = pass->axis;

@@ -17,6 +17,7 @@
 #include "backend/opencl/cl_internal.h"
 #include "common/check.h"
 #include "exec/exec.h"
+#include "planner/planner.h"
 #include "hyfft.h"
 
 /* ---- a small long-double reference ---------------------------------------- */
@@ -444,6 +445,52 @@ static void test_cpu_chirp(void) {
   }
 }
 
+/* The CPU backend runs a GPU-shaped tree: plans made for a device whose
+ * passes hold 64 points (four-step, multi-pass Bluestein with chirp passes,
+ * one workspace with offsets) executed by hy_backend_cpu. */
+static void test_cpu_runs_gpu_tree(void) {
+  static const struct { int64_t n; int64_t batch; int f64; int sign; } cases[] = {
+      {1009, 2, 1, -1}, {1024, 1, 0, 1}, {101, 3, 0, -1}};
+  for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
+    tcase c;
+    tcase_make(&c, 1, cases[ci].n, cases[ci].batch, cases[ci].f64, cases[ci].sign, 1.0);
+    hyfft_problem up;
+    int64_t n = c.n1;
+    CHECK_OK(hyfft_problem_init(&up, HYFFT_C2C, c.f64 ? HYFFT_F64 : HYFFT_F32, c.sign, 1, &n));
+    up.batch_rank = 1;
+    up.batch[0] = (hyfft_dim){c.batch, n, n};
+    hy_problem p;
+    CHECK_OK(hy_problem_make(&up, &p));
+    hy_device_caps caps = {0};
+    caps.backend = HYFFT_BACKEND_OPENCL;
+    caps.local_memory = 32768;
+    caps.max_work_group = 256;
+    caps.bandwidth = 1e11;
+    caps.flop_rate = 1e12;
+    caps.launch_overhead = 1e-5;
+    caps.max_pass_length[0] = caps.max_pass_length[1] = 64;
+    hy_plan_tree tree;
+    CHECK_OK(hy_planner_plan(&p, &caps, 0, &tree));
+    void *dev = NULL, *state = NULL;
+    CHECK_OK(hy_backend_cpu.open(0, &dev));
+    CHECK_OK(hy_backend_cpu.plan_prepare(dev, &p, &tree, &state));
+    size_t elem = c.f64 ? 16 : 8;
+    void *out = calloc(c.count, elem);
+    void *work = calloc((size_t)(tree.work_elems[0] + 1), elem);
+    void *bufs[HY_BUF_COUNT] = {c.host_in, out, work, NULL};
+    CHECK(tree.work_elems[1] == 0, "second workspace region not folded into the first");
+    CHECK_OK(hy_backend_cpu.execute(dev, state, &tree, bufs, NULL));
+    double e = tcase_error(&c, out);
+    CHECK(e < tcase_gate(&c), "CPU on a %d-pass GPU tree for n=%lld: error %.3g", tree.npasses,
+          (long long)c.n1, e);
+    hy_backend_cpu.plan_release(dev, state);
+    hy_backend_cpu.close(dev);
+    free(out);
+    free(work);
+    tcase_free(&c);
+  }
+}
+
 /* A layout past 2^31 elements switches the kernels to 64-bit indices; the
  * program must still build (no data that large is touched here). */
 static void test_index64(hyfft_context ctx) {
@@ -478,6 +525,7 @@ int main(int argc, char **argv) {
     return hy_test_summary();
   }
   test_cpu_chirp();
+  test_cpu_runs_gpu_tree();
   if (ndev == 0) {
     if (hy_test_failed) return hy_test_summary();
     printf("no OpenCL device: skipped\n");
