@@ -90,6 +90,13 @@ typedef struct hy_cpu_run {
   double scale;
 } hy_cpu_run;
 
+/* Scratch for whole arrays (four-step intermediates, long Bluestein
+ * convolutions): 64-byte aligned, and from 8 MiB on 2 MiB aligned with
+ * transparent huge pages requested, which saves most of the page faults
+ * and TLB misses of the strided passes. Free with the same byte count. */
+void *hy_cpu_big_alloc(size_t bytes);
+void hy_cpu_big_free(void *p, size_t bytes);
+
 /* Per-precision kernel plans (cpu_engine_impl.h). */
 hy_status hy_cpu_kp_init_f32(hy_cpu_kp *kp, int64_t n, const int *factors, int nfactors, int sign);
 hy_status hy_cpu_kp_init_f64(hy_cpu_kp *kp, int64_t n, const int *factors, int nfactors, int sign);

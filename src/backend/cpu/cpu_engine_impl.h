@@ -793,7 +793,8 @@ static void hy_bl_wide_out(void *arg, int64_t begin, int64_t end, int thread_ind
  * where four side by side would leave lanes and threads idle. */
 static hy_status hy_bluestein_wide(const hy_cpu_node *node, const hy_cpu_run *run) {
   const int64_t M = node->m, count = hy_run_count(run);
-  double *buf = hy_malloc(sizeof(double) * 4 * (size_t)M);
+  const size_t bytes = sizeof(double) * 4 * (size_t)M;
+  double *buf = hy_cpu_big_alloc(bytes);
   if (!buf) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: Bluestein buffers for m = %lld", (long long)M);
   hy_status st = HYFFT_SUCCESS;
   for (int64_t t = 0; t < count && st == HYFFT_SUCCESS; t++) {
@@ -817,7 +818,7 @@ static hy_status hy_bluestein_wide(const hy_cpu_node *node, const hy_cpu_run *ru
     w.a = buf;
     if (st == HYFFT_SUCCESS) hy_parallel_for(node->n, grain, hy_bl_wide_out, &w);
   }
-  hy_free(buf);
+  hy_cpu_big_free(buf, bytes);
   return st;
 }
 
@@ -857,7 +858,8 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
   /* Rows of tmp padded by one cache line: power-of-two row strides would
    * send every column access of the first half to the same cache sets. */
   const int64_t ld = n2 + 64 / (2 * (int64_t)sizeof(hy_r));
-  hy_r *tmp = hy_malloc(sizeof(hy_r) * 2 * (size_t)(n1 * ld));
+  const size_t bytes = sizeof(hy_r) * 2 * (size_t)(n1 * ld);
+  hy_r *tmp = hy_cpu_big_alloc(bytes);
   if (!tmp) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: no scratch for length %lld", (long long)n);
   hy_status st = HYFFT_SUCCESS;
   const hy_r *src = run->src;
@@ -896,6 +898,6 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
       }
     }
   }
-  hy_free(tmp);
+  hy_cpu_big_free(tmp, bytes);
   return st;
 }

@@ -1,10 +1,30 @@
 /* Building the CPU engine's execution nodes from a pass: the choice
  * between one gathered transform, a four-step split and Bluestein, and the
  * tables each needs (all from long double, see util/twiddle.h). */
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "backend/cpu/cpu_node.h"
 #include "util/twiddle.h"
+
+#define HY_CPU_HUGE (2u << 20)
+
+void *hy_cpu_big_alloc(size_t bytes) {
+  if (bytes < 4 * HY_CPU_HUGE) return hy_malloc(bytes);
+  size_t rounded = (bytes + HY_CPU_HUGE - 1) & ~(size_t)(HY_CPU_HUGE - 1);
+  void *p = NULL;
+  if (posix_memalign(&p, HY_CPU_HUGE, rounded) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+void hy_cpu_big_free(void *p, size_t bytes) {
+  if (bytes < 4 * HY_CPU_HUGE) hy_free(p);
+  else free(p);
+}
 
 void hy_cpu_kp_free(hy_cpu_kp *kp) {
   for (int s = 0; s < kp->nstages; s++) {
