@@ -23,7 +23,7 @@ void cli_report_header(FILE *f) {
 void cli_report_row(FILE *f, const cli_row *r) {
   char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
   fprintf(f, "%-38s %-6s %10s %11s %9s %9s %9s %9s %8s  %s\n", r->token, r->lib,
-          cli_fmt(a, sizeof a, "%.2f", r->plan_ms), cli_fmt(b, sizeof b, "%.4f", r->median_ms),
+          cli_fmt(a, sizeof a, "%.2f", r->plan_ms), cli_fmt(b, sizeof b, "%.4g", r->median_ms),
           cli_fmt(c, sizeof c, "%.2f", r->gflops), cli_fmt(d, sizeof d, "%.2f", r->gbps),
           cli_fmt(e, sizeof e, "%.2e", r->rel_rms), cli_fmt(g, sizeof g, "%.2e", r->max_err),
           cli_fmt(h, sizeof h, "%.2fx", r->ratio), r->note);
