@@ -850,6 +850,10 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
 /* Four-step: n = n1*n2, x[a*n2 + b] -> X[c + n1*d]. First n2 transforms of
  * length n1 (stride n2), twiddled by w_n^(b*c), into tmp[c*ld + b]; then
  * n1 transforms of length n2 from the rows of tmp to X with stride n1.
+ * Out of place, tmp is not needed: the first half writes row b of the
+ * output viewed as n2 x n1 (y[c + n1*b]), and the second half transforms
+ * each column c of it in place, which is exactly where X[c + n1*d] goes;
+ * two arrays instead of three stay in cache.
  * Transforms of the batch run one after the other, each parallel inside. */
 static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
   const int64_t n = node->n, n1 = node->n1, n2 = node->n2;
@@ -858,9 +862,12 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
   /* Rows of tmp padded by one cache line: power-of-two row strides would
    * send every column access of the first half to the same cache sets. */
   const int64_t ld = n2 + 64 / (2 * (int64_t)sizeof(hy_r));
-  const size_t bytes = sizeof(hy_r) * 2 * (size_t)(n1 * ld);
-  hy_r *tmp = hy_cpu_big_alloc(bytes);
-  if (!tmp) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: no scratch for length %lld", (long long)n);
+  /* Same base pointer here means in place (the backend copies any other
+   * overlapping input away first). */
+  const int via_tmp = run->src == run->dst;
+  const size_t bytes = via_tmp ? sizeof(hy_r) * 2 * (size_t)(n1 * ld) : 0;
+  hy_r *tmp = via_tmp ? hy_cpu_big_alloc(bytes) : NULL;
+  if (via_tmp && !tmp) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: no scratch for length %lld", (long long)n);
   hy_status st = HYFFT_SUCCESS;
   const hy_r *src = run->src;
   hy_r *dst = run->dst;
@@ -883,6 +890,14 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
     rb.loops[0] = (hyfft_dim){n1, ld, os};
     rb.twiddle_loop = -1;
     rb.scale = twiddled ? 1.0 : run->scale;
+    if (!via_tmp) {
+      ra.dst = dst + 2 * dof;
+      ra.axis = (hyfft_dim){n1, n2 * is, os};
+      ra.loops[0] = (hyfft_dim){n2, is, n1 * os};
+      rb.src = dst + 2 * dof;
+      rb.axis = (hyfft_dim){n2, n1 * os, n1 * os};
+      rb.loops[0] = (hyfft_dim){n1, os, os};
+    }
     st = HY_SFX(hy_cpu_node_run)(node->a, &ra);
     if (st == HYFFT_SUCCESS) st = HY_SFX(hy_cpu_node_run)(node->b, &rb);
     if (st == HYFFT_SUCCESS && twiddled) {
@@ -898,6 +913,6 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
       }
     }
   }
-  hy_cpu_big_free(tmp, bytes);
+  if (tmp) hy_cpu_big_free(tmp, bytes);
   return st;
 }
