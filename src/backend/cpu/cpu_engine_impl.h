@@ -800,7 +800,8 @@ static hy_status hy_bluestein_wide(const hy_cpu_node *node, const hy_cpu_run *ru
   for (int64_t t = 0; t < count && st == HYFFT_SUCCESS; t++) {
     hy_bl_wide w = {node, run, 0, 0, 0, buf};
     hy_run_offsets(run, t, &w.so, &w.dof, &w.m);
-    const int64_t grain = 8192;
+    /* Pointwise work is cheap: threads only pay off on long arrays. */
+    const int64_t grain = 65536;
     hy_parallel_for(M, grain, hy_bl_wide_in, &w);
     hy_cpu_run r = {0};
     r.src = buf;
@@ -828,7 +829,9 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
   switch (node->kind) {
     case HY_CPU_DIRECT: {
       int64_t groups = (job.count + L_ - 1) / L_;
-      int64_t grain = 16384 / (node->n * L_);
+      /* Each thread gets at least ~64K points: waking a team costs more
+       * than transforming fewer, and more so on a busy machine. */
+      int64_t grain = 65536 / (node->n * L_);
       hy_parallel_for(groups, grain < 1 ? 1 : grain, hy_direct_range, &job);
       break;
     }
