@@ -38,6 +38,8 @@ typedef struct CUarray_st *CUarray;
 #define HY_CU_ATTR_CC_MINOR 76
 #define HY_CU_ATTR_MAX_SHARED_PER_BLOCK_OPTIN 97
 
+#define HY_CU_FUNC_ATTR_MAX_THREADS 0        /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
+#define HY_CU_FUNC_ATTR_NUM_REGS 4           /* CU_FUNC_ATTRIBUTE_NUM_REGS */
 #define HY_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 #define HY_CU_MEMORYTYPE_HOST 1
 #define HY_CU_MEMORYTYPE_DEVICE 2
@@ -115,6 +117,7 @@ typedef struct hy_cuda_driver {
   CUresult (*cuModuleUnload)(CUmodule m);
   CUresult (*cuModuleGetFunction)(CUfunction *f, CUmodule m, const char *name);
   CUresult (*cuFuncSetAttribute)(CUfunction f, int attrib, int value);
+  CUresult (*cuFuncGetAttribute)(int *value, int attrib, CUfunction f);
   CUresult (*cuLaunchKernel)(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                              unsigned by, unsigned bz, unsigned shared, CUstream s,
                              void **params, void **extra);

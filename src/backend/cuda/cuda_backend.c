@@ -42,6 +42,7 @@ typedef struct hy_cuda_plan {
   hy_gpu_program program;
   hy_cuda_module *module;
   CUfunction functions[HY_MAX_KERNELS];
+  int max_threads[HY_MAX_KERNELS]; /* what the compiled kernel can launch with */
   CUdeviceptr tables[HY_MAX_TABLES];
 } hy_cuda_plan;
 
@@ -595,6 +596,13 @@ static hy_status hy_cuda_program_load_in(hy_cuda_device *d, hy_cuda_plan *s) {
       return hy_error(HYFFT_INTERNAL, "generated kernel '%s' is not in the compiled module (%s)",
                       p->names[k], hyfft_last_error());
     }
+    /* Registers per thread times the block size must fit the SM's register
+     * file; the compiler's answer is per kernel. */
+    int most_threads = 0;
+    if (d->cu->cuFuncGetAttribute(&most_threads, HY_CU_FUNC_ATTR_MAX_THREADS, s->functions[k]) !=
+            HY_CUDA_SUCCESS || most_threads <= 0)
+      most_threads = d->caps.max_work_group;
+    s->max_threads[k] = most_threads;
     /* Above 48 KB, dynamic shared memory must be opted into per kernel. */
     size_t most = 0;
     for (int i = 0; i < p->nlaunches; i++)
@@ -677,13 +685,46 @@ hy_status hy_cuda_program_run(void *device, const void *plan_state,
 
 /* ---- plans ------------------------------------------------------------------ */
 
+/* The smallest thread limit among kernels whose launches exceed theirs,
+ * or 0 when every launch fits. */
+static int hy_cuda_thread_overrun(const hy_cuda_plan *s) {
+  int limit = 0;
+  for (int i = 0; i < s->program.nlaunches; i++) {
+    const hy_launch *l = &s->program.launches[i];
+    int most = s->max_threads[l->kernel];
+    if (l->block > most && (limit == 0 || most < limit)) limit = most;
+  }
+  return limit;
+}
+
+static void hy_cuda_plan_release(void *device, void *plan_state);
+
 static hy_status hy_cuda_plan_prepare(void *device, const hy_problem *problem,
                                       const hy_plan_tree *tree, void **plan_state) {
   hy_cuda_device *d = device;
-  hy_gpu_program program;
-  memset(&program, 0, sizeof program);
-  HY_TRY(hy_codegen_plan(problem, tree, &d->caps, HY_DIALECT_CUDA, &program));
-  return hy_cuda_program_load(d, &program, plan_state);
+  hy_device_caps caps = d->caps;
+  /* The generator sizes blocks from the caps; a kernel that needs more
+   * registers than its block can have (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
+   * is generated again with the block limit the compiler reported. */
+  for (int attempt = 0;; attempt++) {
+    hy_gpu_program program;
+    memset(&program, 0, sizeof program);
+    HY_TRY(hy_codegen_plan(problem, tree, &caps, HY_DIALECT_CUDA, &program));
+    void *state = NULL;
+    HY_TRY(hy_cuda_program_load(d, &program, &state));
+    int limit = hy_cuda_thread_overrun(state);
+    if (limit == 0) {
+      *plan_state = state;
+      return HYFFT_SUCCESS;
+    }
+    hy_cuda_plan_release(d, state);
+    int64_t fit = hy_floor_pow2(limit);
+    if (attempt >= 3 || fit < 32 || fit >= caps.max_work_group)
+      return hy_error(HYFFT_NOT_SUPPORTED,
+                      "generated CUDA kernel needs blocks larger than the %d threads its "
+                      "registers allow on cuda:%d", limit, d->index);
+    caps.max_work_group = (int)fit;
+  }
 }
 
 static void hy_cuda_plan_release(void *device, void *plan_state) {

@@ -72,6 +72,7 @@ static void hy_cu_load(void) {
            hy_cu_sym(lib, "cuModuleUnload", &d->cuModuleUnload) &&
            hy_cu_sym(lib, "cuModuleGetFunction", &d->cuModuleGetFunction) &&
            hy_cu_sym(lib, "cuFuncSetAttribute", &d->cuFuncSetAttribute) &&
+           hy_cu_sym(lib, "cuFuncGetAttribute", &d->cuFuncGetAttribute) &&
            hy_cu_sym(lib, "cuLaunchKernel", &d->cuLaunchKernel) &&
            hy_cu_sym(lib, "cuGetErrorName", &d->cuGetErrorName) &&
            hy_cu_sym(lib, "cuGetErrorString", &d->cuGetErrorString);
