@@ -206,6 +206,8 @@ if [ -n "$ocl" ]; then
 fi
 
 # ---- report --------------------------------------------------------------------------------
+# No new background compiles once the benchmarks are done.
+[ -n "$prewarm_pid" ] && kill "$prewarm_pid" 2>/dev/null
 echo
 echo "== plan creation, cold and warm"
 grep -iE 'plan|time|ms' "$out/plan_cold_warm.txt" | head -12
