@@ -299,16 +299,20 @@ done:
 int main(int argc, char **argv) {
   hyt_options opt;
   if (hyt_parse_args(argc, argv, NULL, &opt)) return 2;
-  hyt_device dev;
-  if (hyt_device_open(&opt, &dev)) {
-    hy_test_fail("device '%s' could not be opened", opt.device);
-    return hy_test_summary();
-  }
   tokens t = {NULL, 0, 0};
   if (opt.ntokens) {
     for (int i = 0; i < opt.ntokens; i++) add(&t, "%s", opt.tokens[i]);
   } else {
     build_matrix(&t, opt.level);
+  }
+  if (opt.list) {
+    for (int i = 0; i < t.n; i++) printf("%s\n", t.v[i]);
+    return 0;
+  }
+  hyt_device dev;
+  if (hyt_device_open(&opt, &dev)) {
+    hy_test_fail("device '%s' could not be opened", opt.device);
+    return hy_test_summary();
   }
   stats st;
   memset(&st, 0, sizeof st);

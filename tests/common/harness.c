@@ -34,6 +34,7 @@ static void hyt_usage(const char *prog, const char *extra) {
           "  --seed S          random seed (default $HYFFT_TEST_SEED or the clock)\n"
           "  --device-buffers  keep the data in device buffers (hyfft_buffer_alloc)\n"
           "  --verbose         one line per case with errors and FFTW-level targets\n"
+          "  --list            print the tokens of the matrix at this level and exit\n"
           "  TOKEN...          run these problems instead of the built-in matrix\n%s",
           prog, extra ? extra : "");
 }
@@ -83,6 +84,8 @@ int hyt_parse_args(int argc, char **argv, const char *usage_extra, hyt_options *
       have_seed = 1;
     } else if (!strcmp(a, "--device-buffers")) {
       opt->device_buffers = 1;
+    } else if (!strcmp(a, "--list")) {
+      opt->list = 1;
     } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
       opt->verbose = 1;
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -102,6 +105,7 @@ int hyt_parse_args(int argc, char **argv, const char *usage_extra, hyt_options *
     /* Keep seeds short enough to type back in. */
     opt->seed = ((uint64_t)ts.tv_sec * 1000003u + (uint64_t)ts.tv_nsec) % 1000000000u;
   }
+  if (opt->list) return 0;
   printf("%s: seed %llu (replay with --seed %llu), device %s, level %s%s\n", argv[0],
          (unsigned long long)opt->seed, (unsigned long long)opt->seed, opt->device,
          hyt_level_name(opt->level), opt->device_buffers ? ", device buffers" : "");

@@ -490,6 +490,15 @@ done:
 int main(int argc, char **argv) {
   hyt_options opt;
   if (hyt_parse_args(argc, argv, NULL, &opt)) return 2;
+  if (opt.list) {
+    for (size_t i = 0; i < sizeof matrix_quick / sizeof *matrix_quick; i++) puts(matrix_quick[i]);
+    if (opt.level >= HYT_STANDARD)
+      for (size_t i = 0; i < sizeof matrix_standard / sizeof *matrix_standard; i++)
+        puts(matrix_standard[i]);
+    if (opt.level >= HYT_FULL)
+      for (size_t i = 0; i < sizeof matrix_full / sizeof *matrix_full; i++) puts(matrix_full[i]);
+    return 0;
+  }
   hyt_device dev;
   if (hyt_device_open(&opt, &dev)) {
     hy_test_fail("device '%s' could not be opened", opt.device);
