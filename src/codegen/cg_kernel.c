@@ -195,7 +195,13 @@ static int hy_cg_max_radix(const hy_pass *pass) {
   return r;
 }
 
-static int hy_cg_row(int nc, int pad) { return nc + pad * (nc / HY_CG_BANK) + pad; }
+/* Local-memory row of one transform: padded every 32 elements, and odd so
+ * that threads reading the same element of neighbouring transforms (the
+ * transposed store) hit different banks. */
+static int hy_cg_row(int nc, int pad) {
+  int row = nc + pad * (nc / HY_CG_BANK) + pad;
+  return row % 2 ? row : row + 1;
+}
 
 static int64_t hy_cg_local_bytes(const hy_pass *pass, const hy_kernel_spec *spec, int nc) {
   int64_t elem = (int64_t)hy_cg_elem(pass->precision) / (spec->split_exchange ? 2 : 1);
