@@ -179,7 +179,7 @@ static int cli_cufft_plan(const hyfft_problem *p, void *in, void *out, int threa
     snprintf(err, errlen, "cuFFT does not scale its output (scale %g)", p->scale);
     return -1;
   }
-  long long n[3], inembed[3], onembed[3];
+  long long n[3] = {0}, inembed[3] = {0}, onembed[3] = {0};
   long long istride = p->dims[p->rank - 1].in_stride, ostride = p->dims[p->rank - 1].out_stride;
   for (int d = 0; d < p->rank; d++) {
     n[d] = p->dims[d].n;
