@@ -801,7 +801,7 @@ static hy_status hy_bluestein_wide(const hy_cpu_node *node, const hy_cpu_run *ru
     hy_bl_wide w = {node, run, 0, 0, 0, buf};
     hy_run_offsets(run, t, &w.so, &w.dof, &w.m);
     /* Pointwise work is cheap: threads only pay off on long arrays. */
-    const int64_t grain = 65536;
+    const int64_t grain = 32768;
     hy_parallel_for(M, grain, hy_bl_wide_in, &w);
     hy_cpu_run r = {0};
     r.src = buf;
@@ -829,9 +829,9 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
   switch (node->kind) {
     case HY_CPU_DIRECT: {
       int64_t groups = (job.count + L_ - 1) / L_;
-      /* Each thread gets at least ~64K points: waking a team costs more
-       * than transforming fewer, and more so on a busy machine. */
-      int64_t grain = 65536 / (node->n * L_);
+      /* Each thread gets at least ~16K points: waking a team costs more
+       * than transforming fewer. */
+      int64_t grain = 16384 / (node->n * L_);
       hy_parallel_for(groups, grain < 1 ? 1 : grain, hy_direct_range, &job);
       break;
     }
