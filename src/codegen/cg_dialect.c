@@ -39,11 +39,15 @@ void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision
                    "HY_FN real2 cscale(real2 a, real s) { return MK(a.x * s, a.y * s); }\n\n");
 }
 
-void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name) {
+/* CUDA learns the launch block from __launch_bounds__, which makes ptxas
+ * keep registers within 65536 / block per thread (spilling if it must)
+ * instead of producing a kernel that fails with LAUNCH_OUT_OF_RESOURCES.
+ * OpenCL compilers size registers per kernel at enqueue; nothing needed. */
+void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int block) {
   if (dialect == HY_DIALECT_OPENCL)
     hy_strbuf_appendf(sb, "__kernel void %s(", name);
   else
-    hy_strbuf_appendf(sb, "extern \"C\" __global__ void %s(", name);
+    hy_strbuf_appendf(sb, "extern \"C\" __global__ void __launch_bounds__(%d) %s(", block, name);
 }
 
 const char *hy_cg_global(hy_dialect dialect) {

@@ -22,12 +22,17 @@ typedef struct hy_kernel_spec {
   int store_transposed;      /* 1: the last stage goes through local memory and is stored with
                                 consecutive threads on neighbouring transforms (outputs whose
                                 loop stride is smaller than the axis stride: four-step pass B) */
+  int stage_load;            /* 1: the block's inputs (one dense run of M transforms) are copied
+                                to local memory by consecutive threads first, so a warp spanning
+                                several short transforms still reads whole segments */
+  int stage_store;           /* 1: the same for the outputs, through local memory */
 } hy_kernel_spec;
 
 /* ---- dialect layer ---- */
 void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision);
-/* "__kernel void NAME(" or "extern \"C\" __global__ void NAME(" */
-void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name);
+/* "__kernel ... void NAME(" or "extern \"C\" __global__ void __launch_bounds__(B) NAME(";
+ * block is the exact work-group size every launch of the kernel uses. */
+void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int block);
 /* Qualifier for a global pointer parameter ("__global " / ""). */
 const char *hy_cg_global(hy_dialect dialect);
 /* Qualifier for a kernel-scope local array ("__local " / "__shared__ "). */

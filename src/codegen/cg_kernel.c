@@ -225,9 +225,21 @@ static void hy_cg_spec_override(hy_kernel_spec *spec) {
     if (strcmp(key, "transforms") == 0 && v >= 1 && v <= 4096) spec->transforms_per_block = (int)v;
     if (strcmp(key, "fastest") == 0 && (v == 0 || v == 1)) spec->transform_fastest = (int)v;
     if (strcmp(key, "transposed") == 0 && (v == 0 || v == 1)) spec->store_transposed = (int)v;
+    if (strcmp(key, "stagein") == 0 && (v == 0 || v == 1)) spec->stage_load = (int)v;
+    if (strcmp(key, "stageout") == 0 && (v == 0 || v == 1)) spec->stage_store = (int)v;
     env += used;
     if (*env == ',') env++;
   }
+}
+
+/* Whether the transforms of a pass lie back to back on one side (0: input,
+ * 1: output): unit axis stride and one loop of stride n, so the M
+ * transforms of a work-group are one contiguous run of M*n elements. */
+static int hy_cg_dense_run(const hy_pass *pass, int out) {
+  if (pass->nloops != 1) return 0;
+  int64_t as = out ? pass->axis.out_stride : pass->axis.in_stride;
+  int64_t ls = out ? pass->loops[0].out_stride : pass->loops[0].in_stride;
+  return as == 1 && ls == pass->axis.n;
 }
 
 hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
@@ -265,6 +277,14 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
     if (pass->loops[l].n > 1 && s < min_out) min_out = s;
   }
   spec->store_transposed = spec->transform_fastest && m >= 4 && llabs(pass->axis.out_stride) > min_out;
+  /* Short transforms: a warp spans 32/T transforms, so direct loads touch
+   * 8*T-byte pieces of many segments; staging through local memory makes
+   * every warp access 256 contiguous bytes (cuFFT is at the copy floor
+   * there). Longer transforms are already read in whole segments. */
+  if (spec->transform_fastest && t < 8 && pass->algo != HY_ALGO_BLUESTEIN) {
+    spec->stage_load = hy_cg_dense_run(pass, 0);
+    spec->stage_store = hy_cg_dense_run(pass, 1) && !spec->store_transposed;
+  }
   hy_cg_spec_override(spec);
   if ((int64_t)spec->threads_per_transform * spec->transforms_per_block > wg)
     spec->transforms_per_block = wg / spec->threads_per_transform > 0 ? wg / spec->threads_per_transform : 1;
@@ -275,6 +295,13 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   if (hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->lds_pad = 0;
   /* The transposed store moves complex values through local memory. */
   if (spec->split_exchange) spec->store_transposed = 0;
+  /* Staging needs a dense run of transforms and complex local memory. */
+  if (spec->split_exchange || !spec->transform_fastest || pass->algo == HY_ALGO_BLUESTEIN ||
+      !hy_cg_dense_run(pass, 0))
+    spec->stage_load = 0;
+  if (spec->split_exchange || !spec->transform_fastest || spec->store_transposed ||
+      !hy_cg_dense_run(pass, 1))
+    spec->stage_store = 0;
   return HYFFT_SUCCESS;
 }
 
@@ -448,7 +475,7 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         hy_cg_literal(sb, k->precision, (long double)pass->scale);
         hy_strbuf_append(sb, ");\n");
       }
-      if (k->spec->store_transposed) {
+      if (k->spec->store_transposed || k->spec->stage_store) {
         hy_strbuf_append(sb, "      ");
         hy_cg_lx(k, "e");
         hy_strbuf_append(sb, " = v;\n");
@@ -506,11 +533,46 @@ static void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_append(sb, "    }\n  }\n");
 }
 
+/* Staged load (out = 0) or store (out = 1) of a dense run: the work-group's
+ * M*n elements move between global and local memory with consecutive
+ * threads on consecutive elements, so every warp reads or writes whole
+ * segments however short the transforms are. */
+static void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  int block = k->T * k->M;
+  int64_t run = k->n * k->M;
+  int iters = (int)((run + block - 1) / block);
+  if (out) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+  hy_strbuf_appendf(sb, "  {\n    const %s base = (%s)(HY_GID * %lld);\n", k->idx, k->idx,
+                    (long long)run);
+  hy_strbuf_appendf(sb, "#pragma unroll\n    for (int it = 0; it < %d; it++) {\n", iters);
+  hy_strbuf_appendf(sb, "      const int i = HY_LID + it * %d;\n", block);
+  /* The last work-group may hold fewer than M transforms. */
+  hy_strbuf_append(sb, "      if (");
+  if ((int64_t)iters * block > run) hy_strbuf_appendf(sb, "i < %lld && ", (long long)run);
+  hy_strbuf_appendf(sb, "base + i < %lld) {\n", (long long)(count * k->n));
+  hy_strbuf_appendf(sb, "        const int mm = i / %lld, e = i %% %lld;\n", (long long)k->n,
+                    (long long)k->n);
+  char l[96];
+  if (k->pad)
+    snprintf(l, sizeof l, "lds[mm * %d + e + (e >> 5) * %d]", k->row, k->pad);
+  else
+    snprintf(l, sizeof l, "lds[mm * %d + e]", k->row);
+  if (out)
+    hy_strbuf_appendf(sb, "        dst[%lld + base + i] = %s;\n", (long long)pass->dst_offset, l);
+  else
+    hy_strbuf_appendf(sb, "        %s = src[%lld + base + i];\n", l, (long long)pass->src_offset);
+  hy_strbuf_append(sb, "      }\n    }\n  }\n");
+  if (!out) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+}
+
 /* Move the outputs of stage s into the inputs of stage s+1 through local
- * memory. A barrier first when an earlier exchange may still be reading. */
+ * memory. A barrier first when an earlier exchange (or the staged load) may
+ * still be reading. */
 static void hy_cg_exchange(hy_cg_kernel *k, int s) {
   hy_strbuf *sb = k->sb;
-  if (s > 0) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+  if (s > 0 || k->spec->stage_load) hy_strbuf_append(sb, "  HY_BARRIER();\n");
   if (!k->spec->split_exchange) {
     hy_cg_store_local(k, s, 0);
     hy_strbuf_append(sb, "  HY_BARRIER();\n");
@@ -598,7 +660,7 @@ static hy_status hy_cg_copy_kernel(const hy_pass *pass, int pass_index, hy_diale
   int big = count > INT32_MAX || hy_cg_extent(pass, 0) > INT32_MAX || hy_cg_extent(pass, 1) > INT32_MAX;
   const char *idx = big ? "hy_i64" : "int";
   snprintf(prog->names[prog->nkernels], sizeof prog->names[0], "hy_pass%d_copy", pass_index);
-  hy_cg_kernel_open(sb, dialect, prog->names[prog->nkernels]);
+  hy_cg_kernel_open(sb, dialect, prog->names[prog->nkernels], block);
   const char *g = hy_cg_global(dialect);
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst) {\n", g, g);
   hy_strbuf_appendf(sb, "  const %s ti = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
@@ -738,13 +800,15 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   }
   hy_strbuf_free(&line);
   hy_strbuf_appendf(sb, "\n * %d threads x %d transforms per work-group, %lld bytes local, "
-                        "pad %d, %s exchange, %s%s */\n",
+                        "pad %d, %s exchange, %s%s%s%s */\n",
                     k.T, k.M, (long long)lbytes, k.pad,
                     spec->split_exchange ? "split" : "complex",
                     spec->transform_fastest ? "threads along the transform"
                                             : "threads across transforms",
-                    spec->store_transposed ? ", transposed store" : "");
-  hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels]);
+                    spec->store_transposed ? ", transposed store" : "",
+                    spec->stage_load ? ", staged load" : "",
+                    spec->stage_store ? ", staged store" : "");
+  hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], k.T * k.M);
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tw", g, g, g);
   if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *ftw", g);
@@ -753,7 +817,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
    * shared memory there (launch shared_bytes, opted into by the backend),
    * one untyped array so that kernels of other element types can share
    * the translation unit. */
-  int uses_lds = k.nstages > 1 || spec->store_transposed;
+  int uses_lds = k.nstages > 1 || spec->store_transposed || spec->stage_load || spec->stage_store;
   if (uses_lds && prog->dialect == HY_DIALECT_CUDA)
     hy_strbuf_appendf(sb, "  extern __shared__ __align__(16) unsigned char hy_smem[];\n"
                           "  %s *lds = (%s *)hy_smem;\n",
@@ -767,18 +831,25 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (k.st[0].ns == 1 && k.nstages == 1) hy_strbuf_append(sb, "  (void)tw;\n");
 
   hy_cg_decl_regs(&k, 'x', 0);
-  hy_cg_load_global(&k);
+  if (spec->stage_load) {
+    hy_cg_stage_copy(&k, count, 0);
+    hy_cg_load_local(&k, 0, 0);
+  } else {
+    hy_cg_load_global(&k);
+  }
   for (int s = 0; s < k.nstages; s++) {
     hy_cg_decl_regs(&k, 'y', s);
     hy_cg_compute(&k, s);
     if (s == k.nstages - 1) {
       /* One stage reads and writes global memory only: with in-place data
        * every thread must have read before any thread writes. */
-      if (k.nstages == 1 && !spec->store_transposed) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+      int via_lds = spec->store_transposed || spec->stage_store;
+      if (k.nstages == 1 && !via_lds && !spec->stage_load) hy_strbuf_append(sb, "  HY_BARRIER();\n");
       /* Before overwriting local memory, every thread has done its loads. */
-      if (k.nstages > 1 && spec->store_transposed) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+      if ((k.nstages > 1 || spec->stage_load) && via_lds) hy_strbuf_append(sb, "  HY_BARRIER();\n");
       hy_cg_store_global(&k, s);
       if (spec->store_transposed) hy_cg_store_transposed(&k, count);
+      if (spec->stage_store) hy_cg_stage_copy(&k, count, 1);
     } else {
       hy_cg_decl_regs(&k, 'x', s + 1);
       hy_cg_exchange(&k, s);
