@@ -311,6 +311,12 @@ HY_STAGE(hy_stage8, const int R = 8, 8, hy_bfly8(xr, xi, s))
 HY_STAGE(hy_stage11, const int R = 11, 11, hy_bfly_odd(xr, xi, 11, cs, s))
 HY_STAGE(hy_stage13, const int R = 13, 13, hy_bfly_odd(xr, xi, 13, cs, s))
 HY_STAGE(hy_stage16, const int R = 16, 16, hy_bfly16(xr, xi, s))
+HY_STAGE(hy_stage17, const int R = 17, 17, hy_bfly_odd(xr, xi, 17, cs, s))
+HY_STAGE(hy_stage19, const int R = 19, 19, hy_bfly_odd(xr, xi, 19, cs, s))
+HY_STAGE(hy_stage23, const int R = 23, 23, hy_bfly_odd(xr, xi, 23, cs, s))
+HY_STAGE(hy_stage29, const int R = 29, 29, hy_bfly_odd(xr, xi, 29, cs, s))
+HY_STAGE(hy_stage31, const int R = 31, 31, hy_bfly_odd(xr, xi, 31, cs, s))
+/* Any other odd radix the planner may pick (HY_MAX_DIRECT_PRIME raised). */
 HY_STAGE(hy_stage_odd, const int R = st->radix, 32, hy_bfly_odd(xr, xi, R, cs, s))
 
 typedef void (*hy_stage_fn)(const hy_cpu_stage *, int64_t, const hy_v *, const hy_v *, hy_v *,
@@ -328,6 +334,11 @@ static hy_stage_fn HY_SFX(hy_stage_pick)(int radix, int sign) {
     case 11: return f ? hy_stage11_fwd : hy_stage11_bwd;
     case 13: return f ? hy_stage13_fwd : hy_stage13_bwd;
     case 16: return f ? hy_stage16_fwd : hy_stage16_bwd;
+    case 17: return f ? hy_stage17_fwd : hy_stage17_bwd;
+    case 19: return f ? hy_stage19_fwd : hy_stage19_bwd;
+    case 23: return f ? hy_stage23_fwd : hy_stage23_bwd;
+    case 29: return f ? hy_stage29_fwd : hy_stage29_bwd;
+    case 31: return f ? hy_stage31_fwd : hy_stage31_bwd;
     default: return f ? hy_stage_odd_fwd : hy_stage_odd_bwd;
   }
 }
