@@ -263,20 +263,38 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
     if (pass->loops[l].n > 1 && s < min_loop) min_loop = s;
   }
   spec->transform_fastest = llabs(pass->axis.in_stride) <= min_loop;
+  /* A long contiguous transform fills a block alone: where 256 threads
+   * would hold more than 16 points each, one thread per butterfly of the
+   * largest radix (up to 1024) keeps ~16 points per
+   * thread, which fits the 64-128 registers that __launch_bounds__ allows
+   * such a block, instead of 32-64 points per thread that need 170-255
+   * registers and leave one 8-warp block per SM (measured with ptxas for
+   * sm_90: 8192 f32 174 -> 76 registers, 16384 f32 255 -> 64). */
+  int64_t per_butterfly = nc / hy_cg_max_radix(pass);
+  if (spec->transform_fastest && per_butterfly > t && nc / t > 16) {
+    int most = wg < 1024 ? wg : 1024;
+    t = per_butterfly < most ? per_butterfly : most;
+    spec->threads_per_transform = (int)t;
+  }
   int64_t count = hy_pass_count(pass);
-  int64_t m = target / t;
-  /* Strided axes need enough neighbouring transforms for whole chunks. */
-  if (!spec->transform_fastest && m < 16) m = 16;
-  if (m > count) m = count;
-  if (m * t > wg) m = wg / t;
-  if (m < 1) m = 1;
-  spec->transforms_per_block = (int)m;
   int64_t min_out = INT64_MAX;
   for (int l = 0; l < pass->nloops; l++) {
     int64_t s = llabs(pass->loops[l].out_stride);
     if (pass->loops[l].n > 1 && s < min_out) min_out = s;
   }
-  spec->store_transposed = spec->transform_fastest && m >= 4 && llabs(pass->axis.out_stride) > min_out;
+  int strided_out = spec->transform_fastest && llabs(pass->axis.out_stride) > min_out;
+  int64_t m = target / t;
+  /* Strided axes need enough neighbouring transforms for whole chunks
+   * (128 bytes); so do strided outputs (four-step pass B), which are
+   * written across M transforms by the transposed store: with one
+   * transform per block each 8-byte store was its own 32-byte sector. */
+  int64_t chunk = 128 / (int64_t)hy_cg_elem(pass->precision);
+  if ((!spec->transform_fastest || strided_out) && m < chunk) m = chunk;
+  if (m > count) m = count;
+  if (m * t > wg) m = wg / t;
+  if (m < 1) m = 1;
+  spec->transforms_per_block = (int)m;
+  spec->store_transposed = strided_out && m >= 2;
   /* Short transforms: a warp spans 32/T transforms, so direct loads touch
    * 8*T-byte pieces of many segments; staging through local memory makes
    * every warp access 256 contiguous bytes (cuFFT is at the copy floor

@@ -703,9 +703,11 @@ static hy_status hy_cuda_plan_prepare(void *device, const hy_problem *problem,
                                       const hy_plan_tree *tree, void **plan_state) {
   hy_cuda_device *d = device;
   hy_device_caps caps = d->caps;
-  /* The generator sizes blocks from the caps; a kernel that needs more
-   * registers than its block can have (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
-   * is generated again with the block limit the compiler reported. */
+  /* The generator sizes blocks from the caps and marks every kernel with
+   * __launch_bounds__(block), so ptxas keeps registers within what that
+   * block may have. Should a kernel still report a smaller thread limit
+   * (a driver or compiler that ignores the bound), it is generated again
+   * with that limit instead of failing with LAUNCH_OUT_OF_RESOURCES. */
   for (int attempt = 0;; attempt++) {
     hy_gpu_program program;
     memset(&program, 0, sizeof program);
