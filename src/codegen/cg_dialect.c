@@ -43,9 +43,13 @@ void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision
  * keep registers within 65536 / block per thread (spilling if it must)
  * instead of producing a kernel that fails with LAUNCH_OUT_OF_RESOURCES.
  * OpenCL compilers size registers per kernel at enqueue; nothing needed. */
-void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int block) {
+void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int block,
+                       int min_blocks) {
   if (dialect == HY_DIALECT_OPENCL)
     hy_strbuf_appendf(sb, "__kernel void %s(", name);
+  else if (min_blocks > 1)
+    hy_strbuf_appendf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s(", block,
+                      min_blocks, name);
   else
     hy_strbuf_appendf(sb, "extern \"C\" __global__ void __launch_bounds__(%d) %s(", block, name);
 }

@@ -26,13 +26,16 @@ typedef struct hy_kernel_spec {
                                 to local memory by consecutive threads first, so a warp spanning
                                 several short transforms still reads whole segments */
   int stage_store;           /* 1: the same for the outputs, through local memory */
+  int min_blocks;            /* CUDA: blocks per SM the register budget must allow
+                                (__launch_bounds__'s second argument); 0 or 1: no demand */
 } hy_kernel_spec;
 
 /* ---- dialect layer ---- */
 void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision);
-/* "__kernel ... void NAME(" or "extern \"C\" __global__ void __launch_bounds__(B) NAME(";
+/* "__kernel void NAME(" or "extern \"C\" __global__ void __launch_bounds__(B[, MIN]) NAME(";
  * block is the exact work-group size every launch of the kernel uses. */
-void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int block);
+void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int block,
+                       int min_blocks);
 /* Qualifier for a global pointer parameter ("__global " / ""). */
 const char *hy_cg_global(hy_dialect dialect);
 /* Qualifier for a kernel-scope local array ("__local " / "__shared__ "). */

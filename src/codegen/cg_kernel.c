@@ -227,6 +227,7 @@ static void hy_cg_spec_override(hy_kernel_spec *spec) {
     if (strcmp(key, "transposed") == 0 && (v == 0 || v == 1)) spec->store_transposed = (int)v;
     if (strcmp(key, "stagein") == 0 && (v == 0 || v == 1)) spec->stage_load = (int)v;
     if (strcmp(key, "stageout") == 0 && (v == 0 || v == 1)) spec->stage_store = (int)v;
+    if (strcmp(key, "minblocks") == 0 && v >= 0 && v <= 32) spec->min_blocks = (int)v;
     env += used;
     if (*env == ',') env++;
   }
@@ -263,7 +264,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
     if (pass->loops[l].n > 1 && s < min_loop) min_loop = s;
   }
   spec->transform_fastest = llabs(pass->axis.in_stride) <= min_loop;
-  /* A long contiguous transform fills a block alone: where 256 threads
+  /* A long transform fills a block (nearly) alone: where 256 threads
    * would hold more than 16 points each, one thread per butterfly of the
    * largest radix (up to 1024) keeps ~16 points per
    * thread, which fits the 64-128 registers that __launch_bounds__ allows
@@ -271,7 +272,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * registers and leave one 8-warp block per SM (measured with ptxas for
    * sm_90: 8192 f32 174 -> 76 registers, 16384 f32 255 -> 64). */
   int64_t per_butterfly = nc / hy_cg_max_radix(pass);
-  if (spec->transform_fastest && per_butterfly > t && nc / t > 16) {
+  if (per_butterfly > t && nc / t > 16) {
     int most = wg < 1024 ? wg : 1024;
     t = per_butterfly < most ? per_butterfly : most;
     spec->threads_per_transform = (int)t;
@@ -320,6 +321,12 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   if (spec->split_exchange || !spec->transform_fastest || spec->store_transposed ||
       !hy_cg_dense_run(pass, 1))
     spec->stage_store = 0;
+  /* min_blocks stays a tuning switch (override only): asking ptxas for more
+   * resident blocks per SM trades registers for occupancy, and on sm_90 it
+   * also lets ptxas grow kernels that needed fewer registers up to the new
+   * cap (e.g. 128-256 f32: 48 -> 64 registers, 5 -> 4 blocks) or spill
+   * (Rader 127 and 1009: 360-524 bytes); 1024-8192 f32 fit 64 registers
+   * without spilling. Which wins needs the GPU. */
   return HYFFT_SUCCESS;
 }
 
@@ -678,7 +685,7 @@ static hy_status hy_cg_copy_kernel(const hy_pass *pass, int pass_index, hy_diale
   int big = count > INT32_MAX || hy_cg_extent(pass, 0) > INT32_MAX || hy_cg_extent(pass, 1) > INT32_MAX;
   const char *idx = big ? "hy_i64" : "int";
   snprintf(prog->names[prog->nkernels], sizeof prog->names[0], "hy_pass%d_copy", pass_index);
-  hy_cg_kernel_open(sb, dialect, prog->names[prog->nkernels], block);
+  hy_cg_kernel_open(sb, dialect, prog->names[prog->nkernels], block, 0);
   const char *g = hy_cg_global(dialect);
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst) {\n", g, g);
   hy_strbuf_appendf(sb, "  const %s ti = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
@@ -826,7 +833,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                     spec->store_transposed ? ", transposed store" : "",
                     spec->stage_load ? ", staged load" : "",
                     spec->stage_store ? ", staged store" : "");
-  hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], k.T * k.M);
+  hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], k.T * k.M,
+                    spec->min_blocks);
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tw", g, g, g);
   if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *ftw", g);

@@ -41,7 +41,7 @@ hy_status hy_cg_chirp_kernel(const hy_pass *pass, int pass_index, const hy_devic
            (int)pass->chirp_step);
   hy_strbuf_appendf(sb, "/* pass %d: Bluestein %s, N=%lld M=%lld */\n", pass_index,
                     what[pass->chirp_step], (long long)n, (long long)m);
-  hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], block);
+  hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], block, 0);
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tab) {\n", g, g, g);
   hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
   hy_strbuf_appendf(sb, "  if (gi >= %lld) return;\n", (long long)total);
