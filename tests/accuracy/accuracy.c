@@ -317,8 +317,17 @@ int main(int argc, char **argv) {
   stats st;
   memset(&st, 0, sizeof st);
   double t0 = hyt_now();
+  double last_report = t0;
   for (int i = 0; i < t.n; i++) {
     run_case(&dev, &opt, t.v[i], &st);
+    /* A line now and then, so a run cut short by a timeout shows how far
+     * it got (kernel compilation makes the first run on a GPU slow). */
+    double now = hyt_now();
+    if (now - last_report > 30 && i + 1 < t.n) {
+      printf("progress: %d of %d cases in %.0f s, %ld failed so far\n", i + 1, t.n, now - t0,
+             hy_test_failed);
+      last_report = now;
+    }
     fflush(stdout);
   }
   double total = hyt_now() - t0;
