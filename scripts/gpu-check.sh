@@ -196,12 +196,12 @@ if [ ! -f bench/suites/standard.txt ]; then
          c2c:f64:fwd:1024:b8192 c2c:f64:fwd:4096:b2048 c2c:f32:fwd:1000:b16384
          c2c:f32:fwd:97:b65536 c2c:f32:fwd:1024x1024:b8 c2c:f32:fwd:256x256x256)
 fi
-run_step bench_cuda 240 "$build/tools/hyfft/hyfft" bench "${suite[@]}" --device cuda --vs cufft \
+run_step bench_cuda 240 "$build/tools/hyfft/hyfft" bench "${suite[@]}" --device cuda --vs cufft,copy \
   --runs "$runs" --warmup 5 --json "$out/bench_cuda.json" --plot "$out/bench_cuda.svg"
 if [ -n "$ocl" ]; then
   tokens=()
   for n in 8 16 32 64 128 256 512 1024 2048 4096; do tokens+=("c2c:f32:fwd:$n:b$((16777216 / n))"); done
-  run_step bench_opencl 150 "$build/tools/hyfft/hyfft" bench "${tokens[@]}" --device opencl \
+  run_step bench_opencl 150 "$build/tools/hyfft/hyfft" bench "${tokens[@]}" --device opencl --vs copy \
     --runs "$runs" --warmup 3 --json "$out/bench_opencl.json"
 fi
 

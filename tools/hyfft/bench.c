@@ -35,7 +35,7 @@ static void cli_row_init(cli_row *r, const char *token, const char *lib, const c
   snprintf(r->lib, sizeof r->lib, "%s", lib);
   snprintf(r->device, sizeof r->device, "%s", device);
   r->plan_ms = r->median_ms = r->min_ms = r->gflops = r->gbps = NAN;
-  r->rel_rms = r->max_err = r->ratio = NAN;
+  r->rel_rms = r->max_err = r->ratio = r->pct_copy = NAN;
 }
 
 static void cli_row_median(cli_row *r, const cli_layout *L, double med);
@@ -108,12 +108,16 @@ static int cli_runner_time(cli_runner *r, const cli_bench_opts *o, double *t) {
     void *in = r->dev ? c->din : c->host_in, *out = r->dev ? c->dout : c->host_out;
     int rc = r->peer ? r->peer->time(r->state, in, out, o->warmup, o->runs, &med)
                      : cli_cuda_time_plan(c->plan, in, out, o->warmup, o->runs, &med);
-    if (rc) return -1;
-    t[0] = med;
-    /* The timed runs may have transformed their own output again: take
-     * the result from one more run on fresh input. */
-    if (cli_runner_prepare(r, 1) || cli_runner_exec(r) || cli_runner_finish(r)) return -1;
-    return 1;
+    if (rc == 0) {
+      t[0] = med;
+      /* The timed runs may have transformed their own output again: take
+       * the result from one more run on fresh input. */
+      if (cli_runner_prepare(r, 1) || cli_runner_exec(r) || cli_runner_finish(r)) return -1;
+      return 1;
+    }
+    /* 1: a peer with no device timer on this backend (the copy floor off
+     * CUDA) is timed on the host clock below, like hyfft there. */
+    if (rc != 1 || !r->peer) return -1;
   }
   if (cli_runner_prepare(r, 1)) return -1;
   for (int i = 0; i < o->warmup; i++)
@@ -181,15 +185,18 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
   int save = L->p.inplace;
   for (int k = 0; k < o->npeers; k++) {
     const cli_peer *peer = o->peers[k];
-    int pdev = peer->memory == HYFFT_MEMORY_DEVICE;
-    if (pdev && (!c.device || dev->backend != peer->device_backend)) {
+    /* any_device peers take hyfft's own execution buffers (which are the
+     * host buffers when the data are not in device memory). */
+    int pdev = peer->any_device || peer->memory == HYFFT_MEMORY_DEVICE;
+    if (pdev && !peer->any_device && (!c.device || dev->backend != peer->device_backend)) {
       snprintf(rows[1 + k].note, sizeof rows[1 + k].note, "%s needs a device of its own backend",
                peer->name);
       continue;
     }
     double t0 = cli_now();
-    if (peer->plan(&L->p, pdev ? c.din : c.host_in, pdev ? c.dout : c.host_out, o->threads,
-                   !o->peer_estimate, &state[k], rows[1 + k].note, sizeof rows[1 + k].note)) {
+    if (peer->plan(&L->p, dev->backend, pdev ? c.din : c.host_in, pdev ? c.dout : c.host_out,
+                   o->threads, !o->peer_estimate, &state[k], rows[1 + k].note,
+                   sizeof rows[1 + k].note)) {
       state[k] = NULL;
       continue;
     }
@@ -240,17 +247,33 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
     cli_row *row = &rows[1 + k];
     const cli_peer *peer = o->peers[k];
     if (!state[k]) continue;
-    cli_runner r = {&c, peer, state[k], peer->memory == HYFFT_MEMORY_DEVICE,
-                    peer->destroys_input(&L->p)};
+    int pdev = peer->any_device || peer->memory == HYFFT_MEMORY_DEVICE;
+    cli_runner r = {&c, peer, state[k], pdev, peer->destroys_input(&L->p)};
     int ns = cli_runner_time(&r, o, t);
     if (ns < 0) {
       snprintf(row->note, sizeof row->note, "%s execution failed", peer->name);
       continue;
     }
     cli_row_times(row, L, t, ns);
-    cli_row_errors(row, L, c.host_out, keep, out, ref);
-    snprintf(row->note, sizeof row->note, "%s", acc_note);
-    if (rows[0].ok) row->ratio = row->median_ms / rows[0].median_ms;
+    if (peer->moved_bytes) {
+      double bytes = peer->moved_bytes(&L->p);
+      row->gbps = row->median_ms > 0 && bytes > 0 ? bytes / row->median_ms * 1e-6 : NAN;
+    }
+    if (peer->no_accuracy) {
+      /* A floor, not a transform: no answer to judge, no flops done. */
+      row->gflops = NAN;
+      snprintf(row->note, sizeof row->note, "%s floor%s", peer->name,
+               L->p.inplace ? " (in place: half the buffer onto the other half)" : "");
+    } else {
+      cli_row_errors(row, L, c.host_out, keep, out, ref);
+      snprintf(row->note, sizeof row->note, "%s", acc_note);
+      if (rows[0].ok) row->ratio = row->median_ms / rows[0].median_ms;
+    }
+    /* Percent of the copy bandwidth as a ratio of bandwidths: copy time /
+     * hyfft time when the copy moves the transform's bytes (out-of-place
+     * complex), still fair when it moves fewer (in place, real, strided). */
+    if (peer == &cli_peer_copy && rows[0].ok && isfinite(row->gbps) && row->gbps > 0)
+      rows[0].pct_copy = rows[0].gbps / row->gbps * 100.0;
   }
 done:
   for (int k = 0; k < o->npeers; k++)

@@ -162,6 +162,7 @@ typedef struct cli_row {
   int pow2;             /* every transform length is a power of two */
   double plan_ms, median_ms, min_ms, gflops, gbps, rel_rms, max_err;
   double ratio;         /* peer time / hyfft time (peers only) */
+  double pct_copy;      /* hyfft only, with --vs copy: percent of the copy bandwidth */
 } cli_row;
 
 void cli_report_header(FILE *f);

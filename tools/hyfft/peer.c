@@ -6,6 +6,7 @@
 static const cli_peer *const cli_peers[] = {
     &cli_peer_fftw,
     &cli_peer_cufft,
+    &cli_peer_copy,
     NULL,
 };
 
@@ -15,4 +16,4 @@ const cli_peer *cli_peer_find(const char *name) {
   return NULL;
 }
 
-const char *cli_peer_names(void) { return "fftw, cufft"; }
+const char *cli_peer_names(void) { return "fftw, cufft, copy"; }

@@ -17,15 +17,28 @@ typedef struct cli_peer {
    * when the context's backend is `device_backend`). */
   hyfft_memory memory;
   hyfft_backend_id device_backend;
+  /* Set: the peer runs on whatever buffers hyfft executes on, on every
+   * backend (device buffers on a GPU context, host memory on the CPU);
+   * `memory` and `device_backend` are then ignored and plan() learns the
+   * backend from its `backend` argument. For one name that works
+   * everywhere (the copy floor). */
+  int any_device;
+  /* Set: the peer does not compute the transform, so its output is not
+   * checked and its row carries no accuracy, GFLOP/s or ratio. */
+  int no_accuracy;
+  /* Optional (NULL: the transform's, cli_layout_bytes): the bytes one run
+   * reads plus writes, for the row's GB/s. */
+  double (*moved_bytes)(const hyfft_problem *problem);
   /* Load the runtime; 0 on success, else a reason in err. Called once. */
   int (*load)(char *err, size_t errlen);
   /* Plan `problem` (validated, strides in elements as in hyfft) on these
-   * buffers with `threads` threads; `measure` asks for the peer's measured
-   * planning (FFTW_MEASURE) rather than its estimate. May overwrite the
-   * buffers (the caller fills them afterwards). Returns 0 and *state, or a
-   * reason in err. */
-  int (*plan)(const hyfft_problem *problem, void *in, void *out, int threads, int measure,
-              void **state, char *err, size_t errlen);
+   * buffers with `threads` threads; `backend` is the backend of hyfft's
+   * context (which says what kind of device buffer `in` and `out` are);
+   * `measure` asks for the peer's measured planning (FFTW_MEASURE) rather
+   * than its estimate. May overwrite the buffers (the caller fills them
+   * afterwards). Returns 0 and *state, or a reason in err. */
+  int (*plan)(const hyfft_problem *problem, hyfft_backend_id backend, void *in, void *out,
+              int threads, int measure, void **state, char *err, size_t errlen);
   /* Run once and return when the result is in `out`. 0 on success. */
   int (*run)(void *state, void *in, void *out);
   /* Whether run() may overwrite its input (then the caller refills it). */
@@ -33,17 +46,23 @@ typedef struct cli_peer {
   void (*destroy)(void *state);
   /* Optional (NULL: the caller times run() on the host clock): `warmup`
    * untimed runs, then `runs` runs timed on the device (CUDA events);
-   * *median gets the median seconds of one run. 0 on success. */
+   * *median gets the median seconds of one run. 0 on success, 1 when this
+   * state has no device timer (the caller then times run() on the host
+   * clock, as for NULL), else failure. */
   int (*time)(void *state, void *in, void *out, int warmup, int runs, double *median);
 } cli_peer;
 
-/* The peer named `name` ("fftw", "cufft"), or NULL. */
+/* The peer named `name` ("fftw", "cufft", "copy"), or NULL. */
 const cli_peer *cli_peer_find(const char *name);
 /* Comma-separated names of the peers built into this tool. */
 const char *cli_peer_names(void);
 
 extern const cli_peer cli_peer_fftw;
 extern const cli_peer cli_peer_cufft;
+/* Not a library: a device-to-device copy of the problem's bytes from
+ * hyfft's input buffer to its output buffer, the floor of a one-pass
+ * transform (one read plus one write); bench reports hyfft's %copy. */
+extern const cli_peer cli_peer_copy;
 
 /* hyfft on a CUDA context timed exactly like the cuFFT peer (CUDA events on
  * a stream of the buffers' primary context): median of `runs` after

@@ -10,14 +10,8 @@
 
 #include "cli.h"
 #include "peer.h"
+#include "peer_cuda.h"
 
-typedef int cli_cu_result;
-typedef struct cli_cu_ctx *cli_cu_context;
-typedef struct cli_cu_stream *cli_cu_stream;
-typedef struct cli_cu_event *cli_cu_event;
-typedef unsigned long long cli_cu_ptr;
-
-#define CLI_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL 9
 #define CLI_CUFFT_R2C 0x2a
 #define CLI_CUFFT_C2R 0x2c
 #define CLI_CUFFT_C2C 0x29
@@ -25,24 +19,7 @@ typedef unsigned long long cli_cu_ptr;
 #define CLI_CUFFT_Z2D 0x6c
 #define CLI_CUFFT_Z2Z 0x69
 
-/* The driver calls the peer needs (context, stream, events). */
-static struct {
-  cli_cu_result (*init)(unsigned);
-  cli_cu_result (*pointer_attr)(void *data, int attr, cli_cu_ptr ptr);
-  cli_cu_result (*primary_retain)(cli_cu_context *ctx, int dev);
-  cli_cu_result (*primary_release)(int dev);
-  cli_cu_result (*push)(cli_cu_context ctx);
-  cli_cu_result (*pop)(cli_cu_context *ctx);
-  cli_cu_result (*stream_create)(cli_cu_stream *s, unsigned flags);
-  cli_cu_result (*stream_destroy)(cli_cu_stream s);
-  cli_cu_result (*stream_sync)(cli_cu_stream s);
-  cli_cu_result (*event_create)(cli_cu_event *e, unsigned flags);
-  cli_cu_result (*event_destroy)(cli_cu_event e);
-  cli_cu_result (*event_record)(cli_cu_event e, cli_cu_stream s);
-  cli_cu_result (*event_sync)(cli_cu_event e);
-  cli_cu_result (*event_elapsed)(float *ms, cli_cu_event a, cli_cu_event b);
-  int loaded;
-} cli_cu;
+cli_cu_driver cli_cu;
 
 static struct {
   int (*create)(int *plan);
@@ -66,7 +43,7 @@ static int cli_sym(void *h, const char *name, void *slot) {
   return f != NULL;
 }
 
-static int cli_cu_load(char *err, size_t errlen) {
+int cli_cu_load(char *err, size_t errlen) {
   if (cli_cu.loaded) return 0;
   static const char *const names[] = {"libcuda.so.1", NULL};
   void *h = cli_dlopen_first(names, NULL);
@@ -87,7 +64,8 @@ static int cli_cu_load(char *err, size_t errlen) {
            cli_sym(h, "cuEventDestroy_v2", &cli_cu.event_destroy) &&
            cli_sym(h, "cuEventRecord", &cli_cu.event_record) &&
            cli_sym(h, "cuEventSynchronize", &cli_cu.event_sync) &&
-           cli_sym(h, "cuEventElapsedTime", &cli_cu.event_elapsed);
+           cli_sym(h, "cuEventElapsedTime", &cli_cu.event_elapsed) &&
+           cli_sym(h, "cuMemcpyDtoDAsync_v2", &cli_cu.memcpy_dtod_async);
   if (!ok || cli_cu.init(0) != 0) {
     snprintf(err, errlen, "the CUDA driver is unusable (missing symbols or cuInit failed)");
     return -1;
@@ -165,8 +143,9 @@ static int cli_cufft_batch(const hyfft_problem *p, long long *count, long long *
   return 0;
 }
 
-static int cli_cufft_plan(const hyfft_problem *p, void *in, void *out, int threads, int measure,
-                          void **state, char *err, size_t errlen) {
+static int cli_cufft_plan(const hyfft_problem *p, hyfft_backend_id backend, void *in, void *out,
+                          int threads, int measure, void **state, char *err, size_t errlen) {
+  (void)backend; /* always CUDA: bench offers it only there (device_backend) */
   if (p->memory != HYFFT_MEMORY_DEVICE) {
     snprintf(err, errlen, "the cuFFT peer runs on device buffers only");
     return -1;
@@ -293,11 +272,10 @@ static int cli_cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Median of `runs` event-timed executions after `warmup` untimed ones;
- * `enqueue` puts one execution on `stream`. */
-static int cli_cuda_time_loop(cli_cu_stream stream, cli_cu_event e0, cli_cu_event e1,
-                              int (*enqueue)(void *, void *, void *), void *arg, void *in,
-                              void *out, int warmup, int runs, double *median) {
+/* Declared in peer_cuda.h (the copy peer times its copies with it too). */
+int cli_cuda_time_loop(cli_cu_stream stream, cli_cu_event e0, cli_cu_event e1,
+                       int (*enqueue)(void *, void *, void *), void *arg, void *in, void *out,
+                       int warmup, int runs, double *median) {
   if (runs < 1) runs = 1;
   double *t = malloc(sizeof(double) * (size_t)runs);
   if (!t) return -1;

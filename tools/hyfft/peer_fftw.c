@@ -94,8 +94,9 @@ typedef struct cli_fftw_state {
   void *plan;
 } cli_fftw_state;
 
-static int cli_fftw_plan(const hyfft_problem *p, void *in, void *out, int threads, int measure,
-                         void **state, char *err, size_t errlen) {
+static int cli_fftw_plan(const hyfft_problem *p, hyfft_backend_id backend, void *in, void *out,
+                         int threads, int measure, void **state, char *err, size_t errlen) {
+  (void)backend; /* host copies of the data, whatever the backend */
   cli_fftw_lib *L = &cli_fftw_libs[p->precision == HYFFT_F64 ? 1 : 0];
   if (!L->lib) {
     snprintf(err, errlen, "%s library not loaded", p->precision == HYFFT_F64 ? "libfftw3" : "libfftw3f");

@@ -16,17 +16,18 @@ static const char *cli_fmt(char *buf, size_t len, const char *fmt, double v) {
 }
 
 void cli_report_header(FILE *f) {
-  fprintf(f, "%-38s %-6s %10s %11s %9s %9s %9s %9s %8s  %s\n", "problem", "lib", "plan ms",
-          "median ms", "GFLOP/s", "GB/s", "rel RMS", "max err", "peer/hy", "note");
+  fprintf(f, "%-38s %-6s %10s %11s %9s %9s %6s %9s %9s %8s  %s\n", "problem", "lib", "plan ms",
+          "median ms", "GFLOP/s", "GB/s", "%copy", "rel RMS", "max err", "peer/hy", "note");
 }
 
 void cli_report_row(FILE *f, const cli_row *r) {
-  char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
-  fprintf(f, "%-38s %-6s %10s %11s %9s %9s %9s %9s %8s  %s\n", r->token, r->lib,
+  char a[32], b[32], c[32], d[32], p[32], e[32], g[32], h[32];
+  fprintf(f, "%-38s %-6s %10s %11s %9s %9s %6s %9s %9s %8s  %s\n", r->token, r->lib,
           cli_fmt(a, sizeof a, "%.2f", r->plan_ms), cli_fmt(b, sizeof b, "%.4g", r->median_ms),
           cli_fmt(c, sizeof c, "%.2f", r->gflops), cli_fmt(d, sizeof d, "%.2f", r->gbps),
-          cli_fmt(e, sizeof e, "%.2e", r->rel_rms), cli_fmt(g, sizeof g, "%.2e", r->max_err),
-          cli_fmt(h, sizeof h, "%.2fx", r->ratio), r->note);
+          cli_fmt(p, sizeof p, "%.1f", r->pct_copy), cli_fmt(e, sizeof e, "%.2e", r->rel_rms),
+          cli_fmt(g, sizeof g, "%.2e", r->max_err), cli_fmt(h, sizeof h, "%.2fx", r->ratio),
+          r->note);
 }
 
 /* ---- JSON ----------------------------------------------------------------------- */
@@ -78,6 +79,7 @@ int cli_report_json(const char *path, const char *device, const cli_row *rows, i
     cli_json_num(f, "min_ms", r->min_ms);
     cli_json_num(f, "gflops", r->gflops);
     cli_json_num(f, "gbps", r->gbps);
+    cli_json_num(f, "pct_copy", r->pct_copy);
     cli_json_num(f, "rel_rms", r->rel_rms);
     cli_json_num(f, "max_err", r->max_err);
     cli_json_num(f, "ratio", r->ratio);

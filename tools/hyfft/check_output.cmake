@@ -1,0 +1,25 @@
+# A CTest helper for output checks that must also see the exit status
+# (PASS_REGULAR_EXPRESSION alone would ignore it):
+#   cmake -DREGEX=RE -P check_output.cmake -- COMMAND ARGS...
+# Fails unless COMMAND exits 0 and its standard output matches RE.
+set(cmd)
+set(after OFF)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE ${last})
+  if(after)
+    list(APPEND cmd "${CMAKE_ARGV${i}}")
+  elseif(CMAKE_ARGV${i} STREQUAL "--")
+    set(after ON)
+  endif()
+endforeach()
+if(NOT cmd)
+  message(FATAL_ERROR "no command after --")
+endif()
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "exit status ${rc}")
+endif()
+if(NOT out MATCHES "${REGEX}")
+  message(FATAL_ERROR "the output does not match ${REGEX}")
+endif()

@@ -1,0 +1,51 @@
+/* The CUDA driver as the peers see it: loaded once with dlopen by
+ * peer_cufft.c and shared with peer_copy.c, so that the copy floor is timed
+ * by the very loop (CUDA events on a stream of the buffers' primary
+ * context) that times cuFFT and hyfft. Internal to the tool. */
+#ifndef HYFFT_CLI_PEER_CUDA_H
+#define HYFFT_CLI_PEER_CUDA_H
+
+#include <stddef.h>
+
+typedef int cli_cu_result;
+typedef struct cli_cu_ctx *cli_cu_context;
+typedef struct cli_cu_stream *cli_cu_stream;
+typedef struct cli_cu_event *cli_cu_event;
+typedef unsigned long long cli_cu_ptr;
+
+#define CLI_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL 9
+
+/* The driver calls the peers need (context, stream, events, copies). */
+typedef struct cli_cu_driver {
+  cli_cu_result (*init)(unsigned);
+  cli_cu_result (*pointer_attr)(void *data, int attr, cli_cu_ptr ptr);
+  cli_cu_result (*primary_retain)(cli_cu_context *ctx, int dev);
+  cli_cu_result (*primary_release)(int dev);
+  cli_cu_result (*push)(cli_cu_context ctx);
+  cli_cu_result (*pop)(cli_cu_context *ctx);
+  cli_cu_result (*stream_create)(cli_cu_stream *s, unsigned flags);
+  cli_cu_result (*stream_destroy)(cli_cu_stream s);
+  cli_cu_result (*stream_sync)(cli_cu_stream s);
+  cli_cu_result (*event_create)(cli_cu_event *e, unsigned flags);
+  cli_cu_result (*event_destroy)(cli_cu_event e);
+  cli_cu_result (*event_record)(cli_cu_event e, cli_cu_stream s);
+  cli_cu_result (*event_sync)(cli_cu_event e);
+  cli_cu_result (*event_elapsed)(float *ms, cli_cu_event a, cli_cu_event b);
+  cli_cu_result (*memcpy_dtod_async)(cli_cu_ptr dst, cli_cu_ptr src, size_t bytes,
+                                     cli_cu_stream s);
+  int loaded;
+} cli_cu_driver;
+
+/* Valid after cli_cu_load() returned 0. */
+extern cli_cu_driver cli_cu;
+
+/* Load libcuda.so.1 and cuInit (once); 0 on success, else a reason in err. */
+int cli_cu_load(char *err, size_t errlen);
+
+/* Median of `runs` event-timed executions after `warmup` untimed ones;
+ * `enqueue` puts one execution on `stream` (the context must be current). */
+int cli_cuda_time_loop(cli_cu_stream stream, cli_cu_event e0, cli_cu_event e1,
+                       int (*enqueue)(void *, void *, void *), void *arg, void *in, void *out,
+                       int warmup, int runs, double *median);
+
+#endif /* HYFFT_CLI_PEER_CUDA_H */
