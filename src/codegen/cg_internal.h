@@ -26,6 +26,9 @@ typedef struct hy_kernel_spec {
                                 to local memory by consecutive threads first, so a warp spanning
                                 several short transforms still reads whole segments */
   int stage_store;           /* 1: the same for the outputs, through local memory */
+  int stage_twiddles;        /* 1: twiddles from per-stage tables laid out [r-1][k], so the
+                                threads of a warp (consecutive k) read consecutive entries;
+                                0: one table of W_n indexed r*k*step (scattered reads) */
   int min_blocks;            /* CUDA: blocks per SM the register budget must allow
                                 (__launch_bounds__'s second argument); 0 or 1: no demand */
 } hy_kernel_spec;

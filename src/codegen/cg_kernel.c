@@ -51,6 +51,8 @@ typedef struct hy_cg_kernel {
   hy_cg_stage st[HY_CG_MAX_STAGES];
   int forward_end; /* Bluestein: index of the last forward stage */
   const char *idx; /* index type: "int" or "hy_i64" */
+  int tw_off[HY_CG_MAX_STAGES]; /* stage_twiddles: where stage s's table starts */
+  int64_t tw_count;             /* entries of the per-stage twiddle tables */
 } hy_cg_kernel;
 
 /* ---- tables ------------------------------------------------------------ */
@@ -186,6 +188,44 @@ hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int 
   return hy_cg_table_add(prog, m, p, data, index);
 }
 
+/* Per-stage twiddle tables of a kernel: stage s (NS > 1, radix R) reads
+ * entry tw_off[s] + (r-1)*NS + k = W_(NS*R)^(r*k), 1 <= r < R, k < NS,
+ * so the threads of a warp (consecutive k) read consecutive entries.
+ * Stages with the same (R, NS) (the two halves of Bluestein) share one
+ * table. Values are computed in long double from the reduced angle and
+ * rounded once, as in the single table. */
+static hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k, int sign,
+                                           int *index) {
+  int64_t total = 0;
+  for (int s = 0; s < k->nstages; s++) {
+    const hy_cg_stage *st = &k->st[s];
+    k->tw_off[s] = -1;
+    if (st->ns <= 1) continue;
+    for (int e = 0; e < s && k->tw_off[s] < 0; e++)
+      if (k->tw_off[e] >= 0 && k->st[e].radix == st->radix && k->st[e].ns == st->ns)
+        k->tw_off[s] = k->tw_off[e];
+    if (k->tw_off[s] >= 0) continue;
+    k->tw_off[s] = (int)total;
+    total += (int64_t)(st->radix - 1) * st->ns;
+  }
+  k->tw_count = total > 0 ? total : 1; /* kernels without twiddles still get an argument */
+  void *data = hy_cg_table_alloc(k->tw_count, k->precision);
+  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: twiddle tables of %lld", (long long)total);
+  hy_cg_table_set(data, k->precision, 0, 1, 0);
+  for (int s = 0; s < k->nstages; s++) {
+    const hy_cg_stage *st = &k->st[s];
+    if (st->ns <= 1) continue;
+    int64_t len = (int64_t)st->ns * st->radix;
+    for (int r = 1; r < st->radix; r++)
+      for (int64_t q = 0; q < st->ns; q++) {
+        long double re, im;
+        hy_twiddle_ld(r * q, len, sign, &re, &im);
+        hy_cg_table_set(data, k->precision, k->tw_off[s] + (int64_t)(r - 1) * st->ns + q, re, im);
+      }
+  }
+  return hy_cg_table_add(prog, k->tw_count, k->precision, data, index);
+}
+
 /* ---- spec --------------------------------------------------------------- */
 
 static int hy_cg_max_radix(const hy_pass *pass) {
@@ -228,6 +268,7 @@ static void hy_cg_spec_override(hy_kernel_spec *spec) {
     if (strcmp(key, "stagein") == 0 && (v == 0 || v == 1)) spec->stage_load = (int)v;
     if (strcmp(key, "stageout") == 0 && (v == 0 || v == 1)) spec->stage_store = (int)v;
     if (strcmp(key, "minblocks") == 0 && v >= 0 && v <= 32) spec->min_blocks = (int)v;
+    if (strcmp(key, "twstage") == 0 && (v == 0 || v == 1)) spec->stage_twiddles = (int)v;
     env += used;
     if (*env == ',') env++;
   }
@@ -250,6 +291,11 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   spec->transforms_per_block = 1;
   spec->threads_per_transform = 1;
   if (pass->op != HY_PASS_DFT) return HYFFT_SUCCESS;
+  /* With one W_n table, thread j of a stage reads entry r*(j % NS)*step:
+   * addresses r*step*8 bytes apart, up to 32 cache lines (32 L1 wavefronts)
+   * per warp-wide load, 15 such loads per radix-16 butterfly. Per-stage
+   * tables make each of them one or two wavefronts. */
+  spec->stage_twiddles = 1;
   int64_t nc = pass->algo == HY_ALGO_BLUESTEIN ? pass->bluestein_m : pass->axis.n;
   int wg = caps->max_work_group > 0 ? caps->max_work_group : 256;
   int target = wg < 256 ? wg : 256;
@@ -321,12 +367,17 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   if (spec->split_exchange || !spec->transform_fastest || spec->store_transposed ||
       !hy_cg_dense_run(pass, 1))
     spec->stage_store = 0;
-  /* min_blocks stays a tuning switch (override only): asking ptxas for more
-   * resident blocks per SM trades registers for occupancy, and on sm_90 it
-   * also lets ptxas grow kernels that needed fewer registers up to the new
-   * cap (e.g. 128-256 f32: 48 -> 64 registers, 5 -> 4 blocks) or spill
-   * (Rader 127 and 1009: 360-524 bytes); 1024-8192 f32 fit 64 registers
-   * without spilling. Which wins needs the GPU. */
+  /* Asking ptxas for more resident blocks per SM trades registers for
+   * occupancy. It is applied only where it was measured to help: a
+   * 512-thread f32 block that 76-80 registers left alone on its SM (8192
+   * points; H100: 0.649 -> 0.597 ms, 64 registers, no spills). Elsewhere it
+   * lets ptxas grow kernels up to the new cap (128-256 f32: 48 -> 64
+   * registers, 5 -> 4 blocks) or spill (127, 1009: 360-524 bytes), and
+   * 1024-4096 f32 measured the same with 4 blocks as with 3. */
+  if (caps->backend == HYFFT_BACKEND_CUDA && pass->precision == HYFFT_F32 && spec->min_blocks == 0 &&
+      spec->threads_per_transform * spec->transforms_per_block == 512 &&
+      2 * (hy_cg_local_bytes(pass, spec, (int)nc) + 1024) <= caps->local_memory + 1024)
+    spec->min_blocks = 2;
   return HYFFT_SUCCESS;
 }
 
@@ -445,9 +496,15 @@ static void hy_cg_compute(hy_cg_kernel *k, int s) {
     if (st->ns > 1) {
       int step = k->nc / (st->ns * R);
       hy_strbuf_appendf(sb, "    const int k = j %% %d;\n", st->ns);
-      for (int r = 1; r < R; r++)
-        hy_strbuf_appendf(sb, "    x%d_%d = %s(x%d_%d, tw[k * %d]);\n", s, b * R + r,
-                          st->conj ? "cmulc" : "cmul", s, b * R + r, r * step);
+      for (int r = 1; r < R; r++) {
+        if (k->spec->stage_twiddles)
+          hy_strbuf_appendf(sb, "    x%d_%d = %s(x%d_%d, tw[%d + k]);\n", s, b * R + r,
+                            st->conj ? "cmulc" : "cmul", s, b * R + r,
+                            k->tw_off[s] + (r - 1) * st->ns);
+        else
+          hy_strbuf_appendf(sb, "    x%d_%d = %s(x%d_%d, tw[k * %d]);\n", s, b * R + r,
+                            st->conj ? "cmulc" : "cmul", s, b * R + r, r * step);
+      }
     }
     char in_names[64][16], out_names[64][16];
     const char *in[64], *out[64];
@@ -795,7 +852,10 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
 
   /* Tables. */
   int t_tw = -1, t_chirp = -1, t_bh = -1, t_ftw = -1;
-  HY_TRY(hy_cg_twiddle_table(prog, k.nc, k.bluestein ? -1 : pass->sign, pass->precision, &t_tw));
+  if (spec->stage_twiddles)
+    HY_TRY(hy_cg_stage_twiddle_table(prog, &k, k.bluestein ? -1 : pass->sign, &t_tw));
+  else
+    HY_TRY(hy_cg_twiddle_table(prog, k.nc, k.bluestein ? -1 : pass->sign, pass->precision, &t_tw));
   if (k.bluestein) {
     HY_TRY(hy_cg_chirp_table(prog, k.n, pass->sign, pass->precision, &t_chirp));
     HY_TRY(hy_cg_bluestein_table(prog, k.n, k.nc, pass->sign, pass->precision, &t_bh));
