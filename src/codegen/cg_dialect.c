@@ -15,7 +15,8 @@ void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision
                      "typedef long hy_i64;\n");
     hy_strbuf_appendf(sb, "typedef %s real;\ntypedef %s2 real2;\n", f64 ? "double" : "float",
                       f64 ? "double" : "float");
-    hy_strbuf_append(sb, "#define MK(a, b) ((real2)((a), (b)))\n");
+    hy_strbuf_append(sb, "#define MK(a, b) ((real2)((a), (b)))\n"
+                         "#define HY_SINCOSPI(x, s, c) ((s) = sinpi(x), (c) = cospi(x))\n");
   } else {
     hy_strbuf_append(sb,
                      "#define HY_BARRIER() __syncthreads()\n"
@@ -26,6 +27,8 @@ void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision
     hy_strbuf_appendf(sb, "typedef %s real;\ntypedef %s2 real2;\n", f64 ? "double" : "float",
                       f64 ? "double" : "float");
     hy_strbuf_appendf(sb, "#define MK(a, b) make_%s2((a), (b))\n", f64 ? "double" : "float");
+    hy_strbuf_appendf(sb, "#define HY_SINCOSPI(x, s, c) %s((x), &(s), &(c))\n",
+                      f64 ? "sincospi" : "sincospif");
   }
   /* Complex products written out so both dialects share them; b is a
    * table entry, cmulc uses its conjugate (the inverse transform). */

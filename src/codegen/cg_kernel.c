@@ -269,6 +269,7 @@ static void hy_cg_spec_override(hy_kernel_spec *spec) {
     if (strcmp(key, "stageout") == 0 && (v == 0 || v == 1)) spec->stage_store = (int)v;
     if (strcmp(key, "minblocks") == 0 && v >= 0 && v <= 32) spec->min_blocks = (int)v;
     if (strcmp(key, "twstage") == 0 && (v == 0 || v == 1)) spec->stage_twiddles = (int)v;
+    if (strcmp(key, "ftwsin") == 0 && (v == 0 || v == 1)) spec->ftw_sincos = (int)v;
     env += used;
     if (*env == ',') env++;
   }
@@ -544,7 +545,18 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
       } else {
         hy_strbuf_appendf(sb, "      {\n      real2 v = y%d_%d;\n", s, i);
       }
-      if (pass->twiddle_loop >= 0) {
+      if (pass->twiddle_loop >= 0 && k->spec->ftw_sincos) {
+        /* exp(sign*2*pi*i*a/N) with a reduced to (-N/2, N/2] in integers,
+         * so x = 2a/N is in (-1, 1] and rounds once (exactly for N = 2^k). */
+        int64_t mmax = pass->loops[pass->twiddle_loop].n - 1;
+        int64_t nt = pass->twiddle_n;
+        hy_strbuf_appendf(sb, "      { %s a = tm * (%s)e", k->idx, k->idx);
+        if (mmax > 0 && mmax * (k->n - 1) >= nt) hy_strbuf_appendf(sb, " %% %lld", (long long)nt);
+        hy_strbuf_appendf(sb, ";\n        if (a > %lld) a -= %lld;\n", (long long)(nt / 2), (long long)nt);
+        hy_strbuf_appendf(sb, "        const real x = ((real)a * (real)2) / (real)%lld;\n", (long long)nt);
+        hy_strbuf_append(sb, "        real ws, wc;\n        HY_SINCOSPI(x, ws, wc);\n");
+        hy_strbuf_appendf(sb, "        v = cmul(v, MK(wc, %sws)); }\n", pass->sign < 0 ? "-" : "");
+      } else if (pass->twiddle_loop >= 0) {
         int64_t mmax = pass->loops[pass->twiddle_loop].n - 1;
         if (mmax > 0 && mmax * (k->n - 1) >= pass->twiddle_n)
           hy_strbuf_appendf(sb, "      v = cmul(v, ftw[(tm * (%s)e) %% %lld]);\n", k->idx,
@@ -860,8 +872,10 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     HY_TRY(hy_cg_chirp_table(prog, k.n, pass->sign, pass->precision, &t_chirp));
     HY_TRY(hy_cg_bluestein_table(prog, k.n, k.nc, pass->sign, pass->precision, &t_bh));
   }
+  /* On-the-fly twiddles keep the argument (one entry) so launches do not change. */
   if (pass->twiddle_loop >= 0)
-    HY_TRY(hy_cg_twiddle_table(prog, pass->twiddle_n, pass->sign, pass->precision, &t_ftw));
+    HY_TRY(hy_cg_twiddle_table(prog, spec->ftw_sincos ? 1 : pass->twiddle_n, pass->sign,
+                               pass->precision, &t_ftw));
 
   /* Header and signature. */
   hy_strbuf *sb = k.sb;
