@@ -69,12 +69,12 @@ hy_status hy_factorize(int64_t n, int64_t max_prime, int *factors, int *nfactors
 }
 
 int64_t hy_bluestein_length(int64_t n) {
-  int64_t target = 2 * n - 1, best = INT64_MAX;
+  int64_t target = 2 * n - 1, smooth = INT64_MAX, pow2 = 1;
   for (int64_t a = 1; a < INT64_MAX / 2; a *= 2) {
     for (int64_t b = a; b < INT64_MAX / 3; b *= 3) {
       for (int64_t c = b; c < INT64_MAX / 5; c *= 5) {
         if (c >= target) {
-          if (c < best) best = c;
+          if (c < smooth) smooth = c;
           break;
         }
       }
@@ -82,7 +82,11 @@ int64_t hy_bluestein_length(int64_t n) {
     }
     if (a >= target) break;
   }
-  return best;
+  while (pow2 < target) pow2 *= 2;
+  /* A power of two runs in fewer, radix-16 stages than a 3- and 5-smooth
+   * length (1009: 2048 = 16*16*8 against 2025 = 3^4 5^2), which is worth a
+   * slightly longer convolution. */
+  return pow2 * 4 <= smooth * 5 ? pow2 : smooth;
 }
 
 hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass) {
