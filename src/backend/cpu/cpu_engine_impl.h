@@ -446,11 +446,107 @@ typedef struct hy_lanes {
 static void hy_lanes_make(const hy_cpu_run *run, int64_t t0, int64_t total, int width,
                           hy_lanes *ln) {
   ln->count = (int)(total - t0 < width ? total - t0 : width);
-  for (int v = 0; v < ln->count; v++) hy_run_offsets(run, t0 + v, &ln->so[v], &ln->dof[v], &ln->m[v]);
+  const int last = run->nloops - 1;
+  const hyfft_dim *in = last >= 0 ? &run->loops[last] : NULL;
+  if (in && t0 % in->n + ln->count <= in->n) {
+    /* All lanes along the innermost loop: one index decomposition instead
+     * of one (with a division per loop) per lane. */
+    hy_run_offsets(run, t0, &ln->so[0], &ln->dof[0], &ln->m[0]);
+    for (int v = 1; v < ln->count; v++) {
+      ln->so[v] = ln->so[0] + v * in->in_stride;
+      ln->dof[v] = ln->dof[0] + v * in->out_stride;
+      ln->m[v] = ln->m[0] + (run->twiddle_loop == last ? v : 0);
+    }
+  } else {
+    for (int v = 0; v < ln->count; v++) hy_run_offsets(run, t0 + v, &ln->so[v], &ln->dof[v], &ln->m[v]);
+  }
   ln->contig_in = ln->contig_out = ln->count == width;
   for (int v = 1; v < ln->count; v++) {
     if (ln->so[v] != ln->so[0] + v) ln->contig_in = 0;
     if (ln->dof[v] != ln->dof[0] + v) ln->contig_out = 0;
+  }
+}
+
+/* All LANES lanes valid and their transforms stored back to back with
+ * unit stride: the group is one contiguous block of LANES*n elements. */
+static int hy_lanes_block(const hy_lanes *ln, int64_t stride, int64_t n, int out) {
+  if (ln->count != L_ || stride != 1) return 0;
+  const int64_t *o = out ? ln->dof : ln->so;
+  for (int v = 1; v < L_; v++)
+    if (o[v] != o[0] + v * n) return 0;
+  return 1;
+}
+
+/* One LANES x LANES tile: elements j0..j0+LANES-1 of each row (NULL rows
+ * read as zero), transposed into ar/ai[j0 + q] for q < nc. */
+HY_INLINE void hy_gather_tile(const hy_r *const *rows, int64_t is, int64_t j0, int64_t nc,
+                              hy_v *restrict ar, hy_v *restrict ai) {
+  const hy_vi even = HY_EVEN, odd = HY_ODD;
+  hy_v tr[L_], ti[L_];
+  for (int v = 0; v < L_; v++) {
+    if (!rows[v]) {
+      tr[v] = ti[v] = (hy_v){0};
+      continue;
+    }
+    const hy_r *p = rows[v] + 2 * j0 * is;
+    hy_v lo, hi;
+    if (is == 1) {
+      memcpy(&lo, p, sizeof lo);
+      memcpy(&hi, p + L_, sizeof hi);
+    } else {
+      hy_r t[2 * L_];
+      for (int q = 0; q < L_; q++) {
+        t[2 * q] = p[2 * q * is];
+        t[2 * q + 1] = p[2 * q * is + 1];
+      }
+      memcpy(&lo, t, sizeof lo);
+      memcpy(&hi, t + L_, sizeof hi);
+    }
+    tr[v] = __builtin_shuffle(lo, hi, even);
+    ti[v] = __builtin_shuffle(lo, hi, odd);
+  }
+  hy_transpose(tr);
+  hy_transpose(ti);
+  for (int q = 0; q < nc; q++) {
+    ar[j0 + q] = tr[q];
+    ai[j0 + q] = ti[q];
+  }
+}
+
+/* The inverse of hy_gather_tile for lanes v < count: columns j0..j0+nc-1
+ * of (fr, fi), times sc, to rows[v] + j0*os. A row of a tile narrower than
+ * LANES (nc < LANES) is written whole, LANES elements from row start, so
+ * rows must then be padded scratch written in increasing order. */
+HY_INLINE void hy_scatter_tile(hy_r *const *rows, int count, int64_t os, int64_t j0,
+                               const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc,
+                               int scaled) {
+  const hy_vi ilo = HY_ILO, ihi = HY_IHI;
+  hy_v tr[L_], ti[L_];
+  for (int q = 0; q < L_; q++) {
+    tr[q] = fr[j0 + q];
+    ti[q] = fi[j0 + q];
+    if (scaled) {
+      tr[q] *= sc;
+      ti[q] *= sc;
+    }
+  }
+  hy_transpose(tr);
+  hy_transpose(ti);
+  for (int v = 0; v < count; v++) {
+    hy_r *q = rows[v] + 2 * j0 * os;
+    hy_v lo = __builtin_shuffle(tr[v], ti[v], ilo), hi = __builtin_shuffle(tr[v], ti[v], ihi);
+    if (os == 1) {
+      memcpy(q, &lo, sizeof lo);
+      memcpy(q + L_, &hi, sizeof hi);
+    } else {
+      hy_r t[2 * L_];
+      memcpy(t, &lo, sizeof lo);
+      memcpy(t + L_, &hi, sizeof hi);
+      for (int e = 0; e < L_; e++) {
+        q[2 * e * os] = t[2 * e];
+        q[2 * e * os + 1] = t[2 * e + 1];
+      }
+    }
   }
 }
 
@@ -473,43 +569,31 @@ HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_lanes *ln, int64
   }
   /* Separate transforms: LANES x LANES tiles, each lane read along its
    * own transform, then transposed in registers. */
-  const hy_vi even = HY_EVEN, odd = HY_ODD;
-  int64_t j0 = 0;
-  for (; j0 + L_ <= n; j0 += L_) {
-    hy_v tr[L_], ti[L_];
-    for (int v = 0; v < L_; v++) {
-      if (v >= ln->count) {
-        tr[v] = ti[v] = (hy_v){0};
-        continue;
-      }
-      const hy_r *p = src + 2 * (ln->so[v] + j0 * is);
-      hy_v lo, hi;
-      if (is == 1) {
-        memcpy(&lo, p, sizeof lo);
-        memcpy(&hi, p + L_, sizeof hi);
-      } else {
-        hy_r t[2 * L_];
-        for (int q = 0; q < L_; q++) {
-          t[2 * q] = p[2 * q * is];
-          t[2 * q + 1] = p[2 * q * is + 1];
-        }
-        memcpy(&lo, t, sizeof lo);
-        memcpy(&hi, t + L_, sizeof hi);
-      }
-      tr[v] = __builtin_shuffle(lo, hi, even);
-      ti[v] = __builtin_shuffle(lo, hi, odd);
-    }
-    hy_transpose(tr);
-    hy_transpose(ti);
-    for (int q = 0; q < L_; q++) {
-      ar[j0 + q] = tr[q];
-      ai[j0 + q] = ti[q];
-    }
+  const hy_r *rows[L_];
+  for (int v = 0; v < L_; v++) rows[v] = v < ln->count ? src + 2 * ln->so[v] : NULL;
+  if (n >= L_) {
+    int64_t j0 = 0;
+    for (; j0 + L_ <= n; j0 += L_) hy_gather_tile(rows, is, j0, L_, ar, ai);
+    /* The rest as one tile ending at n: it overlaps the previous one and
+     * rewrites the same values, which is far cheaper than element loops. */
+    if (j0 < n) hy_gather_tile(rows, is, n - L_, L_, ar, ai);
+    return;
+  }
+  if (hy_lanes_block(ln, is, n, 0)) {
+    /* n < LANES transforms stored back to back: copy the block into a
+     * padded tile so that rows of LANES elements can be read past its
+     * end, then transpose as above. */
+    hy_r t[2 * L_ * (L_ + 1)];
+    memcpy(t, src + 2 * ln->so[0], sizeof(hy_r) * 2 * (size_t)(L_ * n));
+    memset(t + 2 * L_ * n, 0, sizeof(hy_r) * 2 * (size_t)L_);
+    for (int v = 0; v < L_; v++) rows[v] = t + 2 * v * n;
+    hy_gather_tile(rows, 1, 0, n, ar, ai);
+    return;
   }
   hy_r *rr = (hy_r *)ar, *ri = (hy_r *)ai;
   for (int v = 0; v < L_; v++) {
     const hy_r *p = src + 2 * ln->so[v < ln->count ? v : 0];
-    for (int64_t j = j0; j < n; j++) {
+    for (int64_t j = 0; j < n; j++) {
       rr[j * L_ + v] = v < ln->count ? p[2 * j * is] : 0;
       ri[j * L_ + v] = v < ln->count ? p[2 * j * is + 1] : 0;
     }
@@ -588,43 +672,68 @@ HY_CLONES static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run,
     }
     return;
   }
-  const hy_vi ilo = HY_ILO, ihi = HY_IHI;
-  int64_t k0 = 0;
-  for (; k0 + L_ <= n; k0 += L_) {
-    hy_v tr[L_], ti[L_];
+  hy_r *rows[L_];
+  for (int v = 0; v < L_; v++) rows[v] = dst + 2 * ln->dof[v < ln->count ? v : 0];
+  const int scaled = scale != 1.0;
+  if (n >= L_) {
+    int64_t k0 = 0;
+    for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, ln->count, os, k0, fr, fi, sc, scaled);
+    /* Overlapping last tile: rewrites a few elements with equal values. */
+    if (k0 < n) hy_scatter_tile(rows, ln->count, os, n - L_, fr, fi, sc, scaled);
+    return;
+  }
+  if (hy_lanes_block(ln, os, n, 1)) {
+    /* Mirror of the gather: rows into a padded tile (each row's overrun
+     * is overwritten by the next row), then one copy of the block. The
+     * columns n..LANES-1 of (fr, fi) are read but land in the padding. */
+    hy_r t[2 * L_ * (L_ + 1)];
+    hy_v xr[L_], xi[L_];
     for (int q = 0; q < L_; q++) {
-      tr[q] = fr[k0 + q];
-      ti[q] = fi[k0 + q];
-      if (scale != 1.0) {
-        tr[q] *= sc;
-        ti[q] *= sc;
-      }
+      xr[q] = q < n ? fr[q] : (hy_v){0};
+      xi[q] = q < n ? fi[q] : (hy_v){0};
     }
-    hy_transpose(tr);
-    hy_transpose(ti);
-    for (int v = 0; v < ln->count; v++) {
-      hy_r *q = dst + 2 * (ln->dof[v] + k0 * os);
-      hy_v lo = __builtin_shuffle(tr[v], ti[v], ilo), hi = __builtin_shuffle(tr[v], ti[v], ihi);
-      if (os == 1) {
-        memcpy(q, &lo, sizeof lo);
-        memcpy(q + L_, &hi, sizeof hi);
-      } else {
-        hy_r t[2 * L_];
-        memcpy(t, &lo, sizeof lo);
-        memcpy(t + L_, &hi, sizeof hi);
-        for (int e = 0; e < L_; e++) {
-          q[2 * e * os] = t[2 * e];
-          q[2 * e * os + 1] = t[2 * e + 1];
-        }
-      }
-    }
+    for (int v = 0; v < L_; v++) rows[v] = t + 2 * v * n;
+    hy_scatter_tile(rows, L_, 1, 0, xr, xi, sc, scaled);
+    memcpy(dst + 2 * ln->dof[0], t, sizeof(hy_r) * 2 * (size_t)(L_ * n));
+    return;
   }
   const hy_r *rr = (const hy_r *)fr, *ri = (const hy_r *)fi;
   for (int v = 0; v < ln->count; v++) {
     hy_r *q = dst + 2 * ln->dof[v];
-    for (int64_t k = k0; k < n; k++) {
+    for (int64_t k = 0; k < n; k++) {
       q[2 * k * os] = rr[k * L_ + v] * sc;
       q[2 * k * os + 1] = ri[k * L_ + v] * sc;
+    }
+  }
+}
+
+/* Start loading the next group's input and owning its output lines while
+ * this group computes. Groups read LANES short rows (or LANES strided
+ * columns) in transposed order, which the hardware prefetchers do not
+ * follow: without this the gather waits on DRAM for most of its time. */
+#ifndef HY_PF_BYTES
+#define HY_PF_BYTES 16384
+#endif
+static void hy_prefetch_group(const hy_cpu_run *run, const hy_lanes *ln, int64_t n) {
+  const char *src = run->src;
+  char *dst = run->dst;
+  const int64_t e = 2 * (int64_t)sizeof(hy_r), is = run->axis.in_stride * e,
+                os = run->axis.out_stride * e;
+  const int64_t line = 64;
+  for (int v = 0; v < ln->count; v++) {
+    const char *p = src + ln->so[v] * e;
+    char *q = dst + ln->dof[v] * e;
+    if (is == e) {
+      for (int64_t b = 0; b < n * e; b += line) __builtin_prefetch(p + b, 0, 3);
+      __builtin_prefetch(p + n * e - 1, 0, 3);
+    } else {
+      for (int64_t j = 0; j < n; j++) __builtin_prefetch(p + j * is, 0, 3);
+    }
+    if (os == e) {
+      for (int64_t b = 0; b < n * e; b += line) __builtin_prefetch(q + b, 1, 3);
+      __builtin_prefetch(q + n * e - 1, 1, 3);
+    } else {
+      for (int64_t j = 0; j < n; j++) __builtin_prefetch(q + j * os, 1, 3);
     }
   }
 }
@@ -647,12 +756,27 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     return;
   }
   hy_v *ar = buf, *ai = buf + n, *br = buf + 2 * n, *bi = buf + 3 * n;
+  /* Prefetch about HY_PF_BYTES ahead: one group is too close to hide
+   * DRAM latency when groups are small. */
+  const int64_t gbytes = (int64_t)sizeof(hy_r) * 2 * L_ * n;
+  int64_t ahead = HY_PF_BYTES / gbytes;
+  if (ahead < 1) ahead = 1;
+  for (int64_t g = begin; g < begin + ahead && g < end; g++) {
+    hy_lanes pl;
+    hy_lanes_make(job->run, g * L_, job->count, L_, &pl);
+    hy_prefetch_group(job->run, &pl, n);
+  }
   for (int64_t g = begin; g < end; g++) {
-    hy_lanes ln;
-    hy_lanes_make(job->run, g * L_, job->count, L_, &ln);
-    hy_gather(job->run, &ln, n, ar, ai);
+    hy_lanes cur[1];
+    hy_lanes_make(job->run, g * L_, job->count, L_, cur);
+    if (g + ahead < end) {
+      hy_lanes pl;
+      hy_lanes_make(job->run, (g + ahead) * L_, job->count, L_, &pl);
+      hy_prefetch_group(job->run, &pl, n);
+    }
+    hy_gather(job->run, cur, n, ar, ai);
     int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
-    hy_scatter(node, job->run, &ln, n, where ? br : ar, where ? bi : ai);
+    hy_scatter(node, job->run, cur, n, where ? br : ar, where ? bi : ai);
   }
   hy_free(buf);
 }
