@@ -264,8 +264,35 @@ HYFFT_API hyfft_status hyfft_execute_async(hyfft_plan plan, const void *in, void
 /* Wisdom                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Wisdom is what HYFFT_MEASURE planning chose (solver and kernel variant)
+ * per problem, device and generator version, in one table per process
+ * shared by all contexts and threads; plans of a problem with wisdom use it
+ * without measuring. $HYFFT_WISDOM names a file imported when the first
+ * context is created. Import is strict (HYFFT_INVALID_WISDOM naming the
+ * line) and all or nothing; entries of other generator versions are
+ * skipped. See docs/api.md, "Tuning and wisdom". The context argument only
+ * has to be live: the table is process-wide. */
 HYFFT_API hyfft_status hyfft_wisdom_export_file(hyfft_context context, const char *path);
 HYFFT_API hyfft_status hyfft_wisdom_import_file(hyfft_context context, const char *path);
+/* Same text in memory; export follows hyfft_problem_print's buffer rules. */
+HYFFT_API hyfft_status hyfft_wisdom_export_string(char *buf, size_t buf_size, size_t *needed);
+HYFFT_API hyfft_status hyfft_wisdom_import_string(const char *text);
+/* Empty the table. */
+HYFFT_API hyfft_status hyfft_wisdom_forget(void);
+
+/* What the last hyfft_plan_create on this thread learned from measuring
+ * (or from wisdom): the tuner's progress report. */
+typedef struct hyfft_tune_info {
+  int measured;            /* 1: chosen by timing variants on the device */
+  int from_wisdom;         /* 1: chosen by an existing wisdom entry */
+  double default_seconds;  /* median time of the model's plan (measured only) */
+  double best_seconds;     /* median time of the chosen plan */
+  int variants_tried;      /* distinct variants built and run, the default included */
+  int variants_rejected;   /* of those: failed to build or to pass the accuracy check */
+  char solver[32];         /* chosen solver */
+  char variant[96];        /* chosen kernel variant, "" for the model's switches */
+} hyfft_tune_info;
+HYFFT_API hyfft_status hyfft_last_tune_info(hyfft_tune_info *info);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/tune.h"
 #include "exec/exec.h"
 
 /* Parse "cpu", "cuda", "cuda:N", "opencl", "opencl:P:D", "auto".
@@ -94,6 +95,8 @@ hyfft_status hyfft_context_create(const char *device_spec, hyfft_context *contex
   const hy_backend *backend = NULL;
   int index = 0;
   HY_TRY(hy_find_device(spec, &backend, &index));
+  /* Before the first plan can look for wisdom. */
+  HY_TRY(hy_wisdom_env_import());
 
   struct hyfft_context_s *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a context");

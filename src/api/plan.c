@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/tune.h"
 #include "exec/exec.h"
 #include "planner/planner.h"
 
@@ -102,7 +103,7 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
     st = hy_error(HYFFT_NOT_SUPPORTED, "R2C/C2R transforms are not implemented yet");
   if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
     st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
-  if (st == HYFFT_SUCCESS) st = hy_planner_plan(&p->problem, &context->caps, flags, &p->tree);
+  if (st == HYFFT_SUCCESS) st = hy_plan_choose(context, &p->problem, flags, &p->tree);
   if (st == HYFFT_SUCCESS)
     st = context->backend->plan_prepare(context->device, &p->problem, &p->tree, &p->backend_state);
   if (st != HYFFT_SUCCESS) {
@@ -305,20 +306,4 @@ hyfft_status hyfft_execute_async(hyfft_plan plan, const void *in, void *out, voi
   hy_error_clear();
   HY_TRY(hy_check_plan(plan));
   return hy_exec_run(plan, in, out, workspace, queue, 0);
-}
-
-hyfft_status hyfft_wisdom_export_file(hyfft_context context, const char *path) {
-  hy_error_clear();
-  if (!context || !path) return hy_error(HYFFT_NULL_POINTER, "context or path is NULL");
-  if (!hy_handle_is_live(context, HY_HANDLE_CONTEXT))
-    return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live", (void *)context);
-  return hy_error(HYFFT_NOT_SUPPORTED, "wisdom export is not available yet: plans come from the cost model");
-}
-
-hyfft_status hyfft_wisdom_import_file(hyfft_context context, const char *path) {
-  hy_error_clear();
-  if (!context || !path) return hy_error(HYFFT_NULL_POINTER, "context or path is NULL");
-  if (!hy_handle_is_live(context, HY_HANDLE_CONTEXT))
-    return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live", (void *)context);
-  return hy_error(HYFFT_NOT_SUPPORTED, "wisdom import is not available yet: plans come from the cost model");
 }

@@ -248,17 +248,20 @@ static int64_t hy_cg_local_bytes(const hy_pass *pass, const hy_kernel_spec *spec
   return (int64_t)spec->transforms_per_block * hy_cg_row(nc, spec->lds_pad) * elem;
 }
 
-/* $HYFFT_KERNEL_SPEC ("split=1,pad=0,threads=64,transforms=4,fastest=0")
- * overrides the model's choices: the hook the tuner and the tests use to
- * reach every code path of the generator on any device. Unknown keys and
- * out-of-range values are ignored; the limits below still apply. */
-static void hy_cg_spec_override(hy_kernel_spec *spec) {
-  const char *env = hy_getenv("HYFFT_KERNEL_SPEC");
-  while (env && *env) {
+/* Generator switches as text, "split=1,pad=0,threads=64,transforms=4":
+ * $HYFFT_KERNEL_SPEC (the hook the tests use to reach every code path on
+ * any device) and then the pass's own kernel_spec (what the tuner or
+ * wisdom chose for this plan) override the model's choices. tmul/tdiv and
+ * mmul/mdiv multiply/divide the threads per transform and transforms per
+ * block, so one variant means the same thing for every pass of a plan.
+ * Unknown keys and out-of-range values are ignored here (wisdom is checked
+ * strictly when read); the limits below still apply. */
+static void hy_cg_spec_apply(hy_kernel_spec *spec, const char *text) {
+  while (text && *text) {
     char key[32];
     long v = 0;
     int used = 0;
-    if (sscanf(env, "%31[a-z]=%ld%n", key, &v, &used) != 2) break;
+    if (sscanf(text, "%31[a-z]=%ld%n", key, &v, &used) != 2) break;
     if (strcmp(key, "split") == 0 && (v == 0 || v == 1)) spec->split_exchange = (int)v;
     if (strcmp(key, "pad") == 0 && v >= 0 && v <= 8) spec->lds_pad = (int)v;
     if (strcmp(key, "threads") == 0 && v >= 1 && v <= 4096) spec->threads_per_transform = (int)v;
@@ -270,8 +273,16 @@ static void hy_cg_spec_override(hy_kernel_spec *spec) {
     if (strcmp(key, "minblocks") == 0 && v >= 0 && v <= 32) spec->min_blocks = (int)v;
     if (strcmp(key, "twstage") == 0 && (v == 0 || v == 1)) spec->stage_twiddles = (int)v;
     if (strcmp(key, "ftwsin") == 0 && (v == 0 || v == 1)) spec->ftw_sincos = (int)v;
-    env += used;
-    if (*env == ',') env++;
+    if (strcmp(key, "tmul") == 0 && v >= 1 && v <= 16 && spec->threads_per_transform * v <= 4096)
+      spec->threads_per_transform *= (int)v;
+    if (strcmp(key, "tdiv") == 0 && v >= 1 && v <= 16 && spec->threads_per_transform / v >= 1)
+      spec->threads_per_transform /= (int)v;
+    if (strcmp(key, "mmul") == 0 && v >= 1 && v <= 16 && spec->transforms_per_block * v <= 4096)
+      spec->transforms_per_block *= (int)v;
+    if (strcmp(key, "mdiv") == 0 && v >= 1 && v <= 16 && spec->transforms_per_block / v >= 1)
+      spec->transforms_per_block /= (int)v;
+    text += used;
+    if (*text == ',') text++;
   }
 }
 
@@ -351,7 +362,8 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
     spec->stage_load = hy_cg_dense_run(pass, 0);
     spec->stage_store = hy_cg_dense_run(pass, 1) && !spec->store_transposed;
   }
-  hy_cg_spec_override(spec);
+  hy_cg_spec_apply(spec, hy_getenv("HYFFT_KERNEL_SPEC"));
+  hy_cg_spec_apply(spec, pass->kernel_spec);
   if ((int64_t)spec->threads_per_transform * spec->transforms_per_block > wg)
     spec->transforms_per_block = wg / spec->threads_per_transform > 0 ? wg / spec->threads_per_transform : 1;
   if (spec->threads_per_transform > wg) spec->threads_per_transform = wg;

@@ -12,6 +12,8 @@
 #define HY_MAX_LOOPS (HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK + 2)
 #define HY_MAX_FACTORS 48
 #define HY_MAX_PASSES 16
+/* Bytes of a kernel-spec string, terminator included. */
+#define HY_KERNEL_SPEC_LEN 96
 
 typedef enum hy_buffer {
   HY_BUF_IN = 0,
@@ -71,6 +73,14 @@ typedef struct hy_pass {
   /* HY_PASS_CHIRP only: which step, and the Bluestein length N. */
   hy_chirp_step chirp_step;
   int64_t chirp_n;
+  /* Generator switches chosen for this pass by the tuner or wisdom, in the
+   * $HYFFT_KERNEL_SPEC syntax ("key=value,..."; relative keys tmul/tdiv/
+   * mmul/mdiv scale the model's threads/transforms). Applied after the
+   * model defaults and the environment; "" keeps the model's choice. It
+   * lives in the pass, not in a global, so that plans of one process can
+   * use different variants; it reaches the kernel caches through the
+   * source it changes. */
+  char kernel_spec[HY_KERNEL_SPEC_LEN];
 } hy_pass;
 
 typedef struct hy_plan_tree {
@@ -79,7 +89,17 @@ typedef struct hy_plan_tree {
   hy_pass passes[HY_MAX_PASSES];
   int64_t work_elems[2]; /* complex elements of WORK0 and WORK1 */
   double cost;           /* model cost in seconds (estimated) */
+  char kernel_spec[HY_KERNEL_SPEC_LEN]; /* the variant every DFT pass got ("" = model) */
 } hy_plan_tree;
+
+/* Give every DFT pass of the tree the generator switches `spec` (NULL or
+ * "" for the model's). Returns HYFFT_INVALID_ARGUMENT when spec is too long
+ * or not well formed (hy_kernel_spec_check). */
+hy_status hy_plan_tree_set_spec(hy_plan_tree *tree, const char *spec);
+
+/* Whether spec is "key=integer[,key=integer...]" with keys the generator
+ * knows (empty is fine). On failure the detail message names the bad part. */
+hy_status hy_kernel_spec_check(const char *spec);
 
 /* Initialise a pass with neutral values (no twiddle, scale 1). */
 void hy_pass_init(hy_pass *pass, hy_pass_op op, hyfft_precision precision, int sign);

@@ -1,30 +1,72 @@
-/* Ask every registered solver for a plan and keep the cheapest. */
+/* Ask every registered solver for a plan; rank the candidates by the cost
+ * model. The measuring planner (api/tune.c) times the best few. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "planner/planner.h"
 
+hy_status hy_planner_candidates(const hy_problem *problem, const hy_device_caps *caps,
+                                hy_plan_tree *out, int max, int *count) {
+  *count = 0;
+  if (max < 1) return hy_error(HYFFT_INTERNAL, "planner: room for %d candidates", max);
+  hy_plan_tree *candidate = malloc(sizeof *candidate);
+  if (!candidate) return hy_error(HYFFT_OUT_OF_MEMORY, "planner: cannot allocate a candidate");
+  hy_status st = HYFFT_SUCCESS;
+  int n = 0;
+  for (int i = 0; hy_solvers[i]; i++) {
+    memset(candidate, 0, sizeof *candidate);
+    st = hy_solvers[i]->plan(problem, caps, candidate);
+    if (st == HYFFT_NO_SOLVER) {
+      st = HYFFT_SUCCESS;
+      continue;
+    }
+    if (st != HYFFT_SUCCESS) break;
+    candidate->solver = hy_solvers[i]->name;
+    candidate->cost = hy_cost_tree(candidate, problem, caps);
+    /* Insertion into the sorted list; ties keep registry order, so the
+     * first entry is what the model alone would choose. */
+    int at = n;
+    while (at > 0 && candidate->cost < out[at - 1].cost) at--;
+    if (at >= max) continue;
+    int last = n < max ? n : max - 1;
+    for (int j = last; j > at; j--) out[j] = out[j - 1];
+    out[at] = *candidate;
+    if (n < max) n++;
+  }
+  free(candidate);
+  if (st != HYFFT_SUCCESS) return st;
+  hy_error_clear();
+  if (n == 0) return hy_error(HYFFT_NO_SOLVER, "no solver can plan this problem on this device");
+  *count = n;
+  return HYFFT_SUCCESS;
+}
+
 hy_status hy_planner_plan(const hy_problem *problem, const hy_device_caps *caps,
                           unsigned flags, hy_plan_tree *out) {
-  (void)flags; /* HYFFT_MEASURE: candidates are ranked by the model until the tuner lands */
-  static _Thread_local hy_plan_tree candidate;
-  hy_plan_tree best;
-  int have_best = 0;
+  (void)flags; /* measuring lives in api/tune.c, which needs a context */
+  int n = 0;
+  return hy_planner_candidates(problem, caps, out, 1, &n);
+}
+
+hy_status hy_planner_plan_solver(const hy_problem *problem, const hy_device_caps *caps,
+                                 const char *solver, hy_plan_tree *out) {
   for (int i = 0; hy_solvers[i]; i++) {
-    memset(&candidate, 0, sizeof candidate);
-    hy_status st = hy_solvers[i]->plan(problem, caps, &candidate);
-    if (st == HYFFT_NO_SOLVER) continue;
-    if (st != HYFFT_SUCCESS) return st;
-    candidate.solver = hy_solvers[i]->name;
-    candidate.cost = hy_cost_tree(&candidate, problem, caps);
-    if (!have_best || candidate.cost < best.cost) {
-      best = candidate;
-      have_best = 1;
-    }
+    if (strcmp(hy_solvers[i]->name, solver) != 0) continue;
+    memset(out, 0, sizeof *out);
+    hy_status st = hy_solvers[i]->plan(problem, caps, out);
+    if (st == HYFFT_NO_SOLVER) break;
+    HY_TRY(st);
+    out->solver = hy_solvers[i]->name;
+    out->cost = hy_cost_tree(out, problem, caps);
+    return HYFFT_SUCCESS;
   }
   hy_error_clear();
-  if (!have_best)
-    return hy_error(HYFFT_NO_SOLVER, "no solver can plan this problem on this device");
-  *out = best;
-  return HYFFT_SUCCESS;
+  return HYFFT_NO_SOLVER;
+}
+
+int hy_planner_solver_known(const char *name) {
+  for (int i = 0; hy_solvers[i]; i++)
+    if (strcmp(hy_solvers[i]->name, name) == 0) return 1;
+  return 0;
 }

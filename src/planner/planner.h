@@ -18,9 +18,18 @@ typedef struct hy_solver {
 /* All solvers, NULL terminated (solvers/registry.c). */
 extern const hy_solver *const hy_solvers[];
 
-/* Choose the best plan tree. */
+/* Choose the best plan tree by the cost model. */
 hy_status hy_planner_plan(const hy_problem *problem, const hy_device_caps *caps,
                           unsigned flags, hy_plan_tree *out);
+/* The best `max` candidates by the model, cheapest first, in out[0..*count). */
+hy_status hy_planner_candidates(const hy_problem *problem, const hy_device_caps *caps,
+                                hy_plan_tree *out, int max, int *count);
+/* The plan of the named solver (wisdom), or HYFFT_NO_SOLVER (no message)
+ * when it is unknown or does not apply. */
+hy_status hy_planner_plan_solver(const hy_problem *problem, const hy_device_caps *caps,
+                                 const char *solver, hy_plan_tree *out);
+/* 1 when a solver of that name is registered. */
+int hy_planner_solver_known(const char *name);
 
 /* --- helpers the solvers share (planner/factor.c, planner/cost.c) --- */
 

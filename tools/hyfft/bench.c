@@ -15,6 +15,7 @@
 
 typedef struct cli_bench_opts {
   const char *device;
+  const char *wisdom; /* --wisdom FILE: imported before planning */
   const char *json, *plot;
   int warmup, runs, threads;
   int measure, peer_estimate, builtin;
@@ -331,7 +332,8 @@ int cli_cmd_bench(int argc, char **argv) {
                strcmp(a, "--plot") == 0 || strcmp(a, "--vs") == 0 ||
                strcmp(a, "--warmup") == 0 || strcmp(a, "--runs") == 0 ||
                strcmp(a, "--seed") == 0 || strcmp(a, "--threads") == 0 ||
-               strcmp(a, "--check-elems") == 0 || strcmp(a, "--ref") == 0) {
+               strcmp(a, "--check-elems") == 0 || strcmp(a, "--ref") == 0 ||
+               strcmp(a, "--wisdom") == 0) {
       if (!val) {
         rc = cli_bench_usage_value(a, val);
         goto out;
@@ -339,6 +341,8 @@ int cli_cmd_bench(int argc, char **argv) {
       i++;
       if (strcmp(a, "--device") == 0) {
         o.device = val;
+      } else if (strcmp(a, "--wisdom") == 0) {
+        o.wisdom = val;
       } else if (strcmp(a, "--json") == 0) {
         o.json = val;
       } else if (strcmp(a, "--plot") == 0) {
@@ -447,6 +451,12 @@ int cli_cmd_bench(int argc, char **argv) {
   hyfft_status st = hyfft_context_create(o.device, &ctx);
   if (st != HYFFT_SUCCESS) {
     cli_status_msg("bench", "creating the context", st);
+    rc = CLI_EXIT_FAIL;
+    goto out_tokens;
+  }
+  if (o.wisdom && (st = hyfft_wisdom_import_file(ctx, o.wisdom)) != HYFFT_SUCCESS) {
+    cli_status_msg("bench", "importing wisdom", st);
+    hyfft_context_destroy(ctx);
     rc = CLI_EXIT_FAIL;
     goto out_tokens;
   }

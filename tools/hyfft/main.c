@@ -13,7 +13,7 @@ static const char cli_usage[] =
     "commands:\n"
     "  info [--best]             version, backends, devices and loadable peer libraries;\n"
     "                            --best prints only the spec of the device auto selects\n"
-    "  plan TOKEN [--device SPEC] [--source] [--measure]\n"
+    "  plan TOKEN [--device SPEC] [--source] [--measure] [--wisdom FILE]\n"
     "                            print the plan tree (and generated kernels) of a problem\n"
     "  verify TOKEN|SUITE... [--suite SUITE] [--device SPEC] [--seed S]\n"
     "                            [--ref auto|fftwl|builtin] [--check-elems N] [--strict]\n"
@@ -22,9 +22,12 @@ static const char cli_usage[] =
     "                            [--warmup N] [--runs N] [--json FILE] [--plot FILE.svg]\n"
     "                            [--seed S] [--threads N] [--measure] [--peer-estimate]\n"
     "                            [--check-elems N] [--ref auto|fftwl|builtin] [--dry-run]\n"
+    "                            [--wisdom FILE]\n"
     "                            time hyfft (and peers) and report GFLOP/s, GB/s, %copy\n"
     "                            (of the copy floor) and accuracy\n"
-    "  tune SUITE                search kernel parameters (not available yet)\n"
+    "  tune SUITE|TOKEN... [--device SPEC] [--wisdom FILE]\n"
+    "                            measure-plan each problem (solvers x kernel variants),\n"
+    "                            report the choice and write it as wisdom\n"
     "  help [COMMAND]            this text\n"
     "\n"
     "A TOKEN names a problem, e.g. c2c:f32:fwd:1024x1024:b64 (docs/api.md); a SUITE\n"
@@ -179,7 +182,7 @@ static hyfft_status cli_text(hyfft_plan plan,
 }
 
 static int cli_plan(int argc, char **argv) {
-  const char *token = NULL, *device = NULL;
+  const char *token = NULL, *device = NULL, *wisdom = NULL;
   int source = 0;
   unsigned flags = HYFFT_ESTIMATE;
   for (int i = 0; i < argc; i++) {
@@ -189,6 +192,12 @@ static int cli_plan(int argc, char **argv) {
         return CLI_EXIT_USAGE;
       }
       device = argv[i];
+    } else if (strcmp(argv[i], "--wisdom") == 0) {
+      if (++i == argc) {
+        cli_msg("plan", "--wisdom needs a FILE");
+        return CLI_EXIT_USAGE;
+      }
+      wisdom = argv[i];
     } else if (strcmp(argv[i], "--source") == 0) {
       source = 1;
     } else if (strcmp(argv[i], "--measure") == 0) {
@@ -224,6 +233,10 @@ static int cli_plan(int argc, char **argv) {
   int rc = CLI_EXIT_FAIL;
   hyfft_plan plan = NULL;
   char *text = NULL, *src = NULL;
+  if (wisdom && (st = hyfft_wisdom_import_file(ctx, wisdom)) != HYFFT_SUCCESS) {
+    cli_status_msg("plan", "importing wisdom", st);
+    goto done;
+  }
   double t0 = cli_now();
   st = hyfft_plan_create(ctx, &problem, flags, &plan);
   double ms = (cli_now() - t0) * 1e3;
@@ -240,7 +253,11 @@ static int cli_plan(int argc, char **argv) {
   size_t ws = 0;
   if (hyfft_plan_workspace_size(plan, &ws) == HYFFT_SUCCESS)
     printf("workspace: %zu bytes\n", ws);
-  printf("plan created in %.3f ms%s\n", ms, flags & HYFFT_MEASURE ? " (measured)" : "");
+  hyfft_tune_info tune;
+  memset(&tune, 0, sizeof tune);
+  hyfft_last_tune_info(&tune);
+  printf("plan created in %.3f ms%s\n", ms,
+         tune.from_wisdom ? " (from wisdom)" : tune.measured ? " (measured)" : "");
   if (source) {
     if ((st = cli_text(plan, hyfft_plan_source, &src)) != HYFFT_SUCCESS) {
       cli_status_msg("plan", "reading the generated source", st);
@@ -260,23 +277,10 @@ done:
   return rc;
 }
 
-/* ---- tune -------------------------------------------------------------------- */
-
-static int cli_tune(int argc, char **argv) {
-  if (argc < 1) {
-    cli_msg("tune", "missing SUITE");
-    return CLI_EXIT_USAGE;
-  }
-  cli_msg("tune", "tuning is not available yet on this backend: plans come from the cost "
-                  "model (HYFFT_MEASURE times candidate plans at plan time)");
-  return CLI_EXIT_USAGE;
-}
-
 /* ---- dispatch ---------------------------------------------------------------- */
 
 int cli_cmd_info(int argc, char **argv) { return cli_info(argc, argv); }
 int cli_cmd_plan(int argc, char **argv) { return cli_plan(argc, argv); }
-int cli_cmd_tune(int argc, char **argv) { return cli_tune(argc, argv); }
 
 int main(int argc, char **argv) {
   if (argc < 2) {

@@ -1,0 +1,296 @@
+/* The measuring planner (DESIGN rule 9): the model's best few solver
+ * candidates, each with a handful of generator variants, are built on the
+ * device, checked against the model's plan on seeded random data and
+ * timed; the fastest accurate one wins and is remembered as wisdom.
+ *
+ * Candidates are built as ordinary (device-memory) plans through
+ * hyfft_plan_create with the tree fixed in advance, so measuring runs
+ * exactly the code a user's plan runs, on every GPU backend alike. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/tune.h"
+#include "codegen/codegen.h"
+#include "planner/planner.h"
+#include "planner/wisdom.h"
+
+/* Set while a candidate plan is built: hy_plan_choose returns it as is. */
+static _Thread_local const hy_plan_tree *hy_forced_tree;
+static _Thread_local hyfft_tune_info hy_tune_last;
+
+/* Solver candidates and variants per plan, timed runs per variant: a few
+ * seconds of a GPU, and a small bounded cost on PoCL. */
+#define HY_TUNE_CANDIDATES 2
+#define HY_TUNE_MAX_VARIANTS 8
+#define HY_TUNE_RUNS 5
+#define HY_TUNE_BUDGET_S 10.0
+#define HY_TUNE_MARGIN 0.97
+
+/* Variants of the generator switches tried on top of the model's choice
+ * ("" first: it is the reference). Relative keys keep one meaning for
+ * every pass of a multi-pass plan. Duplicates (variants that give the
+ * same source as one tried before) are skipped. */
+static const char *const hy_tune_variants[] = {
+    "", "tmul=2", "tdiv=2", "mmul=2", "mdiv=2", "pad=0", "pad=1", "split=1", "split=0",
+    "twstage=0", "tdiv=2,mmul=2", NULL};
+
+hyfft_status hyfft_last_tune_info(hyfft_tune_info *info) {
+  if (!info) return hy_error(HYFFT_NULL_POINTER, "info is NULL");
+  *info = hy_tune_last;
+  return HYFFT_SUCCESS;
+}
+
+void hy_tune_key(const hy_problem *problem, hy_strbuf *sb) {
+  hyfft_problem named = problem->user;
+  named.memory = HYFFT_MEMORY_HOST;
+  hy_token_print(&named, sb);
+}
+
+static double hy_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int hy_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Scratch data of one measurement: device buffers and host copies. */
+typedef struct hy_tune_data {
+  hyfft_context ctx;
+  hyfft_problem devproblem;
+  int inplace, f64;
+  size_t in_bytes, out_bytes;
+  void *din, *dout;           /* device buffers (dout == din in place) */
+  void *hin, *hzero, *href, *hres;
+} hy_tune_data;
+
+static hy_status hy_tune_data_make(struct hyfft_context_s *ctx, const hy_problem *problem,
+                                   hy_tune_data *d) {
+  memset(d, 0, sizeof *d);
+  d->ctx = ctx;
+  d->devproblem = problem->user;
+  d->devproblem.memory = HYFFT_MEMORY_DEVICE;
+  d->inplace = problem->inplace;
+  d->f64 = problem->precision == HYFFT_F64;
+  d->in_bytes = (size_t)problem->in_extent * hy_problem_in_elem_size(problem);
+  d->out_bytes = (size_t)problem->out_extent * hy_problem_out_elem_size(problem);
+  if (d->inplace && d->out_bytes > d->in_bytes) d->in_bytes = d->out_bytes;
+  d->hin = malloc(d->in_bytes);
+  d->hzero = calloc(1, d->out_bytes);
+  d->href = malloc(d->out_bytes);
+  d->hres = malloc(d->out_bytes);
+  if (!d->hin || !d->hzero || !d->href || !d->hres)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "measure: cannot allocate %zu bytes of scratch", d->in_bytes);
+  /* Seeded, so that a tuning run can be repeated exactly. */
+  uint64_t x = 0x9e3779b97f4a7c15u;
+  size_t scalars = d->in_bytes / (d->f64 ? 8 : 4);
+  for (size_t i = 0; i < scalars; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    double v = (double)(x >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    if (d->f64) ((double *)d->hin)[i] = v;
+    else ((float *)d->hin)[i] = (float)v;
+  }
+  HY_TRY(hyfft_buffer_alloc(ctx, d->in_bytes, &d->din));
+  if (d->inplace) d->dout = d->din;
+  else HY_TRY(hyfft_buffer_alloc(ctx, d->out_bytes, &d->dout));
+  return HYFFT_SUCCESS;
+}
+
+static void hy_tune_data_free(hy_tune_data *d) {
+  if (d->din) hyfft_buffer_free(d->ctx, d->din);
+  if (d->dout && d->dout != d->din) hyfft_buffer_free(d->ctx, d->dout);
+  free(d->hin);
+  free(d->hzero);
+  free(d->href);
+  free(d->hres);
+}
+
+/* Fresh input (and a zeroed output, so that gaps in a strided output read
+ * the same in every run). */
+static hy_status hy_tune_fill(hy_tune_data *d) {
+  if (!d->inplace) HY_TRY(hyfft_buffer_write(d->ctx, d->dout, 0, d->hzero, d->out_bytes));
+  return hyfft_buffer_write(d->ctx, d->din, 0, d->hin, d->in_bytes);
+}
+
+/* Build the plan of `tree`, run it once for its result (into out_host),
+ * then time HY_TUNE_RUNS runs: *seconds is their median. */
+static hy_status hy_tune_run(hy_tune_data *d, const hy_plan_tree *tree, void *out_host,
+                             double *seconds) {
+  hyfft_plan plan = NULL;
+  hy_forced_tree = tree;
+  hy_status st = hyfft_plan_create(d->ctx, &d->devproblem, HYFFT_ESTIMATE, &plan);
+  hy_forced_tree = NULL;
+  HY_TRY(st);
+  st = hy_tune_fill(d);
+  if (st == HYFFT_SUCCESS) st = hyfft_execute(plan, d->din, d->dout);
+  if (st == HYFFT_SUCCESS) st = hyfft_buffer_read(d->ctx, d->dout, 0, out_host, d->out_bytes);
+  double t[HY_TUNE_RUNS];
+  for (int r = 0; r < HY_TUNE_RUNS && st == HYFFT_SUCCESS; r++) {
+    /* In place, each run would transform the last one's output: values
+     * grow by N per run until they overflow. */
+    if (d->inplace) st = hy_tune_fill(d);
+    if (st == HYFFT_SUCCESS) st = hyfft_context_synchronize(d->ctx);
+    double t0 = hy_now();
+    if (st == HYFFT_SUCCESS) st = hyfft_execute(plan, d->din, d->dout);
+    t[r] = hy_now() - t0;
+  }
+  hyfft_plan_destroy(plan);
+  HY_TRY(st);
+  qsort(t, HY_TUNE_RUNS, sizeof t[0], hy_cmp_double);
+  *seconds = t[HY_TUNE_RUNS / 2];
+  return HYFFT_SUCCESS;
+}
+
+/* Relative RMS difference of res from ref (complex data as scalars). */
+static double hy_tune_rel_rms(const hy_tune_data *d) {
+  size_t n = d->out_bytes / (d->f64 ? 8 : 4);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < n; i++) {
+    double a = d->f64 ? ((const double *)d->hres)[i] : ((const float *)d->hres)[i];
+    double b = d->f64 ? ((const double *)d->href)[i] : ((const float *)d->href)[i];
+    num += (a - b) * (a - b);
+    den += b * b;
+  }
+  return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+static uint64_t hy_tune_source_hash(const hy_problem *problem, const hy_plan_tree *tree,
+                                    const hy_device_caps *caps, int *ok) {
+  hy_gpu_program prog;
+  hy_dialect dialect = caps->backend == HYFFT_BACKEND_CUDA ? HY_DIALECT_CUDA : HY_DIALECT_OPENCL;
+  *ok = hy_codegen_plan(problem, tree, caps, dialect, &prog) == HYFFT_SUCCESS;
+  uint64_t h = *ok ? prog.hash : 0;
+  if (*ok) hy_gpu_program_free(&prog);
+  return h;
+}
+
+static double hy_tune_budget(void) {
+  const char *env = hy_getenv("HYFFT_MEASURE_BUDGET");
+  double b = env ? atof(env) : HY_TUNE_BUDGET_S;
+  return b > 0 ? b : HY_TUNE_BUDGET_S;
+}
+
+static hy_status hy_measure(struct hyfft_context_s *ctx, const hy_problem *problem,
+                            hy_plan_tree *out) {
+  hy_plan_tree *cand = malloc(HY_TUNE_CANDIDATES * sizeof *cand);
+  hy_plan_tree *trial = malloc(sizeof *trial);
+  if (!cand || !trial) {
+    free(cand);
+    free(trial);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "measure: cannot allocate candidates");
+  }
+  int ncand = 0;
+  hy_tune_data d;
+  memset(&d, 0, sizeof d);
+  hyfft_tune_info info;
+  memset(&info, 0, sizeof info);
+  hy_status st = hy_planner_candidates(problem, &ctx->caps, cand, HY_TUNE_CANDIDATES, &ncand);
+  if (st == HYFFT_SUCCESS) st = hy_tune_data_make(ctx, problem, &d);
+  double start = hy_now(), budget = hy_tune_budget();
+  /* The model's plan is the reference and the first contender. */
+  if (st == HYFFT_SUCCESS) st = hy_tune_run(&d, &cand[0], d.href, &info.default_seconds);
+  if (st == HYFFT_SUCCESS) {
+    *out = cand[0];
+    info.best_seconds = info.default_seconds;
+    info.variants_tried = 1;
+    snprintf(info.solver, sizeof info.solver, "%s", cand[0].solver);
+    double n = problem->total_transform > 2 ? (double)problem->total_transform : 2.0;
+    double u = d.f64 ? ldexp(1.0, -53) : ldexp(1.0, -24);
+    double tol = 5.0 * u * sqrt(log2(n));
+    uint64_t seen[HY_TUNE_CANDIDATES * 16];
+    int nseen = 0, ok = 0;
+    seen[nseen++] = hy_tune_source_hash(problem, &cand[0], &ctx->caps, &ok);
+    for (int c = 0; c < ncand; c++) {
+      for (int v = 0; hy_tune_variants[v]; v++) {
+        if (c == 0 && v == 0) continue;
+        if (info.variants_tried >= HY_TUNE_MAX_VARIANTS || hy_now() - start > budget) break;
+        *trial = cand[c];
+        if (hy_plan_tree_set_spec(trial, hy_tune_variants[v]) != HYFFT_SUCCESS) continue;
+        uint64_t h = hy_tune_source_hash(problem, trial, &ctx->caps, &ok);
+        int dup = 0;
+        for (int i = 0; i < nseen && !dup; i++) dup = ok && seen[i] == h;
+        if (dup) continue;
+        if (ok && nseen < (int)(sizeof seen / sizeof seen[0])) seen[nseen++] = h;
+        info.variants_tried++;
+        double t = 0;
+        /* A variant that does not build (the switches exceed a device
+         * limit) or is inaccurate is rejected, never fatal. */
+        if (!ok || hy_tune_run(&d, trial, d.hres, &t) != HYFFT_SUCCESS ||
+            !(hy_tune_rel_rms(&d) <= tol)) {
+          info.variants_rejected++;
+          continue;
+        }
+        /* Within timing noise the model's choice stays: a variant must be
+         * clearly faster to be remembered. */
+        if (t < HY_TUNE_MARGIN * info.best_seconds) {
+          info.best_seconds = t;
+          *out = *trial;
+          snprintf(info.solver, sizeof info.solver, "%s", trial->solver);
+          snprintf(info.variant, sizeof info.variant, "%s", trial->kernel_spec);
+        }
+      }
+    }
+    hy_error_clear();
+    info.measured = 1;
+  }
+  hy_tune_data_free(&d);
+  free(cand);
+  free(trial);
+  if (st != HYFFT_SUCCESS) return st;
+  hy_tune_last = info;
+  hy_strbuf key;
+  hy_strbuf_init(&key);
+  hy_tune_key(problem, &key);
+  hy_wisdom_value w;
+  memset(&w, 0, sizeof w);
+  snprintf(w.solver, sizeof w.solver, "%s", out->solver);
+  snprintf(w.spec, sizeof w.spec, "%s", out->kernel_spec);
+  st = hy_strbuf_status(&key);
+  if (st == HYFFT_SUCCESS) st = hy_wisdom_store(key.data, ctx->info.name, &w);
+  hy_strbuf_free(&key);
+  return st;
+}
+
+static int hy_measure_env(void) {
+  const char *env = hy_getenv("HYFFT_MEASURE");
+  return env && strcmp(env, "0") != 0;
+}
+
+hy_status hy_plan_choose(struct hyfft_context_s *ctx, const hy_problem *problem, unsigned flags,
+                         hy_plan_tree *out) {
+  if (hy_forced_tree) {
+    *out = *hy_forced_tree;
+    return HYFFT_SUCCESS;
+  }
+  memset(&hy_tune_last, 0, sizeof hy_tune_last);
+  hy_strbuf key;
+  hy_strbuf_init(&key);
+  hy_tune_key(problem, &key);
+  hy_wisdom_value w;
+  int wise = hy_strbuf_status(&key) == HYFFT_SUCCESS && hy_wisdom_lookup(key.data, ctx->info.name, &w);
+  hy_strbuf_free(&key);
+  /* Wisdom whose solver no longer applies falls back to planning anew. */
+  if (wise && hy_planner_plan_solver(problem, &ctx->caps, w.solver, out) == HYFFT_SUCCESS &&
+      hy_plan_tree_set_spec(out, w.spec) == HYFFT_SUCCESS) {
+    hy_tune_last.from_wisdom = 1;
+    snprintf(hy_tune_last.solver, sizeof hy_tune_last.solver, "%s", out->solver);
+    snprintf(hy_tune_last.variant, sizeof hy_tune_last.variant, "%s", out->kernel_spec);
+    return HYFFT_SUCCESS;
+  }
+  hy_error_clear();
+  /* On the CPU backend the codelets have no switches to sweep yet: the
+   * model decides (docs/api.md). */
+  if (((flags & HYFFT_MEASURE) || hy_measure_env()) && ctx->caps.backend != HYFFT_BACKEND_CPU)
+    return hy_measure(ctx, problem, out);
+  HY_TRY(hy_planner_plan(problem, &ctx->caps, flags, out));
+  snprintf(hy_tune_last.solver, sizeof hy_tune_last.solver, "%s", out->solver);
+  return HYFFT_SUCCESS;
+}

@@ -1,0 +1,228 @@
+/* The process-wide wisdom table and its text form (planner/wisdom.h). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "planner/planner.h"
+#include "planner/wisdom.h"
+
+typedef struct hy_wisdom_entry {
+  char *token;
+  char *device;
+  hy_wisdom_value value;
+} hy_wisdom_entry;
+
+static pthread_mutex_t hy_wisdom_lock = PTHREAD_MUTEX_INITIALIZER;
+static hy_wisdom_entry *hy_wisdom_table;
+static int hy_wisdom_n, hy_wisdom_cap;
+
+static char *hy_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+/* Caller holds the lock. */
+static int hy_wisdom_find(const char *token, const char *device) {
+  for (int i = 0; i < hy_wisdom_n; i++)
+    if (strcmp(hy_wisdom_table[i].token, token) == 0 && strcmp(hy_wisdom_table[i].device, device) == 0)
+      return i;
+  return -1;
+}
+
+/* Caller holds the lock. */
+static hy_status hy_wisdom_put(const char *token, const char *device, const hy_wisdom_value *v) {
+  int i = hy_wisdom_find(token, device);
+  if (i >= 0) {
+    hy_wisdom_table[i].value = *v;
+    return HYFFT_SUCCESS;
+  }
+  if (hy_wisdom_n == hy_wisdom_cap) {
+    int cap = hy_wisdom_cap ? 2 * hy_wisdom_cap : 16;
+    hy_wisdom_entry *t = realloc(hy_wisdom_table, (size_t)cap * sizeof *t);
+    if (!t) return hy_error(HYFFT_OUT_OF_MEMORY, "wisdom: cannot grow the table");
+    hy_wisdom_table = t;
+    hy_wisdom_cap = cap;
+  }
+  hy_wisdom_entry e = {hy_strdup(token), hy_strdup(device), *v};
+  if (!e.token || !e.device) {
+    free(e.token);
+    free(e.device);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "wisdom: cannot store an entry");
+  }
+  hy_wisdom_table[hy_wisdom_n++] = e;
+  return HYFFT_SUCCESS;
+}
+
+int hy_wisdom_lookup(const char *token, const char *device, hy_wisdom_value *out) {
+  pthread_mutex_lock(&hy_wisdom_lock);
+  int i = hy_wisdom_find(token, device);
+  if (i >= 0) *out = hy_wisdom_table[i].value;
+  pthread_mutex_unlock(&hy_wisdom_lock);
+  return i >= 0;
+}
+
+hy_status hy_wisdom_store(const char *token, const char *device, const hy_wisdom_value *value) {
+  pthread_mutex_lock(&hy_wisdom_lock);
+  hy_status st = hy_wisdom_put(token, device, value);
+  pthread_mutex_unlock(&hy_wisdom_lock);
+  return st;
+}
+
+void hy_wisdom_forget(void) {
+  pthread_mutex_lock(&hy_wisdom_lock);
+  for (int i = 0; i < hy_wisdom_n; i++) {
+    free(hy_wisdom_table[i].token);
+    free(hy_wisdom_table[i].device);
+  }
+  free(hy_wisdom_table);
+  hy_wisdom_table = NULL;
+  hy_wisdom_n = hy_wisdom_cap = 0;
+  pthread_mutex_unlock(&hy_wisdom_lock);
+}
+
+int hy_wisdom_count(void) {
+  pthread_mutex_lock(&hy_wisdom_lock);
+  int n = hy_wisdom_n;
+  pthread_mutex_unlock(&hy_wisdom_lock);
+  return n;
+}
+
+hy_status hy_wisdom_export(hy_strbuf *sb) {
+  pthread_mutex_lock(&hy_wisdom_lock);
+  hy_strbuf_appendf(sb, "hyfft-wisdom %d\n", HY_WISDOM_FORMAT);
+  for (int i = 0; i < hy_wisdom_n; i++) {
+    const hy_wisdom_entry *e = &hy_wisdom_table[i];
+    hy_strbuf_appendf(sb, "%d %s %s %s %s\n", HY_CODEGEN_VERSION, e->token, e->value.solver,
+                      e->value.spec[0] ? e->value.spec : "-", e->device);
+  }
+  pthread_mutex_unlock(&hy_wisdom_lock);
+  return hy_strbuf_status(sb);
+}
+
+typedef struct hy_wisdom_parsed {
+  char token[256];
+  char device[256];
+  hy_wisdom_value value;
+} hy_wisdom_parsed;
+
+/* Next space-separated field of line (no leading spaces allowed: one
+ * space between fields, so that a file has one spelling). */
+static int hy_wisdom_field(const char **s, char *out, size_t size) {
+  const char *p = *s;
+  size_t n = 0;
+  while (p[n] && p[n] != ' ') n++;
+  if (n == 0 || n >= size) return 0;
+  memcpy(out, p, n);
+  out[n] = 0;
+  *s = p[n] == ' ' ? p + n + 1 : p + n;
+  return 1;
+}
+
+#define HY_BAD(...) hy_error(HYFFT_INVALID_WISDOM, __VA_ARGS__)
+
+/* Parse one entry line (NUL-terminated, no newline). *skip = 1 when it is
+ * for another generator version. */
+static hy_status hy_wisdom_parse_line(const char *line, const char *origin, int lineno,
+                                      hy_wisdom_parsed *e, int *skip) {
+  const char *s = line;
+  char field[256];
+  *skip = 0;
+  if (!hy_wisdom_field(&s, field, sizeof field))
+    return HY_BAD("%s:%d: expected a generator version", origin, lineno);
+  char *end = NULL;
+  long version = strtol(field, &end, 10);
+  if (*end || version < 1)
+    return HY_BAD("%s:%d: generator version '%s' is not a positive integer", origin, lineno, field);
+  if (version != HY_CODEGEN_VERSION) {
+    *skip = 1;
+    return HYFFT_SUCCESS;
+  }
+  if (!hy_wisdom_field(&s, e->token, sizeof e->token))
+    return HY_BAD("%s:%d: expected a problem token", origin, lineno);
+  hyfft_problem problem;
+  if (hy_token_parse(e->token, &problem) != HYFFT_SUCCESS) {
+    /* Copied: hy_error formats into the buffer that holds the message. */
+    char why[256];
+    snprintf(why, sizeof why, "%s", hyfft_last_error());
+    return HY_BAD("%s:%d: bad problem token '%s': %s", origin, lineno, e->token, why);
+  }
+  /* One spelling per problem, so that lookups by printed token match. */
+  hy_strbuf sb;
+  hy_strbuf_init(&sb);
+  hy_token_print(&problem, &sb);
+  int canonical = sb.data && strcmp(sb.data, e->token) == 0;
+  hy_strbuf_free(&sb);
+  if (!canonical) return HY_BAD("%s:%d: token '%s' is not in canonical form", origin, lineno, e->token);
+  if (!hy_wisdom_field(&s, e->value.solver, sizeof e->value.solver) ||
+      !hy_planner_solver_known(e->value.solver))
+    return HY_BAD("%s:%d: expected a known solver name", origin, lineno);
+  if (!hy_wisdom_field(&s, field, sizeof field))
+    return HY_BAD("%s:%d: expected a kernel variant (or -)", origin, lineno);
+  if (strcmp(field, "-") == 0) field[0] = 0;
+  if (strlen(field) >= sizeof e->value.spec || hy_kernel_spec_check(field) != HYFFT_SUCCESS)
+    return HY_BAD("%s:%d: bad kernel variant '%s'", origin, lineno, field);
+  snprintf(e->value.spec, sizeof e->value.spec, "%s", field);
+  size_t dn = strlen(s);
+  if (dn == 0) return HY_BAD("%s:%d: expected a device name", origin, lineno);
+  if (dn >= sizeof e->device) return HY_BAD("%s:%d: device name too long", origin, lineno);
+  memcpy(e->device, s, dn + 1);
+  return HYFFT_SUCCESS;
+}
+
+hy_status hy_wisdom_import(const char *text, const char *origin) {
+  if (!text) return hy_error(HYFFT_NULL_POINTER, "wisdom text is NULL");
+  hy_wisdom_parsed *list = NULL;
+  int n = 0, cap = 0, lineno = 0, header = 0;
+  hy_status st = HYFFT_SUCCESS;
+  char line[1024];
+  const char *p = text;
+  while (*p && st == HYFFT_SUCCESS) {
+    lineno++;
+    size_t len = strcspn(p, "\n");
+    if (len >= sizeof line) {
+      st = HY_BAD("%s:%d: line longer than %zu characters", origin, lineno, sizeof line - 1);
+      break;
+    }
+    memcpy(line, p, len);
+    line[len] = 0;
+    p += len + (p[len] == '\n');
+    if (len && line[len - 1] == '\r') line[--len] = 0;
+    if (!header) {
+      int fmt = 0, used = 0;
+      if (sscanf(line, "hyfft-wisdom %d%n", &fmt, &used) != 1 || line[used] != 0)
+        st = HY_BAD("%s:%d: expected the header 'hyfft-wisdom %d'", origin, lineno, HY_WISDOM_FORMAT);
+      else if (fmt != HY_WISDOM_FORMAT)
+        st = HY_BAD("%s:%d: wisdom format %d, this library reads %d", origin, lineno, fmt,
+                    HY_WISDOM_FORMAT);
+      header = 1;
+      continue;
+    }
+    if (len == 0 || line[0] == '#') continue;
+    if (n == cap) {
+      int c = cap ? 2 * cap : 16;
+      hy_wisdom_parsed *t = realloc(list, (size_t)c * sizeof *t);
+      if (!t) {
+        st = hy_error(HYFFT_OUT_OF_MEMORY, "wisdom: cannot parse %s", origin);
+        break;
+      }
+      list = t;
+      cap = c;
+    }
+    int skip = 0;
+    st = hy_wisdom_parse_line(line, origin, lineno, &list[n], &skip);
+    if (st == HYFFT_SUCCESS && !skip) n++;
+  }
+  if (st == HYFFT_SUCCESS && !header) st = HY_BAD("%s:1: empty, expected the header 'hyfft-wisdom %d'", origin, HY_WISDOM_FORMAT);
+  if (st == HYFFT_SUCCESS) {
+    pthread_mutex_lock(&hy_wisdom_lock);
+    for (int i = 0; i < n && st == HYFFT_SUCCESS; i++)
+      st = hy_wisdom_put(list[i].token, list[i].device, &list[i].value);
+    pthread_mutex_unlock(&hy_wisdom_lock);
+  }
+  free(list);
+  return st;
+}
