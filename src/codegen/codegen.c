@@ -1,5 +1,7 @@
 /* hy_codegen_plan: the whole program of a plan tree, one kernel per pass,
- * in one translation unit. */
+ * in one translation unit (with the layout that cuts it into one unit per
+ * kernel). */
+#include <limits.h>
 #include <string.h>
 
 #include "codegen/cg_internal.h"
@@ -9,6 +11,36 @@ void hy_gpu_program_free(hy_gpu_program *program) {
   hy_strbuf_free(&program->source);
   for (int i = 0; i < program->ntables; i++) hy_free(program->tables[i].data);
   memset(program, 0, sizeof *program);
+}
+
+int hy_gpu_program_has_units(const hy_gpu_program *p) {
+  if (!p || !p->source.data || p->nkernels < 1 || p->nkernels > HY_MAX_KERNELS) return 0;
+  if (p->prelude_end <= p->prelude_begin) return 0;
+  size_t at = p->prelude_end;
+  for (int k = 0; k < p->nkernels; k++) {
+    size_t b = p->kernel_begin[k], e = p->kernel_end[k];
+    if (b < at || e <= b || e > p->source.len) return 0;
+    /* The name check catches a layout that does not match the text. */
+    size_t nl = strlen(p->names[k]);
+    int found = 0;
+    for (size_t i = b; !found && i + nl <= e; i++)
+      found = memcmp(p->source.data + i, p->names[k], nl) == 0;
+    if (!found) return 0;
+    at = e;
+  }
+  return 1;
+}
+
+hy_status hy_gpu_program_unit(const hy_gpu_program *p, int k, hy_strbuf *out) {
+  if (!hy_gpu_program_has_units(p) || k < 0 || k >= p->nkernels)
+    return hy_error(HYFFT_INTERNAL, "program has no kernel unit %d", k);
+  const char *s = p->source.data;
+  if (p->prelude_end - p->prelude_begin > INT_MAX || p->kernel_end[k] - p->kernel_begin[k] > INT_MAX)
+    return hy_error(HYFFT_SIZE_OVERFLOW, "kernel %s: source of more than 2 GB", p->names[k]);
+  hy_strbuf_appendf(out, "%.*s", (int)(p->prelude_end - p->prelude_begin), s + p->prelude_begin);
+  hy_strbuf_appendf(out, "%.*s", (int)(p->kernel_end[k] - p->kernel_begin[k]),
+                    s + p->kernel_begin[k]);
+  return hy_strbuf_status(out);
 }
 
 hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
@@ -31,7 +63,9 @@ hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
   hy_token_print(&named, sb);
   hy_strbuf_appendf(sb, " (%s dialect). Do not edit. */\n",
                     dialect == HY_DIALECT_OPENCL ? "OpenCL C" : "CUDA C");
+  out->prelude_begin = sb->len;
   hy_cg_preamble(sb, dialect, problem->precision);
+  out->prelude_end = sb->len;
 
   hy_status st = HYFFT_SUCCESS;
   for (int i = 0; i < tree->npasses && st == HYFFT_SUCCESS; i++) {
@@ -46,7 +80,18 @@ hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
       hy_strbuf_append(sb, "/* ");
       hy_token_print(&named, sb);
       hy_strbuf_append(sb, " */\n");
+      int k = out->nkernels;
+      size_t begin = sb->len;
       st = hy_cg_pass_kernel(problem, pass, i, caps, &spec, out);
+      /* A block is one kernel and nothing at file scope besides: that is
+       * what makes prelude + block a complete translation unit. */
+      if (st == HYFFT_SUCCESS && out->nkernels != k + 1)
+        st = hy_error(HYFFT_INTERNAL, "codegen: pass %d made %d kernels, not 1", i,
+                      out->nkernels - k);
+      if (st == HYFFT_SUCCESS) {
+        out->kernel_begin[k] = begin;
+        out->kernel_end[k] = sb->len;
+      }
     }
   }
   if (st == HYFFT_SUCCESS) st = hy_strbuf_status(sb);

@@ -53,6 +53,16 @@ typedef struct hy_table {
 typedef struct hy_gpu_program {
   hy_dialect dialect;
   hy_strbuf source; /* all kernels of the plan in one translation unit */
+  /* Where its pieces lie, so that a backend can also compile every kernel
+   * as a translation unit of its own (prelude + that kernel's block), all
+   * in parallel: source[prelude_begin, prelude_end) is what every kernel
+   * uses (dialect macros, types, helper functions); source[kernel_begin[k],
+   * kernel_end[k]) is kernel k's block (its comment and function), which
+   * uses nothing else. The comments naming the plan (the header and one
+   * before each block) lie outside, so identical kernels of different plans
+   * give identical units. All 0 in a program not made by the generator. */
+  size_t prelude_begin, prelude_end;
+  size_t kernel_begin[HY_MAX_KERNELS], kernel_end[HY_MAX_KERNELS];
   int nkernels;
   char names[HY_MAX_KERNELS][64];
   int ntables;
@@ -67,6 +77,11 @@ typedef struct hy_gpu_program {
 hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
                           const hy_device_caps *caps, hy_dialect dialect, hy_gpu_program *out);
 void hy_gpu_program_free(hy_gpu_program *program);
+/* 1 when the program records a valid prelude and kernel blocks (in order,
+ * inside the source, each holding its kernel's name), 0 otherwise. */
+int hy_gpu_program_has_units(const hy_gpu_program *program);
+/* Kernel k's own translation unit: the prelude, then its block. */
+hy_status hy_gpu_program_unit(const hy_gpu_program *program, int k, hy_strbuf *out);
 
 /* The chirp-spectrum table of Bluestein (HY_CHIRP_SPECTRUM in plan.h):
  * m complex values of precision p, computed in long double and rounded

@@ -13,6 +13,7 @@
 
 #include "backend/cuda/cuda_api.h"
 #include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_compile.h"
 
 /* A module loaded in one context, shared by the plans whose programs hash
  * the same. */
@@ -40,7 +41,10 @@ typedef struct hy_cuda_device {
 
 typedef struct hy_cuda_plan {
   hy_gpu_program program;
-  hy_cuda_module *module;
+  /* A program compiled as one unit is all in modules[0]; one compiled a
+   * unit per kernel (per_kernel) has kernel k in modules[k]. */
+  int per_kernel;
+  hy_cuda_module *modules[HY_MAX_KERNELS];
   CUfunction functions[HY_MAX_KERNELS];
   int max_threads[HY_MAX_KERNELS]; /* what the compiled kernel can launch with */
   CUdeviceptr tables[HY_MAX_TABLES];
@@ -448,20 +452,57 @@ static uint64_t hy_cuda_program_key(const hy_cuda_device *d, const hy_gpu_progra
   return h;
 }
 
-/* Find or build the module for `key`; called with the context current. */
-static hy_status hy_cuda_module_get(hy_cuda_device *d, const hy_gpu_program *p, uint64_t key,
-                                    hy_cuda_module **out) {
+/* The loaded module for `key` with a reference taken, or NULL. */
+static hy_cuda_module *hy_cuda_module_find(hy_cuda_device *d, uint64_t key) {
   pthread_mutex_lock(&d->lock);
   for (hy_cuda_module *m = d->modules; m; m = m->next) {
     if (m->key == key) {
       m->refs++;
       pthread_mutex_unlock(&d->lock);
       atomic_fetch_add(&d->memory_hits, 1);
-      *out = m;
-      return HYFFT_SUCCESS;
+      return m;
     }
   }
   pthread_mutex_unlock(&d->lock);
+  return NULL;
+}
+
+/* Record a freshly loaded module under `key` (owned from here on, also on
+ * failure). If another thread recorded the key meanwhile, theirs is used
+ * and this one unloaded. */
+static hy_status hy_cuda_module_add(hy_cuda_device *d, uint64_t key, CUmodule module,
+                                    hy_cuda_module **out) {
+  hy_cuda_module *m = hy_calloc(1, sizeof *m);
+  if (!m) {
+    d->cu->cuModuleUnload(module);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a module record");
+  }
+  m->key = key;
+  m->module = module;
+  m->refs = 1;
+  pthread_mutex_lock(&d->lock);
+  for (hy_cuda_module *o = d->modules; o; o = o->next) {
+    if (o->key == key) {
+      o->refs++;
+      pthread_mutex_unlock(&d->lock);
+      d->cu->cuModuleUnload(module);
+      hy_free(m);
+      *out = o;
+      return HYFFT_SUCCESS;
+    }
+  }
+  m->next = d->modules;
+  d->modules = m;
+  pthread_mutex_unlock(&d->lock);
+  *out = m;
+  return HYFFT_SUCCESS;
+}
+
+/* Find or build the module for `key`; called with the context current. */
+static hy_status hy_cuda_module_get(hy_cuda_device *d, const hy_gpu_program *p, uint64_t key,
+                                    hy_cuda_module **out) {
+  *out = hy_cuda_module_find(d, key);
+  if (*out) return HYFFT_SUCCESS;
 
   /* Compile outside the lock: NVRTC takes long and other plans of the
    * context should not wait. Two threads racing on one key both build;
@@ -493,31 +534,77 @@ static hy_status hy_cuda_module_get(hy_cuda_device *d, const hy_gpu_program *p, 
   hy_free(image);
   if (r != HY_CUDA_SUCCESS) return hy_cuda_fail(d->cu, r, "cuModuleLoadData");
   if (from_disk) atomic_fetch_add(&d->disk_hits, 1);
+  return hy_cuda_module_add(d, key, module, out);
+}
 
-  hy_cuda_module *m = hy_calloc(1, sizeof *m);
-  if (!m) {
-    d->cu->cuModuleUnload(module);
-    return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a module record");
+/* Key of one kernel's own unit (prelude + its block): its text and what it
+ * was built for. The text holds nothing of the plan but the kernel, so
+ * plans that share a kernel share its image and module. */
+static uint64_t hy_cuda_unit_key(const hy_cuda_device *d, const hy_strbuf *text) {
+  uint64_t h = hy_hash_str(HY_HASH_INIT, "hyfft-cuda-kernel");
+  h = hy_hash_bytes(h, text->data, text->len);
+  h = hy_hash_u64(h, (uint64_t)d->arch);
+  h = hy_hash_u64(h, (uint64_t)d->cu->driver_version);
+  h = hy_hash_u64(h, (uint64_t)HY_CODEGEN_VERSION);
+  return h;
+}
+
+/* The modules of a program of several kernels, one per kernel, so that a
+ * cold plan waits for its slowest kernel's compile, not for the sum: the
+ * kernels in neither cache are compiled together on parallel threads.
+ * Called with the context current; out[k] is set as each module is taken,
+ * and the caller puts back whatever is set should this fail. */
+static hy_status hy_cuda_units_get(hy_cuda_device *d, const hy_gpu_program *p,
+                                   hy_cuda_module **out) {
+  int n = p->nkernels, nmiss = 0;
+  hy_strbuf text[HY_MAX_KERNELS];
+  hy_cuda_unit units[HY_MAX_KERNELS];
+  uint64_t keys[HY_MAX_KERNELS];
+  int which[HY_MAX_KERNELS], from_disk[HY_MAX_KERNELS];
+  hy_status st = HYFFT_SUCCESS;
+  for (int k = 0; k < n; k++) hy_strbuf_init(&text[k]);
+  for (int k = 0; k < n && st == HYFFT_SUCCESS; k++) {
+    st = hy_gpu_program_unit(p, k, &text[k]);
+    if (st != HYFFT_SUCCESS) break;
+    uint64_t key = hy_cuda_unit_key(d, &text[k]);
+    out[k] = hy_cuda_module_find(d, key);
+    if (out[k]) continue;
+    keys[nmiss] = key;
+    which[nmiss] = k;
+    units[nmiss] = (hy_cuda_unit){.name = p->names[k], .source = text[k].data};
+    nmiss++;
   }
-  m->key = key;
-  m->module = module;
-  m->refs = 1;
-  pthread_mutex_lock(&d->lock);
-  for (hy_cuda_module *o = d->modules; o; o = o->next) {
-    if (o->key == key) {
-      o->refs++;
-      pthread_mutex_unlock(&d->lock);
-      d->cu->cuModuleUnload(module);
-      hy_free(m);
-      *out = o;
-      return HYFFT_SUCCESS;
+  /* Disk cache, then NVRTC for the rest, outside the lock like
+   * hy_cuda_module_get (a racing thread's duplicate module is dropped by
+   * hy_cuda_module_add). */
+  if (st == HYFFT_SUCCESS && nmiss > 0)
+    st = hy_cuda_units_build(units, keys, from_disk, nmiss, d->arch);
+  for (int i = 0; i < nmiss && st == HYFFT_SUCCESS; i++) {
+    if (!from_disk[i]) atomic_fetch_add(&d->compiled, 1);
+    CUmodule module = NULL;
+    CUresult r = d->cu->cuModuleLoadData(&module, units[i].image);
+    if (r != HY_CUDA_SUCCESS && from_disk[i]) {
+      /* A cached image the driver rejects is rebuilt once. */
+      hy_free(units[i].image);
+      units[i].image = NULL;
+      st = hy_cuda_compile(units[i].source, d->arch, &units[i].image, &units[i].size,
+                           &units[i].is_ptx);
+      if (st != HYFFT_SUCCESS) break;
+      hy_cuda_cache_store(keys[i], units[i].image, units[i].size);
+      atomic_fetch_add(&d->compiled, 1);
+      from_disk[i] = 0;
+      r = d->cu->cuModuleLoadData(&module, units[i].image);
     }
+    if (r != HY_CUDA_SUCCESS) {
+      st = hy_cuda_fail(d->cu, r, "cuModuleLoadData");
+      break;
+    }
+    if (from_disk[i]) atomic_fetch_add(&d->disk_hits, 1);
+    st = hy_cuda_module_add(d, keys[i], module, &out[which[i]]);
   }
-  m->next = d->modules;
-  d->modules = m;
-  pthread_mutex_unlock(&d->lock);
-  *out = m;
-  return HYFFT_SUCCESS;
+  for (int i = 0; i < nmiss; i++) hy_free(units[i].image);
+  for (int k = 0; k < n; k++) hy_strbuf_free(&text[k]);
+  return st;
 }
 
 static void hy_cuda_module_put(hy_cuda_device *d, hy_cuda_module *m) {
@@ -543,7 +630,7 @@ static void hy_cuda_module_put(hy_cuda_device *d, hy_cuda_module *m) {
 static void hy_cuda_plan_free_in(hy_cuda_device *d, hy_cuda_plan *s) {
   for (int t = 0; t < HY_MAX_TABLES; t++)
     if (s->tables[t]) d->cu->cuMemFree(s->tables[t]);
-  hy_cuda_module_put(d, s->module);
+  for (int k = 0; k < HY_MAX_KERNELS; k++) hy_cuda_module_put(d, s->modules[k]);
   hy_gpu_program_free(&s->program);
   hy_free(s);
 }
@@ -588,9 +675,16 @@ static hy_status hy_cuda_check_program(const hy_cuda_device *d, const hy_gpu_pro
 static hy_status hy_cuda_program_load_in(hy_cuda_device *d, hy_cuda_plan *s) {
   const hy_gpu_program *p = &s->program;
   HY_TRY(hy_cuda_check_program(d, p));
-  HY_TRY(hy_cuda_module_get(d, p, hy_cuda_program_key(d, p), &s->module));
+  /* Several kernels compile in parallel, one unit each; one kernel (or a
+   * program without the generator's layout) is one unit as it is. */
+  s->per_kernel = p->nkernels > 1 && hy_gpu_program_has_units(p);
+  if (s->per_kernel)
+    HY_TRY(hy_cuda_units_get(d, p, s->modules));
+  else
+    HY_TRY(hy_cuda_module_get(d, p, hy_cuda_program_key(d, p), &s->modules[0]));
   for (int k = 0; k < p->nkernels; k++) {
-    CUresult r = d->cu->cuModuleGetFunction(&s->functions[k], s->module->module, p->names[k]);
+    CUmodule module = s->modules[s->per_kernel ? k : 0]->module;
+    CUresult r = d->cu->cuModuleGetFunction(&s->functions[k], module, p->names[k]);
     if (r != HY_CUDA_SUCCESS) {
       hy_cuda_fail(d->cu, r, "cuModuleGetFunction");
       return hy_error(HYFFT_INTERNAL, "generated kernel '%s' is not in the compiled module (%s)",

@@ -1,9 +1,11 @@
 /* Generated CUDA C -> device image through NVRTC, for the exact
  * architecture of the device (a CUBIN needs no JIT at load time). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/cuda/cuda_api.h"
+#include "backend/cuda/cuda_compile.h"
 
 /* Pick what to build: sm_<arch> when this NVRTC knows it, else PTX for the
  * newest architecture it knows below `arch` (the driver JIT-compiles PTX
@@ -100,5 +102,155 @@ hy_status hy_cuda_compile(const char *source, int arch, void **image, size_t *si
   *image = out;
   *size = bytes;
   *is_ptx = ptx;
+  return HYFFT_SUCCESS;
+}
+
+/* ---- several units in parallel -------------------------------------------- */
+
+typedef struct hy_unit_job {
+  hy_cuda_unit *units;
+  const int *order; /* largest source first: the longest compile starts first */
+  int n, arch;
+  atomic_int next;   /* position in order[] of the next unit to take */
+  atomic_int failed; /* once set, units not yet taken are skipped */
+  hy_status *status; /* per unit; HYFFT_SUCCESS for skipped ones too */
+  char **message;    /* per unit: copy of the failing unit's detail message */
+} hy_unit_job;
+
+static void *hy_unit_worker(void *arg) {
+  hy_unit_job *job = arg;
+  for (;;) {
+    int at = atomic_fetch_add(&job->next, 1);
+    if (at >= job->n || atomic_load(&job->failed)) break;
+    int i = job->order[at];
+    hy_cuda_unit *u = &job->units[i];
+    hy_status st = hy_cuda_compile(u->source, job->arch, &u->image, &u->size, &u->is_ptx);
+    if (st != HYFFT_SUCCESS) {
+      /* The detail message is per thread: copy it for the caller's thread. */
+      const char *msg = hyfft_last_error();
+      size_t len = strlen(msg);
+      job->message[i] = hy_malloc(len + 1);
+      if (job->message[i]) memcpy(job->message[i], msg, len + 1);
+      job->status[i] = st;
+      atomic_store(&job->failed, 1);
+    }
+  }
+  return NULL;
+}
+
+hy_status hy_cuda_compile_units(hy_cuda_unit *units, int n, int arch, int threads) {
+  if (n <= 0) return HYFFT_SUCCESS;
+  if (!units) return hy_error(HYFFT_NULL_POINTER, "hy_cuda_compile_units: NULL units");
+  /* Load NVRTC here once, so a missing library is reported plainly. */
+  const hy_nvrtc *nv;
+  HY_TRY(hy_cuda_nvrtc_get(&nv));
+  for (int i = 0; i < n; i++) {
+    units[i].image = NULL;
+    units[i].size = 0;
+    units[i].is_ptx = 0;
+  }
+  int *order = hy_malloc((size_t)n * sizeof *order);
+  hy_status *status = hy_calloc((size_t)n, sizeof *status);
+  char **message = hy_calloc((size_t)n, sizeof *message);
+  pthread_t *tids = hy_calloc((size_t)n, sizeof *tids);
+  size_t *len = hy_malloc((size_t)n * sizeof *len);
+  if (!order || !status || !message || !tids || !len) {
+    hy_free(len);
+    hy_free(order);
+    hy_free(status);
+    hy_free(message);
+    hy_free(tids);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate %d compile jobs", n);
+  }
+  /* Insertion sort by source length, largest first (n <= a few dozen). */
+  for (int i = 0; i < n; i++) {
+    len[i] = strlen(units[i].source);
+    int j = i;
+    while (j > 0 && len[order[j - 1]] < len[i]) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = i;
+  }
+  hy_unit_job job = {.units = units, .order = order, .n = n, .arch = arch,
+                     .status = status, .message = message};
+  atomic_init(&job.next, 0);
+  atomic_init(&job.failed, 0);
+
+  if (threads > n) threads = n;
+  if (threads < 1) threads = 1;
+  /* NVRTC runs a whole compiler on each thread; leave it at least the
+   * stack a main thread usually has. */
+  pthread_attr_t attr;
+  int have_attr = pthread_attr_init(&attr) == 0;
+  size_t stack = 0;
+  if (have_attr && pthread_attr_getstacksize(&attr, &stack) == 0 && stack < ((size_t)16 << 20))
+    pthread_attr_setstacksize(&attr, (size_t)16 << 20);
+  /* A thread that cannot be created only means less parallelism: the
+   * calling thread takes whatever units are left. */
+  int started = 0;
+  for (int t = 1; t < threads; t++) {
+    if (pthread_create(&tids[started], have_attr ? &attr : NULL, hy_unit_worker, &job) != 0) break;
+    started++;
+  }
+  if (have_attr) pthread_attr_destroy(&attr);
+  hy_unit_worker(&job);
+  for (int t = 0; t < started; t++) pthread_join(tids[t], NULL);
+
+  hy_status st = HYFFT_SUCCESS;
+  for (int i = 0; i < n && st == HYFFT_SUCCESS; i++) {
+    if (status[i] == HYFFT_SUCCESS) continue;
+    st = hy_error(status[i], "kernel %s: %s", units[i].name ? units[i].name : "?",
+                  message[i] ? message[i] : "(message lost: out of memory)");
+  }
+  if (st != HYFFT_SUCCESS) {
+    for (int i = 0; i < n; i++) {
+      hy_free(units[i].image);
+      units[i].image = NULL;
+      units[i].size = 0;
+    }
+  }
+  for (int i = 0; i < n; i++) hy_free(message[i]);
+  hy_free(len);
+  hy_free(order);
+  hy_free(status);
+  hy_free(message);
+  hy_free(tids);
+  return st;
+}
+
+hy_status hy_cuda_units_build(hy_cuda_unit *units, const uint64_t *keys, int *from_disk, int n,
+                              int arch) {
+  int todo[HY_MAX_KERNELS];
+  hy_cuda_unit build[HY_MAX_KERNELS];
+  if (n < 0 || n > HY_MAX_KERNELS)
+    return hy_error(HYFFT_INTERNAL, "hy_cuda_units_build: %d units (at most %d)", n,
+                    HY_MAX_KERNELS);
+  int nt = 0;
+  for (int i = 0; i < n; i++) {
+    units[i].image = NULL;
+    units[i].size = 0;
+    units[i].is_ptx = 0;
+    from_disk[i] = hy_cuda_cache_load(keys[i], &units[i].image, &units[i].size) == HYFFT_SUCCESS;
+    if (!from_disk[i]) {
+      todo[nt] = i;
+      build[nt++] = units[i];
+    }
+  }
+  int threads = hy_num_threads();
+  hy_status st = hy_cuda_compile_units(build, nt, arch, threads);
+  if (st != HYFFT_SUCCESS) {
+    for (int i = 0; i < n; i++) {
+      hy_free(units[i].image);
+      units[i].image = NULL;
+    }
+    return st;
+  }
+  for (int j = 0; j < nt; j++) {
+    units[todo[j]] = build[j];
+    /* PTX is cached too (the driver JITs it); the driver version in the
+     * key keeps images apart across upgrades. */
+    hy_cuda_cache_store(keys[todo[j]], build[j].image, build[j].size);
+  }
   return HYFFT_SUCCESS;
 }
