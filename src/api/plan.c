@@ -4,6 +4,7 @@
 
 #include "api/tune.h"
 #include "exec/exec.h"
+#include "exec/staging.h"
 #include "planner/planner.h"
 
 static hy_status hy_check_plan(hyfft_plan plan) {
@@ -117,8 +118,10 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
     if (p->tree.work_elems[w] > 0)
       st = context->backend->alloc(context->device, (size_t)p->tree.work_elems[w] * elem, &p->work[w]);
   }
+  if (st == HYFFT_SUCCESS) st = hy_stage_create(p, flags);
   if (st == HYFFT_SUCCESS) st = hy_handle_register(p, HY_HANDLE_PLAN);
   if (st != HYFFT_SUCCESS) {
+    hy_stage_destroy(p);
     for (int w = 0; w < 2; w++)
       if (p->work[w]) context->backend->release(context->device, p->work[w]);
     context->backend->plan_release(context->device, p->backend_state);
@@ -246,6 +249,7 @@ hyfft_status hyfft_plan_destroy(hyfft_plan plan) {
   if (!hy_handle_unregister(plan, HY_HANDLE_PLAN))
     return hy_error(HYFFT_INVALID_HANDLE, "plan %p is not live (destroyed twice?)", (void *)plan);
   const hy_backend *b = plan->context->backend;
+  hy_stage_destroy(plan);
   for (int w = 0; w < 2; w++)
     if (plan->work[w]) b->release(plan->context->device, plan->work[w]);
   b->plan_release(plan->context->device, plan->backend_state);

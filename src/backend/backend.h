@@ -60,6 +60,24 @@ typedef struct hy_backend {
    * this backend's buffers; work buffers hold tree->work_elems elements. */
   hy_status (*execute)(void *device, const void *plan_state, const hy_plan_tree *tree,
                        void *const buffers[HY_BUF_COUNT], void *queue);
+
+  /* Optional, for host data staged with copies overlapped with compute
+   * (src/exec/staging.c); NULL where a backend lacks them, and exec/ then
+   * stages host data the simple way. A backend that fills them must have
+   * buffers that are addresses: a buffer plus a byte offset is a buffer.
+   * host_alloc gives page-locked host memory (copies from it run
+   * asynchronously); events are created once and recorded many times;
+   * queue_wait makes later work on `queue` wait for the event's last
+   * recording, event_wait blocks the calling thread until it completes. */
+  hy_status (*host_alloc)(void *device, size_t bytes, void **host);
+  void (*host_release)(void *device, void *host);
+  hy_status (*queue_create)(void *device, void **queue);
+  void (*queue_release)(void *device, void *queue);
+  hy_status (*event_create)(void *device, void **event);
+  void (*event_release)(void *device, void *event);
+  hy_status (*event_record)(void *device, void *event, void *queue);
+  hy_status (*queue_wait)(void *device, void *queue, void *event);
+  hy_status (*event_wait)(void *device, void *event);
 } hy_backend;
 
 /* The registered backends, in "auto" preference order (cuda, opencl, cpu);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "exec/staging.h"
 
 static size_t hy_complex_size(const hy_problem *p) {
   return p->precision == HYFFT_F64 ? 16 : 8;
@@ -49,9 +50,8 @@ static hy_status hy_exec_check_pointers(const struct hyfft_plan_s *plan, const v
   return HYFFT_SUCCESS;
 }
 
-/* Run on buffers the backend can address directly. */
-static hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void *out,
-                                void *workspace, void *queue) {
+hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
+                         void *queue) {
   hyfft_context ctx = plan->context;
   void *buffers[HY_BUF_COUNT] = {(void *)in, out, NULL, NULL};
   int locked = 0;
@@ -80,9 +80,10 @@ static hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void 
   return st;
 }
 
-/* Host data on a GPU backend: copy in, run, copy out. The output's current
- * contents go to the device first so that elements between strided outputs
- * come back unchanged. */
+/* Host data on a GPU backend without a plan-owned stage (OpenCL, or
+ * HYFFT_STAGING=simple): allocate, copy in, run, copy out, free, on every
+ * call. The output's current contents go to the device first so that
+ * elements between strided outputs come back unchanged. */
 static hy_status hy_exec_staged(struct hyfft_plan_s *plan, const void *in, void *out,
                                 void *workspace, void *queue) {
   hyfft_context ctx = plan->context;
@@ -114,7 +115,8 @@ hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void
   hyfft_context ctx = plan->context;
   hy_status st;
   if (plan->problem.memory == HYFFT_MEMORY_HOST && ctx->backend->id != HYFFT_BACKEND_CPU)
-    st = hy_exec_staged(plan, in, out, workspace, queue);
+    st = plan->stage ? hy_stage_run(plan, in, out, workspace, queue)
+                     : hy_exec_staged(plan, in, out, workspace, queue);
   else
     st = hy_exec_direct(plan, in, out, workspace, queue);
   if (st == HYFFT_SUCCESS && blocking) st = ctx->backend->synchronize(ctx->device, queue);

@@ -31,6 +31,10 @@ struct hyfft_plan_s {
    * users take the lock so that concurrent executions stay correct. */
   void *work[2];
   pthread_mutex_t work_lock;
+  /* Host plans on GPU backends with the staging hooks: plan-owned device
+   * buffers and the chunked, overlapped pipeline (exec/staging.c); NULL
+   * otherwise, and host data then goes the simple per-call way. */
+  struct hy_stage *stage;
 };
 
 /* Run a plan on caller data (hyfft_execute / hyfft_execute_async). Checks
@@ -39,6 +43,11 @@ struct hyfft_plan_s {
  * workspace. */
 hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
                       void *queue, int blocking);
+
+/* Run on buffers the backend can address directly (device memory, or the
+ * staging buffers), with the caller's or the plan-owned workspace. */
+hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
+                         void *queue);
 
 /* Bytes of workspace a plan needs. */
 size_t hy_exec_workspace_bytes(const struct hyfft_plan_s *plan);

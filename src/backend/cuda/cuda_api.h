@@ -98,6 +98,8 @@ typedef struct hy_cuda_driver {
   CUresult (*cuMemGetInfo)(size_t *free_bytes, size_t *total); /* _v2 */
   CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes);      /* _v2 */
   CUresult (*cuMemFree)(CUdeviceptr ptr);                      /* _v2 */
+  CUresult (*cuMemHostAlloc)(void **ptr, size_t bytes, unsigned flags);
+  CUresult (*cuMemFreeHost)(void *ptr);
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes, CUstream s);
   CUresult (*cuMemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes, CUstream s);
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s);

@@ -437,6 +437,61 @@ void hy_cuda_event_release(void *device, void *event) {
   hy_cuda_leave(d);
 }
 
+/* ---- staging hooks (backend table) --------------------------------------- */
+
+/* Page-locked host memory: the only kind the DMA engines copy from without
+ * an intermediate driver copy, so copies from it overlap kernels. */
+static hy_status hy_cuda_host_alloc(void *device, size_t bytes, void **host) {
+  hy_cuda_device *d = device;
+  HY_TRY(hy_cuda_enter(d));
+  void *p = NULL;
+  CUresult r = d->cu->cuMemHostAlloc(&p, bytes ? bytes : 1, 0);
+  hy_cuda_leave(d);
+  if (r != HY_CUDA_SUCCESS) {
+    hy_cuda_fail(d->cu, r, "cuMemHostAlloc");
+    return hy_error(r == HY_CUDA_ERROR_OUT_OF_MEMORY ? HYFFT_OUT_OF_MEMORY : HYFFT_BACKEND_ERROR,
+                    "CUDA: cannot allocate %zu bytes of page-locked host memory (%s)", bytes,
+                    hyfft_last_error());
+  }
+  *host = p;
+  return HYFFT_SUCCESS;
+}
+
+static void hy_cuda_host_release(void *device, void *host) {
+  hy_cuda_device *d = device;
+  if (!host || hy_cuda_enter(d) != HYFFT_SUCCESS) return;
+  d->cu->cuMemFreeHost(host);
+  hy_cuda_leave(d);
+}
+
+/* Events without timing: recording and waiting on them is cheaper. */
+static hy_status hy_cuda_event_create(void *device, void **event) {
+  hy_cuda_device *d = device;
+  HY_TRY(hy_cuda_enter(d));
+  CUevent e = NULL;
+  CUresult r = d->cu->cuEventCreate(&e, HY_CU_EVENT_DISABLE_TIMING);
+  hy_cuda_leave(d);
+  if (r != HY_CUDA_SUCCESS) return hy_cuda_fail(d->cu, r, "cuEventCreate");
+  *event = e;
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_cuda_event_rerecord(void *device, void *event, void *queue) {
+  hy_cuda_device *d = device;
+  HY_TRY(hy_cuda_enter(d));
+  CUresult r = d->cu->cuEventRecord((CUevent)event, hy_cuda_stream(d, queue));
+  hy_cuda_leave(d);
+  return r == HY_CUDA_SUCCESS ? HYFFT_SUCCESS : hy_cuda_fail(d->cu, r, "cuEventRecord");
+}
+
+static hy_status hy_cuda_event_wait(void *device, void *event) {
+  hy_cuda_device *d = device;
+  HY_TRY(hy_cuda_enter(d));
+  CUresult r = d->cu->cuEventSynchronize((CUevent)event);
+  hy_cuda_leave(d);
+  return r == HY_CUDA_SUCCESS ? HYFFT_SUCCESS : hy_cuda_fail(d->cu, r, "cuEventSynchronize");
+}
+
 /* ---- programs ------------------------------------------------------------- */
 
 /* Key of a program's compiled image: what it is (source bytes, the
@@ -859,4 +914,13 @@ const hy_backend hy_backend_cuda = {
     .plan_release = hy_cuda_plan_release,
     .plan_source = hy_cuda_plan_source,
     .execute = hy_cuda_execute,
+    .host_alloc = hy_cuda_host_alloc,
+    .host_release = hy_cuda_host_release,
+    .queue_create = hy_cuda_queue_create,
+    .queue_release = hy_cuda_queue_release,
+    .event_create = hy_cuda_event_create,
+    .event_release = hy_cuda_event_release,
+    .event_record = hy_cuda_event_rerecord,
+    .queue_wait = hy_cuda_queue_wait,
+    .event_wait = hy_cuda_event_wait,
 };

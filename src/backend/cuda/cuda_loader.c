@@ -53,6 +53,8 @@ static void hy_cu_load(void) {
            hy_cu_sym(lib, "cuMemGetInfo_v2", &d->cuMemGetInfo) &&
            hy_cu_sym(lib, "cuMemAlloc_v2", &d->cuMemAlloc) &&
            hy_cu_sym(lib, "cuMemFree_v2", &d->cuMemFree) &&
+           hy_cu_sym(lib, "cuMemHostAlloc", &d->cuMemHostAlloc) &&
+           hy_cu_sym(lib, "cuMemFreeHost", &d->cuMemFreeHost) &&
            hy_cu_sym(lib, "cuMemcpyHtoDAsync_v2", &d->cuMemcpyHtoDAsync) &&
            hy_cu_sym(lib, "cuMemcpyDtoHAsync_v2", &d->cuMemcpyDtoHAsync) &&
            hy_cu_sym(lib, "cuMemcpyDtoDAsync_v2", &d->cuMemcpyDtoDAsync) &&
