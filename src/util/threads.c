@@ -24,23 +24,40 @@ int hy_num_threads(void) {
 #endif
 }
 
+/* Ranges are handed out from a shared counter in pieces of about a
+ * quarter of an even share rather than split statically: on a machine
+ * whose cores are also busy with other processes a thread that is not
+ * scheduled for a while would otherwise hold the whole team at the
+ * closing barrier for its full share; now the others take its pieces.
+ * Inside a parallel region (a caller's own, or an outer loop of ours)
+ * the loop runs on the calling thread: nested teams only oversubscribe
+ * the cores. */
 void hy_parallel_for(int64_t count, int64_t grain, hy_range_fn fn, void *arg) {
   if (count <= 0) return;
   if (grain < 1) grain = 1;
   int64_t chunks = (count + grain - 1) / grain;
   int threads = hy_num_threads();
   if (chunks < threads) threads = (int)chunks;
+#ifdef _OPENMP
+  if (threads > 1 && omp_in_parallel()) threads = 1;
+#endif
   if (threads <= 1) {
     fn(arg, 0, count, 0);
     return;
   }
 #ifdef _OPENMP
+  int64_t piece = count / ((int64_t)threads * 4);
+  if (piece < grain) piece = grain;
+  int64_t next = 0;
 #pragma omp parallel num_threads(threads)
   {
-    int t = omp_get_thread_num();
-    int nt = omp_get_num_threads();
-    int64_t begin = count * t / nt, end = count * (t + 1) / nt;
-    if (begin < end) fn(arg, begin, end, t);
+    const int t = omp_get_thread_num();
+    for (;;) {
+      int64_t begin = __atomic_fetch_add(&next, piece, __ATOMIC_RELAXED);
+      if (begin >= count) break;
+      int64_t end = count - begin < piece ? count : begin + piece;
+      fn(arg, begin, end, t);
+    }
   }
 #else
   fn(arg, 0, count, 0);
