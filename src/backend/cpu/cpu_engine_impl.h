@@ -74,6 +74,14 @@ HY_INLINE void hy_transpose(hy_v *m) {
 #define HY_CLONES
 #endif
 
+/* Per-group copies are a few dozen bytes: GCC's rewrite of such loops
+ * into memcpy/memset calls costs more than the copies. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define HY_NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define HY_NO_LIBCALLS
+#endif
+
 /* ---- butterflies on vectors (s = sign of the exponent, a constant) ---- */
 
 /* x *= s*i */
@@ -551,7 +559,7 @@ HY_INLINE void hy_scatter_tile(hy_r *const *rows, int count, int64_t os, int64_t
 }
 
 /* Interleaved source -> split lane vectors, LANES wide. */
-HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_lanes *ln, int64_t n,
+HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_lanes *ln, int64_t n,
                                 hy_v *restrict ar, hy_v *restrict ai) {
   const hy_r *src = run->src;
   const int64_t is = run->axis.in_stride;
@@ -580,13 +588,20 @@ HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_lanes *ln, int64
     return;
   }
   if (hy_lanes_block(ln, is, n, 0)) {
-    /* n < LANES transforms stored back to back: copy the block into a
-     * padded tile so that rows of LANES elements can be read past its
-     * end, then transpose as above. */
-    hy_r t[2 * L_ * (L_ + 1)];
-    memcpy(t, src + 2 * ln->so[0], sizeof(hy_r) * 2 * (size_t)(L_ * n));
-    memset(t + 2 * L_ * n, 0, sizeof(hy_r) * 2 * (size_t)L_);
-    for (int v = 0; v < L_; v++) rows[v] = t + 2 * v * n;
+    /* n < LANES transforms stored back to back: rows of LANES elements
+     * read straight from the block run into the next row, which the
+     * transpose drops; only rows that would run past the block's end are
+     * copied into zero-padded scratch first. */
+    hy_r pad[L_][2 * L_];
+    const hy_r *b0 = src + 2 * ln->so[0];
+    for (int v = 0; v < L_; v++) {
+      if ((v + 1) * n + (L_ - n) <= L_ * n) {
+        rows[v] = b0 + 2 * v * n;
+        continue;
+      }
+      for (int e = 0; e < 2 * L_; e++) pad[v][e] = e < 2 * n ? b0[2 * v * n + e] : 0;
+      rows[v] = pad[v];
+    }
     hy_gather_tile(rows, 1, 0, n, ar, ai);
     return;
   }
@@ -602,7 +617,7 @@ HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_lanes *ln, int64
 
 /* Split lane vectors -> interleaved destination, with scale and the
  * run's twiddle (evaluated in double). */
-HY_CLONES static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run,
+HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run,
                                  const hy_lanes *ln, int64_t n, hy_v *restrict fr,
                                  hy_v *restrict fi) {
   hy_r *dst = run->dst;
@@ -683,18 +698,19 @@ HY_CLONES static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run,
     return;
   }
   if (hy_lanes_block(ln, os, n, 1)) {
-    /* Mirror of the gather: rows into a padded tile (each row's overrun
-     * is overwritten by the next row), then one copy of the block. The
-     * columns n..LANES-1 of (fr, fi) are read but land in the padding. */
-    hy_r t[2 * L_ * (L_ + 1)];
-    hy_v xr[L_], xi[L_];
-    for (int q = 0; q < L_; q++) {
-      xr[q] = q < n ? fr[q] : (hy_v){0};
-      xi[q] = q < n ? fi[q] : (hy_v){0};
-    }
-    for (int v = 0; v < L_; v++) rows[v] = t + 2 * v * n;
-    hy_scatter_tile(rows, L_, 1, 0, xr, xi, sc, scaled);
-    memcpy(dst + 2 * ln->dof[0], t, sizeof(hy_r) * 2 * (size_t)(L_ * n));
+    /* Mirror of the gather: whole rows of LANES elements written in
+     * increasing order straight into the block (each row's overrun is
+     * rewritten by the next row); rows that would run past the block's
+     * end go through scratch. Columns n.. of (fr, fi) are read (the lane
+     * buffers have LANES vectors of zeroed slack) and never land. */
+    hy_r pad[L_][2 * L_];
+    hy_r *b0 = dst + 2 * ln->dof[0];
+    for (int v = 0; v < L_; v++)
+      rows[v] = (v + 1) * n + (L_ - n) <= L_ * n ? b0 + 2 * v * n : pad[v];
+    hy_scatter_tile(rows, L_, 1, 0, fr, fi, sc, scaled);
+    for (int v = 0; v < L_; v++)
+      if (rows[v] == pad[v])
+        for (int e = 0; e < n; e++) memcpy(b0 + 2 * (v * n + e), pad[v] + 2 * e, 2 * sizeof(hy_r));
     return;
   }
   const hy_r *rr = (const hy_r *)fr, *ri = (const hy_r *)fi;
@@ -708,32 +724,25 @@ HY_CLONES static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run,
 }
 
 /* Start loading the next group's input and owning its output lines while
- * this group computes. Groups read LANES short rows (or LANES strided
+ * this group computes (input only: stores do not stall the core). Groups read LANES short rows (or LANES strided
  * columns) in transposed order, which the hardware prefetchers do not
  * follow: without this the gather waits on DRAM for most of its time. */
 #ifndef HY_PF_BYTES
 #define HY_PF_BYTES 16384
 #endif
 static void hy_prefetch_group(const hy_cpu_run *run, const hy_lanes *ln, int64_t n) {
+  /* Neighbouring lanes are read as whole lines in order, which the
+   * hardware follows by itself. */
+  if (ln->contig_in) return;
   const char *src = run->src;
-  char *dst = run->dst;
-  const int64_t e = 2 * (int64_t)sizeof(hy_r), is = run->axis.in_stride * e,
-                os = run->axis.out_stride * e;
-  const int64_t line = 64;
+  const int64_t e = 2 * (int64_t)sizeof(hy_r), is = run->axis.in_stride * e;
   for (int v = 0; v < ln->count; v++) {
     const char *p = src + ln->so[v] * e;
-    char *q = dst + ln->dof[v] * e;
     if (is == e) {
-      for (int64_t b = 0; b < n * e; b += line) __builtin_prefetch(p + b, 0, 3);
+      for (int64_t b = 0; b < n * e; b += 64) __builtin_prefetch(p + b, 0, 3);
       __builtin_prefetch(p + n * e - 1, 0, 3);
     } else {
       for (int64_t j = 0; j < n; j++) __builtin_prefetch(p + j * is, 0, 3);
-    }
-    if (os == e) {
-      for (int64_t b = 0; b < n * e; b += line) __builtin_prefetch(q + b, 1, 3);
-      __builtin_prefetch(q + n * e - 1, 1, 3);
-    } else {
-      for (int64_t j = 0; j < n; j++) __builtin_prefetch(q + j * os, 1, 3);
     }
   }
 }
@@ -750,12 +759,16 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   hy_job *job = arg;
   const hy_cpu_node *node = job->node;
   const int64_t n = node->n;
-  hy_v *buf = hy_malloc(sizeof(hy_v) * 4 * (size_t)n);
+  /* LANES vectors of slack after the four arrays: the scatter of n < LANES
+   * reads a whole tile from any of them. */
+  const size_t bytes = sizeof(hy_v) * (4 * (size_t)n + L_);
+  hy_v *buf = hy_cpu_scratch_get(0, bytes);
   if (!buf) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     return;
   }
   hy_v *ar = buf, *ai = buf + n, *br = buf + 2 * n, *bi = buf + 3 * n;
+  memset(buf + 4 * n, 0, sizeof(hy_v) * L_);
   /* Prefetch about HY_PF_BYTES ahead: one group is too close to hide
    * DRAM latency when groups are small. */
   const int64_t gbytes = (int64_t)sizeof(hy_r) * 2 * L_ * n;
@@ -766,19 +779,33 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     hy_lanes_make(job->run, g * L_, job->count, L_, &pl);
     hy_prefetch_group(job->run, &pl, n);
   }
+  const hy_cpu_run *run = job->run;
+  const hyfft_dim *inner = run->nloops > 0 ? &run->loops[run->nloops - 1] : NULL;
+  hy_lanes cur[1], pl;
+  int have = 0;
   for (int64_t g = begin; g < end; g++) {
-    hy_lanes cur[1];
-    hy_lanes_make(job->run, g * L_, job->count, L_, cur);
-    if (g + ahead < end) {
-      hy_lanes pl;
-      hy_lanes_make(job->run, (g + ahead) * L_, job->count, L_, &pl);
-      hy_prefetch_group(job->run, &pl, n);
+    /* Groups inside one run of the innermost loop are the previous group
+     * moved by LANES steps: no index decomposition per group. */
+    const int64_t pos = inner ? (g * L_) % inner->n : 0;
+    if (have && inner && pos >= L_ && pos + L_ <= inner->n && g * L_ + L_ <= job->count) {
+      for (int v = 0; v < L_; v++) {
+        cur->so[v] += L_ * inner->in_stride;
+        cur->dof[v] += L_ * inner->out_stride;
+        if (run->twiddle_loop == run->nloops - 1) cur->m[v] += L_;
+      }
+    } else {
+      hy_lanes_make(run, g * L_, job->count, L_, cur);
+    }
+    have = 1;
+    if (g + ahead < end && !cur->contig_in) {
+      hy_lanes_make(run, (g + ahead) * L_, job->count, L_, &pl);
+      hy_prefetch_group(run, &pl, n);
     }
     hy_gather(job->run, cur, n, ar, ai);
     int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
     hy_scatter(node, job->run, cur, n, where ? br : ar, where ? bi : ai);
   }
-  hy_free(buf);
+  hy_cpu_scratch_put(0, buf, bytes);
 }
 
 /* Bluestein in f64 whatever the data precision: the convolution's rounding
@@ -790,7 +817,8 @@ static void hy_bluestein_range(void *arg, int64_t begin, int64_t end, int thread
   const hy_cpu_node *node = job->node;
   const hy_cpu_run *run = job->run;
   const int64_t n = node->n, M = node->m;
-  hy_v4d *buf = hy_malloc(sizeof(hy_v4d) * 4 * (size_t)M);
+  const size_t bytes = sizeof(hy_v4d) * 4 * (size_t)M;
+  hy_v4d *buf = hy_cpu_scratch_get(0, bytes);
   if (!buf) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     return;
@@ -851,7 +879,7 @@ static void hy_bluestein_range(void *arg, int64_t begin, int64_t end, int thread
       }
     }
   }
-  hy_free(buf);
+  hy_cpu_scratch_put(0, buf, bytes);
 }
 
 static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run);
@@ -993,9 +1021,20 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
  * each column c of it in place, which is exactly where X[c + n1*d] goes;
  * two arrays instead of three stay in cache.
  * Transforms of the batch run one after the other, each parallel inside. */
-static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
+typedef struct hy_large_job {
+  const hy_cpu_node *node;
+  const hy_cpu_run *run;
+  int failed; /* hy_status of the first failure, 0 if none */
+} hy_large_job;
+
+/* Transforms [begin, end) of the batch, one after the other, on this
+ * thread's scratch. */
+static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  hy_large_job *job = arg;
+  const hy_cpu_node *node = job->node;
+  const hy_cpu_run *run = job->run;
   const int64_t n = node->n, n1 = node->n1, n2 = node->n2;
-  const int64_t count = hy_run_count(run);
   const int twiddled = run->twiddle_loop >= 0 && node->tw.n > 0;
   /* Rows of tmp padded by one cache line: power-of-two row strides would
    * send every column access of the first half to the same cache sets. */
@@ -1004,13 +1043,16 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
    * overlapping input away first). */
   const int via_tmp = run->src == run->dst;
   const size_t bytes = via_tmp ? sizeof(hy_r) * 2 * (size_t)(n1 * ld) : 0;
-  hy_r *tmp = via_tmp ? hy_cpu_big_alloc(bytes) : NULL;
-  if (via_tmp && !tmp) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: no scratch for length %lld", (long long)n);
+  hy_r *tmp = via_tmp ? hy_cpu_scratch_get(1, bytes) : NULL;
+  if (via_tmp && !tmp) {
+    __atomic_store_n(&job->failed, (int)HYFFT_OUT_OF_MEMORY, __ATOMIC_RELAXED);
+    return;
+  }
   hy_status st = HYFFT_SUCCESS;
   const hy_r *src = run->src;
   hy_r *dst = run->dst;
   const int64_t is = run->axis.in_stride, os = run->axis.out_stride;
-  for (int64_t t = 0; t < count && st == HYFFT_SUCCESS; t++) {
+  for (int64_t t = begin; t < end && st == HYFFT_SUCCESS; t++) {
     int64_t so, dof, m;
     hy_run_offsets(run, t, &so, &dof, &m);
     hy_cpu_run ra = {0}, rb = {0};
@@ -1051,6 +1093,26 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
       }
     }
   }
-  if (tmp) hy_cpu_big_free(tmp, bytes);
-  return st;
+  hy_cpu_scratch_put(1, tmp, bytes);
+  if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, (int)st, __ATOMIC_RELAXED);
+}
+
+/* A batch with at least one transform per thread runs whole transforms in
+ * parallel in one team (the sub-runs inside stay on their thread); fewer
+ * transforms run one after the other, each parallel inside. Splitting
+ * every transform over the threads costs two team wake-ups and barriers
+ * per transform and shares each one's cache lines between cores. */
+static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
+  const int64_t count = hy_run_count(run);
+  hy_large_job job = {node, run, 0};
+  const int threads = hy_num_threads();
+  if (count >= 2 && count >= threads)
+    hy_parallel_for(count, 1, hy_large_range, &job);
+  else
+    hy_large_range(&job, 0, count, 0);
+  if (job.failed == (int)HYFFT_OUT_OF_MEMORY)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: no scratch for length %lld", (long long)node->n);
+  if (job.failed)
+    return hy_error((hy_status)job.failed, "cpu engine: four-step run of length %lld failed", (long long)node->n);
+  return HYFFT_SUCCESS;
 }
