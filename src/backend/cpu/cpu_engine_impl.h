@@ -723,10 +723,10 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
   }
 }
 
-/* Start loading the next group's input and owning its output lines while
- * this group computes (input only: stores do not stall the core). Groups read LANES short rows (or LANES strided
- * columns) in transposed order, which the hardware prefetchers do not
- * follow: without this the gather waits on DRAM for most of its time. */
+/* Start loading a later group's input while this group computes, for
+ * groups whose lanes are separate strided transforms: their elements are
+ * read in transposed order, which the hardware prefetchers do not follow.
+ * (Stores need no prefetch: they do not stall the core.) */
 #ifndef HY_PF_BYTES
 #define HY_PF_BYTES 16384
 #endif
@@ -797,7 +797,9 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
       hy_lanes_make(run, g * L_, job->count, L_, cur);
     }
     have = 1;
-    if (g + ahead < end && !cur->contig_in) {
+    /* Neighbouring lanes, or whole transforms back to back, make the
+     * groups one sequential stream, which the hardware prefetches. */
+    if (g + ahead < end && !cur->contig_in && !hy_lanes_block(cur, run->axis.in_stride, n, 0)) {
       hy_lanes_make(run, (g + ahead) * L_, job->count, L_, &pl);
       hy_prefetch_group(run, &pl, n);
     }
