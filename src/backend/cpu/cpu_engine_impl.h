@@ -1108,7 +1108,12 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
   const int64_t count = hy_run_count(run);
   hy_large_job job = {node, run, 0};
   const int threads = hy_num_threads();
-  if (count >= 2 && count >= threads)
+  /* Whole transforms per thread only while each thread's share of
+   * memory stays modest: past 32 MiB a transform is long enough to keep
+   * every thread busy inside it, and in place each thread would hold a
+   * scratch copy of that size. */
+  const int64_t tbytes = node->n * 2 * (int64_t)sizeof(hy_r);
+  if (count >= 2 && count >= threads && tbytes <= ((int64_t)32 << 20))
     hy_parallel_for(count, 1, hy_large_range, &job);
   else
     hy_large_range(&job, 0, count, 0);
