@@ -221,7 +221,7 @@ hy_status hy_cuda_compile_units(hy_cuda_unit *units, int n, int arch, int thread
 
 hy_status hy_cuda_units_build(hy_cuda_unit *units, const uint64_t *keys, int *from_disk, int n,
                               int arch) {
-  int todo[HY_MAX_KERNELS];
+  int pending[HY_MAX_KERNELS];
   hy_cuda_unit build[HY_MAX_KERNELS];
   if (n < 0 || n > HY_MAX_KERNELS)
     return hy_error(HYFFT_INTERNAL, "hy_cuda_units_build: %d units (at most %d)", n,
@@ -233,7 +233,7 @@ hy_status hy_cuda_units_build(hy_cuda_unit *units, const uint64_t *keys, int *fr
     units[i].is_ptx = 0;
     from_disk[i] = hy_cuda_cache_load(keys[i], &units[i].image, &units[i].size) == HYFFT_SUCCESS;
     if (!from_disk[i]) {
-      todo[nt] = i;
+      pending[nt] = i;
       build[nt++] = units[i];
     }
   }
@@ -247,10 +247,10 @@ hy_status hy_cuda_units_build(hy_cuda_unit *units, const uint64_t *keys, int *fr
     return st;
   }
   for (int j = 0; j < nt; j++) {
-    units[todo[j]] = build[j];
+    units[pending[j]] = build[j];
     /* PTX is cached too (the driver JITs it); the driver version in the
      * key keeps images apart across upgrades. */
-    hy_cuda_cache_store(keys[todo[j]], build[j].image, build[j].size);
+    hy_cuda_cache_store(keys[pending[j]], build[j].image, build[j].size);
   }
   return HYFFT_SUCCESS;
 }
