@@ -13,6 +13,6 @@ device=${HYFFT_DEVICE:-auto}
 echo
 "$hyfft" verify --device "$device" --suite quick
 echo
-peers=fftw
-case "$("$hyfft" info --best 2>/dev/null || true)" in cuda*) peers=cufft,fftw ;; esac
+peers=fftw,copy
+case "$("$hyfft" info --best 2>/dev/null || true)" in cuda*) peers=cufft,fftw,copy ;; esac
 "$hyfft" bench quick --device "$device" --vs "$peers"
