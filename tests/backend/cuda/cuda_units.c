@@ -23,29 +23,12 @@
 #include "backend/cuda/cuda_compile.h"
 #include "common/check.h"
 #include "planner/planner.h"
+#include "h100_caps.h"
 
 static double hy_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static hy_device_caps hy_h100_caps(void) {
-  hy_device_caps c;
-  memset(&c, 0, sizeof c);
-  c.backend = HYFFT_BACKEND_CUDA;
-  c.compute_units = 132;
-  c.local_memory = 227 * 1024;
-  c.max_work_group = 1024;
-  c.l2_cache = 50 * 1024 * 1024;
-  c.global_memory = (int64_t)80 << 30;
-  c.bandwidth = 3.0e12;
-  c.launch_overhead = 4e-6;
-  c.flop_rate = 6.0e13;
-  c.supports_f64 = 1;
-  c.max_pass_length[HYFFT_F32] = 16384;
-  c.max_pass_length[HYFFT_F64] = 8192;
-  return c;
 }
 
 static hy_status hy_generate(const char *token, const hy_device_caps *caps, hy_gpu_program *out) {

@@ -17,6 +17,7 @@
 #include "codegen/codegen.h"
 #include "common/check.h"
 #include "planner/planner.h"
+#include "h100_caps.h"
 
 /* All radices and odd primes, Bluestein, batched, multi-dimensional,
  * four-step lengths up to 2^24, both precisions and directions. */
@@ -80,24 +81,6 @@ static int hy_strided_problems(hyfft_problem *out, int max) {
     n++;
   }
   return n;
-}
-
-static hy_device_caps hy_h100_caps(void) {
-  hy_device_caps c;
-  memset(&c, 0, sizeof c);
-  c.backend = HYFFT_BACKEND_CUDA;
-  c.compute_units = 132;
-  c.local_memory = 227 * 1024;
-  c.max_work_group = 1024;
-  c.l2_cache = 50 * 1024 * 1024;
-  c.global_memory = (int64_t)80 << 30;
-  c.bandwidth = 3.0e12;
-  c.launch_overhead = 4e-6;
-  c.flop_rate = 6.0e13;
-  c.supports_f64 = 1;
-  c.max_pass_length[HYFFT_F32] = 16384; /* what the CUDA backend reports for 227 KB */
-  c.max_pass_length[HYFFT_F64] = 8192;
-  return c;
 }
 
 static long hy_compiled_programs, hy_not_planned, hy_split_programs;
