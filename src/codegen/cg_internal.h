@@ -42,6 +42,16 @@ void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision
 void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int block,
                        int min_blocks);
 /* Qualifier for a global pointer parameter ("__global " / ""). */
+/* Emit the statements that split a transform index held in `rem` (with
+ * `q` declared beside it) into the pass's loop indices, taking the loops in
+ * `order` (fastest first); each loop's strides are added to `in_var` and
+ * `out_var` (either may be NULL), and the index of the four-step twiddle
+ * loop is stored in `tm_var` if that is not NULL. The last loop takes the
+ * remaining index as it is. Every statement starts with `indent`. */
+void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *order,
+                             const char *indent, const char *in_var, const char *out_var,
+                             const char *tm_var);
+
 const char *hy_cg_global(hy_dialect dialect);
 /* Qualifier for a kernel-scope local array ("__local " / "__shared__ "). */
 const char *hy_cg_local(hy_dialect dialect);

@@ -619,15 +619,7 @@ static void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count) {
   hy_cg_loop_order(pass, order);
   if (pass->nloops > 0) {
     hy_strbuf_appendf(sb, "      %s rem = tj, q;\n", k->idx);
-    for (int a = 0; a < pass->nloops; a++) {
-      const hyfft_dim *d = &pass->loops[order[a]];
-      if (a == pass->nloops - 1)
-        hy_strbuf_append(sb, "      q = rem;\n");
-      else
-        hy_strbuf_appendf(sb, "      q = rem %% %lld; rem /= %lld;\n", (long long)d->n,
-                          (long long)d->n);
-      hy_strbuf_appendf(sb, "      o2 += q * %lld;\n", (long long)d->out_stride);
-    }
+    hy_cg_emit_loop_offsets(sb, pass, order, "      ", NULL, "o2", NULL);
   }
   char e[64];
   if (k->pad)
@@ -722,6 +714,26 @@ static void hy_cg_loop_order(const hy_pass *pass, int *order) {
     }
 }
 
+void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *order,
+                             const char *indent, const char *in_var, const char *out_var,
+                             const char *tm_var) {
+  for (int a = 0; a < pass->nloops; a++) {
+    const hyfft_dim *d = &pass->loops[order[a]];
+    if (a == pass->nloops - 1)
+      hy_strbuf_appendf(sb, "%sq = rem;\n", indent);
+    else
+      hy_strbuf_appendf(sb, "%sq = rem %% %lld; rem /= %lld;\n", indent, (long long)d->n,
+                        (long long)d->n);
+    if (in_var && out_var)
+      hy_strbuf_appendf(sb, "%s%s += q * %lld; %s += q * %lld;\n", indent, in_var,
+                        (long long)d->in_stride, out_var, (long long)d->out_stride);
+    else if (out_var)
+      hy_strbuf_appendf(sb, "%s%s += q * %lld;\n", indent, out_var, (long long)d->out_stride);
+    if (tm_var && order[a] == pass->twiddle_loop)
+      hy_strbuf_appendf(sb, "%s%s = q;\n", indent, tm_var);
+  }
+}
+
 /* Kernel prologue: thread ids, validity, base offsets, the four-step loop
  * index. */
 static void hy_cg_prologue(hy_cg_kernel *k, int64_t count) {
@@ -743,17 +755,8 @@ static void hy_cg_prologue(hy_cg_kernel *k, int64_t count) {
   hy_cg_loop_order(pass, order);
   if (pass->nloops > 0) {
     hy_strbuf_appendf(sb, "  {\n    %s rem = ti, q;\n", k->idx);
-    for (int a = 0; a < pass->nloops; a++) {
-      const hyfft_dim *d = &pass->loops[order[a]];
-      if (a == pass->nloops - 1)
-        hy_strbuf_append(sb, "    q = rem;\n");
-      else
-        hy_strbuf_appendf(sb, "    q = rem %% %lld; rem /= %lld;\n", (long long)d->n,
-                          (long long)d->n);
-      hy_strbuf_appendf(sb, "    ib += q * %lld; ob += q * %lld;\n", (long long)d->in_stride,
-                        (long long)d->out_stride);
-      if (order[a] == pass->twiddle_loop) hy_strbuf_append(sb, "    tm = q;\n");
-    }
+    hy_cg_emit_loop_offsets(sb, pass, order, "    ", "ib", "ob",
+                            pass->twiddle_loop >= 0 ? "tm" : NULL);
     hy_strbuf_append(sb, "  }\n");
   }
 }
@@ -776,12 +779,7 @@ static hy_status hy_cg_copy_kernel(const hy_pass *pass, int pass_index, hy_diale
   if (pass->nloops > 0) hy_strbuf_appendf(sb, "  %s rem = ti, q;\n", idx);
   int order[HY_MAX_LOOPS];
   hy_cg_loop_order(pass, order);
-  for (int a = 0; a < pass->nloops; a++) {
-    const hyfft_dim *d = &pass->loops[order[a]];
-    hy_strbuf_appendf(sb, "  q = rem %% %lld; rem /= %lld;\n", (long long)d->n, (long long)d->n);
-    hy_strbuf_appendf(sb, "  ib += q * %lld; ob += q * %lld;\n", (long long)d->in_stride,
-                      (long long)d->out_stride);
-  }
+  hy_cg_emit_loop_offsets(sb, pass, order, "  ", "ib", "ob", NULL);
   hy_strbuf_append(sb, "  real2 v = src[ib];\n");
   if (pass->scale != 1.0) {
     hy_strbuf_append(sb, "  v = cscale(v, ");

@@ -50,12 +50,10 @@ hy_status hy_cg_chirp_kernel(const hy_pass *pass, int pass_index, const hy_devic
   hy_strbuf_appendf(sb, "  %s ib = %lld + (%s)e * %lld, ob = %lld + (%s)e * %lld;\n", idx,
                     (long long)pass->src_offset, idx, (long long)pass->axis.in_stride,
                     (long long)pass->dst_offset, idx, (long long)pass->axis.out_stride);
-  for (int l = pass->nloops - 1; l >= 0; l--) {
-    const hyfft_dim *d = &pass->loops[l];
-    hy_strbuf_appendf(sb, "  q = rem %% %lld; rem /= %lld;\n", (long long)d->n, (long long)d->n);
-    hy_strbuf_appendf(sb, "  ib += q * %lld; ob += q * %lld;\n", (long long)d->in_stride,
-                      (long long)d->out_stride);
-  }
+  /* The pass's loops are listed outermost first: innermost varies fastest. */
+  int order[HY_MAX_LOOPS];
+  for (int l = 0; l < pass->nloops; l++) order[l] = pass->nloops - 1 - l;
+  hy_cg_emit_loop_offsets(sb, pass, order, "  ", "ib", "ob", NULL);
   switch (pass->chirp_step) {
     case HY_CHIRP_PRE:
       hy_strbuf_appendf(sb, "  dst[ob] = e < %lld ? cmul(src[ib], tab[e]) : MK(0, 0);\n",
