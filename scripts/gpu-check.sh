@@ -6,7 +6,8 @@
 # Steps: configure and build; the CUDA backend tests; the accuracy and
 # property suites on --device cuda and on NVIDIA's OpenCL; compute-sanitizer
 # memcheck and racecheck on a few plans; the benchmark tables against cuFFT
-# (CUDA) and for N = 8..4096 on OpenCL, printed last.
+# (CUDA) and for N = 8..4096 on OpenCL (512 MiB buffers, the same problems
+# as the standard table's rows), printed last.
 #
 # The GPU machine has no FFTW and no network: FFTW (the tests' reference)
 # and the OpenCL ICD loader come from .deps/root, prepared on a networked
@@ -200,7 +201,7 @@ run_step bench_cuda 240 "$build/tools/hyfft/hyfft" bench "${suite[@]}" --device 
   --runs "$runs" --warmup 5 --json "$out/bench_cuda.json" --plot "$out/bench_cuda.svg"
 if [ -n "$ocl" ]; then
   tokens=()
-  for n in 8 16 32 64 128 256 512 1024 2048 4096; do tokens+=("c2c:f32:fwd:$n:b$((16777216 / n))"); done
+  for n in 8 16 32 64 128 256 512 1024 2048 4096; do tokens+=("c2c:f32:fwd:$n:b$((67108864 / n))"); done
   run_step bench_opencl 150 "$build/tools/hyfft/hyfft" bench "${tokens[@]}" --device opencl --vs copy \
     --runs "$runs" --warmup 3 --json "$out/bench_opencl.json"
 fi
