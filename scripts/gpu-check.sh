@@ -197,8 +197,8 @@ if [ ! -f bench/suites/standard.txt ]; then
          c2c:f64:fwd:1024:b8192 c2c:f64:fwd:4096:b2048 c2c:f32:fwd:1000:b16384
          c2c:f32:fwd:97:b65536 c2c:f32:fwd:1024x1024:b8 c2c:f32:fwd:256x256x256)
 fi
-run_step bench_cuda 240 "$build/tools/hyfft/hyfft" bench "${suite[@]}" --device cuda --vs cufft,copy \
-  --runs "$runs" --warmup 5 --json "$out/bench_cuda.json" --plot "$out/bench_cuda.svg"
+run_step bench_cuda 300 "$build/tools/hyfft/hyfft" bench "${suite[@]}" --device cuda --vs cufft,copy \
+  --runs "$runs" --warmup 5 --check-elems 262144 --json "$out/bench_cuda.json" --plot "$out/bench_cuda.svg"
 if [ -n "$ocl" ]; then
   tokens=()
   for n in 8 16 32 64 128 256 512 1024 2048 4096; do tokens+=("c2c:f32:fwd:$n:b$((67108864 / n))"); done
@@ -221,4 +221,10 @@ for t in bench_cuda bench_opencl; do
   echo "== $t"
   cat "$out/$t.log"
 done
+# At most 8 files come back from the device machine: the logs travel as one
+# archive beside the summary, the JSON tables and the plot.
+(cd "$out" && tar czf gpu-check-logs.tar.gz --exclude='*.json' --exclude='*.svg' \
+   --exclude=summary.txt --exclude=gpu-check-logs.tar.gz . 2>/dev/null &&
+ find . -maxdepth 1 -type f ! -name '*.json' ! -name '*.svg' ! -name summary.txt \
+   ! -name gpu-check-logs.tar.gz -delete)
 exit $failed

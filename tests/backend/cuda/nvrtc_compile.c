@@ -7,7 +7,9 @@
  * Fails with the NVRTC log on any error; exits 77
  * (CTest "skipped") only when NVRTC itself is not installed.
  *
- * Usage: test_cuda_nvrtc_compile [--arch NN] [TOKEN...] */
+ * Usage: test_cuda_nvrtc_compile [--arch NN] [--print] [TOKEN...]
+ * --print also writes each plan tree and its generated source (a way to
+ * read, or feed to ptxas -v, the kernels an H100 would get, without one). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +145,8 @@ static void hy_compile_split(const char *name, const hy_gpu_program *program, in
   }
 }
 
+static int hy_print;
+
 static void hy_compile_problem(const char *name, const hyfft_problem *user, int arch,
                                const hy_device_caps *caps) {
   hy_problem prob;
@@ -169,6 +173,14 @@ static void hy_compile_problem(const char *name, const hyfft_problem *user, int 
   }
   CHECK(st == HYFFT_SUCCESS, "%s: codegen: %s", name, hyfft_last_error());
   if (st != HYFFT_SUCCESS) return;
+  if (hy_print) {
+    hy_strbuf d;
+    hy_strbuf_init(&d);
+    hy_plan_tree_describe(&tree, &d);
+    printf("==== %s\n%s\n%s\n==== end %s\n", name, d.data ? d.data : "", program.source.data,
+           name);
+    hy_strbuf_free(&d);
+  }
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   void *image = NULL;
@@ -203,6 +215,10 @@ int main(int argc, char **argv) {
   if (argc > 2 && strcmp(argv[1], "--arch") == 0) {
     arch = atoi(argv[2]);
     first_token = 3;
+  }
+  if (argc > first_token && strcmp(argv[first_token], "--print") == 0) {
+    hy_print = 1;
+    first_token++;
   }
   const hy_nvrtc *nv;
   if (hy_cuda_nvrtc_get(&nv) != HYFFT_SUCCESS) {
