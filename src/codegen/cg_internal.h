@@ -82,7 +82,7 @@ hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int 
                                 hyfft_precision p, int *index);
 
 /* Pointwise kernels of multi-pass Bluestein (cg_pointwise.c). */
-hy_status hy_cg_chirp_kernel(const hy_pass *pass, int pass_index, const hy_device_caps *caps,
-                             hy_gpu_program *prog);
+hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
+                             const hy_device_caps *caps, hy_gpu_program *prog);
 
 #endif /* HY_CG_INTERNAL_H */

@@ -14,8 +14,8 @@ static int64_t hy_cg_pw_extent(const hy_pass *pass, int out) {
   return e;
 }
 
-hy_status hy_cg_chirp_kernel(const hy_pass *pass, int pass_index, const hy_device_caps *caps,
-                             hy_gpu_program *prog) {
+hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
+                             const hy_device_caps *caps, hy_gpu_program *prog) {
   hy_strbuf *sb = &prog->source;
   int64_t n = pass->chirp_n, m = pass->bluestein_m, len = pass->axis.n;
   if (n < 1 || m < 2 * n - 1 || (pass->chirp_step == HY_CHIRP_POST ? len != n : len != m))
@@ -42,9 +42,26 @@ hy_status hy_cg_chirp_kernel(const hy_pass *pass, int pass_index, const hy_devic
   hy_strbuf_appendf(sb, "/* pass %d: Bluestein %s, N=%lld M=%lld */\n", pass_index,
                     what[pass->chirp_step], (long long)n, (long long)m);
   hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], block, 0);
-  hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tab) {\n", g, g, g);
-  hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
-  hy_strbuf_appendf(sb, "  if (gi >= %lld) return;\n", (long long)total);
+  hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tab, const hy_i64 hy_block0) {\n",
+                    g, g, g);
+  /* Blocks are dealt per element of the outermost loop (the problem's
+   * outermost batch loop, loops[0]), so that whole elements are runs of
+   * whole blocks (the L2 chunks of codegen.c). */
+  int64_t outer = 1;
+  if (problem->batch_rank > 0 && pass->nloops > 0 && pass->loops[0].n == problem->batch[0].n &&
+      problem->batch[0].n > 1)
+    outer = pass->loops[0].n;
+  int64_t per = total / outer, per_blocks = (per + block - 1) / block;
+  if (outer > 1) {
+    hy_strbuf_appendf(sb, "  const %s w = (%s)(HY_GID %% %lld) * %d + HY_LID;\n", idx, idx,
+                      (long long)per_blocks, block);
+    hy_strbuf_appendf(sb, "  if (w >= %lld) return;\n", (long long)per);
+    hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID / %lld) * %lld + w;\n", idx, idx,
+                      (long long)per_blocks, (long long)per);
+  } else {
+    hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
+    hy_strbuf_appendf(sb, "  if (gi >= %lld) return;\n", (long long)total);
+  }
   hy_strbuf_appendf(sb, "  const int e = (int)(gi %% %lld);\n", (long long)len);
   if (pass->nloops > 0) hy_strbuf_appendf(sb, "  %s rem = gi / %lld, q;\n", idx, (long long)len);
   hy_strbuf_appendf(sb, "  %s ib = %lld + (%s)e * %lld, ob = %lld + (%s)e * %lld;\n", idx,
@@ -76,12 +93,15 @@ hy_status hy_cg_chirp_kernel(const hy_pass *pass, int pass_index, const hy_devic
 
   hy_launch *L = &prog->launches[prog->nlaunches++];
   L->kernel = prog->nkernels++;
-  L->grid = (total + block - 1) / block;
+  L->grid = outer * per_blocks;
   L->block = block;
   L->shared_bytes = 0;
-  L->nargs = 3;
+  L->nargs = 4;
   L->args[0] = (hy_kernel_arg){HY_ARG_BUFFER, pass->src};
   L->args[1] = (hy_kernel_arg){HY_ARG_BUFFER, pass->dst};
   L->args[2] = (hy_kernel_arg){HY_ARG_TABLE, table};
+  L->args[3] = (hy_kernel_arg){HY_ARG_BLOCK_OFFSET, 0};
+  L->block_offset = 0;
+  L->batch_blocks = outer > 1 ? per_blocks : 0;
   return HYFFT_SUCCESS;
 }

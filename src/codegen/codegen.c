@@ -2,9 +2,60 @@
  * in one translation unit (with the layout that cuts it into one unit per
  * kernel). */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/cg_internal.h"
+
+/* L2 chunks (DESIGN: keep multi-pass intermediates in L2). A plan of
+ * several passes over a batch normally runs pass 1 over every element,
+ * then pass 2 over every element: each pass streams the whole batch
+ * through DRAM. When one element's data are a small part of L2, the
+ * launches are cut into chunks of whole elements instead, and every pass
+ * runs over chunk 1 before any runs over chunk 2: pass 2 then reads what
+ * pass 1 just wrote from L2, and in-place passes on the output touch DRAM
+ * once. Needs every launch to cover whole elements with whole blocks, in
+ * element order (hy_launch.batch_blocks). The chunk budget is half the L2
+ * (the rest holds the streaming input and output), or $HYFFT_L2_CHUNK
+ * bytes; chunks stay few enough for HY_MAX_LAUNCHES. */
+static void hy_cg_schedule_chunks(const hy_problem *problem, const hy_plan_tree *tree,
+                                  const hy_device_caps *caps, hy_gpu_program *prog) {
+  int n = prog->nlaunches;
+  if (n < 2 || n != tree->npasses || problem->batch_rank < 1) return;
+  int64_t batch = problem->batch[0].n;
+  if (batch < 2) return;
+  int64_t elem = problem->precision == HYFFT_F64 ? 16 : 8;
+  int64_t per = 0; /* bytes one batch element occupies in the largest pass */
+  for (int i = 0; i < n; i++) {
+    const hy_launch *l = &prog->launches[i];
+    if (l->batch_blocks <= 0 || l->block_offset != 0 || l->grid != l->batch_blocks * batch) return;
+    const hy_pass *pass = &tree->passes[i];
+    int64_t bytes = hy_pass_count(pass) / batch * pass->axis.n * elem;
+    if (bytes > per) per = bytes;
+  }
+  int64_t budget = caps->l2_cache / 2;
+  const char *env = hy_getenv("HYFFT_L2_CHUNK");
+  if (env && *env) budget = strtoll(env, NULL, 10);
+  if (budget <= 0 || per <= 0 || per > budget) return;
+  int64_t chunk = budget / per;
+  if (chunk >= batch) return;
+  int64_t most = HY_MAX_LAUNCHES / n;
+  if ((batch + chunk - 1) / chunk > most) chunk = (batch + most - 1) / most;
+  int64_t nchunks = (batch + chunk - 1) / chunk;
+  if (nchunks < 2) return;
+  hy_launch plain[HY_MAX_LAUNCHES];
+  memcpy(plain, prog->launches, (size_t)n * sizeof plain[0]);
+  prog->nlaunches = 0;
+  for (int64_t c = 0; c < nchunks; c++) {
+    int64_t first = c * chunk, last = first + chunk < batch ? first + chunk : batch;
+    for (int i = 0; i < n; i++) {
+      hy_launch *l = &prog->launches[prog->nlaunches++];
+      *l = plain[i];
+      l->block_offset = first * plain[i].batch_blocks;
+      l->grid = (last - first) * plain[i].batch_blocks;
+    }
+  }
+}
 
 void hy_gpu_program_free(hy_gpu_program *program) {
   if (!program) return;
@@ -99,6 +150,7 @@ hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
     hy_gpu_program_free(out);
     return st;
   }
+  hy_cg_schedule_chunks(problem, tree, caps, out);
   uint64_t h = hy_hash_u64(HY_HASH_INIT, HY_CODEGEN_VERSION);
   out->hash = hy_hash_bytes(h, sb->data, sb->len);
   return HYFFT_SUCCESS;

@@ -15,18 +15,20 @@
 
 /* Bump whenever generated source changes for the same input, so that stale
  * on-disk cache entries are never used. */
-#define HY_CODEGEN_VERSION 4
+#define HY_CODEGEN_VERSION 5
 
 #define HY_MAX_KERNELS 16
 #define HY_MAX_TABLES 16
-#define HY_MAX_LAUNCHES 32
-#define HY_MAX_KERNEL_ARGS 6
+#define HY_MAX_LAUNCHES 64
+#define HY_MAX_KERNEL_ARGS 8
 
 typedef enum hy_dialect { HY_DIALECT_OPENCL = 0, HY_DIALECT_CUDA = 1 } hy_dialect;
 
 typedef enum hy_arg_kind {
   HY_ARG_BUFFER = 0, /* index is a hy_buffer (in, out, work0, work1) */
-  HY_ARG_TABLE = 1   /* index is one of the program's constant tables */
+  HY_ARG_TABLE = 1,  /* index is one of the program's constant tables */
+  HY_ARG_BLOCK_OFFSET = 2 /* the launch's block_offset as a 64-bit integer (index unused):
+                             every generated kernel takes it last, as hy_block0 */
 } hy_arg_kind;
 
 typedef struct hy_kernel_arg {
@@ -41,7 +43,15 @@ typedef struct hy_launch {
   size_t shared_bytes; /* dynamic shared memory (CUDA); OpenCL kernels declare
                           their local arrays statically and report it here */
   int nargs;
-  hy_kernel_arg args[HY_MAX_KERNEL_ARGS]; /* in order; all are pointers/cl_mem */
+  hy_kernel_arg args[HY_MAX_KERNEL_ARGS]; /* in order: pointers/cl_mem, then the block offset */
+  /* Kernels number their blocks hy_block0 + the block index, so a launch
+   * may run any contiguous part [block_offset, block_offset + grid) of its
+   * pass's blocks (the L2 chunks of codegen.c). */
+  int64_t block_offset;
+  /* Blocks per element of the problem's outermost batch loop when every
+   * block works inside one element and they come in element order (so a
+   * run of whole elements is a run of blocks); 0 when not. */
+  int64_t batch_blocks;
 } hy_launch;
 
 typedef struct hy_table {
@@ -73,7 +83,13 @@ typedef struct hy_gpu_program {
 } hy_gpu_program;
 
 /* Generate the program for a plan tree on a device. On failure the
- * program is freed and the detail message says why. */
+ * program is freed and the detail message says why.
+ *
+ * A multi-pass plan over a batch whose per-element data fit in part of the
+ * device's L2 cache runs chunk by chunk: every pass over the first few
+ * batch elements, then every pass over the next ones, so each pass reads
+ * what the one before it wrote while it is still in L2. $HYFFT_L2_CHUNK
+ * sets the bytes a chunk may use (0: one chunk, the plain pass order). */
 hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
                           const hy_device_caps *caps, hy_dialect dialect, hy_gpu_program *out);
 void hy_gpu_program_free(hy_gpu_program *program);

@@ -718,6 +718,7 @@ static hy_status hy_cuda_check_program(const hy_cuda_device *d, const hy_gpu_pro
       return hy_error(HYFFT_INTERNAL, "launch %d: %d arguments", i, l->nargs);
     for (int a = 0; a < l->nargs; a++) {
       const hy_kernel_arg *g = &l->args[a];
+      if (g->kind == HY_ARG_BLOCK_OFFSET) continue;
       int limit = g->kind == HY_ARG_BUFFER ? HY_BUF_COUNT : p->ntables;
       if (g->index < 0 || g->index >= limit)
         return hy_error(HYFFT_INTERNAL, "launch %d argument %d: index %d out of range", i, a,
@@ -817,6 +818,9 @@ hy_status hy_cuda_program_run(void *device, const void *plan_state,
         if (!values[a])
           st = hy_error(HYFFT_INTERNAL, "launch %d of %s uses buffer %d, which is not set", i,
                         p->names[l->kernel], g->index);
+      } else if (g->kind == HY_ARG_BLOCK_OFFSET) {
+        /* Passed as the kernel's 64-bit hy_block0 (same size as a pointer). */
+        values[a] = (CUdeviceptr)l->block_offset;
       } else {
         values[a] = s->tables[g->index];
       }
