@@ -11,6 +11,7 @@ deplib="$deps/usr/lib/x86_64-linux-gnu"
 export LD_LIBRARY_PATH="$deplib:$cuda_home/lib64:${LD_LIBRARY_PATH:-}"
 export PATH="$cuda_home/bin:/opt/nvidia/nsight-compute/bin:$PATH"
 build=${GPU_BUILD:-$root/build-gpu}
+mkdir -p "${OUT:-/tmp}"
 log=${OUT:-/tmp}/gpu-build.log
 if [ ! -f "$deps/usr/include/fftw3.h" ]; then
   echo "gpu-build: $deps lacks FFTW; run scripts/prepare-gpu-deps.sh and carry .deps" >&2

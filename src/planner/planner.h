@@ -47,6 +47,13 @@ int64_t hy_bluestein_length(int64_t n);
 /* Choose the 1D algorithm for length n and fill pass->algo/factors/bluestein_m. */
 hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass);
 
+/* Columns (neighbouring transforms) a GPU block of a strided pass of this
+ * length holds: 128 bytes' worth, halved until they fit local memory. */
+int hy_strided_columns(int64_t length, hyfft_precision p, const hy_device_caps *caps);
+/* Time of a strided pass of this length over a contiguous one (>= 1; 1 on
+ * the CPU): the cost model's penalty for short row pieces. */
+double hy_strided_factor(int64_t length, hyfft_precision p, const hy_device_caps *caps);
+
 /* Model cost of a tree on a device (seconds). */
 double hy_cost_tree(const hy_plan_tree *tree, const hy_problem *problem,
                     const hy_device_caps *caps);
