@@ -86,10 +86,12 @@ typedef struct hy_gpu_program {
  * program is freed and the detail message says why.
  *
  * A multi-pass plan over a batch whose per-element data fit in part of the
- * device's L2 cache runs chunk by chunk: every pass over the first few
+ * device's L2 cache may run chunk by chunk: every pass over the first few
  * batch elements, then every pass over the next ones, so each pass reads
- * what the one before it wrote while it is still in L2. $HYFFT_L2_CHUNK
- * sets the bytes a chunk may use (0: one chunk, the plain pass order). */
+ * what the one before it wrote while it is still in L2 (by default for
+ * in-place plans of three or more passes, where it was measured faster;
+ * see codegen.c). $HYFFT_L2_CHUNK sets the bytes a chunk may use for any
+ * plan (0: one chunk, the plain pass order). */
 hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
                           const hy_device_caps *caps, hy_dialect dialect, hy_gpu_program *out);
 void hy_gpu_program_free(hy_gpu_program *program);

@@ -13,12 +13,14 @@
  * axis-passes; this solver only applies when at least one axis does not fit
  * in one pass. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "planner/planner.h"
 
 typedef struct hy_fs_ctx {
   const hy_problem *problem;
-  int64_t limit;
+  const hy_device_caps *caps;
+  int64_t limit; /* longest one-pass transform on the device */
   hy_plan_tree *tree;
 } hy_fs_ctx;
 
@@ -30,28 +32,56 @@ static int hy_fs_fits(hy_fs_ctx *c, int64_t n, hy_pass *pass, hy_status *st) {
   return on_chip <= c->limit;
 }
 
-/* A divisor N2 of n for pass A: for two passes, the one in
- * [n/limit, limit] closest to sqrt(n); for more, the largest <= limit.
- * Returns 0 if there is none that fits one pass. */
-static int64_t hy_fs_split(hy_fs_ctx *c, int64_t n) {
-  long double root = sqrtl((long double)n);
-  int64_t best = 0;
-  int best_two = 0;
-  long double best_score = 0;
-  for (int64_t d = 2; d <= c->limit && d < n; d++) {
+/* The divisors of n in [2, limit], ascending; returns how many (at most max). */
+static int hy_fs_divisors(int64_t n, int64_t limit, int64_t *out, int max) {
+  int count = 0;
+  int64_t high[64];
+  int nhigh = 0;
+  for (int64_t d = 2; d * d <= n && count < max; d++) {
     if (n % d) continue;
-    hy_pass probe;
-    hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, c->problem->sign);
-    hy_status st;
-    if (!hy_fs_fits(c, d, &probe, &st)) continue;
-    hy_pass probe1;
-    hy_pass_init(&probe1, HY_PASS_DFT, c->problem->precision, c->problem->sign);
-    int two = hy_fs_fits(c, n / d, &probe1, &st);
-    long double score = two ? fabsl((long double)d - root) : -(long double)d;
-    if (!best || two > best_two || (two == best_two && score < best_score)) {
-      best = d;
-      best_two = two;
-      best_score = score;
+    if (d <= limit) out[count++] = d;
+    if (d * d != n && n / d <= limit && nhigh < 64) high[nhigh++] = n / d;
+  }
+  for (int i = nhigh - 1; i >= 0 && count < max; i--) out[count++] = high[i];
+  return count;
+}
+
+/* Model time, in copy-floor passes, of a length-n DFT along one axis:
+ * one pass if it fits (1 when both sides are contiguous, else the strided
+ * penalty), or a split n = d * (n/d) with pass A of length d (strided) and
+ * the rest (strided on its output) in one pass or one more split. *split
+ * gets the chosen d (0: one pass). Returns a negative cost when no way
+ * fits (a large prime: Bluestein). */
+static double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int64_t *split) {
+  const hy_problem *p = c->problem;
+  *split = 0;
+  double best = -1.0;
+  hy_pass probe;
+  hy_pass_init(&probe, HY_PASS_DFT, p->precision, p->sign);
+  hy_status st;
+  if (hy_fs_fits(c, n, &probe, &st)) {
+    int64_t on_chip = probe.algo == HY_ALGO_BLUESTEIN ? probe.bluestein_m : n;
+    best = contiguous ? 1.0 : hy_strided_factor(on_chip, p->precision, c->caps);
+    /* Bluestein in one pass costs its two inner transforms. */
+    if (probe.algo == HY_ALGO_BLUESTEIN) best *= 2.0;
+  }
+  if (depth >= 2) return best;
+  int64_t divisors[256];
+  int nd = hy_fs_divisors(n, c->limit, divisors, 256);
+  for (int i = 0; i < nd; i++) {
+    int64_t d = divisors[i], rest_split;
+    hy_pass a;
+    hy_pass_init(&a, HY_PASS_DFT, p->precision, p->sign);
+    if (!hy_fs_fits(c, d, &a, &st) || a.algo == HY_ALGO_BLUESTEIN) continue;
+    double rest = hy_fs_best(c, n / d, 0, depth + 1, &rest_split);
+    if (rest < 0) continue;
+    double cost = hy_strided_factor(d, p->precision, c->caps) + rest;
+    /* Ties go to one pass, then to d nearer sqrt(n) (balanced passes). */
+    double off = fabs(log((double)d) - 0.5 * log((double)n));
+    if (best < 0 || cost < best - 1e-9 ||
+        (*split && cost < best + 1e-9 && off < fabs(log((double)*split) - 0.5 * log((double)n)))) {
+      best = cost;
+      *split = d;
     }
   }
   return best;
@@ -133,7 +163,9 @@ static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, in
   HY_TRY(hy_fs_add_pass(c, &pass));
   hy_pass_init(pass, HY_PASS_DFT, p->precision, sign);
   hy_status st;
-  if (hy_fs_fits(c, n, pass, &st)) {
+  int64_t n2 = 0;
+  int contiguous = llabs(in_stride) == 1 && llabs(out_stride) == 1;
+  if (hy_fs_best(c, n, contiguous, 0, &n2) >= 0 && n2 == 0 && hy_fs_fits(c, n, pass, &st)) {
     pass->src = src;
     pass->dst = dst;
     pass->axis = (hyfft_dim){n, in_stride, out_stride};
@@ -141,9 +173,9 @@ static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, in
     for (int l = 0; l < nloops; l++) pass->loops[l] = loops[l];
     return HYFFT_SUCCESS;
   }
+  hy_fs_fits(c, n, pass, &st);
   if (st != HYFFT_SUCCESS && st != HYFFT_NO_SOLVER) return st;
   if (nloops + 1 > HY_MAX_LOOPS) return HYFFT_NO_SOLVER;
-  int64_t n2 = hy_fs_split(c, n);
   if (n2 == 0) {
     c->tree->npasses--;
     return hy_fs_bluestein(c, n, src, in_stride, dst, out_stride, nloops, loops);
@@ -178,15 +210,20 @@ static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, in
 static hy_status hy_four_step_plan(const hy_problem *problem, const hy_device_caps *caps,
                                    hy_plan_tree *out) {
   if (problem->rank == 0 || problem->kind != HYFFT_C2C) return HYFFT_NO_SOLVER;
-  hy_fs_ctx c = {problem, caps->max_pass_length[problem->precision], out};
+  hy_fs_ctx c = {problem, caps, caps->max_pass_length[problem->precision], out};
   if (c.limit < 4) return HYFFT_NO_SOLVER;
-  /* Only when some axis is too long: otherwise axis-passes plans it. */
+  /* Only when some axis is too long for one pass, or (on a GPU) is cheaper
+   * split than read in short strided pieces: otherwise axis-passes plans it. */
   int needed = 0;
   for (int d = 0; d < problem->rank; d++) {
     hy_pass probe;
     hy_pass_init(&probe, HY_PASS_DFT, problem->precision, problem->sign);
     hy_status st;
-    if (!hy_fs_fits(&c, problem->dims[d].n, &probe, &st)) needed = 1;
+    int64_t split = 0;
+    int contiguous = llabs(problem->dims[d].in_stride) == 1 && llabs(problem->dims[d].out_stride) == 1;
+    if (!hy_fs_fits(&c, problem->dims[d].n, &probe, &st) ||
+        (hy_fs_best(&c, problem->dims[d].n, contiguous, 0, &split) >= 0 && split > 0))
+      needed = 1;
   }
   if (!needed) return HYFFT_NO_SOLVER;
   out->npasses = 0;
