@@ -3,7 +3,11 @@
 docs/performance.md: one row per problem with hyfft, each peer, the ratio
 (peer time / hyfft time; above 1 means hyfft is faster), the percent of the
 copy floor and the accuracy of each library, plus the geometric mean of the
-ratios."""
+ratios.
+
+    json_to_markdown.py RUN.json...                 one table per run
+    json_to_markdown.py --backends A.json B.json    hyfft on device A beside
+                                                    device B (same problems)"""
 import json
 import math
 import sys
@@ -56,7 +60,41 @@ def table(path):
     return "\n".join(out)
 
 
+def backend_table(path_a, path_b):
+    """hyfft on two devices (two bench runs, e.g. OpenCL and CUDA on one
+    GPU): each problem of the first run beside the same problem in the
+    second, and the ratio of their times (second / first; above 1 means
+    the first device is faster)."""
+    a, b = json.load(open(path_a)), json.load(open(path_b))
+    def rows(data):
+        return {r["problem"]: r for r in data["rows"] if r["lib"] == "hyfft" and r.get("ok")}
+    ra, rb = rows(a), rows(b)
+    copy_a = {r["problem"]: r for r in a["rows"] if r["lib"] == "copy" and r.get("ok")}
+    out = ["%s against %s" % (a["device"], b["device"]), "",
+           "| problem | %s ms | %% copy | %s ms | ratio |" % (a["device"].split(" ")[0], b["device"].split(" ")[0]),
+           "|---|---|---|---|---|"]
+    logs = []
+    for prob, r in ra.items():
+        if prob not in rb:
+            continue
+        ratio = rb[prob]["median_ms"] / r["median_ms"]
+        logs.append(math.log(ratio))
+        pct = r.get("pct_copy")
+        if pct is None and prob in copy_a:
+            pct = 100.0 * copy_a[prob]["median_ms"] / r["median_ms"]
+        out.append("| %s | %.4g | %s | %.4g | %.2f |" % (prob, r["median_ms"], fmt(pct, ".0f"),
+                                                        rb[prob]["median_ms"], ratio))
+    if logs:
+        out += ["", "Geometric mean of the ratio over %d problems: %.2f" %
+                (len(logs), math.exp(sum(logs) / len(logs)))]
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
-    for path in sys.argv[1:]:
+    args = sys.argv[1:]
+    if len(args) == 3 and args[0] == "--backends":
+        print(backend_table(args[1], args[2]))
+        sys.exit(0)
+    for path in args:
         print(table(path))
         print()
