@@ -100,16 +100,6 @@ static double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int
   return best;
 }
 
-/* Whether an axis is read across transforms (a loop has a smaller input
- * stride than the axis: the columns of a 2D array). Its four-step work
- * layout would keep each transform contiguous and write the columns' pieces
- * far apart (measured: 8192^2 columns split 64 x 128 ran 5x slower than one
- * pass), so such an axis is split only when it does not fit one pass. */
-static int hy_fs_column(int64_t in_stride, int nloops, const hyfft_dim *loops) {
-  for (int l = 0; l < nloops; l++)
-    if (loops[l].n > 1 && llabs(loops[l].in_stride) < llabs(in_stride)) return 1;
-  return 0;
-}
 
 static hy_status hy_fs_add_pass(hy_fs_ctx *c, hy_pass **out) {
   if (c->tree->npasses >= HY_MAX_PASSES) return HYFFT_NO_SOLVER;
@@ -125,6 +115,45 @@ static hy_status hy_fs_dense(hy_fs_ctx *c, int64_t n, int nloops, const hyfft_di
   for (int l = nloops - 1; l >= 0; l--) {
     dense[l] = total;
     if (hy_mul_overflow_i64(total, loops[l].n, &total)) return HYFFT_NO_SOLVER;
+  }
+  int w = work - HY_BUF_WORK0;
+  if (total > c->tree->work_elems[w]) c->tree->work_elems[w] = total;
+  return HYFFT_SUCCESS;
+}
+
+/* The work-buffer layout of a split axis: the loops whose input stride is
+ * smaller than the axis's ("inner": the columns of a 2D array) stay
+ * innermost and dense, in stride order, then the n elements of the
+ * transform, then the other loops. *inner gets the product of the inner
+ * loops. Pass A then writes, and pass B reads, M neighbouring columns as
+ * one contiguous piece, as both read and write the original data; with no
+ * inner loop (a batched 1D axis) each transform is contiguous. Grows the
+ * buffer's size to hold the layout. */
+static hy_status hy_fs_layout(hy_fs_ctx *c, int64_t n, int64_t axis_stride, int nloops,
+                              const hyfft_dim *loops, hy_buffer work, int64_t *dense,
+                              int64_t *inner) {
+  int order[HY_MAX_LOOPS];
+  for (int l = 0; l < nloops; l++) order[l] = l;
+  for (int a = 1; a < nloops; a++)
+    for (int b = a; b > 0 && llabs(loops[order[b]].in_stride) < llabs(loops[order[b - 1]].in_stride);
+         b--) {
+      int t = order[b];
+      order[b] = order[b - 1];
+      order[b - 1] = t;
+    }
+  int64_t total = 1;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      *inner = total;
+      if (hy_mul_overflow_i64(total, n, &total)) return HYFFT_NO_SOLVER;
+    }
+    for (int a = 0; a < nloops; a++) {
+      const hyfft_dim *d = &loops[order[a]];
+      int is_inner = d->n > 1 && llabs(d->in_stride) < llabs(axis_stride);
+      if (is_inner != (pass == 0)) continue;
+      dense[order[a]] = total;
+      if (hy_mul_overflow_i64(total, d->n, &total)) return HYFFT_NO_SOLVER;
+    }
   }
   int w = work - HY_BUF_WORK0;
   if (total > c->tree->work_elems[w]) c->tree->work_elems[w] = total;
@@ -189,9 +218,7 @@ static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, in
   hy_status st;
   int64_t n2 = 0;
   int contiguous = llabs(in_stride) == 1 && llabs(out_stride) == 1;
-  int single = c->inner || hy_fs_column(in_stride, nloops, loops)
-                   ? 1
-                   : hy_fs_best(c, n, contiguous, 0, &n2) >= 0 && n2 == 0;
+  int single = c->inner || (hy_fs_best(c, n, contiguous, 0, &n2) >= 0 && n2 == 0);
   if (single && hy_fs_fits(c, n, pass, &st)) {
     pass->src = src;
     pass->dst = dst;
@@ -213,28 +240,28 @@ static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, in
   hy_buffer work = src != HY_BUF_WORK0 && dst != HY_BUF_WORK0 ? HY_BUF_WORK0 : HY_BUF_WORK1;
   if (work == src || work == dst) return HYFFT_NO_SOLVER;
 
-  int64_t dense[HY_MAX_LOOPS];
-  HY_TRY(hy_fs_dense(c, n, nloops, loops, work, dense));
+  int64_t dense[HY_MAX_LOOPS], inner = 1;
+  HY_TRY(hy_fs_layout(c, n, in_stride, nloops, loops, work, dense, &inner));
 
   /* Pass A: along n2 (stride n1*in_stride), loop n1 carries the twiddle. */
   HY_TRY(hy_choose_dft_algo(n2, pass));
   pass->src = src;
   pass->dst = work;
-  pass->axis = (hyfft_dim){n2, n1 * in_stride, n1};
+  pass->axis = (hyfft_dim){n2, n1 * in_stride, inner * n1};
   pass->nloops = 0;
   for (int l = 0; l < nloops; l++)
     pass->loops[pass->nloops++] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
   pass->twiddle_loop = pass->nloops;
   pass->twiddle_n = n;
-  pass->loops[pass->nloops++] = (hyfft_dim){n1, in_stride, 1};
+  pass->loops[pass->nloops++] = (hyfft_dim){n1, in_stride, inner};
 
   /* Pass B (or its own split): along n1 from the work buffer, transposed. */
   hyfft_dim next[HY_MAX_LOOPS];
   for (int l = 0; l < nloops; l++) next[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
-  next[nloops] = (hyfft_dim){n2, n1, out_stride};
+  next[nloops] = (hyfft_dim){n2, inner * n1, out_stride};
   int was_inner = c->inner;
   c->inner = 1;
-  hy_status st_b = hy_fs_axis(c, n1, sign, work, 1, dst, n2 * out_stride, nloops + 1, next);
+  hy_status st_b = hy_fs_axis(c, n1, sign, work, inner, dst, n2 * out_stride, nloops + 1, next);
   c->inner = was_inner;
   return st_b;
 }
@@ -253,14 +280,8 @@ static hy_status hy_four_step_plan(const hy_problem *problem, const hy_device_ca
     hy_status st;
     int64_t split = 0;
     int contiguous = llabs(problem->dims[d].in_stride) == 1 && llabs(problem->dims[d].out_stride) == 1;
-    hyfft_dim others[HY_MAX_LOOPS];
-    int nothers = 0;
-    for (int b = 0; b < problem->batch_rank; b++) others[nothers++] = problem->batch[b];
-    for (int e = 0; e < problem->rank; e++)
-      if (e != d) others[nothers++] = problem->dims[e];
-    int column = hy_fs_column(problem->dims[d].in_stride, nothers, others);
     if (!hy_fs_fits(&c, problem->dims[d].n, &probe, &st) ||
-        (!column && hy_fs_best(&c, problem->dims[d].n, contiguous, 0, &split) >= 0 && split > 0))
+        (hy_fs_best(&c, problem->dims[d].n, contiguous, 0, &split) >= 0 && split > 0))
       needed = 1;
   }
   if (!needed) return HYFFT_NO_SOLVER;
