@@ -228,10 +228,43 @@ static hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k
 
 /* ---- spec --------------------------------------------------------------- */
 
-static int hy_cg_max_radix(const hy_pass *pass) {
-  int r = 1;
-  for (int i = 0; i < pass->nfactors; i++)
-    if (pass->factors[i] > r) r = pass->factors[i];
+/* The radices of the pass's stages: the planner's factors (shared with the
+ * CPU engine) with runs of 3s and 5s merged per spec->merge_odd, so 3^7
+ * takes 4 stages (9*9*9*3) instead of 7: fewer exchanges through local
+ * memory, and the composite codelet's inner twiddles are constants. */
+static int hy_cg_radices(const hy_pass *pass, int merge_odd, int *out) {
+  int n = 0;
+  for (int i = 0; i < pass->nfactors; i++) {
+    int f = pass->factors[i];
+    if (f == 1) continue;
+    if (merge_odd >= 1 && (f == 3 || f == 5)) {
+      int run = 1;
+      while (i + run < pass->nfactors && pass->factors[i + run] == f) run++;
+      while (run > 0) {
+        if (f == 3 && merge_odd >= 2 && run >= 3) {
+          out[n++] = 27;
+          run -= 3;
+        } else if (run >= 2) {
+          out[n++] = f * f;
+          run -= 2;
+        } else {
+          out[n++] = f;
+          run -= 1;
+        }
+      }
+      while (i + 1 < pass->nfactors && pass->factors[i + 1] == f) i++;
+      continue;
+    }
+    out[n++] = f;
+  }
+  return n;
+}
+
+static int hy_cg_max_radix(const hy_pass *pass, int merge_odd) {
+  int radices[HY_MAX_FACTORS], r = 1;
+  int n = hy_cg_radices(pass, merge_odd, radices);
+  for (int i = 0; i < n; i++)
+    if (radices[i] > r) r = radices[i];
   return r;
 }
 
@@ -273,6 +306,7 @@ static void hy_cg_spec_apply(hy_kernel_spec *spec, const char *text) {
     if (strcmp(key, "minblocks") == 0 && v >= 0 && v <= 32) spec->min_blocks = (int)v;
     if (strcmp(key, "twstage") == 0 && (v == 0 || v == 1)) spec->stage_twiddles = (int)v;
     if (strcmp(key, "ftwsin") == 0 && (v == 0 || v == 1)) spec->ftw_sincos = (int)v;
+    if (strcmp(key, "merge") == 0 && v >= 0 && v <= 2) spec->merge_odd = (int)v;
     if (strcmp(key, "tmul") == 0 && v >= 1 && v <= 16 && spec->threads_per_transform * v <= 4096)
       spec->threads_per_transform *= (int)v;
     if (strcmp(key, "tdiv") == 0 && v >= 1 && v <= 16 && spec->threads_per_transform / v >= 1)
@@ -315,10 +349,19 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * 2^20 0.77 -> 0.94, 2^24 0.47 -> 0.87, 10^6 0.92 -> 1.11; f64 2^20
    * 0.87 -> 1.02; rel RMS unchanged to 3 digits). */
   spec->ftw_sincos = pass->twiddle_loop >= 0;
+  spec->merge_odd = 1;
+  /* The merge decides the largest radix and so the threads below; the
+   * environment and the pass's variant may change it first. */
+  {
+    hy_kernel_spec probe = *spec;
+    hy_cg_spec_apply(&probe, hy_getenv("HYFFT_KERNEL_SPEC"));
+    hy_cg_spec_apply(&probe, pass->kernel_spec);
+    spec->merge_odd = probe.merge_odd;
+  }
   int64_t nc = pass->algo == HY_ALGO_BLUESTEIN ? pass->bluestein_m : pass->axis.n;
   int wg = caps->max_work_group > 0 ? caps->max_work_group : 256;
   int target = wg < 256 ? wg : 256;
-  int64_t t = nc / hy_cg_max_radix(pass);
+  int64_t t = nc / hy_cg_max_radix(pass, spec->merge_odd);
   if (t < 1) t = 1;
   if (t > target) t = target;
   spec->threads_per_transform = (int)t;
@@ -336,7 +379,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * such a block, instead of 32-64 points per thread that need 170-255
    * registers and leave one 8-warp block per SM (measured with ptxas for
    * sm_90: 8192 f32 174 -> 76 registers, 16384 f32 255 -> 64). */
-  int64_t per_butterfly = nc / hy_cg_max_radix(pass);
+  int64_t per_butterfly = nc / hy_cg_max_radix(pass, spec->merge_odd);
   if (per_butterfly > t && nc / t > 16) {
     int most = wg < 1024 ? wg : 1024;
     t = per_butterfly < most ? per_butterfly : most;
@@ -858,13 +901,14 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (prod != nc)
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d factors multiply to %lld, not %lld",
                     pass_index, (long long)prod, (long long)nc);
+  int radices[HY_MAX_FACTORS];
+  int nradices = hy_cg_radices(pass, spec->merge_odd, radices);
   int reps = k.bluestein ? 2 : 1;
   for (int rep = 0; rep < reps; rep++) {
     int ns = 1;
-    for (int f = 0; f < pass->nfactors; f++) {
-      if (pass->factors[f] == 1) continue;
+    for (int f = 0; f < nradices; f++) {
       hy_cg_stage *st = &k.st[k.nstages++];
-      st->radix = pass->factors[f];
+      st->radix = radices[f];
       st->ns = ns;
       st->nb = k.nc / st->radix;
       st->per = (st->nb + k.T - 1) / k.T;
