@@ -33,8 +33,9 @@ typedef struct hy_kernel_spec {
                                 of an N-entry table (a warp's 32 reads hit 32 sectors) */
   int min_blocks;            /* CUDA: blocks per SM the register budget must allow
                                 (__launch_bounds__'s second argument); 0 or 1: no demand */
-  int merge_odd;             /* stages of equal small odd primes merged into one: 0 none,
-                                1 pairs (3*3 = 9, 5*5 = 25), 2 also 27 = 3*3*3 */
+  int merge_odd;             /* pairs of stages of 3 or 5 merged into one of 9 or 25:
+                                0 never, 1 when the length is a power of that prime,
+                                2 wherever two of them follow each other */
 } hy_kernel_spec;
 
 /* ---- dialect layer ---- */

@@ -229,22 +229,29 @@ static hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k
 /* ---- spec --------------------------------------------------------------- */
 
 /* The radices of the pass's stages: the planner's factors (shared with the
- * CPU engine) with runs of 3s and 5s merged per spec->merge_odd, so 3^7
+ * CPU engine) with pairs of 3s and 5s merged per spec->merge_odd, so 3^7
  * takes 4 stages (9*9*9*3) instead of 7: fewer exchanges through local
- * memory, and the composite codelet's inner twiddles are constants. */
+ * memory, and the composite codelet's inner twiddles are constants.
+ * Measured on the H100 against cuFFT: 2187 f32 0.81 -> 1.01, f64 0.83 ->
+ * 1.00; 3125 f64 0.79 -> 0.90. Merging inside mixed lengths (1000 = 8*25*5,
+ * 100^3) made the radix-8/4 stages uneven over fewer threads (f64 1000
+ * 0.99 -> 0.89, f64 100^3 0.99 -> 0.78), so the default merges only powers
+ * of one prime; 27 = 3^3 was slower than 9 (2187 f64 0.74). */
 static int hy_cg_radices(const hy_pass *pass, int merge_odd, int *out) {
-  int n = 0;
+  int n = 0, pure = 1, first = 0;
+  for (int i = 0; i < pass->nfactors; i++) {
+    if (pass->factors[i] == 1) continue;
+    if (!first) first = pass->factors[i];
+    if (pass->factors[i] != first) pure = 0;
+  }
   for (int i = 0; i < pass->nfactors; i++) {
     int f = pass->factors[i];
     if (f == 1) continue;
-    if (merge_odd >= 1 && (f == 3 || f == 5)) {
+    if ((merge_odd >= 2 || (merge_odd == 1 && pure)) && (f == 3 || f == 5)) {
       int run = 1;
       while (i + run < pass->nfactors && pass->factors[i + run] == f) run++;
       while (run > 0) {
-        if (f == 3 && merge_odd >= 2 && run >= 3) {
-          out[n++] = 27;
-          run -= 3;
-        } else if (run >= 2) {
+        if (run >= 2) {
           out[n++] = f * f;
           run -= 2;
         } else {
