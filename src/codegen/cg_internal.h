@@ -48,12 +48,13 @@ void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int 
 /* Emit the statements that split a transform index held in `rem` (with
  * `q` declared beside it) into the pass's loop indices, taking the loops in
  * `order` (fastest first); each loop's strides are added to `in_var` and
- * `out_var` (either may be NULL), and the index of the four-step twiddle
- * loop is stored in `tm_var` if that is not NULL. The last loop takes the
- * remaining index as it is. Every statement starts with `indent`. */
+ * `out_var` (either may be NULL), the index of the four-step twiddle loop
+ * is stored in `tm_var` and that of the fused Bluestein step's loop in
+ * `fk_var` if those are not NULL. The last loop takes the remaining index
+ * as it is. Every statement starts with `indent`. */
 void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *order,
                              const char *indent, const char *in_var, const char *out_var,
-                             const char *tm_var);
+                             const char *tm_var, const char *fk_var);
 
 const char *hy_cg_global(hy_dialect dialect);
 /* Qualifier for a kernel-scope local array ("__local " / "__shared__ "). */

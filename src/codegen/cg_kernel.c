@@ -521,6 +521,12 @@ static void hy_cg_load_global(hy_cg_kernel *k) {
         /* Only the first n points are data; the rest is zero padding. */
         hy_strbuf_appendf(sb, "      if (e < %lld) ", (long long)k->n);
         hy_strbuf_appendf(sb, "x0_%d = cmul(src[%s], chirp[e]);\n", i, addr);
+      } else if (k->pass->fuse == HY_FUSE_CHIRP_IN) {
+        /* Element fk + S*e of the chirped, zero-padded Bluestein input. */
+        hy_strbuf_appendf(sb, "      const %s fi = fk + (%s)e * %lld;\n", k->idx, k->idx,
+                          (long long)k->pass->fuse_split);
+        hy_strbuf_appendf(sb, "      if (fi < %lld) x0_%d = cmul(src[%s], fz[fi]);\n",
+                          (long long)k->pass->chirp_n, i, addr);
       } else {
         hy_strbuf_appendf(sb, "      x0_%d = src[%s];\n", i, addr);
       }
@@ -645,6 +651,13 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         else
           hy_strbuf_appendf(sb, "      v = cmul(v, ftw[tm * (%s)e]);\n", k->idx);
       }
+      int64_t fuse_n = pass->fuse == HY_FUSE_CHIRP_OUT ? pass->chirp_n : pass->bluestein_m;
+      if (pass->fuse == HY_FUSE_SPECTRUM_OUT || pass->fuse == HY_FUSE_CHIRP_OUT) {
+        /* Output k = S*e + fk of the Bluestein convolution. */
+        hy_strbuf_appendf(sb, "      const %s fo = (%s)e * %lld + fk;\n", k->idx, k->idx,
+                          (long long)pass->fuse_split);
+        hy_strbuf_appendf(sb, "      if (fo < %lld) v = cmul(v, fz[fo]);\n", (long long)fuse_n);
+      }
       if (pass->scale != 1.0) {
         hy_strbuf_append(sb, "      v = cscale(v, ");
         hy_cg_literal(sb, k->precision, (long double)pass->scale);
@@ -655,8 +668,10 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         hy_cg_lx(k, "e");
         hy_strbuf_append(sb, " = v;\n");
       } else if (os == 1) {
+        if (pass->fuse == HY_FUSE_CHIRP_OUT) hy_strbuf_appendf(sb, "      if (fo < %lld)", (long long)fuse_n);
         hy_strbuf_appendf(sb, "      dst[ob + (%s)e] = v;\n", k->idx);
       } else {
+        if (pass->fuse == HY_FUSE_CHIRP_OUT) hy_strbuf_appendf(sb, "      if (fo < %lld)", (long long)fuse_n);
         hy_strbuf_appendf(sb, "      dst[ob + (%s)e * %lld] = v;\n", k->idx, (long long)os);
       }
       hy_strbuf_append(sb, "      }\n    }\n");
@@ -684,17 +699,23 @@ static void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "    const %s tj = (%s)(HY_GID * %d + mm);\n", k->idx, k->idx, k->M);
   hy_strbuf_appendf(sb, "    if (e < %lld && tj < %lld) {\n", (long long)k->n, (long long)count);
   hy_strbuf_appendf(sb, "      %s o2 = %lld;\n", k->idx, (long long)pass->dst_offset);
+  if (pass->fuse == HY_FUSE_CHIRP_OUT) hy_strbuf_appendf(sb, "      %s fk2 = 0;\n", k->idx);
   int order[HY_MAX_LOOPS];
   hy_cg_loop_order(pass, order);
   if (pass->nloops > 0) {
     hy_strbuf_appendf(sb, "      %s rem = tj, q;\n", k->idx);
-    hy_cg_emit_loop_offsets(sb, pass, order, "      ", NULL, "o2", NULL);
+    hy_cg_emit_loop_offsets(sb, pass, order, "      ", NULL, "o2", NULL,
+                            pass->fuse == HY_FUSE_CHIRP_OUT ? "fk2" : NULL);
   }
   char e[64];
   if (k->pad)
     snprintf(e, sizeof e, "lds[mm * %d + e + (e >> 5) * %d]", k->row, k->pad);
   else
     snprintf(e, sizeof e, "lds[mm * %d + e]", k->row);
+  /* The fused output chirp keeps only the first N outputs. */
+  if (pass->fuse == HY_FUSE_CHIRP_OUT)
+    hy_strbuf_appendf(sb, "      if ((%s)e * %lld + fk2 < %lld)", k->idx, (long long)pass->fuse_split,
+                      (long long)pass->chirp_n);
   hy_strbuf_appendf(sb, "      dst[o2 + (%s)e * %lld] = %s;\n", k->idx,
                     (long long)pass->axis.out_stride, e);
   hy_strbuf_append(sb, "    }\n  }\n");
@@ -785,7 +806,7 @@ static void hy_cg_loop_order(const hy_pass *pass, int *order) {
 
 void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *order,
                              const char *indent, const char *in_var, const char *out_var,
-                             const char *tm_var) {
+                             const char *tm_var, const char *fk_var) {
   for (int a = 0; a < pass->nloops; a++) {
     const hyfft_dim *d = &pass->loops[order[a]];
     if (a == pass->nloops - 1)
@@ -800,6 +821,8 @@ void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *orde
       hy_strbuf_appendf(sb, "%s%s += q * %lld;\n", indent, out_var, (long long)d->out_stride);
     if (tm_var && order[a] == pass->twiddle_loop)
       hy_strbuf_appendf(sb, "%s%s = q;\n", indent, tm_var);
+    if (fk_var && order[a] == pass->fuse_loop)
+      hy_strbuf_appendf(sb, "%s%s = q;\n", indent, fk_var);
   }
 }
 
@@ -820,12 +843,14 @@ static void hy_cg_prologue(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "  %s ib = %lld, ob = %lld;\n", k->idx, (long long)pass->src_offset,
                     (long long)pass->dst_offset);
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, "  %s tm = 0;\n", k->idx);
+  if (pass->fuse != HY_FUSE_NONE) hy_strbuf_appendf(sb, "  %s fk = 0;\n", k->idx);
   int order[HY_MAX_LOOPS];
   hy_cg_loop_order(pass, order);
   if (pass->nloops > 0) {
     hy_strbuf_appendf(sb, "  {\n    %s rem = ti, q;\n", k->idx);
     hy_cg_emit_loop_offsets(sb, pass, order, "    ", "ib", "ob",
-                            pass->twiddle_loop >= 0 ? "tm" : NULL);
+                            pass->twiddle_loop >= 0 ? "tm" : NULL,
+                            pass->fuse != HY_FUSE_NONE ? "fk" : NULL);
     hy_strbuf_append(sb, "  }\n");
   }
 }
@@ -848,7 +873,7 @@ static hy_status hy_cg_copy_kernel(const hy_pass *pass, int pass_index, hy_diale
   if (pass->nloops > 0) hy_strbuf_appendf(sb, "  %s rem = ti, q;\n", idx);
   int order[HY_MAX_LOOPS];
   hy_cg_loop_order(pass, order);
-  hy_cg_emit_loop_offsets(sb, pass, order, "  ", "ib", "ob", NULL);
+  hy_cg_emit_loop_offsets(sb, pass, order, "  ", "ib", "ob", NULL, NULL);
   hy_strbuf_append(sb, "  real2 v = src[ib];\n");
   if (pass->scale != 1.0) {
     hy_strbuf_append(sb, "  v = cscale(v, ");
@@ -955,6 +980,12 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     HY_TRY(hy_cg_chirp_table(prog, k.n, pass->sign, pass->precision, &t_chirp));
     HY_TRY(hy_cg_bluestein_table(prog, k.n, k.nc, pass->sign, pass->precision, &t_bh));
   }
+  int t_fz = -1;
+  if (pass->fuse == HY_FUSE_CHIRP_IN || pass->fuse == HY_FUSE_CHIRP_OUT)
+    HY_TRY(hy_cg_chirp_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
+  else if (pass->fuse == HY_FUSE_SPECTRUM_OUT)
+    HY_TRY(hy_cg_bluestein_table(prog, pass->chirp_n, pass->bluestein_m, pass->fuse_sign,
+                                 pass->precision, &t_fz));
   /* On-the-fly twiddles keep the argument (one entry) so launches do not change. */
   if (pass->twiddle_loop >= 0)
     HY_TRY(hy_cg_twiddle_table(prog, spec->ftw_sincos ? 1 : pass->twiddle_n, pass->sign,
@@ -995,6 +1026,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tw", g, g, g);
   if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *ftw", g);
+  if (t_fz >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *fz", g);
   hy_strbuf_append(sb, ", const hy_i64 hy_block0) {\n");
   /* CUDA caps static shared arrays at 48 KB; the exchange buffer is dynamic
    * shared memory there (launch shared_bytes, opted into by the backend),
@@ -1054,6 +1086,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_bh};
   }
   if (pass->twiddle_loop >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_ftw};
+  if (t_fz >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_fz};
   L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BLOCK_OFFSET, 0};
   L->block_offset = 0;
   /* Block b holds transforms [b*M, b*M + M), and the transform index has

@@ -70,7 +70,7 @@ hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int
   /* The pass's loops are listed outermost first: innermost varies fastest. */
   int order[HY_MAX_LOOPS];
   for (int l = 0; l < pass->nloops; l++) order[l] = pass->nloops - 1 - l;
-  hy_cg_emit_loop_offsets(sb, pass, order, "  ", "ib", "ob", NULL);
+  hy_cg_emit_loop_offsets(sb, pass, order, "  ", "ib", "ob", NULL, NULL);
   switch (pass->chirp_step) {
     case HY_CHIRP_PRE:
       hy_strbuf_appendf(sb, "  dst[ob] = e < %lld ? cmul(src[ib], tab[e]) : MK(0, 0);\n",

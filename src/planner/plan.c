@@ -14,6 +14,7 @@ void hy_pass_init(hy_pass *pass, hy_pass_op op, hyfft_precision precision, int s
   pass->sign = sign;
   pass->scale = 1.0;
   pass->twiddle_loop = -1;
+  pass->fuse_loop = -1;
 }
 
 int64_t hy_pass_count(const hy_pass *pass) {
@@ -99,6 +100,12 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     }
     if (p->twiddle_loop >= 0)
       hy_strbuf_appendf(sb, " twiddle(loop %d, N=%lld)", p->twiddle_loop, (long long)p->twiddle_n);
+    if (p->fuse != HY_FUSE_NONE) {
+      static const char *const fuse_names[4] = {"", "chirp-in", "spectrum-out", "chirp-out"};
+      hy_strbuf_appendf(sb, " %s(loop %d, split %lld, N=%lld M=%lld)", fuse_names[p->fuse],
+                        p->fuse_loop, (long long)p->fuse_split, (long long)p->chirp_n,
+                        (long long)p->bluestein_m);
+    }
     if (p->scale != 1.0) hy_strbuf_appendf(sb, " scale %.17g", p->scale);
     hy_strbuf_append(sb, "\n");
   }

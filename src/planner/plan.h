@@ -45,6 +45,23 @@ typedef enum hy_chirp_step {
   HY_CHIRP_POST = 2
 } hy_chirp_step;
 
+/* Bluestein steps fused into the four-step passes of its convolution
+ * (GPU only; HY_PASS_DFT with algo MIXED_RADIX). With N = chirp_n,
+ * c_e = exp(sign*pi*i*e^2/N) for the problem's sign fuse_sign, S =
+ * fuse_split and j the index of loops[fuse_loop]:
+ *   CHIRP_IN      element e of the transform is read as c_i * src where
+ *                 i = j + S*e, and as 0 (nothing read) when i >= N;
+ *   SPECTRUM_OUT  output e is multiplied by B_k, k = S*e + j (B as in
+ *                 HY_CHIRP_SPECTRUM, M = bluestein_m entries);
+ *   CHIRP_OUT     output e is multiplied by c_k, k = S*e + j, and stored
+ *                 only when k < N. */
+typedef enum hy_fuse {
+  HY_FUSE_NONE = 0,
+  HY_FUSE_CHIRP_IN = 1,
+  HY_FUSE_SPECTRUM_OUT = 2,
+  HY_FUSE_CHIRP_OUT = 3
+} hy_fuse;
+
 typedef enum hy_dft_algo {
   HY_ALGO_MIXED_RADIX = 0, /* Stockham over factors[] (product = axis.n) */
   HY_ALGO_BLUESTEIN = 1    /* chirp-z via a convolution of length bluestein_m,
@@ -70,9 +87,16 @@ typedef struct hy_pass {
   int nfactors;
   int factors[HY_MAX_FACTORS];
   int64_t bluestein_m;
-  /* HY_PASS_CHIRP only: which step, and the Bluestein length N. */
+  /* HY_PASS_CHIRP only: which step, and the Bluestein length N (also
+   * HY_PASS_DFT with a fused step, below). */
   hy_chirp_step chirp_step;
   int64_t chirp_n;
+  /* A Bluestein step fused into this DFT pass (hy_fuse), its loop, split
+   * and the problem's sign. */
+  hy_fuse fuse;
+  int fuse_loop;
+  int64_t fuse_split;
+  int fuse_sign;
   /* Generator switches chosen for this pass by the tuner or wisdom, in the
    * $HYFFT_KERNEL_SPEC syntax ("key=value,..."; relative keys tmul/tdiv/
    * mmul/mdiv scale the model's threads/transforms). Applied after the
