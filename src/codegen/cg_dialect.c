@@ -10,7 +10,7 @@ void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision
     hy_strbuf_append(sb,
                      "#define HY_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)\n"
                      "#define HY_LID ((int)get_local_id(0))\n"
-                     "#define HY_GID (hy_block0 + (long)get_group_id(0))\n"
+                     "#define HY_GID (hy_block0 >= 0 ? hy_block0 + (long)get_group_id(0) : -hy_block0 - 1 - (long)get_group_id(0))\n"
                      "#define HY_FN inline\n"
                      "typedef long hy_i64;\n");
     hy_strbuf_appendf(sb, "typedef %s real;\ntypedef %s2 real2;\n", f64 ? "double" : "float",
@@ -21,7 +21,7 @@ void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision
     hy_strbuf_append(sb,
                      "#define HY_BARRIER() __syncthreads()\n"
                      "#define HY_LID ((int)threadIdx.x)\n"
-                     "#define HY_GID (hy_block0 + (long long)blockIdx.x)\n"
+                     "#define HY_GID (hy_block0 >= 0 ? hy_block0 + (long long)blockIdx.x : -hy_block0 - 1 - (long long)blockIdx.x)\n"
                      "#define HY_FN __device__ __forceinline__\n"
                      "typedef long long hy_i64;\n");
     hy_strbuf_appendf(sb, "typedef %s real;\ntypedef %s2 real2;\n", f64 ? "double" : "float",

@@ -197,6 +197,36 @@ static int hy_cpu_same_layout(const hy_pass *pass) {
   return 1;
 }
 
+/* A fused Bluestein step (hy_fuse) as the pointwise HY_PASS_CHIRP it
+ * replaces, over the batch loops of `pass` (all loops but fuse_loop):
+ * PRE reads the pass's source (axis stride: that of fuse_loop) into a
+ * dense M per transform; SPECTRUM works in place on the pass's dense
+ * output; POST reads a dense M per transform and writes the first N
+ * outputs with the pass's own output strides. */
+static hy_pass hy_cpu_fused_chirp(const hy_pass *pass, hy_chirp_step step) {
+  hy_pass c;
+  hy_pass_init(&c, HY_PASS_CHIRP, pass->precision, pass->fuse_sign);
+  c.chirp_step = step;
+  c.chirp_n = pass->chirp_n;
+  c.bluestein_m = pass->bluestein_m;
+  const hyfft_dim *f = &pass->loops[pass->fuse_loop];
+  int64_t m = pass->bluestein_m;
+  if (step == HY_CHIRP_PRE) c.axis = (hyfft_dim){m, f->in_stride, 1};
+  else if (step == HY_CHIRP_SPECTRUM) c.axis = (hyfft_dim){m, 1, 1};
+  else c.axis = (hyfft_dim){pass->chirp_n, 1, f->out_stride};
+  for (int l = 0; l < pass->nloops; l++) {
+    if (l == pass->fuse_loop) continue;
+    /* PRE: source strides in, dense out (pass A's loops as they are);
+     * SPECTRUM: dense both sides; POST: dense in, output strides out
+     * (pass B's loops as they are). */
+    hyfft_dim d = pass->loops[l];
+    if (step == HY_CHIRP_SPECTRUM) d.in_stride = d.out_stride;
+    c.loops[c.nloops++] = d;
+  }
+  if (step == HY_CHIRP_POST) c.scale = pass->scale;
+  return c;
+}
+
 static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
                                 void *const buffers[HY_BUF_COUNT], void *queue) {
   (void)device, (void)queue;
@@ -213,10 +243,38 @@ static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_p
       if (cst != HYFFT_SUCCESS) return cst;
       continue;
     }
+    /* Fused Bluestein steps run as the pointwise passes they stand for:
+     * the input chirp into a dense scratch that the DFT then reads, the
+     * output chirp from a dense scratch the DFT writes. */
+    hy_pass fused = *pass;
+    void *scratch = NULL;
+    if (pass->fuse == HY_FUSE_CHIRP_IN || pass->fuse == HY_FUSE_CHIRP_OUT) {
+      int64_t count = hy_pass_count(pass) / pass->loops[pass->fuse_loop].n * pass->bluestein_m;
+      scratch = hy_calloc((size_t)count, elem);
+      if (!scratch) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: Bluestein scratch");
+      /* Dense scratch: the transforms' outer loops at the strides of the
+       * pass's dense side (its output for pass A, its input for pass B). */
+      if (pass->fuse == HY_FUSE_CHIRP_IN) {
+        hy_pass pre = hy_cpu_fused_chirp(pass, HY_CHIRP_PRE);
+        hy_status cst = hy_cpu_op_chirp(&pre, src, scratch);
+        if (cst != HYFFT_SUCCESS) {
+          hy_free(scratch);
+          return cst;
+        }
+        fused.axis.in_stride = pass->axis.out_stride;
+        for (int l = 0; l < fused.nloops; l++) fused.loops[l].in_stride = fused.loops[l].out_stride;
+        src = scratch;
+      } else {
+        fused.axis.out_stride = pass->fuse_split;
+        for (int l = 0; l < fused.nloops; l++)
+          fused.loops[l].out_stride = l == pass->fuse_loop ? 1 : fused.loops[l].in_stride;
+        fused.scale = 1.0;
+      }
+    }
     hy_cpu_run run;
     memset(&run, 0, sizeof run);
-    run.axis = pass->axis;
-    run.scale = pass->scale;
+    run.axis = fused.axis;
+    run.scale = fused.scale;
     run.twiddle_loop = -1;
     /* Loops sorted by input stride, largest first, so that the lanes (the
      * innermost loop) are neighbouring transforms wherever possible. */
@@ -231,7 +289,7 @@ static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_p
     }
     run.nloops = pass->nloops;
     for (int l = 0; l < pass->nloops; l++) {
-      run.loops[l] = pass->loops[order[l]];
+      run.loops[l] = fused.loops[order[l]];
       if (order[l] == pass->twiddle_loop) run.twiddle_loop = l;
     }
     /* Overlapping source and destination with different layouts: read
@@ -242,7 +300,7 @@ static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_p
     hy_cpu_extent(pass, 0, 0, &dlo, &dhi);
     const char *s0 = src + slo * (int64_t)elem, *s1 = src + (shi + 1) * (int64_t)elem;
     const char *d0 = dst + dlo * (int64_t)elem, *d1 = dst + (dhi + 1) * (int64_t)elem;
-    if (s0 < d1 && d0 < s1 && !(src == dst && hy_cpu_same_layout(pass))) {
+    if (!scratch && s0 < d1 && d0 < s1 && !(src == dst && hy_cpu_same_layout(pass))) {
       size_t bytes = (size_t)(s1 - s0);
       copy = hy_malloc(bytes);
       if (!copy) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: copy of an overlapping input (%zu bytes)", bytes);
@@ -250,10 +308,19 @@ static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_p
       src = (const char *)copy - slo * (int64_t)elem;
     }
     run.src = src;
-    run.dst = dst;
+    run.dst = pass->fuse == HY_FUSE_CHIRP_OUT ? scratch : dst;
     hy_status st = pass->precision == HYFFT_F64 ? hy_cpu_node_run_f64(plan->nodes[i], &run)
                                                 : hy_cpu_node_run_f32(plan->nodes[i], &run);
     hy_free(copy);
+    if (st == HYFFT_SUCCESS && pass->fuse == HY_FUSE_SPECTRUM_OUT) {
+      hy_pass spec = hy_cpu_fused_chirp(pass, HY_CHIRP_SPECTRUM);
+      st = hy_cpu_op_chirp(&spec, dst, dst);
+    }
+    if (st == HYFFT_SUCCESS && pass->fuse == HY_FUSE_CHIRP_OUT) {
+      hy_pass post = hy_cpu_fused_chirp(pass, HY_CHIRP_POST);
+      st = hy_cpu_op_chirp(&post, scratch, dst);
+    }
+    hy_free(scratch);
     if (st != HYFFT_SUCCESS) return st;
   }
   return HYFFT_SUCCESS;

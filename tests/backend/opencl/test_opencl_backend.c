@@ -450,7 +450,7 @@ static void test_cpu_chirp(void) {
  * one workspace with offsets) executed by hy_backend_cpu. */
 static void test_cpu_runs_gpu_tree(void) {
   static const struct { int64_t n; int64_t batch; int f64; int sign; } cases[] = {
-      {1009, 2, 1, -1}, {1024, 1, 0, 1}, {101, 3, 0, -1}};
+      {1009, 2, 1, -1}, {1009, 3, 0, 1}, {1024, 1, 0, 1}, {101, 3, 0, -1}, {1013, 2, 0, -1}};
   for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
     tcase c;
     tcase_make(&c, 1, cases[ci].n, cases[ci].batch, cases[ci].f64, cases[ci].sign, 1.0);
