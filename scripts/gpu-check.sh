@@ -223,8 +223,10 @@ for t in bench_cuda bench_opencl; do
 done
 # At most 8 files come back from the device machine: the logs travel as one
 # archive beside the summary, the JSON tables and the plot.
-(cd "$out" && tar czf gpu-check-logs.tar.gz --exclude='*.json' --exclude='*.svg' \
-   --exclude=summary.txt --exclude=gpu-check-logs.tar.gz . 2>/dev/null &&
- find . -maxdepth 1 -type f ! -name '*.json' ! -name '*.svg' ! -name summary.txt \
-   ! -name gpu-check-logs.tar.gz -delete)
+logs=$(cd "$out" && find . -maxdepth 1 -type f ! -name '*.json' ! -name '*.svg' \
+         ! -name summary.txt ! -name gpu-check-logs.tar.gz -printf '%f\n')
+if [ -n "$logs" ] && tar czf "${TMPDIR:-/tmp}/gpu-check-logs.$$.tar.gz" -C "$out" $logs; then
+  mv "${TMPDIR:-/tmp}/gpu-check-logs.$$.tar.gz" "$out/gpu-check-logs.tar.gz" &&
+    (cd "$out" && rm -f $logs)
+fi
 exit $failed
