@@ -10,7 +10,9 @@ void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision
     hy_strbuf_append(sb,
                      "#define HY_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)\n"
                      "#define HY_LID ((int)get_local_id(0))\n"
-                     "#define HY_GID (hy_block0 >= 0 ? hy_block0 + (long)get_group_id(0) : -hy_block0 - 1 - (long)get_group_id(0))\n"
+                     "#define HY_BLOCK ((long)get_group_id(0))\n"
+                     "#define HY_BLOCKS ((long)get_num_groups(0))\n"
+                     "#define HY_GID hy_gid\n"
                      "#define HY_FN inline\n"
                      "typedef long hy_i64;\n");
     hy_strbuf_appendf(sb, "typedef %s real;\ntypedef %s2 real2;\n", f64 ? "double" : "float",
@@ -21,7 +23,9 @@ void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision
     hy_strbuf_append(sb,
                      "#define HY_BARRIER() __syncthreads()\n"
                      "#define HY_LID ((int)threadIdx.x)\n"
-                     "#define HY_GID (hy_block0 >= 0 ? hy_block0 + (long long)blockIdx.x : -hy_block0 - 1 - (long long)blockIdx.x)\n"
+                     "#define HY_BLOCK ((long long)blockIdx.x)\n"
+                     "#define HY_BLOCKS ((long long)gridDim.x)\n"
+                     "#define HY_GID hy_gid\n"
                      "#define HY_FN __device__ __forceinline__\n"
                      "typedef long long hy_i64;\n");
     hy_strbuf_appendf(sb, "typedef %s real;\ntypedef %s2 real2;\n", f64 ? "double" : "float",
@@ -55,6 +59,13 @@ void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int 
                       min_blocks, name);
   else
     hy_strbuf_appendf(sb, "extern \"C\" __global__ void __launch_bounds__(%d) %s(", block, name);
+}
+
+void hy_cg_emit_block_index(hy_strbuf *sb, int reversed) {
+  if (reversed)
+    hy_strbuf_append(sb, "  const hy_i64 hy_gid = hy_block0 + (HY_BLOCKS - 1 - HY_BLOCK);\n");
+  else
+    hy_strbuf_append(sb, "  const hy_i64 hy_gid = hy_block0 + HY_BLOCK;\n");
 }
 
 const char *hy_cg_global(hy_dialect dialect) {

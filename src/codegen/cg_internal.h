@@ -33,6 +33,8 @@ typedef struct hy_kernel_spec {
                                 of an N-entry table (a warp's 32 reads hit 32 sectors) */
   int min_blocks;            /* CUDA: blocks per SM the register budget must allow
                                 (__launch_bounds__'s second argument); 0 or 1: no demand */
+  int reverse_blocks;        /* 1: the blocks run from the launch's last to its first
+                                (set by codegen.c for every second pass of a plan) */
   int merge_odd;             /* pairs of stages of 3 or 5 merged into one of 9 or 25:
                                 0 never, 1 when the length is a power of that prime,
                                 2 wherever two of them follow each other */
@@ -57,6 +59,10 @@ void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *orde
                              const char *tm_var, const char *fk_var);
 
 const char *hy_cg_global(hy_dialect dialect);
+/* The kernel's first statement: hy_gid (HY_GID), the index of the block
+ * in its pass, hy_block0 (the launch's first block) plus the block's place
+ * in the launch, counted from the last block when `reversed`. */
+void hy_cg_emit_block_index(hy_strbuf *sb, int reversed);
 /* Qualifier for a kernel-scope local array ("__local " / "__shared__ "). */
 const char *hy_cg_local(hy_dialect dialect);
 

@@ -866,6 +866,7 @@ static hy_status hy_cg_copy_kernel(const hy_pass *pass, int pass_index, hy_diale
   hy_cg_kernel_open(sb, dialect, prog->names[prog->nkernels], block, 0);
   const char *g = hy_cg_global(dialect);
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, const hy_i64 hy_block0) {\n", g, g);
+  hy_cg_emit_block_index(sb, 0);
   hy_strbuf_appendf(sb, "  const %s ti = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
   hy_strbuf_appendf(sb, "  if (ti >= %lld) return;\n", (long long)count);
   hy_strbuf_appendf(sb, "  %s ib = %lld, ob = %lld;\n", idx, (long long)pass->src_offset,
@@ -1028,6 +1029,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *ftw", g);
   if (t_fz >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *fz", g);
   hy_strbuf_append(sb, ", const hy_i64 hy_block0) {\n");
+  hy_cg_emit_block_index(sb, spec->reverse_blocks);
   /* CUDA caps static shared arrays at 48 KB; the exchange buffer is dynamic
    * shared memory there (launch shared_bytes, opted into by the backend),
    * one untyped array so that kernels of other element types can share

@@ -44,6 +44,7 @@ hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int
   hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], block, 0);
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tab, const hy_i64 hy_block0) {\n",
                     g, g, g);
+  hy_cg_emit_block_index(sb, 0);
   /* Blocks are dealt per element of the outermost loop (the problem's
    * outermost batch loop, loops[0]), so that whole elements are runs of
    * whole blocks (the L2 chunks of codegen.c). */

@@ -15,7 +15,7 @@
 
 /* Bump whenever generated source changes for the same input, so that stale
  * on-disk cache entries are never used. */
-#define HY_CODEGEN_VERSION 5
+#define HY_CODEGEN_VERSION 6
 
 #define HY_MAX_KERNELS 16
 #define HY_MAX_TABLES 16
@@ -27,10 +27,8 @@ typedef enum hy_dialect { HY_DIALECT_OPENCL = 0, HY_DIALECT_CUDA = 1 } hy_dialec
 typedef enum hy_arg_kind {
   HY_ARG_BUFFER = 0, /* index is a hy_buffer (in, out, work0, work1) */
   HY_ARG_TABLE = 1,  /* index is one of the program's constant tables */
-  HY_ARG_BLOCK_OFFSET = 2 /* the launch's first block as a 64-bit integer (index unused),
-                             every generated kernel's last argument, hy_block0: block_offset,
-                             or -(block_offset + grid) when the launch is reversed
-                             (hy_launch_block0) */
+  HY_ARG_BLOCK_OFFSET = 2 /* the launch's block_offset as a 64-bit integer (index unused):
+                             every generated kernel takes it last, as hy_block0 */
 } hy_arg_kind;
 
 typedef struct hy_kernel_arg {
@@ -50,9 +48,6 @@ typedef struct hy_launch {
    * may run any contiguous part [block_offset, block_offset + grid) of its
    * pass's blocks (the L2 chunks of codegen.c). */
   int64_t block_offset;
-  /* 1: the blocks run from the last to the first, so that this pass
-   * starts on what the one before it wrote last (still in L2). */
-  int reversed;
   /* Blocks per element of the problem's outermost batch loop when every
    * block works inside one element and they come in element order (so a
    * run of whole elements is a run of blocks); 0 when not. */
@@ -100,10 +95,6 @@ typedef struct hy_gpu_program {
 hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
                           const hy_device_caps *caps, hy_dialect dialect, hy_gpu_program *out);
 void hy_gpu_program_free(hy_gpu_program *program);
-/* The value of a launch's HY_ARG_BLOCK_OFFSET argument. */
-static inline int64_t hy_launch_block0(const hy_launch *l) {
-  return l->reversed ? -(l->block_offset + l->grid) : l->block_offset;
-}
 /* 1 when the program records a valid prelude and kernel blocks (in order,
  * inside the source, each holding its kernel's name), 0 otherwise. */
 int hy_gpu_program_has_units(const hy_gpu_program *program);

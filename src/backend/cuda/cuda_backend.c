@@ -820,7 +820,7 @@ hy_status hy_cuda_program_run(void *device, const void *plan_state,
                         p->names[l->kernel], g->index);
       } else if (g->kind == HY_ARG_BLOCK_OFFSET) {
         /* Passed as the kernel's 64-bit hy_block0 (same size as a pointer). */
-        values[a] = (CUdeviceptr)hy_launch_block0(l);
+        values[a] = (CUdeviceptr)l->block_offset;
       } else {
         values[a] = s->tables[g->index];
       }

@@ -401,7 +401,7 @@ static hy_status hy_cl_execute(void *device, const void *plan_state, const hy_pl
     cl_kernel kernel = plan->kernels[L->kernel];
     for (int a = 0; a < L->nargs && st == HYFFT_SUCCESS; a++) {
       if (L->args[a].kind == HY_ARG_BLOCK_OFFSET) {
-        cl_long first = (cl_long)hy_launch_block0(L);
+        cl_long first = (cl_long)L->block_offset;
         cl_int err = api->SetKernelArg(kernel, (cl_uint)a, sizeof first, &first);
         if (err != CL_SUCCESS)
           st = hy_error(HYFFT_BACKEND_ERROR, "clSetKernelArg(%s, %d) failed (%d)",
