@@ -431,13 +431,14 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
     spec->stage_load = hy_cg_dense_run(pass, 0);
     spec->stage_store = hy_cg_dense_run(pass, 1) && !spec->store_transposed;
   }
-  /* A strided pass whose 16 columns take more than half the local memory
+  /* A four-step pass whose 16 columns take more than half the local memory
    * runs one block per SM, whose load, compute and store phases then
    * never overlap; 8 columns (64-byte pieces) let two blocks share the SM.
-   * Measured on the H100 (both four-step passes, sincospi twiddles): 2^20
-   * f32 0.94 -> 1.00 of cuFFT, 10^6 1.11 -> 1.19; with 4 columns it lost
-   * (f64 2^20 1.02 -> 0.96, f32 2^24 0.87 -> 0.32), hence 16 -> 8 only. */
-  if ((!spec->transform_fastest || spec->store_transposed) && spec->transforms_per_block >= 16 &&
+   * Measured on the H100: 2^20 f32 0.95 -> 1.00 of cuFFT; with 4 columns
+   * it lost (f64 2^20 1.02 -> 0.96, f32 2^24 0.87 -> 0.32), hence 16 -> 8
+   * only; and the column pass of 1024^2 x64 (no twiddle, in place) lost
+   * too (1.03 -> 0.99), hence four-step passes only. */
+  if ((pass->twiddle_loop >= 0 || spec->store_transposed) && spec->transforms_per_block >= 16 &&
       2 * hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory &&
       hy_cg_local_bytes(pass, spec, (int)nc) <= caps->local_memory)
     spec->transforms_per_block /= 2;
