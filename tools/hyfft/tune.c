@@ -65,7 +65,17 @@ int cli_cmd_tune(int argc, char **argv) {
   for (int t = 0; t < ntokens; t++) {
     hyfft_plan plan = NULL;
     double t0 = cli_now();
-    st = hyfft_plan_token(ctx, tokens[t], HYFFT_MEASURE, &plan);
+    /* On a GPU the problem is tuned with its data in device memory, as
+     * `bench` times it: a host-memory plan would be staged in chunks,
+     * each a sub-plan measured on its own, and the line below would
+     * describe the last of those. Wisdom keys drop the memory field, so
+     * the choice serves host-memory plans of the problem too. */
+    hyfft_problem problem;
+    st = hyfft_problem_parse(tokens[t], &problem);
+    if (st == HYFFT_SUCCESS) {
+      if (dev.backend != HYFFT_BACKEND_CPU) problem.memory = HYFFT_MEMORY_DEVICE;
+      st = hyfft_plan_create(ctx, &problem, HYFFT_MEASURE, &plan);
+    }
     double secs = cli_now() - t0;
     if (st != HYFFT_SUCCESS) {
       cli_status_msg("tune", tokens[t], st);
