@@ -1,0 +1,89 @@
+/* The plans an H100 gets for the standard table's hard cases, as measured
+ * in docs/performance.md: a change to the planner or the generator's block
+ * shapes that moves one of these has to be measured again, and this test
+ * says which. No GPU needed (the H100's caps, kernels generated but not
+ * compiled). */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "codegen/codegen.h"
+#include "planner/planner.h"
+#include "../backend/cuda/h100_caps.h"
+
+typedef struct expected {
+  const char *token;
+  const char *solver;
+  int passes;
+  int fused;      /* passes with a fused Bluestein step */
+  int columns[4]; /* transforms per block of passes 0..3 (0: not checked) */
+} expected;
+
+static const expected hy_cases[] = {
+    /* two four-step passes, 8 columns each (two blocks per SM) */
+    {"c2c:f32:fwd:1048576:b64", "four-step", 2, 0, {8, 8}},
+    {"c2c:f32:fwd:65536:b1024", "four-step", 2, 0, {16, 16}},
+    /* 2^26 stays two passes: three wrote short scattered pieces */
+    {"c2c:f32:fwd:67108864", "four-step", 2, 0, {2, 2}},
+    /* long columns split with the columns innermost: 32 per block */
+    {"c2c:f32:fwd:16384x16384", "four-step", 3, 0, {1, 32, 32}},
+    {"c2c:f32:fwd:8192x8192", "four-step", 3, 0, {1, 64, 32}},
+    /* 4096-point columns read four at a time beat splitting them */
+    {"c2c:f32:fwd:4096x4096:b4", "axis-passes", 2, 0, {0, 4}},
+    /* 1024^2 column pass keeps 16 columns (8 measured slower) */
+    {"c2c:f32:fwd:1024x1024:b64", "axis-passes", 2, 0, {0, 16}},
+    /* fused Bluestein: four passes, three with a fused step */
+    {"c2c:f32:fwd:65537:b1023", "four-step", 4, 3, {0}},
+    {"c2c:f64:fwd:65537:b511", "four-step", 4, 3, {0}},
+    /* primes that fit one pass */
+    {"c2c:f32:fwd:1009:b66510", "axis-passes", 1, 0, {0}},
+    {"c2c:f32:fwd:4099:b16372", "axis-passes", 1, 0, {0}},
+};
+
+/* "N threads x M transforms per work-group" of kernel k's comment. */
+static int columns_of(const hy_gpu_program *prog, int k) {
+  const char *at = prog->source.data + prog->kernel_begin[k];
+  const char *hit = strstr(at, " transforms per work-group");
+  if (!hit || hit > prog->source.data + prog->kernel_end[k]) return -1;
+  const char *x = hit;
+  while (x > at && x[-1] != ' ') x--;
+  int m = -1;
+  sscanf(x, "%d", &m);
+  return m;
+}
+
+int main(void) {
+  hy_device_caps caps = hy_h100_caps();
+  for (size_t i = 0; i < sizeof hy_cases / sizeof hy_cases[0]; i++) {
+    const expected *e = &hy_cases[i];
+    hyfft_problem user;
+    hy_problem prob;
+    CHECK_OK(hy_token_parse(e->token, &user));
+    CHECK_OK(hy_problem_make(&user, &prob));
+    hy_plan_tree tree;
+    if (hy_planner_plan(&prob, &caps, 0, &tree) != HYFFT_SUCCESS) {
+      CHECK(0, "%s: not planned: %s", e->token, hyfft_last_error());
+      continue;
+    }
+    CHECK(strcmp(tree.solver, e->solver) == 0, "%s: solver %s, expected %s", e->token,
+          tree.solver, e->solver);
+    CHECK(tree.npasses == e->passes, "%s: %d passes, expected %d", e->token, tree.npasses,
+          e->passes);
+    int fused = 0;
+    for (int p = 0; p < tree.npasses; p++) fused += tree.passes[p].fuse != HY_FUSE_NONE;
+    CHECK(fused == e->fused, "%s: %d fused passes, expected %d", e->token, fused, e->fused);
+    hy_gpu_program prog;
+    memset(&prog, 0, sizeof prog);
+    if (hy_codegen_plan(&prob, &tree, &caps, HY_DIALECT_CUDA, &prog) != HYFFT_SUCCESS) {
+      CHECK(0, "%s: codegen: %s", e->token, hyfft_last_error());
+      continue;
+    }
+    for (int k = 0; k < 4 && k < prog.nkernels; k++)
+      if (e->columns[k])
+        CHECK(columns_of(&prog, k) == e->columns[k], "%s: pass %d has %d transforms per block, "
+              "expected %d", e->token, k, columns_of(&prog, k), e->columns[k]);
+    printf("  %-28s %-11s %d pass(es)\n", e->token, tree.solver, tree.npasses);
+    hy_gpu_program_free(&prog);
+  }
+  return hy_test_summary();
+}
