@@ -100,7 +100,6 @@ static double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int
   return best;
 }
 
-
 static hy_status hy_fs_add_pass(hy_fs_ctx *c, hy_pass **out) {
   if (c->tree->npasses >= HY_MAX_PASSES) return HYFFT_NO_SOLVER;
   *out = &c->tree->passes[c->tree->npasses++];
