@@ -17,28 +17,52 @@ typedef struct expected {
   int passes;
   int fused;      /* passes with a fused Bluestein step */
   int columns[4]; /* transforms per block of passes 0..3 (0: not checked) */
+  int stages;     /* radix stages of the first kernel (0: not checked) */
 } expected;
 
 static const expected hy_cases[] = {
     /* two four-step passes, 8 columns each (two blocks per SM) */
-    {"c2c:f32:fwd:1048576:b64", "four-step", 2, 0, {8, 8}},
-    {"c2c:f32:fwd:65536:b1024", "four-step", 2, 0, {16, 16}},
+    {"c2c:f32:fwd:1048576:b64", "four-step", 2, 0, {8, 8}, 0},
+    {"c2c:f32:fwd:65536:b1024", "four-step", 2, 0, {16, 16}, 0},
     /* 2^26 stays two passes: three wrote short scattered pieces */
-    {"c2c:f32:fwd:67108864", "four-step", 2, 0, {2, 2}},
+    {"c2c:f32:fwd:67108864", "four-step", 2, 0, {2, 2}, 0},
     /* long columns split with the columns innermost: 32 per block */
-    {"c2c:f32:fwd:16384x16384", "four-step", 3, 0, {1, 32, 32}},
-    {"c2c:f32:fwd:8192x8192", "four-step", 3, 0, {1, 64, 32}},
+    {"c2c:f32:fwd:16384x16384", "four-step", 3, 0, {1, 32, 32}, 0},
+    {"c2c:f32:fwd:8192x8192", "four-step", 3, 0, {1, 64, 32}, 0},
     /* 4096-point columns read four at a time beat splitting them */
-    {"c2c:f32:fwd:4096x4096:b4", "axis-passes", 2, 0, {0, 4}},
+    {"c2c:f32:fwd:4096x4096:b4", "axis-passes", 2, 0, {0, 4}, 0},
     /* 1024^2 column pass keeps 16 columns (8 measured slower) */
-    {"c2c:f32:fwd:1024x1024:b64", "axis-passes", 2, 0, {0, 16}},
+    {"c2c:f32:fwd:1024x1024:b64", "axis-passes", 2, 0, {0, 16}, 0},
     /* fused Bluestein: four passes, three with a fused step */
-    {"c2c:f32:fwd:65537:b1023", "four-step", 4, 3, {0}},
-    {"c2c:f64:fwd:65537:b511", "four-step", 4, 3, {0}},
+    {"c2c:f32:fwd:65537:b1023", "four-step", 4, 3, {0}, 0},
+    {"c2c:f64:fwd:65537:b511", "four-step", 4, 3, {0}, 0},
     /* primes that fit one pass */
-    {"c2c:f32:fwd:1009:b66510", "axis-passes", 1, 0, {0}},
-    {"c2c:f32:fwd:4099:b16372", "axis-passes", 1, 0, {0}},
+    {"c2c:f32:fwd:1009:b66510", "axis-passes", 1, 0, {0}, 0},
+    {"c2c:f32:fwd:4099:b16372", "axis-passes", 1, 0, {0}, 0},
+    /* radix-3 and -5 pairs merged for powers of one prime (3^7: 9*9*9*3),
+     * not inside mixed lengths (1000: 8*5*5*5) */
+    {"c2c:f32:fwd:2187:b30685", "axis-passes", 1, 0, {0}, 4},
+    {"c2c:f64:fwd:3125:b10737", "axis-passes", 1, 0, {0}, 3},
+    {"c2c:f64:fwd:1000:b33554", "axis-passes", 1, 0, {0}, 4},
 };
+
+/* Radix stages of kernel k: every stage after the first twiddles, with
+ * "const int k = j % NS;" (once per butterfly a thread does) and its own
+ * NS, the product of the radices before it; so the stages are one more
+ * than the distinct NS. */
+static int stages_of(const hy_gpu_program *prog, int k) {
+  const char *at = prog->source.data + prog->kernel_begin[k];
+  const char *end = prog->source.data + prog->kernel_end[k];
+  int seen[64], nseen = 0;
+  for (const char *p = strstr(at, "const int k = j % "); p && p < end;
+       p = strstr(p + 1, "const int k = j % ")) {
+    int ns = 0, known = 0;
+    sscanf(p + strlen("const int k = j % "), "%d", &ns);
+    for (int i = 0; i < nseen; i++) known |= seen[i] == ns;
+    if (!known && nseen < 64) seen[nseen++] = ns;
+  }
+  return nseen + 1;
+}
 
 /* "N threads x M transforms per work-group" of kernel k's comment. */
 static int columns_of(const hy_gpu_program *prog, int k) {
@@ -82,6 +106,9 @@ int main(void) {
       if (e->columns[k])
         CHECK(columns_of(&prog, k) == e->columns[k], "%s: pass %d has %d transforms per block, "
               "expected %d", e->token, k, columns_of(&prog, k), e->columns[k]);
+    if (e->stages)
+      CHECK(stages_of(&prog, 0) == e->stages, "%s: %d radix stages, expected %d", e->token,
+            stages_of(&prog, 0), e->stages);
     printf("  %-28s %-11s %d pass(es)\n", e->token, tree.solver, tree.npasses);
     hy_gpu_program_free(&prog);
   }
