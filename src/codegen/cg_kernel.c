@@ -692,7 +692,7 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
   hy_strbuf_append(sb, "  }\n");
 }
 
-static void hy_cg_loop_order(const hy_pass *pass, int *order);
+static void hy_cg_loop_order(const hy_pass *pass, int by_out, int *order);
 
 /* Second half of the transposed store: the work-group's outputs are in
  * local memory; thread i stores element i / M of transform i % M, so
@@ -712,7 +712,7 @@ static void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "      %s o2 = %lld;\n", k->idx, (long long)pass->dst_offset);
   if (pass->fuse == HY_FUSE_CHIRP_OUT) hy_strbuf_appendf(sb, "      %s fk2 = 0;\n", k->idx);
   int order[HY_MAX_LOOPS];
-  hy_cg_loop_order(pass, order);
+  hy_cg_loop_order(pass, k->spec->store_transposed, order);
   if (pass->nloops > 0) {
     hy_strbuf_appendf(sb, "      %s rem = tj, q;\n", k->idx);
     hy_cg_emit_loop_offsets(sb, pass, order, "      ", NULL, "o2", NULL,
@@ -798,13 +798,18 @@ static int64_t hy_cg_extent(const hy_pass *pass, int out) {
 }
 
 /* Loop order for decomposing the transform index: smallest input stride
- * fastest, so the M transforms of a work-group are memory neighbours. */
-static void hy_cg_loop_order(const hy_pass *pass, int *order) {
+ * fastest, so the M transforms of a work-group are memory neighbours; or,
+ * for a transposed store (by_out: each transform is read as one contiguous
+ * row anyway), smallest output stride fastest, so that the store writes
+ * neighbours (the last pass of a three-pass four-step, whose reading-order
+ * neighbours lie far apart in the output). */
+static void hy_cg_loop_order(const hy_pass *pass, int by_out, int *order) {
   for (int l = 0; l < pass->nloops; l++) order[l] = l;
   for (int a = 1; a < pass->nloops; a++)
     for (int b = a; b > 0; b--) {
-      int64_t sa = llabs(pass->loops[order[b]].in_stride);
-      int64_t sb = llabs(pass->loops[order[b - 1]].in_stride);
+      const hyfft_dim *la = &pass->loops[order[b]], *lb = &pass->loops[order[b - 1]];
+      int64_t sa = llabs(by_out ? la->out_stride : la->in_stride);
+      int64_t sb = llabs(by_out ? lb->out_stride : lb->in_stride);
       if (sa < sb) {
         int tmp = order[b];
         order[b] = order[b - 1];
@@ -856,7 +861,7 @@ static void hy_cg_prologue(hy_cg_kernel *k, int64_t count) {
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, "  %s tm = 0;\n", k->idx);
   if (pass->fuse != HY_FUSE_NONE) hy_strbuf_appendf(sb, "  %s fk = 0;\n", k->idx);
   int order[HY_MAX_LOOPS];
-  hy_cg_loop_order(pass, order);
+  hy_cg_loop_order(pass, k->spec->store_transposed, order);
   if (pass->nloops > 0) {
     hy_strbuf_appendf(sb, "  {\n    %s rem = ti, q;\n", k->idx);
     hy_cg_emit_loop_offsets(sb, pass, order, "    ", "ib", "ob",
@@ -884,7 +889,7 @@ static hy_status hy_cg_copy_kernel(const hy_pass *pass, int pass_index, hy_diale
                     (long long)pass->dst_offset);
   if (pass->nloops > 0) hy_strbuf_appendf(sb, "  %s rem = ti, q;\n", idx);
   int order[HY_MAX_LOOPS];
-  hy_cg_loop_order(pass, order);
+  hy_cg_loop_order(pass, 0, order);
   hy_cg_emit_loop_offsets(sb, pass, order, "  ", "ib", "ob", NULL, NULL);
   hy_strbuf_append(sb, "  real2 v = src[ib];\n");
   if (pass->scale != 1.0) {
@@ -1108,7 +1113,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
    * count/B transforms, whole blocks of them when M divides it. */
   L->batch_blocks = 0;
   int order[HY_MAX_LOOPS];
-  hy_cg_loop_order(pass, order);
+  hy_cg_loop_order(pass, spec->store_transposed, order);
   int64_t batch = problem->batch_rank > 0 ? problem->batch[0].n : 0;
   if (batch > 1 && pass->nloops > 0 && pass->loops[0].n == batch &&
       order[pass->nloops - 1] == 0 && count % batch == 0 && (count / batch) % k.M == 0)

@@ -14,6 +14,7 @@
  * in one pass. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "planner/planner.h"
 
@@ -22,6 +23,7 @@ typedef struct hy_fs_ctx {
   const hy_device_caps *caps;
   int64_t limit; /* longest one-pass transform on the device */
   int inner;     /* planning the rest of a split (pass B): one pass when it fits */
+  int three;     /* $HYFFT_FOUR_STEP_PASSES=3: three passes where the model prefers them */
   hy_plan_tree *tree;
 } hy_fs_ctx;
 
@@ -52,9 +54,13 @@ static int hy_fs_divisors(int64_t n, int64_t limit, int64_t *out, int max) {
  * penalty), or a split n = d * (n/d) into two passes, pass A of length d
  * (strided) and the rest (strided on its output). *split gets the chosen d
  * (0: one pass). When no two-pass split fits, d is the longest pass A that
- * fits and the rest splits again (three or more passes; their inner layout
- * writes short pieces, so they are a last resort: measured on the H100,
- * 2^26 in 1024 x 256 x 256 took 3.2 ms against 2.75 ms for 8192 x 8192).
+ * fits and the rest splits again (three or more passes). Three passes were
+ * a last resort because their last pass wrote short scattered pieces
+ * (H100: 2^26 in 1024 x 256 x 256 took 3.2 ms against 2.75 ms for
+ * 8192 x 8192); the generator now groups a transposed store's transforms
+ * by output stride, which removes that, but it has not been measured on a
+ * GPU yet, so the model weighs three passes (rest split once more) only
+ * with $HYFFT_FOUR_STEP_PASSES=3.
  * Returns a negative cost when no way fits (a large prime: Bluestein). */
 static double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int64_t *split) {
   const hy_problem *p = c->problem;
@@ -69,7 +75,7 @@ static double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int
     /* Bluestein in one pass costs its two inner transforms. */
     if (probe.algo == HY_ALGO_BLUESTEIN) best *= 2.0;
   }
-  if (depth >= 1) return best;
+  if (depth >= (c->three ? 2 : 1)) return best;
   int64_t divisors[256];
   int nd = hy_fs_divisors(n, c->limit, divisors, 256);
   for (int i = 0; i < nd; i++) {
@@ -294,7 +300,7 @@ static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, in
   hy_status st;
   int64_t n2 = 0;
   int contiguous = llabs(in_stride) == 1 && llabs(out_stride) == 1;
-  int single = c->inner || (hy_fs_best(c, n, contiguous, 0, &n2) >= 0 && n2 == 0);
+  int single = (c->inner && !c->three) || (hy_fs_best(c, n, contiguous, 0, &n2) >= 0 && n2 == 0);
   if (single && hy_fs_fits(c, n, pass, &st)) {
     pass->src = src;
     pass->dst = dst;
@@ -345,7 +351,9 @@ static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, in
 static hy_status hy_four_step_plan(const hy_problem *problem, const hy_device_caps *caps,
                                    hy_plan_tree *out) {
   if (problem->rank == 0 || problem->kind != HYFFT_C2C) return HYFFT_NO_SOLVER;
-  hy_fs_ctx c = {problem, caps, caps->max_pass_length[problem->precision], 0, out};
+  const char *passes = hy_getenv("HYFFT_FOUR_STEP_PASSES");
+  hy_fs_ctx c = {problem, caps, caps->max_pass_length[problem->precision], 0,
+                 passes && strcmp(passes, "3") == 0, out};
   if (c.limit < 4) return HYFFT_NO_SOLVER;
   /* Only when some axis is too long for one pass, or (on a GPU) is cheaper
    * split than read in short strided pieces: otherwise axis-passes plans it. */
