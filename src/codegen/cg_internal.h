@@ -76,6 +76,11 @@ void hy_cg_emit_dft(hy_strbuf *sb, hyfft_precision precision, int radix, int sig
                     const char *const *in, const char *const *out);
 
 /* ---- kernel level ---- */
+/* The pass the generator builds for `pass`: a copy, turned into Rader
+ * (HY_ALGO_RADER) where a Bluestein pass of prime length n has a smooth
+ * n - 1 and $HYFFT_RADER=1 asks for it (experimental). Returns 1 when it
+ * did that. */
+int hy_cg_effective_pass(const hy_pass *pass, hy_pass *out);
 hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
                              const hy_device_caps *caps, hy_kernel_spec *spec);
 /* Append the kernel for one pass, its tables and its launch to prog. */

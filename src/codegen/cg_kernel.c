@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "codegen/cg_internal.h"
+#include "planner/planner.h"
 #include "util/twiddle.h"
 
 #define HY_CG_BANK 32
@@ -46,6 +47,7 @@ typedef struct hy_cg_kernel {
   int64_t n;  /* transform length */
   int nc;     /* computed length: n, or the Bluestein convolution length */
   int bluestein;
+  int rader;  /* HY_ALGO_RADER: permuted load/store around a length n-1 convolution */
   int T, M, pad, row;
   int nstages;
   hy_cg_stage st[HY_CG_MAX_STAGES];
@@ -123,8 +125,9 @@ hy_status hy_cg_chirp_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_pre
   return hy_cg_table_add(prog, n, p, data, index);
 }
 
-/* In-place long double DFT (sign -1) of x[0..n) with stride, by recursive
- * decimation in time over the smallest prime factor; n is 5-smooth here. */
+/* In-place long double DFT (sign -1) of x[0..n), by recursive decimation
+ * in time over the smallest prime factor (any n; a large prime factor
+ * costs O(n*p)). */
 static void hy_cg_fft_ld(long double *re, long double *im, int64_t n, long double *sre,
                          long double *sim) {
   if (n == 1) return;
@@ -186,6 +189,102 @@ hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int 
     return st;
   }
   return hy_cg_table_add(prog, m, p, data, index);
+}
+
+/* ---- Rader ---------------------------------------------------------------- */
+
+static int64_t hy_cg_powmod(int64_t b, int64_t e, int64_t m) {
+  int64_t r = 1;
+  b %= m;
+  while (e > 0) {
+    if (e & 1) r = (int64_t)((__int128)r * b % m);
+    b = (int64_t)((__int128)b * b % m);
+    e >>= 1;
+  }
+  return r;
+}
+
+/* The smallest primitive root of the prime p. */
+static int64_t hy_cg_primitive_root(int64_t p) {
+  int64_t f[64], nf = 0, m = p - 1;
+  for (int64_t d = 2; d * d <= m; d++)
+    if (m % d == 0) {
+      f[nf++] = d;
+      while (m % d == 0) m /= d;
+    }
+  if (m > 1) f[nf++] = m;
+  for (int64_t g = 2; g < p; g++) {
+    int ok = 1;
+    for (int i = 0; i < nf && ok; i++) ok = hy_cg_powmod(g, (p - 1) / f[i], p) != 1;
+    if (ok) return g;
+  }
+  return 1;
+}
+
+int hy_cg_effective_pass(const hy_pass *pass, hy_pass *out) {
+  *out = *pass;
+  const char *env = hy_getenv("HYFFT_RADER");
+  if (!env || strcmp(env, "1") != 0) return 0;
+  if (pass->op != HY_PASS_DFT || pass->algo != HY_ALGO_BLUESTEIN || pass->twiddle_loop >= 0 ||
+      pass->fuse != HY_FUSE_NONE)
+    return 0;
+  int64_t n = pass->axis.n;
+  if (n < 3 || n - 1 > 65536 || hy_largest_prime_factor(n) != n) return 0;
+  int factors[HY_MAX_FACTORS], nf = 0;
+  if (hy_factorize(n - 1, HY_MAX_DIRECT_PRIME, factors, &nf) != HYFFT_SUCCESS) {
+    hy_error_clear();
+    return 0;
+  }
+  out->algo = HY_ALGO_RADER;
+  out->bluestein_m = n - 1;
+  out->nfactors = nf;
+  for (int i = 0; i < nf; i++) out->factors[i] = factors[i];
+  return 1;
+}
+
+/* Rader's tables for the prime p with primitive root g: where the
+ * convolution reads (g^q mod p) and writes (g^-r mod p), as exact integers
+ * in the real part of complex entries, and the convolution kernel's
+ * spectrum DFT_{-1}(b)/(p-1), b_m = exp(sign*2*pi*i*(g^-m mod p)/p),
+ * computed in long double and rounded once. */
+static hy_status hy_cg_rader_tables(hy_gpu_program *prog, int64_t p, int sign,
+                                    hyfft_precision prec, int *t_in, int *t_out, int *t_b) {
+  int64_t m = p - 1, g = hy_cg_primitive_root(p), ginv = hy_cg_powmod(g, p - 2, p);
+  void *in = hy_cg_table_alloc(m, prec), *outp = hy_cg_table_alloc(m, prec),
+       *spec = hy_cg_table_alloc(m, prec);
+  long double *buf = hy_malloc((size_t)m * 4 * sizeof(long double));
+  if (!in || !outp || !spec || !buf) {
+    hy_free(in);
+    hy_free(outp);
+    hy_free(spec);
+    hy_free(buf);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: Rader tables of %lld", (long long)p);
+  }
+  long double *re = buf, *im = buf + m, *sre = buf + 2 * m, *sim = buf + 3 * m;
+  int64_t a = 1, b = 1;
+  for (int64_t q = 0; q < m; q++) {
+    hy_cg_table_set(in, prec, q, (long double)a, 0);
+    hy_cg_table_set(outp, prec, q, (long double)b, 0);
+    hy_twiddle_ld(b, p, sign, &re[q], &im[q]); /* b_q = W^(sign * g^-q) */
+    a = a * g % p;
+    b = b * ginv % p;
+  }
+  hy_cg_fft_ld(re, im, m, sre, sim);
+  for (int64_t k = 0; k < m; k++) hy_cg_table_set(spec, prec, k, re[k] / m, im[k] / m);
+  hy_free(buf);
+  /* hy_cg_table_add takes its table even when it fails. */
+  hy_status st = hy_cg_table_add(prog, m, prec, in, t_in);
+  if (st != HYFFT_SUCCESS) {
+    hy_free(outp);
+    hy_free(spec);
+    return st;
+  }
+  st = hy_cg_table_add(prog, m, prec, outp, t_out);
+  if (st != HYFFT_SUCCESS) {
+    hy_free(spec);
+    return st;
+  }
+  return hy_cg_table_add(prog, m, prec, spec, t_b);
 }
 
 /* Per-stage twiddle tables of a kernel: stage s (NS > 1, radix R) reads
@@ -365,7 +464,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
     hy_cg_spec_apply(&probe, pass->kernel_spec);
     spec->merge_odd = probe.merge_odd;
   }
-  int64_t nc = pass->algo == HY_ALGO_BLUESTEIN ? pass->bluestein_m : pass->axis.n;
+  int64_t nc = pass->algo != HY_ALGO_MIXED_RADIX ? pass->bluestein_m : pass->axis.n;
   int wg = caps->max_work_group > 0 ? caps->max_work_group : 256;
   int target = wg < 256 ? wg : 256;
   int64_t t = nc / hy_cg_max_radix(pass, spec->merge_odd);
@@ -427,7 +526,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * 8*T-byte pieces of many segments; staging through local memory makes
    * every warp access 256 contiguous bytes (cuFFT is at the copy floor
    * there). Longer transforms are already read in whole segments. */
-  if (spec->transform_fastest && t < 8 && pass->algo != HY_ALGO_BLUESTEIN) {
+  if (spec->transform_fastest && t < 8 && pass->algo == HY_ALGO_MIXED_RADIX) {
     spec->stage_load = hy_cg_dense_run(pass, 0);
     spec->stage_store = hy_cg_dense_run(pass, 1) && !spec->store_transposed;
   }
@@ -452,9 +551,11 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   if (hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->split_exchange = 1;
   if (hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->lds_pad = 0;
   /* The transposed store moves complex values through local memory. */
-  if (spec->split_exchange) spec->store_transposed = 0;
+  /* The transposed store moves complex values through local memory; Rader
+   * stores its p outputs (one more than its convolution) directly. */
+  if (spec->split_exchange || pass->algo == HY_ALGO_RADER) spec->store_transposed = 0;
   /* Staging needs a dense run of transforms and complex local memory. */
-  if (spec->split_exchange || !spec->transform_fastest || pass->algo == HY_ALGO_BLUESTEIN ||
+  if (spec->split_exchange || !spec->transform_fastest || pass->algo != HY_ALGO_MIXED_RADIX ||
       !hy_cg_dense_run(pass, 0))
     spec->stage_load = 0;
   if (spec->split_exchange || !spec->transform_fastest || spec->store_transposed ||
@@ -532,6 +633,13 @@ static void hy_cg_load_global(hy_cg_kernel *k) {
         /* Only the first n points are data; the rest is zero padding. */
         hy_strbuf_appendf(sb, "      if (e < %lld) ", (long long)k->n);
         hy_strbuf_appendf(sb, "x0_%d = cmul(src[%s], chirp[e]);\n", i, addr);
+      } else if (k->rader) {
+        /* Convolution input q is x at g^q mod p. */
+        if (is == 1)
+          hy_strbuf_appendf(sb, "      x0_%d = src[ib + (%s)rin[e].x];\n", i, k->idx);
+        else
+          hy_strbuf_appendf(sb, "      x0_%d = src[ib + (%s)rin[e].x * %lld];\n", i, k->idx,
+                            (long long)is);
       } else if (k->pass->fuse == HY_FUSE_CHIRP_IN) {
         /* Element fk + S*e of the chirped, zero-padded Bluestein input. */
         hy_strbuf_appendf(sb, "      const %s fi = fk + (%s)e * %lld;\n", k->idx, k->idx,
@@ -614,11 +722,24 @@ static void hy_cg_compute(hy_cg_kernel *k, int s) {
       out[r] = out_names[r];
     }
     hy_cg_emit_dft(sb, k->precision, R, st->sign, in, out);
-    if (k->bluestein && s == k->forward_end) {
+    if ((k->bluestein || k->rader) && s == k->forward_end) {
       hy_cg_out_pos(k, s);
-      for (int r = 0; r < R; r++)
+      for (int r = 0; r < R; r++) {
+        if (k->rader && r == 0) {
+          /* Rader's X_0 = x_0 + the sum of the other inputs, which is the
+           * convolution input's DC term: stored by the thread that has it. */
+          hy_strbuf_appendf(sb, "    if (valid && o == 0) dst[ob] = ");
+          if (k->pass->scale != 1.0) {
+            hy_strbuf_appendf(sb, "cscale(MK(hx0.x + y%d_%d.x, hx0.y + y%d_%d.y), ", s, b * R, s, b * R);
+            hy_cg_literal(sb, k->precision, (long double)k->pass->scale);
+            hy_strbuf_append(sb, ");\n");
+          } else {
+            hy_strbuf_appendf(sb, "MK(hx0.x + y%d_%d.x, hx0.y + y%d_%d.y);\n", s, b * R, s, b * R);
+          }
+        }
         hy_strbuf_appendf(sb, "    y%d_%d = cmul(y%d_%d, bh[o + %d]);\n", s, b * R + r, s,
                           b * R + r, r * st->ns);
+      }
     }
     hy_cg_close_b(k);
   }
@@ -640,6 +761,9 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         if ((int64_t)k->nc > k->n) hy_strbuf_appendf(sb, "      if (e < %lld) {\n", (long long)k->n);
         else hy_strbuf_append(sb, "      {\n");
         hy_strbuf_appendf(sb, "      real2 v = cmul(y%d_%d, chirp[e]);\n", s, i);
+      } else if (k->rader) {
+        hy_strbuf_appendf(sb, "      {\n      real2 v = MK(y%d_%d.x + hx0.x, y%d_%d.y + hx0.y);\n", s, i,
+                          s, i);
       } else {
         hy_strbuf_appendf(sb, "      {\n      real2 v = y%d_%d;\n", s, i);
       }
@@ -674,7 +798,10 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         hy_cg_literal(sb, k->precision, (long double)pass->scale);
         hy_strbuf_append(sb, ");\n");
       }
-      if (k->spec->store_transposed || k->spec->stage_store) {
+      if (k->rader) {
+        /* Convolution output r is X at g^-r mod p. */
+        hy_strbuf_appendf(sb, "      dst[ob + (%s)rout[e].x * %lld] = v;\n", k->idx, (long long)os);
+      } else if (k->spec->store_transposed || k->spec->stage_store) {
         hy_strbuf_append(sb, "      ");
         hy_cg_lx(k, "e");
         hy_strbuf_append(sb, " = v;\n");
@@ -930,7 +1057,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   k.spec = spec;
   k.n = pass->axis.n;
   k.bluestein = pass->algo == HY_ALGO_BLUESTEIN;
-  int64_t nc = k.bluestein ? pass->bluestein_m : pass->axis.n;
+  k.rader = pass->algo == HY_ALGO_RADER;
+  int64_t nc = k.bluestein || k.rader ? pass->bluestein_m : pass->axis.n;
   if (nc > 65536)
     return hy_error(HYFFT_NOT_SUPPORTED, "codegen: pass %d length %lld does not fit one kernel",
                     pass_index, (long long)nc);
@@ -952,7 +1080,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                     pass_index, (long long)prod, (long long)nc);
   int radices[HY_MAX_FACTORS];
   int nradices = hy_cg_radices(pass, spec->merge_odd, radices);
-  int reps = k.bluestein ? 2 : 1;
+  int reps = k.bluestein || k.rader ? 2 : 1;
   for (int rep = 0; rep < reps; rep++) {
     int ns = 1;
     for (int f = 0; f < nradices; f++) {
@@ -962,7 +1090,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
       st->nb = k.nc / st->radix;
       st->per = (st->nb + k.T - 1) / k.T;
       st->guard = st->per * k.T > st->nb;
-      if (k.bluestein) {
+      if (k.bluestein || k.rader) {
         st->sign = rep == 0 ? -1 : 1;
         st->conj = rep == 1;
       } else {
@@ -990,13 +1118,17 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   /* Tables. */
   int t_tw = -1, t_chirp = -1, t_bh = -1, t_ftw = -1;
   if (spec->stage_twiddles)
-    HY_TRY(hy_cg_stage_twiddle_table(prog, &k, k.bluestein ? -1 : pass->sign, &t_tw));
+    HY_TRY(hy_cg_stage_twiddle_table(prog, &k, k.bluestein || k.rader ? -1 : pass->sign, &t_tw));
   else
-    HY_TRY(hy_cg_twiddle_table(prog, k.nc, k.bluestein ? -1 : pass->sign, pass->precision, &t_tw));
+    HY_TRY(hy_cg_twiddle_table(prog, k.nc, k.bluestein || k.rader ? -1 : pass->sign,
+                               pass->precision, &t_tw));
   if (k.bluestein) {
     HY_TRY(hy_cg_chirp_table(prog, k.n, pass->sign, pass->precision, &t_chirp));
     HY_TRY(hy_cg_bluestein_table(prog, k.n, k.nc, pass->sign, pass->precision, &t_bh));
   }
+  int t_rin = -1, t_rout = -1;
+  if (k.rader)
+    HY_TRY(hy_cg_rader_tables(prog, k.n, pass->sign, pass->precision, &t_rin, &t_rout, &t_bh));
   int t_fz = -1;
   if (pass->fuse == HY_FUSE_CHIRP_IN || pass->fuse == HY_FUSE_CHIRP_OUT)
     HY_TRY(hy_cg_chirp_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
@@ -1042,6 +1174,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                     spec->min_blocks);
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tw", g, g, g);
   if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
+  if (k.rader)
+    hy_strbuf_appendf(sb, ", %sconst real2 *rin, %sconst real2 *rout, %sconst real2 *bh", g, g, g);
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *ftw", g);
   if (t_fz >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *fz", g);
   hy_strbuf_append(sb, ", const hy_i64 hy_block0) {\n");
@@ -1064,6 +1198,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (k.st[0].ns == 1 && k.nstages == 1) hy_strbuf_append(sb, "  (void)tw;\n");
 
   hy_cg_decl_regs(&k, 'x', 0);
+  /* Rader: x_0, which every output adds (read before any store: in place). */
+  if (k.rader) hy_strbuf_append(sb, "  const real2 hx0 = valid ? src[ib] : MK(0, 0);\n");
   if (spec->stage_load) {
     hy_cg_stage_copy(&k, count, 0);
     hy_cg_load_local(&k, 0, 0);
@@ -1101,6 +1237,11 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_tw};
   if (k.bluestein) {
     L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_chirp};
+    L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_bh};
+  }
+  if (k.rader) {
+    L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_rin};
+    L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_rout};
     L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_bh};
   }
   if (pass->twiddle_loop >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_ftw};

@@ -130,7 +130,9 @@ hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
 
   hy_status st = HYFFT_SUCCESS;
   for (int i = 0; i < tree->npasses && st == HYFFT_SUCCESS; i++) {
-    const hy_pass *pass = &tree->passes[i];
+    hy_pass effective;
+    hy_cg_effective_pass(&tree->passes[i], &effective);
+    const hy_pass *pass = &effective;
     if (pass->precision != problem->precision) {
       st = hy_error(HYFFT_INTERNAL, "codegen: pass %d precision differs from the problem's", i);
       break;

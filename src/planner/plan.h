@@ -64,8 +64,12 @@ typedef enum hy_fuse {
 
 typedef enum hy_dft_algo {
   HY_ALGO_MIXED_RADIX = 0, /* Stockham over factors[] (product = axis.n) */
-  HY_ALGO_BLUESTEIN = 1    /* chirp-z via a convolution of length bluestein_m,
+  HY_ALGO_BLUESTEIN = 1,   /* chirp-z via a convolution of length bluestein_m,
                               whose own radices are factors[] */
+  HY_ALGO_RADER = 2        /* prime n by Rader: a cyclic convolution of length
+                              bluestein_m = n - 1 with radices factors[]. Never
+                              in a plan tree: the GPU generator uses it for a
+                              Bluestein pass it may replace (codegen.c) */
 } hy_dft_algo;
 
 typedef struct hy_pass {
