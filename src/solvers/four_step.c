@@ -112,20 +112,6 @@ static hy_status hy_fs_add_pass(hy_fs_ctx *c, hy_pass **out) {
   return HYFFT_SUCCESS;
 }
 
-/* Dense strides of the loops in a work buffer (innermost last, n elements
- * per transform); grows the buffer's size to hold them. */
-static hy_status hy_fs_dense(hy_fs_ctx *c, int64_t n, int nloops, const hyfft_dim *loops,
-                             hy_buffer work, int64_t *dense) {
-  int64_t total = n;
-  for (int l = nloops - 1; l >= 0; l--) {
-    dense[l] = total;
-    if (hy_mul_overflow_i64(total, loops[l].n, &total)) return HYFFT_NO_SOLVER;
-  }
-  int w = work - HY_BUF_WORK0;
-  if (total > c->tree->work_elems[w]) c->tree->work_elems[w] = total;
-  return HYFFT_SUCCESS;
-}
-
 /* The work-buffer layout of a split axis: the loops whose input stride is
  * smaller than the axis's ("inner": the columns of a 2D array) stay
  * innermost and dense, in stride order, then the n elements of the
@@ -274,7 +260,8 @@ static hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t
   c->tree->npasses = before;
   int64_t m = hy_bluestein_length(n);
   int64_t dense[HY_MAX_LOOPS];
-  HY_TRY(hy_fs_dense(c, m, nloops, loops, HY_BUF_WORK0, dense));
+  int64_t inner = 1;
+  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK0, dense, &inner));
   hyfft_dim into[HY_MAX_LOOPS], within[HY_MAX_LOOPS], out_of[HY_MAX_LOOPS];
   for (int l = 0; l < nloops; l++) {
     into[l] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
