@@ -23,7 +23,7 @@ typedef struct hy_fs_ctx {
   const hy_device_caps *caps;
   int64_t limit; /* longest one-pass transform on the device */
   int inner;     /* planning the rest of a split (pass B): one pass when it fits */
-  int three;     /* $HYFFT_FOUR_STEP_PASSES=3: three passes where the model prefers them */
+  int three;     /* three passes where the model prefers them (off: $HYFFT_FOUR_STEP_PASSES=2) */
   hy_plan_tree *tree;
 } hy_fs_ctx;
 
@@ -54,13 +54,13 @@ static int hy_fs_divisors(int64_t n, int64_t limit, int64_t *out, int max) {
  * penalty), or a split n = d * (n/d) into two passes, pass A of length d
  * (strided) and the rest (strided on its output). *split gets the chosen d
  * (0: one pass). When no two-pass split fits, d is the longest pass A that
- * fits and the rest splits again (three or more passes). Three passes were
- * a last resort because their last pass wrote short scattered pieces
- * (H100: 2^26 in 1024 x 256 x 256 took 3.2 ms against 2.75 ms for
- * 8192 x 8192); the generator now groups a transposed store's transforms
- * by output stride, which removes that, but it has not been measured on a
- * GPU yet, so the model weighs three passes (rest split once more) only
- * with $HYFFT_FOUR_STEP_PASSES=3.
+ * fits and the rest splits again (three or more passes). The rest of a
+ * split may itself split once more (three passes) where the model prices
+ * that lower: 2^26 as 1024 x 256 x 256 measured 1.23 ms against 2.80 ms
+ * for 8192 x 8192 on the H100, since its strided passes move 64 columns
+ * per block instead of 2 (the transposed store groups its transforms by
+ * output stride, so the last pass writes neighbours).
+ * $HYFFT_FOUR_STEP_PASSES=2 keeps two passes wherever two fit.
  * Returns a negative cost when no way fits (a large prime: Bluestein). */
 static double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int64_t *split) {
   const hy_problem *p = c->problem;
@@ -340,7 +340,7 @@ static hy_status hy_four_step_plan(const hy_problem *problem, const hy_device_ca
   if (problem->rank == 0 || problem->kind != HYFFT_C2C) return HYFFT_NO_SOLVER;
   const char *passes = hy_getenv("HYFFT_FOUR_STEP_PASSES");
   hy_fs_ctx c = {problem, caps, caps->max_pass_length[problem->precision], 0,
-                 passes && strcmp(passes, "3") == 0, out};
+                 !(passes && strcmp(passes, "2") == 0), out};
   if (c.limit < 4) return HYFFT_NO_SOLVER;
   /* Only when some axis is too long for one pass, or (on a GPU) is cheaper
    * split than read in short strided pieces: otherwise axis-passes plans it. */
