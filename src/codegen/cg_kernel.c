@@ -37,6 +37,8 @@ typedef struct hy_cg_stage {
   int guard;  /* per * T > nb: some threads idle on the last butterfly */
   int sign;   /* of the butterfly */
   int conj;   /* use the conjugate of the (sign -1) table twiddle */
+  int kdiv;   /* twiddle index k = (j % NS) / kdiv: B in the second axis of a plane pass
+                 (its twiddles leave out the first axis's frequency), else 1 */
 } hy_cg_stage;
 
 typedef struct hy_cg_kernel {
@@ -298,14 +300,15 @@ static hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k
   int64_t total = 0;
   for (int s = 0; s < k->nstages; s++) {
     const hy_cg_stage *st = &k->st[s];
+    int tns = st->ns / st->kdiv;
     k->tw_off[s] = -1;
-    if (st->ns <= 1) continue;
+    if (tns <= 1) continue;
     for (int e = 0; e < s && k->tw_off[s] < 0; e++)
-      if (k->tw_off[e] >= 0 && k->st[e].radix == st->radix && k->st[e].ns == st->ns)
+      if (k->tw_off[e] >= 0 && k->st[e].radix == st->radix && k->st[e].ns / k->st[e].kdiv == tns)
         k->tw_off[s] = k->tw_off[e];
     if (k->tw_off[s] >= 0) continue;
     k->tw_off[s] = (int)total;
-    total += (int64_t)(st->radix - 1) * st->ns;
+    total += (int64_t)(st->radix - 1) * tns;
   }
   k->tw_count = total > 0 ? total : 1; /* kernels without twiddles still get an argument */
   void *data = hy_cg_table_alloc(k->tw_count, k->precision);
@@ -313,13 +316,14 @@ static hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k
   hy_cg_table_set(data, k->precision, 0, 1, 0);
   for (int s = 0; s < k->nstages; s++) {
     const hy_cg_stage *st = &k->st[s];
-    if (st->ns <= 1) continue;
-    int64_t len = (int64_t)st->ns * st->radix;
+    int tns = st->ns / st->kdiv;
+    if (tns <= 1) continue;
+    int64_t len = (int64_t)tns * st->radix;
     for (int r = 1; r < st->radix; r++)
-      for (int64_t q = 0; q < st->ns; q++) {
+      for (int64_t q = 0; q < tns; q++) {
         long double re, im;
         hy_twiddle_ld(r * q, len, sign, &re, &im);
-        hy_cg_table_set(data, k->precision, k->tw_off[s] + (int64_t)(r - 1) * st->ns + q, re, im);
+        hy_cg_table_set(data, k->precision, k->tw_off[s] + (int64_t)(r - 1) * tns + q, re, im);
       }
   }
   return hy_cg_table_add(prog, k->tw_count, k->precision, data, index);
@@ -335,20 +339,22 @@ static hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k
  * 1.00; 3125 f64 0.79 -> 0.90. Merging inside mixed lengths (1000 = 8*25*5,
  * 100^3) made the radix-8/4 stages uneven over fewer threads (f64 1000
  * 0.99 -> 0.89, f64 100^3 0.99 -> 0.78), so the default merges only powers
- * of one prime; 27 = 3^3 was slower than 9 (2187 f64 0.74). */
-static int hy_cg_radices(const hy_pass *pass, int merge_odd, int *out) {
+ * of one prime; 27 = 3^3 was slower than 9 (2187 f64 0.74), and 7s
+ * merged into 49 lost too (49 f32 1.08 -> 0.94, 343 1.00 -> 0.63, 2401
+ * unchanged at 0.92-0.93). */
+static int hy_cg_radices_of(const int *factors, int nfactors, int merge_odd, int *out) {
   int n = 0, pure = 1, first = 0;
-  for (int i = 0; i < pass->nfactors; i++) {
-    if (pass->factors[i] == 1) continue;
-    if (!first) first = pass->factors[i];
-    if (pass->factors[i] != first) pure = 0;
+  for (int i = 0; i < nfactors; i++) {
+    if (factors[i] == 1) continue;
+    if (!first) first = factors[i];
+    if (factors[i] != first) pure = 0;
   }
-  for (int i = 0; i < pass->nfactors; i++) {
-    int f = pass->factors[i];
+  for (int i = 0; i < nfactors; i++) {
+    int f = factors[i];
     if (f == 1) continue;
     if ((merge_odd >= 2 || (merge_odd == 1 && pure)) && (f == 3 || f == 5)) {
       int run = 1;
-      while (i + run < pass->nfactors && pass->factors[i + run] == f) run++;
+      while (i + run < nfactors && factors[i + run] == f) run++;
       while (run > 0) {
         if (run >= 2) {
           out[n++] = f * f;
@@ -358,12 +364,25 @@ static int hy_cg_radices(const hy_pass *pass, int merge_odd, int *out) {
           run -= 1;
         }
       }
-      while (i + 1 < pass->nfactors && pass->factors[i + 1] == f) i++;
+      while (i + 1 < nfactors && factors[i + 1] == f) i++;
       continue;
     }
     out[n++] = f;
   }
   return n;
+}
+
+/* A plane pass merges within each axis's factors (B's, then A's), so that
+ * no stage straddles the two axes. */
+static int hy_cg_radices(const hy_pass *pass, int merge_odd, int *out) {
+  int split = pass->nfactors;
+  if (pass->plane_inner > 0) {
+    int64_t prod = 1;
+    for (split = 0; split < pass->nfactors && prod < pass->plane_inner; split++)
+      prod *= pass->factors[split];
+  }
+  int n = hy_cg_radices_of(pass->factors, split, merge_odd, out);
+  return n + hy_cg_radices_of(pass->factors + split, pass->nfactors - split, merge_odd, out + n);
 }
 
 static int hy_cg_max_radix(const hy_pass *pass, int merge_odd) {
@@ -434,6 +453,26 @@ static int hy_cg_dense_run(const hy_pass *pass, int out) {
   int64_t as = out ? pass->axis.out_stride : pass->axis.in_stride;
   int64_t ls = out ? pass->loops[0].out_stride : pass->loops[0].in_stride;
   return as == 1 && ls == pass->axis.n;
+}
+
+/* Whether the transforms of a pass, in the order their index takes its
+ * loops (smallest input stride fastest), lie back to back on the input
+ * side: unit axis stride and loops that tile one contiguous run (the
+ * planes of a 3D batch, loops [B:64n 64:n]). */
+static int hy_cg_dense_input(const hy_pass *pass) {
+  if (pass->axis.in_stride != 1) return 0;
+  int64_t next = pass->axis.n;
+  int used[HY_MAX_LOOPS] = {0};
+  for (int done = 0; done < pass->nloops;) {
+    int found = -1;
+    for (int l = 0; l < pass->nloops && found < 0; l++)
+      if (!used[l] && (pass->loops[l].n == 1 || pass->loops[l].in_stride == next)) found = l;
+    if (found < 0) return 0;
+    used[found] = 1;
+    done++;
+    if (pass->loops[found].n > 1) next *= pass->loops[found].n;
+  }
+  return 1;
 }
 
 hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
@@ -554,9 +593,23 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   /* The transposed store moves complex values through local memory; Rader
    * stores its p outputs (one more than its convolution) directly. */
   if (spec->split_exchange || pass->algo == HY_ALGO_RADER) spec->store_transposed = 0;
+  /* A plane pass loads through local memory (the load transposes the
+   * plane, hy_cg_stage_copy), complex, threads along the plane, from one
+   * dense run of planes or one plane per block, with per-stage twiddles. */
+  if (pass->plane_inner > 0) {
+    spec->stage_load = 1;
+    spec->transform_fastest = 1;
+    spec->stage_twiddles = 1;
+    if (!hy_cg_dense_input(pass)) spec->transforms_per_block = 1;
+    if (spec->split_exchange) {
+      spec->split_exchange = 0;
+      spec->lds_pad = 0;
+    }
+  }
   /* Staging needs a dense run of transforms and complex local memory. */
-  if (spec->split_exchange || !spec->transform_fastest || pass->algo != HY_ALGO_MIXED_RADIX ||
-      !hy_cg_dense_run(pass, 0))
+  if (pass->plane_inner == 0 &&
+      (spec->split_exchange || !spec->transform_fastest || pass->algo != HY_ALGO_MIXED_RADIX ||
+       !hy_cg_dense_run(pass, 0)))
     spec->stage_load = 0;
   if (spec->split_exchange || !spec->transform_fastest || spec->store_transposed ||
       !hy_cg_dense_run(pass, 1))
@@ -699,15 +752,19 @@ static void hy_cg_compute(hy_cg_kernel *k, int s) {
   int R = st->radix;
   for (int b = 0; b < st->per; b++) {
     hy_cg_open_b(k, s, b);
-    if (st->ns == 1 && !(k->bluestein && s == k->forward_end)) hy_strbuf_append(sb, "    (void)j;\n");
-    if (st->ns > 1) {
+    int tns = st->ns / st->kdiv;
+    if (tns == 1 && !(k->bluestein && s == k->forward_end)) hy_strbuf_append(sb, "    (void)j;\n");
+    if (tns > 1) {
       int step = k->nc / (st->ns * R);
-      hy_strbuf_appendf(sb, "    const int k = j %% %d;\n", st->ns);
+      if (st->kdiv > 1)
+        hy_strbuf_appendf(sb, "    const int k = (j %% %d) / %d;\n", st->ns, st->kdiv);
+      else
+        hy_strbuf_appendf(sb, "    const int k = j %% %d;\n", st->ns);
       for (int r = 1; r < R; r++) {
         if (k->spec->stage_twiddles)
           hy_strbuf_appendf(sb, "    x%d_%d = %s(x%d_%d, tw[%d + k]);\n", s, b * R + r,
                             st->conj ? "cmulc" : "cmul", s, b * R + r,
-                            k->tw_off[s] + (r - 1) * st->ns);
+                            k->tw_off[s] + (r - 1) * tns);
         else
           hy_strbuf_appendf(sb, "    x%d_%d = %s(x%d_%d, tw[k * %d]);\n", s, b * R + r,
                             st->conj ? "cmulc" : "cmul", s, b * R + r, r * step);
@@ -869,17 +926,37 @@ static void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
   int block = k->T * k->M;
   int64_t run = k->n * k->M;
   int iters = (int)((run + block - 1) / block);
+  /* A plane pass whose planes are not one dense run has one per block,
+   * at the ib the prologue computed. */
+  int by_ib = !out && pass->plane_inner > 0 && !hy_cg_dense_input(pass);
   if (out) hy_strbuf_append(sb, "  HY_BARRIER();\n");
-  hy_strbuf_appendf(sb, "  {\n    const %s base = (%s)(HY_GID * %lld);\n", k->idx, k->idx,
-                    (long long)run);
+  if (by_ib)
+    hy_strbuf_append(sb, "  {\n");
+  else
+    hy_strbuf_appendf(sb, "  {\n    const %s base = (%s)(HY_GID * %lld);\n", k->idx, k->idx,
+                      (long long)run);
   hy_strbuf_appendf(sb, "#pragma unroll\n    for (int it = 0; it < %d; it++) {\n", iters);
   hy_strbuf_appendf(sb, "      const int i = HY_LID + it * %d;\n", block);
   /* The last work-group may hold fewer than M transforms. */
   hy_strbuf_append(sb, "      if (");
   if ((int64_t)iters * block > run) hy_strbuf_appendf(sb, "i < %lld && ", (long long)run);
-  hy_strbuf_appendf(sb, "base + i < %lld) {\n", (long long)(count * k->n));
-  hy_strbuf_appendf(sb, "        const int mm = i / %lld, e = i %% %lld;\n", (long long)k->n,
-                    (long long)k->n);
+  if (by_ib)
+    hy_strbuf_append(sb, "valid) {\n");
+  else
+    hy_strbuf_appendf(sb, "base + i < %lld) {\n", (long long)(count * k->n));
+  if (!out && pass->plane_inner > 0) {
+    /* Plane element (a, b) at a*B + b goes to the Stockham position
+     * b*A + a: the stages run B's radices over the plane's rows first,
+     * and the output comes out in the plane's own order. */
+    int64_t B = pass->plane_inner, A = k->n / B;
+    hy_strbuf_appendf(sb, "        const int mm = i / %lld, p = i %% %lld;\n", (long long)k->n,
+                      (long long)k->n);
+    hy_strbuf_appendf(sb, "        const int e = (p %% %lld) * %lld + p / %lld;\n", (long long)B,
+                      (long long)A, (long long)B);
+  } else {
+    hy_strbuf_appendf(sb, "        const int mm = i / %lld, e = i %% %lld;\n", (long long)k->n,
+                      (long long)k->n);
+  }
   char l[96];
   if (k->pad)
     snprintf(l, sizeof l, "lds[mm * %d + e + (e >> 5) * %d]", k->row, k->pad);
@@ -887,6 +964,8 @@ static void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
     snprintf(l, sizeof l, "lds[mm * %d + e]", k->row);
   if (out)
     hy_strbuf_appendf(sb, "        dst[%lld + base + i] = %s;\n", (long long)pass->dst_offset, l);
+  else if (by_ib)
+    hy_strbuf_appendf(sb, "        %s = src[ib + i];\n", l);
   else
     hy_strbuf_appendf(sb, "        %s = src[%lld + base + i];\n", l, (long long)pass->src_offset);
   hy_strbuf_append(sb, "      }\n    }\n  }\n");
@@ -1090,6 +1169,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
       st->nb = k.nc / st->radix;
       st->per = (st->nb + k.T - 1) / k.T;
       st->guard = st->per * k.T > st->nb;
+      st->kdiv = pass->plane_inner > 0 && ns >= pass->plane_inner ? (int)pass->plane_inner : 1;
       if (k.bluestein || k.rader) {
         st->sign = rep == 0 ? -1 : 1;
         st->conj = rep == 1;
@@ -1105,7 +1185,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   }
   if (k.nstages == 0) { /* length 1 never reaches a DFT pass, but keep it valid */
     hy_cg_stage *st = &k.st[k.nstages++];
-    *st = (hy_cg_stage){1, 1, k.nc, (k.nc + k.T - 1) / k.T, 0, pass->sign, 0};
+    *st = (hy_cg_stage){1, 1, k.nc, (k.nc + k.T - 1) / k.T, 0, pass->sign, 0, 1};
     st->guard = st->per * k.T > st->nb;
   }
 

@@ -82,7 +82,11 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
       hy_strbuf_appendf(sb, " n=%lld (N=%lld M=%lld) stride %lld->%lld", (long long)p->axis.n,
                         (long long)p->chirp_n, (long long)p->bluestein_m,
                         (long long)p->axis.in_stride, (long long)p->axis.out_stride);
-    if (p->op == HY_PASS_DFT)
+    if (p->op == HY_PASS_DFT && p->plane_inner > 0)
+      hy_strbuf_appendf(sb, " n=%lld (plane %lldx%lld) stride %lld->%lld", (long long)p->axis.n,
+                        (long long)(p->axis.n / p->plane_inner), (long long)p->plane_inner,
+                        (long long)p->axis.in_stride, (long long)p->axis.out_stride);
+    else if (p->op == HY_PASS_DFT)
       hy_strbuf_appendf(sb, " n=%lld stride %lld->%lld", (long long)p->axis.n,
                         (long long)p->axis.in_stride, (long long)p->axis.out_stride);
     hy_strbuf_append(sb, " loops [");

@@ -87,6 +87,13 @@ typedef struct hy_pass {
    * exp(sign * 2*pi*i * m * k / twiddle_n) before scaling. */
   int twiddle_loop;
   int64_t twiddle_n;
+  /* Plane pass (GPU generator; 0 for an ordinary one): the transform is a
+   * 2D DFT of an A x B plane, B = plane_inner and A = axis.n / B, whose
+   * element (a, b) lies at (a*B + b) * axis stride on either side: the two
+   * innermost axes of a multi-dimensional problem done in one pass over
+   * the data instead of two. factors[] are B's then A's (mixed radix
+   * both). No four-step twiddle or fused step. */
+  int64_t plane_inner;
   hy_dft_algo algo;
   int nfactors;
   int factors[HY_MAX_FACTORS];

@@ -98,12 +98,15 @@ static void expect(const char *token, int64_t batch, int want_chunked) {
 }
 
 int main(void) {
-  /* The default: three or more in-place passes (3D) whose elements fit in
+  /* The default: three or more in-place passes (3D without planes) whose elements fit in
    * half the L2 (25 MB on the H100) are chunked; plans through a workspace
    * and two-pass plans are not (measured slower, codegen.c). */
   setenv("HYFFT_L2_CHUNK", "", 1);
+  setenv("HYFFT_PLANES", "0", 1); /* 3D as three axis passes */
   expect("c2c:f32:fwd:64x64x64:b256", 256, 1);
   expect("c2c:f32:fwd:128x128x128:b32", 32, 1);
+  setenv("HYFFT_PLANES", "", 1); /* a plane pass and one axis pass */
+  expect("c2c:f32:fwd:64x64x64:b256", 256, 0);
   expect("c2c:f32:fwd:1048576:b64", 64, 0);
   expect("c2c:f32:fwd:1024x1024:b64", 64, 0);
   expect("c2c:f32:fwd:256x256x256:b4", 4, 0); /* 128 MB per element */

@@ -11,6 +11,7 @@
 typedef struct hy_cpu_plan {
   int npasses;
   hy_cpu_node *nodes[HY_MAX_PASSES];
+  hy_cpu_node *plane_nodes[HY_MAX_PASSES]; /* a plane pass's second axis (A) */
 } hy_cpu_plan;
 
 /* A context needs no device state; open hands out this address. */
@@ -133,7 +134,10 @@ static void hy_cpu_plan_release(void *device, void *plan_state) {
   (void)device;
   hy_cpu_plan *plan = plan_state;
   if (!plan) return;
-  for (int i = 0; i < plan->npasses; i++) hy_cpu_node_free(plan->nodes[i]);
+  for (int i = 0; i < plan->npasses; i++) {
+    hy_cpu_node_free(plan->nodes[i]);
+    hy_cpu_node_free(plan->plane_nodes[i]);
+  }
   hy_free(plan);
 }
 
@@ -153,6 +157,21 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
       static const int one[1] = {1};
       st = hy_cpu_node_build(pass->precision, pass->sign, 1, HY_ALGO_MIXED_RADIX, one, 1, 0,
                              tw_n, &plan->nodes[i]);
+    } else if (pass->op == HY_PASS_DFT && pass->plane_inner > 0) {
+      /* A plane pass runs as its two axes: B's factors come first. */
+      int split = 0;
+      int64_t prod = 1;
+      while (split < pass->nfactors && prod < pass->plane_inner) prod *= pass->factors[split++];
+      if (prod != pass->plane_inner || pass->twiddle_loop >= 0 || pass->fuse != HY_FUSE_NONE ||
+          pass->algo != HY_ALGO_MIXED_RADIX)
+        st = hy_error(HYFFT_INTERNAL, "cpu backend: pass %d is not a well-formed plane pass", i);
+      else
+        st = hy_cpu_node_build(pass->precision, pass->sign, pass->plane_inner, pass->algo,
+                               pass->factors, split, 0, 0, &plan->nodes[i]);
+      if (st == HYFFT_SUCCESS)
+        st = hy_cpu_node_build(pass->precision, pass->sign, pass->axis.n / pass->plane_inner,
+                               pass->algo, pass->factors + split, pass->nfactors - split, 0, 0,
+                               &plan->plane_nodes[i]);
     } else if (pass->op == HY_PASS_DFT) {
       st = hy_cpu_node_build(pass->precision, pass->sign, pass->axis.n, pass->algo,
                              pass->factors, pass->nfactors, pass->bluestein_m, tw_n,
@@ -227,6 +246,79 @@ static hy_pass hy_cpu_fused_chirp(const hy_pass *pass, hy_chirp_step step) {
   return c;
 }
 
+/* One DFT pass through its node: the loop order and the overlap check
+ * from `layout`, the strides from `strides` (the same pass, or a fused
+ * Bluestein pass with its dense side redirected to a scratch). */
+static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
+                                const hy_pass *strides, const char *src, char *dst,
+                                int may_overlap) {
+  size_t elem = layout->precision == HYFFT_F64 ? 16 : 8;
+  hy_cpu_run run;
+  memset(&run, 0, sizeof run);
+  run.axis = strides->axis;
+  run.scale = strides->scale;
+  run.twiddle_loop = -1;
+  /* Loops sorted by input stride, largest first, so that the lanes (the
+   * innermost loop) are neighbouring transforms wherever possible. */
+  int order[HY_MAX_LOOPS];
+  for (int l = 0; l < layout->nloops; l++) {
+    int j = l;
+    while (j > 0 && llabs(layout->loops[order[j - 1]].in_stride) < llabs(layout->loops[l].in_stride)) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = l;
+  }
+  run.nloops = layout->nloops;
+  for (int l = 0; l < layout->nloops; l++) {
+    run.loops[l] = strides->loops[order[l]];
+    if (order[l] == layout->twiddle_loop) run.twiddle_loop = l;
+  }
+  /* Overlapping source and destination with different layouts: read
+   * from a copy, since transforms would overwrite each other's input. */
+  void *copy = NULL;
+  int64_t slo, shi, dlo, dhi;
+  hy_cpu_extent(layout, 1, 0, &slo, &shi);
+  hy_cpu_extent(layout, 0, 0, &dlo, &dhi);
+  const char *s0 = src + slo * (int64_t)elem, *s1 = src + (shi + 1) * (int64_t)elem;
+  const char *d0 = dst + dlo * (int64_t)elem, *d1 = dst + (dhi + 1) * (int64_t)elem;
+  if (may_overlap && s0 < d1 && d0 < s1 && !(src == dst && hy_cpu_same_layout(layout))) {
+    size_t bytes = (size_t)(s1 - s0);
+    copy = hy_malloc(bytes);
+    if (!copy)
+      return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: copy of an overlapping input (%zu bytes)", bytes);
+    memcpy(copy, s0, bytes);
+    src = (const char *)copy - slo * (int64_t)elem;
+  }
+  run.src = src;
+  run.dst = dst;
+  hy_status st = layout->precision == HYFFT_F64 ? hy_cpu_node_run_f64(node, &run)
+                                                : hy_cpu_node_run_f32(node, &run);
+  hy_free(copy);
+  return st;
+}
+
+/* A plane pass as its two axes: B along the rows (src -> dst), then A
+ * along the columns in place on dst, which also scales. */
+static hy_status hy_cpu_run_plane(const hy_cpu_plan *plan, int i, const hy_pass *pass,
+                                  const char *src, char *dst) {
+  int64_t b = pass->plane_inner, a = pass->axis.n / b;
+  int64_t is = pass->axis.in_stride, os = pass->axis.out_stride;
+  if (pass->nloops + 1 > HY_MAX_LOOPS)
+    return hy_error(HYFFT_INTERNAL, "cpu backend: plane pass %d has too many loops", i);
+  hy_pass rows = *pass, cols = *pass;
+  rows.plane_inner = cols.plane_inner = 0;
+  rows.scale = 1.0;
+  rows.axis = (hyfft_dim){b, is, os};
+  rows.loops[rows.nloops++] = (hyfft_dim){a, b * is, b * os};
+  cols.axis = (hyfft_dim){a, b * os, b * os};
+  for (int l = 0; l < cols.nloops; l++) cols.loops[l].in_stride = cols.loops[l].out_stride;
+  cols.loops[cols.nloops++] = (hyfft_dim){b, os, os};
+  hy_status st = hy_cpu_run_dft(plan->nodes[i], &rows, &rows, src, dst, 1);
+  if (st == HYFFT_SUCCESS) st = hy_cpu_run_dft(plan->plane_nodes[i], &cols, &cols, dst, dst, 1);
+  return st;
+}
+
 static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
                                 void *const buffers[HY_BUF_COUNT], void *queue) {
   (void)device, (void)queue;
@@ -241,6 +333,11 @@ static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_p
     if (pass->op == HY_PASS_CHIRP) {
       hy_status cst = hy_cpu_op_chirp(pass, src, dst);
       if (cst != HYFFT_SUCCESS) return cst;
+      continue;
+    }
+    if (pass->plane_inner > 0) {
+      hy_status pst = hy_cpu_run_plane(plan, i, pass, src, dst);
+      if (pst != HYFFT_SUCCESS) return pst;
       continue;
     }
     /* Fused Bluestein steps run as the pointwise passes they stand for:
@@ -271,47 +368,8 @@ static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_p
         fused.scale = 1.0;
       }
     }
-    hy_cpu_run run;
-    memset(&run, 0, sizeof run);
-    run.axis = fused.axis;
-    run.scale = fused.scale;
-    run.twiddle_loop = -1;
-    /* Loops sorted by input stride, largest first, so that the lanes (the
-     * innermost loop) are neighbouring transforms wherever possible. */
-    int order[HY_MAX_LOOPS];
-    for (int l = 0; l < pass->nloops; l++) {
-      int j = l;
-      while (j > 0 && llabs(pass->loops[order[j - 1]].in_stride) < llabs(pass->loops[l].in_stride)) {
-        order[j] = order[j - 1];
-        j--;
-      }
-      order[j] = l;
-    }
-    run.nloops = pass->nloops;
-    for (int l = 0; l < pass->nloops; l++) {
-      run.loops[l] = fused.loops[order[l]];
-      if (order[l] == pass->twiddle_loop) run.twiddle_loop = l;
-    }
-    /* Overlapping source and destination with different layouts: read
-     * from a copy, since transforms would overwrite each other's input. */
-    void *copy = NULL;
-    int64_t slo, shi, dlo, dhi;
-    hy_cpu_extent(pass, 1, 0, &slo, &shi);
-    hy_cpu_extent(pass, 0, 0, &dlo, &dhi);
-    const char *s0 = src + slo * (int64_t)elem, *s1 = src + (shi + 1) * (int64_t)elem;
-    const char *d0 = dst + dlo * (int64_t)elem, *d1 = dst + (dhi + 1) * (int64_t)elem;
-    if (!scratch && s0 < d1 && d0 < s1 && !(src == dst && hy_cpu_same_layout(pass))) {
-      size_t bytes = (size_t)(s1 - s0);
-      copy = hy_malloc(bytes);
-      if (!copy) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: copy of an overlapping input (%zu bytes)", bytes);
-      memcpy(copy, s0, bytes);
-      src = (const char *)copy - slo * (int64_t)elem;
-    }
-    run.src = src;
-    run.dst = pass->fuse == HY_FUSE_CHIRP_OUT ? scratch : dst;
-    hy_status st = pass->precision == HYFFT_F64 ? hy_cpu_node_run_f64(plan->nodes[i], &run)
-                                                : hy_cpu_node_run_f32(plan->nodes[i], &run);
-    hy_free(copy);
+    hy_status st = hy_cpu_run_dft(plan->nodes[i], pass, &fused, src,
+                                  pass->fuse == HY_FUSE_CHIRP_OUT ? scratch : dst, !scratch);
     if (st == HYFFT_SUCCESS && pass->fuse == HY_FUSE_SPECTRUM_OUT) {
       hy_pass spec = hy_cpu_fused_chirp(pass, HY_CHIRP_SPECTRUM);
       st = hy_cpu_op_chirp(&spec, dst, dst);

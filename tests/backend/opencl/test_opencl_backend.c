@@ -447,18 +447,22 @@ static void test_cpu_chirp(void) {
 
 /* The CPU backend runs a GPU-shaped tree: plans made for a device whose
  * passes hold 64 points (four-step, multi-pass Bluestein with chirp passes,
- * one workspace with offsets) executed by hy_backend_cpu. */
+ * one workspace with offsets, plane passes of 2D problems) executed by
+ * hy_backend_cpu. */
 static void test_cpu_runs_gpu_tree(void) {
-  static const struct { int64_t n; int64_t batch; int f64; int sign; } cases[] = {
-      {1009, 2, 1, -1}, {1009, 3, 0, 1}, {1024, 1, 0, 1}, {101, 3, 0, -1}, {1013, 2, 0, -1}};
+  static const struct { int64_t n0, n; int64_t batch; int f64; int sign; int planes; } cases[] = {
+      {1, 1009, 2, 1, -1, 0}, {1, 1009, 3, 0, 1, 0}, {1, 1024, 1, 0, 1, 0}, {1, 101, 3, 0, -1, 0},
+      {1, 1013, 2, 0, -1, 0}, {8, 6, 3, 0, -1, 1}, {4, 12, 2, 1, 1, 1}};
   for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
     tcase c;
-    tcase_make(&c, 1, cases[ci].n, cases[ci].batch, cases[ci].f64, cases[ci].sign, 1.0);
+    tcase_make(&c, cases[ci].n0, cases[ci].n, cases[ci].batch, cases[ci].f64, cases[ci].sign, 1.0);
     hyfft_problem up;
-    int64_t n = c.n1;
-    CHECK_OK(hyfft_problem_init(&up, HYFFT_C2C, c.f64 ? HYFFT_F64 : HYFFT_F32, c.sign, 1, &n));
+    int64_t dims[2] = {c.n0, c.n1};
+    int rank = c.n0 > 1 ? 2 : 1;
+    CHECK_OK(hyfft_problem_init(&up, HYFFT_C2C, c.f64 ? HYFFT_F64 : HYFFT_F32, c.sign, rank,
+                                rank == 2 ? dims : dims + 1));
     up.batch_rank = 1;
-    up.batch[0] = (hyfft_dim){c.batch, n, n};
+    up.batch[0] = (hyfft_dim){c.batch, c.n0 * c.n1, c.n0 * c.n1};
     hy_problem p;
     CHECK_OK(hy_problem_make(&up, &p));
     hy_device_caps caps = {0};
@@ -471,6 +475,9 @@ static void test_cpu_runs_gpu_tree(void) {
     caps.max_pass_length[0] = caps.max_pass_length[1] = 64;
     hy_plan_tree tree;
     CHECK_OK(hy_planner_plan(&p, &caps, 0, &tree));
+    CHECK((tree.passes[0].plane_inner > 0) == cases[ci].planes,
+          "GPU tree for %lldx%lld: plane pass %lld, expected %s", (long long)c.n0,
+          (long long)c.n1, (long long)tree.passes[0].plane_inner, cases[ci].planes ? "one" : "none");
     void *dev = NULL, *state = NULL;
     CHECK_OK(hy_backend_cpu.open(0, &dev));
     CHECK_OK(hy_backend_cpu.plan_prepare(dev, &p, &tree, &state));
@@ -481,8 +488,8 @@ static void test_cpu_runs_gpu_tree(void) {
     CHECK(tree.work_elems[1] == 0, "second workspace region not folded into the first");
     CHECK_OK(hy_backend_cpu.execute(dev, state, &tree, bufs, NULL));
     double e = tcase_error(&c, out);
-    CHECK(e < tcase_gate(&c), "CPU on a %d-pass GPU tree for n=%lld: error %.3g", tree.npasses,
-          (long long)c.n1, e);
+    CHECK(e < tcase_gate(&c), "CPU on a %d-pass GPU tree for %lldx%lld: error %.3g", tree.npasses,
+          (long long)c.n0, (long long)c.n1, e);
     hy_backend_cpu.plan_release(dev, state);
     hy_backend_cpu.close(dev);
     free(out);
