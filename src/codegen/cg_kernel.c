@@ -606,8 +606,16 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
       spec->lds_pad = 0;
     }
   }
+  /* Rader permutes its input and output: through local memory, after a
+   * contiguous staged load and before a contiguous staged store, rather
+   * than by gathers and scatters in global memory (a warp's 32 permuted
+   * reads of an 8 KB row touched up to 32 sectors). */
+  if (pass->algo == HY_ALGO_RADER && !spec->split_exchange && spec->transform_fastest) {
+    spec->stage_load = hy_cg_dense_run(pass, 0);
+    spec->stage_store = hy_cg_dense_run(pass, 1);
+  }
   /* Staging needs a dense run of transforms and complex local memory. */
-  if (pass->plane_inner == 0 &&
+  if (pass->plane_inner == 0 && pass->algo != HY_ALGO_RADER &&
       (spec->split_exchange || !spec->transform_fastest || pass->algo != HY_ALGO_MIXED_RADIX ||
        !hy_cg_dense_run(pass, 0)))
     spec->stage_load = 0;
@@ -745,6 +753,23 @@ static void hy_cg_load_local(hy_cg_kernel *k, int s, int part) {
   }
 }
 
+/* Rader's first stage from a staged row: convolution input q = j + r*NB
+ * is x at rin[q] (g^q mod p) of the row in local memory. */
+static void hy_cg_load_rader_local(hy_cg_kernel *k) {
+  hy_strbuf *sb = k->sb;
+  const hy_cg_stage *st = &k->st[0];
+  for (int b = 0; b < st->per; b++) {
+    hy_cg_open_b(k, 0, b);
+    for (int r = 0; r < st->radix; r++) {
+      hy_strbuf_appendf(sb, "    { const int e = rin[j + %d].x;\n      x0_%d = ", r * st->nb,
+                        b * st->radix + r);
+      hy_cg_lx(k, "e");
+      hy_strbuf_append(sb, "; }\n");
+    }
+    hy_cg_close_b(k);
+  }
+}
+
 /* Twiddle, butterfly and (Bluestein) the chirp-spectrum multiply. */
 static void hy_cg_compute(hy_cg_kernel *k, int s) {
   hy_strbuf *sb = k->sb;
@@ -782,7 +807,11 @@ static void hy_cg_compute(hy_cg_kernel *k, int s) {
     if ((k->bluestein || k->rader) && s == k->forward_end) {
       hy_cg_out_pos(k, s);
       for (int r = 0; r < R; r++) {
-        if (k->rader && r == 0) {
+        if (k->rader && r == 0 && k->spec->stage_store) {
+          /* Kept until the staged store (local memory is busy until then). */
+          hy_strbuf_appendf(sb, "    if (o == 0) { hx0_out = 1; hX0 = MK(hx0.x + y%d_%d.x, hx0.y + y%d_%d.y); }\n",
+                            s, b * R, s, b * R);
+        } else if (k->rader && r == 0) {
           /* Rader's X_0 = x_0 + the sum of the other inputs, which is the
            * convolution input's DC term: stored by the thread that has it. */
           hy_strbuf_appendf(sb, "    if (valid && o == 0) dst[ob] = ");
@@ -855,7 +884,12 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         hy_cg_literal(sb, k->precision, (long double)pass->scale);
         hy_strbuf_append(sb, ");\n");
       }
-      if (k->rader) {
+      if (k->rader && k->spec->stage_store) {
+        /* Convolution output r is X at g^-r mod p, placed in the row. */
+        hy_strbuf_append(sb, "      { const int x = rout[e].x; ");
+        hy_cg_lx(k, "x");
+        hy_strbuf_append(sb, " = v; }\n");
+      } else if (k->rader) {
         /* Convolution output r is X at g^-r mod p. */
         hy_strbuf_appendf(sb, "      dst[ob + (%s)rout[e].x * %lld] = v;\n", k->idx, (long long)os);
       } else if (k->spec->store_transposed || k->spec->stage_store) {
@@ -1278,9 +1312,18 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (k.st[0].ns == 1 && k.nstages == 1) hy_strbuf_append(sb, "  (void)tw;\n");
 
   hy_cg_decl_regs(&k, 'x', 0);
-  /* Rader: x_0, which every output adds (read before any store: in place). */
-  if (k.rader) hy_strbuf_append(sb, "  const real2 hx0 = valid ? src[ib] : MK(0, 0);\n");
-  if (spec->stage_load) {
+  if (k.rader && spec->stage_store) hy_strbuf_append(sb, "  int hx0_out = 0;\n  real2 hX0 = MK(0, 0);\n");
+  if (k.rader && spec->stage_load) {
+    /* Rader from local memory: the rows arrive contiguously, then each
+     * thread picks its convolution inputs x at g^q mod p. */
+    hy_cg_stage_copy(&k, count, 0);
+    hy_strbuf_append(sb, "  const real2 hx0 = lds[mo];\n");
+    hy_cg_load_rader_local(&k);
+  } else if (k.rader) {
+    /* Rader: x_0, which every output adds (read before any store: in place). */
+    hy_strbuf_append(sb, "  const real2 hx0 = valid ? src[ib] : MK(0, 0);\n");
+    hy_cg_load_global(&k);
+  } else if (spec->stage_load) {
     hy_cg_stage_copy(&k, count, 0);
     hy_cg_load_local(&k, 0, 0);
   } else {
@@ -1297,6 +1340,16 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
       /* Before overwriting local memory, every thread has done its loads. */
       if ((k.nstages > 1 || spec->stage_load) && via_lds) hy_strbuf_append(sb, "  HY_BARRIER();\n");
       hy_cg_store_global(&k, s);
+      if (k.rader && spec->stage_store) {
+        hy_strbuf_append(sb, "  if (hx0_out) lds[mo] = ");
+        if (pass->scale != 1.0) {
+          hy_strbuf_append(sb, "cscale(hX0, ");
+          hy_cg_literal(sb, k.precision, (long double)pass->scale);
+          hy_strbuf_append(sb, ");\n");
+        } else {
+          hy_strbuf_append(sb, "hX0;\n");
+        }
+      }
       if (spec->store_transposed) hy_cg_store_transposed(&k, count);
       if (spec->stage_store) hy_cg_stage_copy(&k, count, 1);
     } else {
