@@ -77,9 +77,11 @@ void hy_cg_emit_dft(hy_strbuf *sb, hyfft_precision precision, int radix, int sig
 
 /* ---- kernel level ---- */
 /* The pass the generator builds for `pass`: a copy, turned into Rader
- * (HY_ALGO_RADER) where a Bluestein pass of prime length n has a smooth
- * n - 1 and $HYFFT_RADER=1 asks for it (experimental). Returns 1 when it
- * did that. */
+ * (HY_ALGO_RADER) where a one-pass Bluestein pass has a prime length n
+ * whose n - 1 is a power of two times 1, 3 or 5 (measured faster there),
+ * or wherever n - 1 is smooth when $HYFFT_RADER=1 or the switch rader=1
+ * asks for it ($HYFFT_RADER=0 or rader=0: never). Returns 1 when it did
+ * that. */
 int hy_cg_effective_pass(const hy_pass *pass, hy_pass *out);
 hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
                              const hy_device_caps *caps, hy_kernel_spec *spec);

@@ -223,15 +223,57 @@ static int64_t hy_cg_primitive_root(int64_t p) {
   return 1;
 }
 
+/* The value of `key` in a generator-switch string ("rader=1,tdiv=2"), or
+ * -1 when it is not there. */
+static long hy_cg_spec_value(const char *text, const char *key) {
+  long found = -1;
+  while (text && *text) {
+    char k[32];
+    long v = 0;
+    int used = 0;
+    if (sscanf(text, "%31[a-z]=%ld%n", k, &v, &used) != 2) break;
+    if (strcmp(k, key) == 0) found = v;
+    text += used;
+    if (*text == ',') text++;
+  }
+  return found;
+}
+
+/* Rader's convolution (length p - 1) against Bluestein's (a power of two
+ * or a 3-5-smooth length past 2p - 1), measured on the H100 with both in
+ * one pass: Rader won where p - 1 is a power of two times 1, 3 or 5 (257:
+ * 0.53 against 1.46 ms, whose Bluestein length is 540 = 4*27*5; 641: 0.96
+ * against 1.93 ms, 1296 = 16*81) and lost where p - 1 has several odd
+ * factors (1009 = 1 + 16*9*7: 1.16 against 0.81 ms for 2048; 127 = 1 +
+ * 2*9*7: 0.97 against 0.60 ms for 256). */
+static int hy_cg_rader_pays(int64_t p) {
+  int64_t odd = p - 1, twos = 0;
+  while (odd % 2 == 0) {
+    odd /= 2;
+    twos++;
+  }
+  return twos >= 4 && (odd == 1 || odd == 3 || odd == 5);
+}
+
 int hy_cg_effective_pass(const hy_pass *pass, hy_pass *out) {
   *out = *pass;
-  const char *env = hy_getenv("HYFFT_RADER");
-  if (!env || strcmp(env, "1") != 0) return 0;
   if (pass->op != HY_PASS_DFT || pass->algo != HY_ALGO_BLUESTEIN || pass->twiddle_loop >= 0 ||
       pass->fuse != HY_FUSE_NONE)
     return 0;
   int64_t n = pass->axis.n;
   if (n < 3 || n - 1 > 65536 || hy_largest_prime_factor(n) != n) return 0;
+  /* The rule above, then $HYFFT_RADER, then the switch "rader=0/1" from
+   * $HYFFT_KERNEL_SPEC and from the pass's own variant (the tuner tries
+   * both). */
+  int want = hy_cg_rader_pays(n);
+  const char *env = hy_getenv("HYFFT_RADER");
+  if (env && strcmp(env, "1") == 0) want = 1;
+  if (env && strcmp(env, "0") == 0) want = 0;
+  long v = hy_cg_spec_value(hy_getenv("HYFFT_KERNEL_SPEC"), "rader");
+  if (v == 0 || v == 1) want = (int)v;
+  v = hy_cg_spec_value(pass->kernel_spec, "rader");
+  if (v == 0 || v == 1) want = (int)v;
+  if (!want) return 0;
   int factors[HY_MAX_FACTORS], nf = 0;
   if (hy_factorize(n - 1, HY_MAX_DIRECT_PRIME, factors, &nf) != HYFFT_SUCCESS) {
     hy_error_clear();

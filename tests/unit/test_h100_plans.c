@@ -3,7 +3,9 @@
  * shapes that moves one of these has to be measured again, and this test
  * says which. No GPU needed (the H100's caps, kernels generated but not
  * compiled). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -129,5 +131,35 @@ int main(void) {
     printf("  %-28s %-11s %d pass(es)\n", e->token, tree.solver, tree.npasses);
     hy_gpu_program_free(&prog);
   }
+  /* Rader where p - 1 is a power of two times 1, 3 or 5 (measured faster
+   * than Bluestein there), Bluestein elsewhere; the switch overrides. */
+  static const struct { const char *token; const char *env_spec; int rader; } rader_cases[] = {
+      {"c2c:f32:fwd:257:b261120", "", 1},      {"c2c:f32:fwd:641:b104690", "", 1},
+      {"c2c:f64:fwd:97:b8", "", 1},            {"c2c:f32:fwd:1009:b66510", "", 0},
+      {"c2c:f32:fwd:127:b528416", "", 0},      {"c2c:f32:fwd:257:b7", "rader=0", 0},
+      {"c2c:f32:fwd:1009:b3", "rader=1", 1}};
+  for (size_t i = 0; i < sizeof rader_cases / sizeof rader_cases[0]; i++) {
+    setenv("HYFFT_KERNEL_SPEC", rader_cases[i].env_spec, 1);
+    hyfft_problem user;
+    hy_problem prob;
+    CHECK_OK(hy_token_parse(rader_cases[i].token, &user));
+    CHECK_OK(hy_problem_make(&user, &prob));
+    hy_plan_tree tree;
+    hy_gpu_program prog;
+    memset(&prog, 0, sizeof prog);
+    if (hy_planner_plan(&prob, &caps, 0, &tree) != HYFFT_SUCCESS ||
+        hy_codegen_plan(&prob, &tree, &caps, HY_DIALECT_CUDA, &prog) != HYFFT_SUCCESS) {
+      CHECK(0, "%s: not planned or generated: %s", rader_cases[i].token, hyfft_last_error());
+      continue;
+    }
+    int rader = strstr(prog.source.data, "const real2 *rin") != NULL;
+    CHECK(rader == rader_cases[i].rader, "%s (%s): %s, expected %s", rader_cases[i].token,
+          rader_cases[i].env_spec, rader ? "Rader" : "Bluestein",
+          rader_cases[i].rader ? "Rader" : "Bluestein");
+    printf("  %-28s %-8s %s\n", rader_cases[i].token, rader_cases[i].env_spec,
+           rader ? "Rader" : "Bluestein");
+    hy_gpu_program_free(&prog);
+  }
+  setenv("HYFFT_KERNEL_SPEC", "", 1);
   return hy_test_summary();
 }
