@@ -18,7 +18,7 @@ hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int
                              const hy_device_caps *caps, hy_gpu_program *prog) {
   hy_strbuf *sb = &prog->source;
   int64_t n = pass->chirp_n, m = pass->bluestein_m, len = pass->axis.n;
-  if (n < 1 || m < 2 * n - 1 || (pass->chirp_step == HY_CHIRP_POST ? len != n : len != m))
+  if (n < 1 || m < 2 * n - 2 || (pass->chirp_step == HY_CHIRP_POST ? len != n : len != m))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: chirp lengths N=%lld M=%lld axis %lld",
                     pass_index, (long long)n, (long long)m, (long long)len);
   int64_t total;

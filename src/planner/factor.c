@@ -69,7 +69,12 @@ hy_status hy_factorize(int64_t n, int64_t max_prime, int *factors, int *nfactors
 }
 
 int64_t hy_bluestein_length(int64_t n) {
-  int64_t target = 2 * n - 1, smooth = INT64_MAX, pow2 = 1;
+  /* The cyclic convolution must hold the lags -(n-1)..(n-1); lags n-1
+   * and -(n-1) may share a slot (m = 2n - 2), since the kernel b_l =
+   * conj(chirp_l) is even in l and both put the same value there. That
+   * makes a Fermat prime's length a power of two (65537: 2^17, not the
+   * 3-smooth 131220). */
+  int64_t target = 2 * n - 2 > 1 ? 2 * n - 2 : 1, smooth = INT64_MAX, pow2 = 1;
   for (int64_t a = 1; a < INT64_MAX / 2; a *= 2) {
     for (int64_t b = a; b < INT64_MAX / 3; b *= 3) {
       for (int64_t c = b; c < INT64_MAX / 5; c *= 5) {

@@ -42,7 +42,8 @@ int64_t hy_largest_prime_factor(int64_t n);
 /* Split n into a radix sequence (first entry applied first). Returns
  * HYFFT_NO_SOLVER if a prime factor exceeds max_prime. */
 hy_status hy_factorize(int64_t n, int64_t max_prime, int *factors, int *nfactors);
-/* Convolution length for Bluestein of length n: smallest 2^a 3^b 5^c >= 2n-1. */
+/* Convolution length for Bluestein of length n: a power of two or the smallest
+ * 2^a 3^b 5^c, at least 2n-2 (factor.c says why 2n-2 suffices). */
 int64_t hy_bluestein_length(int64_t n);
 /* Choose the 1D algorithm for length n and fill pass->algo/factors/bluestein_m. */
 hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass);

@@ -199,8 +199,8 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
   if (st == HYFFT_SUCCESS && algo == HY_ALGO_BLUESTEIN) {
     node->kind = HY_CPU_BLUESTEIN;
     node->m = bluestein_m;
-    if (bluestein_m < 2 * n - 1)
-      st = hy_error(HYFFT_INTERNAL, "cpu engine: Bluestein length %lld < 2n-1 for n = %lld",
+    if (bluestein_m < 2 * n - 2)
+      st = hy_error(HYFFT_INTERNAL, "cpu engine: Bluestein length %lld < 2n-2 for n = %lld",
                     (long long)bluestein_m, (long long)n);
     if (st == HYFFT_SUCCESS) st = hy_cpu_kp_init_f64(&node->kp, bluestein_m, factors, nfactors, -1);
     if (st == HYFFT_SUCCESS) st = hy_cpu_bluestein_tables(node);

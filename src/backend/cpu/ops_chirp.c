@@ -59,7 +59,7 @@ hy_status hy_cpu_op_chirp(const hy_pass *pass, const void *src, void *dst) {
     return hy_error(HYFFT_INTERNAL, "hy_cpu_op_chirp called on a pass of op %d", (int)pass->op);
   int64_t n = pass->chirp_n, m = pass->bluestein_m;
   int64_t len = pass->chirp_step == HY_CHIRP_POST ? n : m;
-  if (n < 1 || m < 2 * n - 1 || pass->axis.n != len)
+  if (n < 1 || m < 2 * n - 2 || pass->axis.n != len)
     return hy_error(HYFFT_INTERNAL, "chirp pass: N=%lld M=%lld axis %lld", (long long)n,
                     (long long)m, (long long)pass->axis.n);
   /* One table entry per element along the axis, rounded from long double
