@@ -206,12 +206,37 @@ if [ -n "$ocl" ]; then
     --runs "$runs" --warmup 3 --json "$out/bench_opencl.json"
 fi
 
-# ---- report --------------------------------------------------------------------------------
+# ---- plan creation, every table problem -------------------------------------------------
 # No new background compiles once the benchmarks are done.
 [ -n "$prewarm_pid" ] && kill "$prewarm_pid" 2>/dev/null
+# Cold (empty kernel cache, one process per problem, driver start
+# included) then warm (the same cache, a new process), one problem at a
+# time with nothing else running.
+plan_times() {
+  local cache="${TMPDIR:-/tmp}/hyfft-gpu-check-cold-$$"
+  rm -rf "$cache"
+  grep -v '^#' bench/suites/standard.txt | awk 'NF {print $1}' | while read -r tok; do
+    cold=$(HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan "$tok" --device cuda 2>&1 |
+           sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p')
+    warm=$(HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan "$tok" --device cuda 2>&1 |
+           sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p')
+    printf '%-34s cold %9s ms  warm %8s ms\n' "$tok" "${cold:-?}" "${warm:-?}"
+  done
+  rm -rf "$cache"
+}
+export -f plan_times
+export build
+[ -f bench/suites/standard.txt ] && run_step plan_times 110 bash -c plan_times
+
+# ---- report --------------------------------------------------------------------------------
 echo
 echo "== plan creation, cold and warm"
 grep -iE 'plan|time|ms' "$out/plan_cold_warm.txt" | head -12
+if [ -f "$out/plan_times.log" ]; then
+  echo "== plan creation per table problem (slowest cold, slowest warm)"
+  sort -k3 -n -r "$out/plan_times.log" | head -3
+  sort -k6 -n -r "$out/plan_times.log" | head -3
+fi
 echo
 echo "== summary ($(($(date +%s) - start)) s; logs in $out)"
 cat "$summary"
