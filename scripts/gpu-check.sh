@@ -211,14 +211,16 @@ fi
 [ -n "$prewarm_pid" ] && kill "$prewarm_pid" 2>/dev/null
 # Cold (empty kernel cache, one process per problem, driver start
 # included) then warm (the same cache, a new process), one problem at a
-# time with nothing else running.
+# time with nothing else running; device-memory plans, as the benchmark
+# times them (a host-memory plan also allocates its pinned staging
+# buffers).
 plan_times() {
   local cache="${TMPDIR:-/tmp}/hyfft-gpu-check-cold-$$"
   rm -rf "$cache"
   grep -v '^#' bench/suites/standard.txt | awk 'NF {print $1}' | while read -r tok; do
-    cold=$(HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan "$tok" --device cuda 2>&1 |
+    cold=$(HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan "$tok:dev" --device cuda 2>&1 |
            sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p')
-    warm=$(HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan "$tok" --device cuda 2>&1 |
+    warm=$(HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan "$tok:dev" --device cuda 2>&1 |
            sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p')
     printf '%-34s cold %9s ms  warm %8s ms\n' "$tok" "${cold:-?}" "${warm:-?}"
   done

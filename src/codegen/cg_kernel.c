@@ -129,9 +129,13 @@ hy_status hy_cg_chirp_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_pre
 
 /* In-place long double DFT (sign -1) of x[0..n), by recursive decimation
  * in time over the smallest prime factor (any n; a large prime factor
- * costs O(n*p)). */
-static void hy_cg_fft_ld(long double *re, long double *im, int64_t n, long double *sre,
-                         long double *sim) {
+ * costs O(n*p)). Twiddles come from wr/wi, the n0 roots W_n0^j of the
+ * top-level length, with stride n0/n at length n: the same angles as
+ * evaluating each twiddle, in long double, without a sincos per
+ * butterfly (65537's Bluestein spectrum, m = 2^17, took a second). */
+static void hy_cg_fft_ld_rec(long double *re, long double *im, int64_t n, long double *sre,
+                             long double *sim, const long double *wr, const long double *wi,
+                             int64_t stride) {
   if (n == 1) return;
   int64_t p = 2;
   while (n % p) p++;
@@ -142,19 +146,29 @@ static void hy_cg_fft_ld(long double *re, long double *im, int64_t n, long doubl
       sre[r * q + i] = re[i * p + r];
       sim[r * q + i] = im[i * p + r];
     }
-  for (int64_t r = 0; r < p; r++) hy_cg_fft_ld(sre + r * q, sim + r * q, q, re, im);
+  for (int64_t r = 0; r < p; r++)
+    hy_cg_fft_ld_rec(sre + r * q, sim + r * q, q, re, im, wr, wi, stride * p);
   for (int64_t k = 0; k < n; k++) {
     long double ar = 0, ai = 0;
     for (int64_t r = 0; r < p; r++) {
-      long double wr, wi;
-      hy_twiddle_ld(r * k, n, -1, &wr, &wi);
+      int64_t j = (r * k) % n * stride;
       long double xr = sre[r * q + k % q], xi = sim[r * q + k % q];
-      ar += xr * wr - xi * wi;
-      ai += xr * wi + xi * wr;
+      ar += xr * wr[j] - xi * wi[j];
+      ai += xr * wi[j] + xi * wr[j];
     }
     re[k] = ar;
     im[k] = ai;
   }
+}
+
+static hy_status hy_cg_fft_ld(long double *re, long double *im, int64_t n, long double *sre,
+                              long double *sim) {
+  long double *w = hy_malloc((size_t)n * 2 * sizeof(long double));
+  if (!w) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: roots of unity for length %lld", (long long)n);
+  for (int64_t j = 0; j < n; j++) hy_twiddle_ld(j, n, -1, &w[j], &w[n + j]);
+  hy_cg_fft_ld_rec(re, im, n, sre, sim, w, w + n, 1);
+  hy_free(w);
+  return HYFFT_SUCCESS;
 }
 
 /* Spectrum of the Bluestein kernel b_j = conj(chirp_j) (wrapped for
@@ -175,7 +189,11 @@ hy_status hy_cg_bluestein_spectrum(int64_t n, int64_t m, int sign, hyfft_precisi
       im[m - j] = -ci;
     }
   }
-  hy_cg_fft_ld(re, im, m, sre, sim);
+  hy_status st = hy_cg_fft_ld(re, im, m, sre, sim);
+  if (st != HYFFT_SUCCESS) {
+    hy_free(buf);
+    return st;
+  }
   for (int64_t k = 0; k < m; k++) hy_cg_table_set(data, p, k, re[k] / m, im[k] / m);
   hy_free(buf);
   return HYFFT_SUCCESS;
@@ -313,11 +331,18 @@ static hy_status hy_cg_rader_tables(hy_gpu_program *prog, int64_t p, int sign,
     a = a * g % p;
     b = b * ginv % p;
   }
-  hy_cg_fft_ld(re, im, m, sre, sim);
+  hy_status st = hy_cg_fft_ld(re, im, m, sre, sim);
+  if (st != HYFFT_SUCCESS) {
+    hy_free(buf);
+    hy_free(in);
+    hy_free(outp);
+    hy_free(spec);
+    return st;
+  }
   for (int64_t k = 0; k < m; k++) hy_cg_table_set(spec, prec, k, re[k] / m, im[k] / m);
   hy_free(buf);
   /* hy_cg_table_add takes its table even when it fails. */
-  hy_status st = hy_cg_table_add(prog, m, prec, in, t_in);
+  st = hy_cg_table_add(prog, m, prec, in, t_in);
   if (st != HYFFT_SUCCESS) {
     hy_free(outp);
     hy_free(spec);
