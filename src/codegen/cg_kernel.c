@@ -161,12 +161,48 @@ static void hy_cg_fft_ld_rec(long double *re, long double *im, int64_t n, long d
   }
 }
 
+/* The same transform for a power of two, iteratively: bit-reversed
+ * order, then radix-2 butterflies (65537's spectrum, 2^17 points: 86 ->
+ * 10 ms). */
+static void hy_cg_fft_ld_pow2(long double *re, long double *im, int64_t n, const long double *wr,
+                              const long double *wi) {
+  for (int64_t i = 1, j = 0; i < n; i++) {
+    int64_t bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j |= bit;
+    if (i < j) {
+      long double t = re[i];
+      re[i] = re[j];
+      re[j] = t;
+      t = im[i];
+      im[i] = im[j];
+      im[j] = t;
+    }
+  }
+  for (int64_t len = 2; len <= n; len <<= 1) {
+    int64_t half = len / 2, step = n / len;
+    for (int64_t i = 0; i < n; i += len)
+      for (int64_t j = 0; j < half; j++) {
+        long double w_r = wr[j * step], w_i = wi[j * step];
+        long double *ar = &re[i + j], *ai = &im[i + j], *br = &re[i + j + half], *bi = &im[i + j + half];
+        long double tr = *br * w_r - *bi * w_i, ti = *br * w_i + *bi * w_r;
+        *br = *ar - tr;
+        *bi = *ai - ti;
+        *ar += tr;
+        *ai += ti;
+      }
+  }
+}
+
 static hy_status hy_cg_fft_ld(long double *re, long double *im, int64_t n, long double *sre,
                               long double *sim) {
   long double *w = hy_malloc((size_t)n * 2 * sizeof(long double));
   if (!w) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: roots of unity for length %lld", (long long)n);
   for (int64_t j = 0; j < n; j++) hy_twiddle_ld(j, n, -1, &w[j], &w[n + j]);
-  hy_cg_fft_ld_rec(re, im, n, sre, sim, w, w + n, 1);
+  if ((n & (n - 1)) == 0)
+    hy_cg_fft_ld_pow2(re, im, n, w, w + n);
+  else
+    hy_cg_fft_ld_rec(re, im, n, sre, sim, w, w + n, 1);
   hy_free(w);
   return HYFFT_SUCCESS;
 }
