@@ -696,11 +696,13 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   }
   spec->transforms_per_block = (int)m;
   spec->store_transposed = strided_out && m >= 2;
-  /* Passes that exchange across M transforms (a strided axis read by
-   * threads across transforms, or a transposed store) pad 2 elements per
-   * 32 in f32 (H100 against cuFFT: 4096^2 x4 0.91 -> 0.95, 2^24 x4 0.87
-   * -> 0.94; the contiguous passes keep 1: 8192 f32 lost with 2). */
-  if (pass->precision == HYFFT_F32 && nc > HY_CG_BANK &&
+  /* Passes that exchange across 4 or fewer transforms (4096-point
+   * columns read by threads across transforms, or stored transposed) pad
+   * 2 elements per 32 in f32. H100 against cuFFT, side by side with pad
+   * 1: 2^24 x4 0.84 -> 0.94, 4096^2 x4 0.91 -> 0.94-0.95; with 8 columns
+   * (2^22 x16) 2 lost (0.97 -> 0.94), with 16 or more and in contiguous
+   * passes (8192 f32) it did not help. */
+  if (pass->precision == HYFFT_F32 && nc > HY_CG_BANK && m <= 4 &&
       (!spec->transform_fastest || spec->store_transposed))
     spec->lds_pad = 2;
   /* Short transforms: a warp spans 32/T transforms, so direct loads touch
