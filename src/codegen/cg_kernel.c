@@ -17,6 +17,8 @@
  * chirped, zero-padded input (chirp multiply fused into the load), the
  * chirp-spectrum multiply fused into the last forward stage, the inverse
  * transform, and the output chirp fused into the store. */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,10 +209,70 @@ static hy_status hy_cg_fft_ld(long double *re, long double *im, int64_t n, long 
   return HYFFT_SUCCESS;
 }
 
+/* The spectra computed last in this process, so that plans of the same
+ * length (a host plan's staged sub-plans, forward and inverse pairs made
+ * again) share the long double FFT: up to HY_CG_MEMO entries, 64 MB in
+ * all, the oldest replaced first. Entries are copies; callers own their
+ * data. */
+#define HY_CG_MEMO 8
+#define HY_CG_MEMO_BYTES ((size_t)64 << 20)
+typedef struct hy_cg_memo_entry {
+  int64_t n, m;
+  int sign;
+  hyfft_precision p;
+  size_t bytes;
+  void *data;
+  uint64_t used;
+} hy_cg_memo_entry;
+static hy_cg_memo_entry hy_cg_memo[HY_CG_MEMO];
+static uint64_t hy_cg_memo_clock;
+static pthread_mutex_t hy_cg_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int hy_cg_memo_get(int64_t n, int64_t m, int sign, hyfft_precision p, void *data,
+                          size_t bytes) {
+  int found = 0;
+  pthread_mutex_lock(&hy_cg_memo_lock);
+  for (int i = 0; i < HY_CG_MEMO && !found; i++) {
+    hy_cg_memo_entry *e = &hy_cg_memo[i];
+    if (e->data && e->n == n && e->m == m && e->sign == sign && e->p == p && e->bytes == bytes) {
+      memcpy(data, e->data, bytes);
+      e->used = ++hy_cg_memo_clock;
+      found = 1;
+    }
+  }
+  pthread_mutex_unlock(&hy_cg_memo_lock);
+  return found;
+}
+
+static void hy_cg_memo_put(int64_t n, int64_t m, int sign, hyfft_precision p, const void *data,
+                           size_t bytes) {
+  if (bytes > HY_CG_MEMO_BYTES / HY_CG_MEMO) return;
+  void *copy = hy_malloc(bytes);
+  if (!copy) return; /* only a missed shortcut */
+  memcpy(copy, data, bytes);
+  pthread_mutex_lock(&hy_cg_memo_lock);
+  /* An empty slot, else the one used longest ago. */
+  int slot = 0;
+  for (int i = 0; i < HY_CG_MEMO; i++) {
+    if (!hy_cg_memo[i].data) {
+      slot = i;
+      break;
+    }
+    if (hy_cg_memo[i].used < hy_cg_memo[slot].used) slot = i;
+  }
+  hy_cg_memo_entry *e = &hy_cg_memo[slot];
+  void *old = e->data;
+  *e = (hy_cg_memo_entry){n, m, sign, p, bytes, copy, ++hy_cg_memo_clock};
+  pthread_mutex_unlock(&hy_cg_memo_lock);
+  hy_free(old);
+}
+
 /* Spectrum of the Bluestein kernel b_j = conj(chirp_j) (wrapped for
  * negative j), divided by m so the inverse transform needs no scaling,
  * rounded into data (m complex values of precision p). */
 hy_status hy_cg_bluestein_spectrum(int64_t n, int64_t m, int sign, hyfft_precision p, void *data) {
+  size_t bytes = (size_t)m * (p == HYFFT_F64 ? 16 : 8);
+  if (hy_cg_memo_get(n, m, sign, p, data, bytes)) return HYFFT_SUCCESS;
   long double *buf = hy_malloc((size_t)m * 4 * sizeof(long double));
   if (!buf) return hy_error(HYFFT_OUT_OF_MEMORY, "Bluestein spectrum of length %lld", (long long)m);
   long double *re = buf, *im = buf + m, *sre = buf + 2 * m, *sim = buf + 3 * m;
@@ -232,6 +294,7 @@ hy_status hy_cg_bluestein_spectrum(int64_t n, int64_t m, int sign, hyfft_precisi
   }
   for (int64_t k = 0; k < m; k++) hy_cg_table_set(data, p, k, re[k] / m, im[k] / m);
   hy_free(buf);
+  hy_cg_memo_put(n, m, sign, p, data, bytes);
   return HYFFT_SUCCESS;
 }
 
