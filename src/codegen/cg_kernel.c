@@ -812,6 +812,8 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
       spec->split_exchange = 0;
       spec->lds_pad = 0;
     }
+    while (spec->transforms_per_block > 1 && hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory)
+      spec->transforms_per_block /= 2;
   }
   /* Rader permutes its input and output: through local memory, after a
    * contiguous staged load and before a contiguous staged store, rather
