@@ -25,6 +25,7 @@
 
 #include "codegen/cg_internal.h"
 #include "planner/planner.h"
+#include "util/disk_cache.h"
 #include "util/twiddle.h"
 
 #define HY_CG_BANK 32
@@ -117,16 +118,62 @@ hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
   return hy_cg_table_add(prog, n, p, data, index);
 }
 
+/* The tables of long transforms (chirps and Bluestein spectra of 4096
+ * entries or more, a sincos or an FFT in long double per entry) are also
+ * kept in the disk cache beside the compiled kernels (util/disk_cache.h),
+ * keyed by what they are computed from and the generator version, so that
+ * a new process plans 65537 without computing them again. */
+typedef struct hy_cg_table_args {
+  int64_t n, m;
+  int sign;
+  hyfft_precision p;
+} hy_cg_table_args;
+
+#define HY_CG_DISK_TABLE_MIN 4096
+static const hy_disk_kind hy_cg_disk_tables = {"table", "HYFFTTB1"};
+
+static hy_status hy_cg_table_cached(hy_gpu_program *prog, const char *what,
+                                    const hy_cg_table_args *a, int64_t count,
+                                    hy_status (*fill)(const hy_cg_table_args *a, void *data),
+                                    int *index) {
+  size_t bytes = (size_t)count * hy_cg_elem(a->p);
+  uint64_t key = hy_hash_str(HY_HASH_INIT, what);
+  key = hy_hash_u64(key, (uint64_t)a->n);
+  key = hy_hash_u64(key, (uint64_t)a->m);
+  key = hy_hash_u64(key, (uint64_t)(a->sign + 2));
+  key = hy_hash_u64(key, (uint64_t)a->p);
+  key = hy_hash_u64(key, HY_CODEGEN_VERSION);
+  int on_disk = count >= HY_CG_DISK_TABLE_MIN;
+  void *data = NULL;
+  size_t size = 0;
+  if (on_disk && hy_disk_cache_load(&hy_cg_disk_tables, key, &data, &size) == HYFFT_SUCCESS) {
+    if (size == bytes) return hy_cg_table_add(prog, count, a->p, data, index);
+    hy_free(data);
+  }
+  data = hy_cg_table_alloc(count, a->p);
+  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: %s of %lld", what, (long long)count);
+  hy_status st = fill(a, data);
+  if (st != HYFFT_SUCCESS) {
+    hy_free(data);
+    return st;
+  }
+  if (on_disk) hy_disk_cache_store(&hy_cg_disk_tables, key, data, bytes);
+  return hy_cg_table_add(prog, count, a->p, data, index);
+}
+
+static hy_status hy_cg_fill_chirp(const hy_cg_table_args *a, void *data) {
+  for (int64_t j = 0; j < a->n; j++) {
+    long double re, im;
+    hy_chirp_ld(j, a->n, a->sign, &re, &im);
+    hy_cg_table_set(data, a->p, j, re, im);
+  }
+  return HYFFT_SUCCESS;
+}
+
 hy_status hy_cg_chirp_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_precision p,
                                    int *index) {
-  void *data = hy_cg_table_alloc(n, p);
-  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: chirp table of %lld", (long long)n);
-  for (int64_t j = 0; j < n; j++) {
-    long double re, im;
-    hy_chirp_ld(j, n, sign, &re, &im);
-    hy_cg_table_set(data, p, j, re, im);
-  }
-  return hy_cg_table_add(prog, n, p, data, index);
+  hy_cg_table_args args = {n, 0, sign, p};
+  return hy_cg_table_cached(prog, "chirp", &args, n, hy_cg_fill_chirp, index);
 }
 
 /* In-place long double DFT (sign -1) of x[0..n), by recursive decimation
@@ -228,6 +275,7 @@ static hy_cg_memo_entry hy_cg_memo[HY_CG_MEMO];
 static uint64_t hy_cg_memo_clock;
 static pthread_mutex_t hy_cg_memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Copies the entry into data (NULL: only says whether there is one). */
 static int hy_cg_memo_get(int64_t n, int64_t m, int sign, hyfft_precision p, void *data,
                           size_t bytes) {
   int found = 0;
@@ -235,7 +283,7 @@ static int hy_cg_memo_get(int64_t n, int64_t m, int sign, hyfft_precision p, voi
   for (int i = 0; i < HY_CG_MEMO && !found; i++) {
     hy_cg_memo_entry *e = &hy_cg_memo[i];
     if (e->data && e->n == n && e->m == m && e->sign == sign && e->p == p && e->bytes == bytes) {
-      memcpy(data, e->data, bytes);
+      if (data) memcpy(data, e->data, bytes);
       e->used = ++hy_cg_memo_clock;
       found = 1;
     }
@@ -298,16 +346,14 @@ hy_status hy_cg_bluestein_spectrum(int64_t n, int64_t m, int sign, hyfft_precisi
   return HYFFT_SUCCESS;
 }
 
+static hy_status hy_cg_fill_spectrum(const hy_cg_table_args *a, void *data) {
+  return hy_cg_bluestein_spectrum(a->n, a->m, a->sign, a->p, data);
+}
+
 hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int sign,
                                 hyfft_precision p, int *index) {
-  void *data = hy_cg_table_alloc(m, p);
-  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: Bluestein table of %lld", (long long)m);
-  hy_status st = hy_cg_bluestein_spectrum(n, m, sign, p, data);
-  if (st != HYFFT_SUCCESS) {
-    hy_free(data);
-    return st;
-  }
-  return hy_cg_table_add(prog, m, p, data, index);
+  hy_cg_table_args args = {n, m, sign, p};
+  return hy_cg_table_cached(prog, "bluestein spectrum", &args, m, hy_cg_fill_spectrum, index);
 }
 
 /* ---- Rader ---------------------------------------------------------------- */

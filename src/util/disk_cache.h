@@ -1,0 +1,34 @@
+/* On-disk cache of byte blobs keyed by 64-bit keys, shared by the CUDA
+ * backend (compiled images) and the kernel generator (Bluestein spectra).
+ *
+ * One file per key: $HYFFT_CACHE_DIR (default $XDG_CACHE_HOME/hyfft or
+ * ~/.cache/hyfft; "off" or "none" disables) / <kind>-<key>.bin, holding a
+ * header (an 8-byte magic of the kind, the key, the length, a checksum of
+ * the payload) and the blob. Writers fill a private temporary file and
+ * rename it into place, which is atomic, so concurrent processes see either
+ * no entry or a whole one; a reader that finds a bad header, length or
+ * checksum treats the entry as absent, and the next store replaces it. */
+#ifndef HY_DISK_CACHE_H
+#define HY_DISK_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/hy_util.h"
+
+/* kind: a short lowercase name ("cuda", "spectrum") used in the file name;
+ * magic: exactly 8 bytes identifying the format of that kind. */
+typedef struct hy_disk_kind {
+  const char *kind;
+  const char *magic;
+} hy_disk_kind;
+
+/* *blob is hy_malloc'ed. HYFFT_NOT_SUPPORTED: no entry, a bad entry, or no
+ * cache directory. */
+hy_status hy_disk_cache_load(const hy_disk_kind *kind, uint64_t key, void **blob, size_t *size);
+/* Best effort: a cache that cannot be written is only slower. */
+void hy_disk_cache_store(const hy_disk_kind *kind, uint64_t key, const void *blob, size_t size);
+/* The file a key is stored in ("" when the disk cache is off). */
+void hy_disk_cache_path(const hy_disk_kind *kind, uint64_t key, char *path, size_t path_size);
+
+#endif /* HY_DISK_CACHE_H */

@@ -1,0 +1,195 @@
+/* The Bluestein spectrum memo (src/codegen/cg_kernel.c): a spectrum served
+ * from the memo equals the one computed afresh, for every key, also after
+ * more keys than the memo holds have pushed the first ones out, and from
+ * several threads at once. Each reference is computed before the key is
+ * ever seen, with a key whose entries differ (another sign), so a memo
+ * that mixed keys up would fail.
+ * Then the disk cache of long tables: a program generated with an empty
+ * cache, again from the cache, again with the cache off, and again after
+ * the cached files were damaged, holds the same tables byte for byte. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "codegen/codegen.h"
+#include "planner/planner.h"
+#include "../backend/cuda/h100_caps.h"
+
+typedef struct key {
+  int64_t n, m;
+  int sign;
+  hyfft_precision p;
+} key;
+
+static const key hy_keys[] = {
+    {17, 32, -1, HYFFT_F32},   {17, 32, 1, HYFFT_F32},    {257, 512, -1, HYFFT_F64},
+    {257, 512, 1, HYFFT_F64},  {101, 200, -1, HYFFT_F32}, {101, 216, -1, HYFFT_F32},
+    {1009, 2048, -1, HYFFT_F64}, {1009, 2048, -1, HYFFT_F32}, {97, 192, 1, HYFFT_F64},
+    {641, 1280, -1, HYFFT_F32}, {4099, 8192, 1, HYFFT_F32}, {13, 24, -1, HYFFT_F64}};
+#define NKEYS (int)(sizeof hy_keys / sizeof hy_keys[0])
+
+static size_t bytes_of(const key *k) { return (size_t)k->m * (k->p == HYFFT_F64 ? 16 : 8); }
+
+static void *reference[NKEYS];
+
+static int same(const key *k, const void *got) { return memcmp(got, reference[k - hy_keys], bytes_of(k)) == 0; }
+
+static void *worker(void *arg) {
+  int id = (int)(intptr_t)arg, bad = 0;
+  for (int round = 0; round < 3; round++)
+    for (int i = 0; i < NKEYS; i++) {
+      const key *k = &hy_keys[(i * 5 + id + round) % NKEYS];
+      void *got = malloc(bytes_of(k));
+      if (!got || hy_cg_bluestein_spectrum(k->n, k->m, k->sign, k->p, got) != HYFFT_SUCCESS ||
+          !same(k, got))
+        bad++;
+      free(got);
+    }
+  return (void *)(intptr_t)bad;
+}
+
+/* The tables of a generated program, or 0 when planning failed. */
+static int generate(const char *token, hy_gpu_program *prog) {
+  hy_device_caps caps = hy_h100_caps();
+  hyfft_problem user;
+  hy_problem prob;
+  hy_plan_tree tree;
+  memset(prog, 0, sizeof *prog);
+  if (hy_token_parse(token, &user) != HYFFT_SUCCESS || hy_problem_make(&user, &prob) != HYFFT_SUCCESS ||
+      hy_planner_plan(&prob, &caps, 0, &tree) != HYFFT_SUCCESS ||
+      hy_codegen_plan(&prob, &tree, &caps, HY_DIALECT_CUDA, prog) != HYFFT_SUCCESS) {
+    CHECK(0, "%s: not generated: %s", token, hyfft_last_error());
+    return 0;
+  }
+  return 1;
+}
+
+static int same_tables(const hy_gpu_program *a, const hy_gpu_program *b) {
+  if (a->ntables != b->ntables) return 0;
+  for (int i = 0; i < a->ntables; i++) {
+    size_t bytes = (size_t)a->tables[i].count * (a->tables[i].is_f64 ? 16 : 8);
+    if (a->tables[i].count != b->tables[i].count || a->tables[i].is_f64 != b->tables[i].is_f64 ||
+        memcmp(a->tables[i].data, b->tables[i].data, bytes) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* Files of the cache directory whose names start with prefix; with damage,
+ * flips a byte near the end of each. */
+static int table_files(const char *dir, int damage) {
+  DIR *d = opendir(dir);
+  int count = 0;
+  if (!d) return 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (strncmp(e->d_name, "table-", 6) != 0) continue;
+    count++;
+    if (!damage) continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    FILE *f = fopen(path, "r+b");
+    if (!f) continue;
+    fseek(f, -5, SEEK_END);
+    int c = fgetc(f);
+    fseek(f, -5, SEEK_END);
+    fputc(c ^ 0x5a, f);
+    fclose(f);
+  }
+  closedir(d);
+  return count;
+}
+
+static void test_disk_tables(void) {
+  char dir[] = "/tmp/hyfft-tables-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL, "temporary directory");
+  setenv("HYFFT_CACHE_DIR", dir, 1);
+  /* 65537 both ways: a chirp of 65537 and a spectrum of 2^17 entries
+   * (fused four-step passes), which differ between the signs only; f64
+   * 4099: a one-pass Bluestein with 8192-entry tables. All are generated
+   * with the cache first, so a key that mixed the signs up would hand the
+   * inverse the forward's tables, which the cache-off run then exposes. */
+  enum { NT = 3 };
+  const char *tokens[NT] = {"c2c:f32:fwd:65537:b3", "c2c:f32:bwd:65537:b3", "c2c:f64:bwd:4099:b2"};
+  hy_gpu_program first[NT];
+  int ok[NT];
+  for (int t = 0; t < NT; t++) ok[t] = generate(tokens[t], &first[t]);
+  int files = table_files(dir, 0);
+  CHECK(files >= 4, "%d table files in the cache", files);
+  for (int t = 0; t < NT; t++) {
+    if (!ok[t]) continue;
+    hy_gpu_program again, off;
+    if (generate(tokens[t], &again)) {
+      CHECK(same_tables(&first[t], &again), "%s: tables from the disk cache differ", tokens[t]);
+      hy_gpu_program_free(&again);
+    }
+    setenv("HYFFT_CACHE_DIR", "off", 1);
+    if (generate(tokens[t], &off)) {
+      CHECK(same_tables(&first[t], &off), "%s: tables with and without the cache differ", tokens[t]);
+      hy_gpu_program_free(&off);
+    }
+    setenv("HYFFT_CACHE_DIR", dir, 1);
+  }
+  table_files(dir, 1);
+  for (int t = 0; t < NT; t++) {
+    if (!ok[t]) continue;
+    hy_gpu_program repaired;
+    if (generate(tokens[t], &repaired)) {
+      CHECK(same_tables(&first[t], &repaired), "%s: tables after damaged cache files differ", tokens[t]);
+      hy_gpu_program_free(&repaired);
+    }
+    hy_gpu_program_free(&first[t]);
+  }
+  /* Leave nothing behind. */
+  DIR *d = opendir(dir);
+  if (d) {
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+      if (e->d_name[0] == '.') continue;
+      char path[1024];
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      unlink(path);
+    }
+    closedir(d);
+  }
+  rmdir(dir);
+}
+
+int main(void) {
+  /* References in order: every one computed before its key is in the memo
+   * (the keys are distinct), and the later ones push the first out. */
+  for (int i = 0; i < NKEYS; i++) {
+    reference[i] = malloc(bytes_of(&hy_keys[i]));
+    CHECK(reference[i] != NULL, "out of memory");
+    if (!reference[i]) return hy_test_summary();
+    CHECK_OK(hy_cg_bluestein_spectrum(hy_keys[i].n, hy_keys[i].m, hy_keys[i].sign, hy_keys[i].p,
+                                      reference[i]));
+  }
+  /* Keys that differ only in the sign must give different spectra, or the
+   * comparison below could not see a memo that confused them. */
+  CHECK(memcmp(reference[0], reference[1], bytes_of(&hy_keys[0])) != 0,
+        "the spectra of n=17 for both signs are identical");
+  /* Again, one at a time: recent keys from the memo, early ones afresh. */
+  for (int i = NKEYS - 1; i >= 0; i--) {
+    void *got = malloc(bytes_of(&hy_keys[i]));
+    CHECK_OK(hy_cg_bluestein_spectrum(hy_keys[i].n, hy_keys[i].m, hy_keys[i].sign, hy_keys[i].p, got));
+    CHECK(same(&hy_keys[i], got), "n=%lld m=%lld sign %d: the second spectrum differs",
+          (long long)hy_keys[i].n, (long long)hy_keys[i].m, hy_keys[i].sign);
+    free(got);
+  }
+  /* Four threads at once. */
+  pthread_t th[4];
+  for (int t = 0; t < 4; t++) CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0, "thread");
+  for (int t = 0; t < 4; t++) {
+    void *bad = NULL;
+    pthread_join(th[t], &bad);
+    CHECK((intptr_t)bad == 0, "thread %d: %d spectra differed", t, (int)(intptr_t)bad);
+  }
+  for (int i = 0; i < NKEYS; i++) free(reference[i]);
+  test_disk_tables();
+  return hy_test_summary();
+}
