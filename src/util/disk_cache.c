@@ -117,17 +117,17 @@ static int hy_mkdirs(const char *dir) {
   return 1;
 }
 
-void hy_disk_cache_store(const hy_disk_kind *kind, uint64_t key, const void *image, size_t size) {
+int hy_disk_cache_store(const hy_disk_kind *kind, uint64_t key, const void *image, size_t size) {
   static atomic_uint counter;
   char dir[512], path[640], tmp[700];
-  if (!hy_cache_dir(dir, sizeof dir) || !hy_mkdirs(dir)) return;
+  if (!hy_cache_dir(dir, sizeof dir) || !hy_mkdirs(dir)) return 0;
   hy_disk_cache_path(kind, key, path, sizeof path);
-  if (!path[0]) return;
+  if (!path[0]) return 0;
   /* pid + per-process counter: unique among processes and threads. */
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
            atomic_fetch_add(&counter, 1u));
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return;
+  if (fd < 0) return 0;
   hy_cache_header h;
   memcpy(h.magic, kind->magic, 8);
   h.key = key;
@@ -136,5 +136,9 @@ void hy_disk_cache_store(const hy_disk_kind *kind, uint64_t key, const void *ima
   int ok = hy_write_full(fd, &h, sizeof h) && hy_write_full(fd, image, size);
   if (close(fd) != 0) ok = 0;
   /* A cache that cannot be written is only slower; no error is raised. */
-  if (!ok || rename(tmp, path) != 0) unlink(tmp);
+  if (!ok || rename(tmp, path) != 0) {
+    unlink(tmp);
+    return 0;
+  }
+  return 1;
 }

@@ -1,5 +1,6 @@
-/* On-disk cache of byte blobs keyed by 64-bit keys, shared by the CUDA
- * backend (compiled images) and the kernel generator (Bluestein spectra).
+/* On-disk cache of byte blobs keyed by 64-bit keys, shared by the CUDA and
+ * OpenCL backends (compiled images and program binaries) and the kernel
+ * generator (long chirps and Bluestein spectra).
  *
  * One file per key: $HYFFT_CACHE_DIR (default $XDG_CACHE_HOME/hyfft or
  * ~/.cache/hyfft; "off" or "none" disables) / <kind>-<key>.bin, holding a
@@ -26,8 +27,9 @@ typedef struct hy_disk_kind {
 /* *blob is hy_malloc'ed. HYFFT_NOT_SUPPORTED: no entry, a bad entry, or no
  * cache directory. */
 hy_status hy_disk_cache_load(const hy_disk_kind *kind, uint64_t key, void **blob, size_t *size);
-/* Best effort: a cache that cannot be written is only slower. */
-void hy_disk_cache_store(const hy_disk_kind *kind, uint64_t key, const void *blob, size_t size);
+/* Best effort: a cache that cannot be written is only slower. Returns 1
+ * when the entry was written. */
+int hy_disk_cache_store(const hy_disk_kind *kind, uint64_t key, const void *blob, size_t size);
 /* The file a key is stored in ("" when the disk cache is off). */
 void hy_disk_cache_path(const hy_disk_kind *kind, uint64_t key, char *path, size_t path_size);
 
