@@ -275,7 +275,6 @@ static hy_cg_memo_entry hy_cg_memo[HY_CG_MEMO];
 static uint64_t hy_cg_memo_clock;
 static pthread_mutex_t hy_cg_memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Copies the entry into data (NULL: only says whether there is one). */
 static int hy_cg_memo_get(int64_t n, int64_t m, int sign, hyfft_precision p, void *data,
                           size_t bytes) {
   int found = 0;
@@ -283,7 +282,7 @@ static int hy_cg_memo_get(int64_t n, int64_t m, int sign, hyfft_precision p, voi
   for (int i = 0; i < HY_CG_MEMO && !found; i++) {
     hy_cg_memo_entry *e = &hy_cg_memo[i];
     if (e->data && e->n == n && e->m == m && e->sign == sign && e->p == p && e->bytes == bytes) {
-      if (data) memcpy(data, e->data, bytes);
+      memcpy(data, e->data, bytes);
       e->used = ++hy_cg_memo_clock;
       found = 1;
     }
