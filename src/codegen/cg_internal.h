@@ -38,6 +38,8 @@ typedef struct hy_kernel_spec {
   int merge_odd;             /* pairs of stages of 3 or 5 merged into one of 9 or 25:
                                 0 never, 1 when the length is a power of that prime,
                                 2 wherever two of them follow each other */
+  int rader;                 /* a one-pass prime Bluestein pass as Rader (read by
+                                hy_cg_effective_pass, before the rest of the spec) */
 } hy_kernel_spec;
 
 /* ---- dialect layer ---- */

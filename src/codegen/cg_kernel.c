@@ -385,21 +385,7 @@ static int64_t hy_cg_primitive_root(int64_t p) {
   return 1;
 }
 
-/* The value of `key` in a generator-switch string ("rader=1,tdiv=2"), or
- * -1 when it is not there. */
-static long hy_cg_spec_value(const char *text, const char *key) {
-  long found = -1;
-  while (text && *text) {
-    char k[32];
-    long v = 0;
-    int used = 0;
-    if (sscanf(text, "%31[a-z]=%ld%n", k, &v, &used) != 2) break;
-    if (strcmp(k, key) == 0) found = v;
-    text += used;
-    if (*text == ',') text++;
-  }
-  return found;
-}
+static void hy_cg_spec_apply(hy_kernel_spec *spec, const char *text);
 
 /* Rader's convolution (length p - 1) against Bluestein's (a power of two
  * or a 3-5-smooth length past 2p - 1), measured on the H100 with both in
@@ -427,15 +413,15 @@ int hy_cg_effective_pass(const hy_pass *pass, hy_pass *out) {
   /* The rule above, then $HYFFT_RADER, then the switch "rader=0/1" from
    * $HYFFT_KERNEL_SPEC and from the pass's own variant (the tuner tries
    * both). */
-  int want = hy_cg_rader_pays(n);
+  hy_kernel_spec probe;
+  memset(&probe, 0, sizeof probe);
+  probe.rader = hy_cg_rader_pays(n);
   const char *env = hy_getenv("HYFFT_RADER");
-  if (env && strcmp(env, "1") == 0) want = 1;
-  if (env && strcmp(env, "0") == 0) want = 0;
-  long v = hy_cg_spec_value(hy_getenv("HYFFT_KERNEL_SPEC"), "rader");
-  if (v == 0 || v == 1) want = (int)v;
-  v = hy_cg_spec_value(pass->kernel_spec, "rader");
-  if (v == 0 || v == 1) want = (int)v;
-  if (!want) return 0;
+  if (env && strcmp(env, "1") == 0) probe.rader = 1;
+  if (env && strcmp(env, "0") == 0) probe.rader = 0;
+  hy_cg_spec_apply(&probe, hy_getenv("HYFFT_KERNEL_SPEC"));
+  hy_cg_spec_apply(&probe, pass->kernel_spec);
+  if (!probe.rader) return 0;
   int factors[HY_MAX_FACTORS], nf = 0;
   if (hy_factorize(n - 1, HY_MAX_DIRECT_PRIME, factors, &nf) != HYFFT_SUCCESS) {
     hy_error_clear();
@@ -658,6 +644,7 @@ static void hy_cg_spec_apply(hy_kernel_spec *spec, const char *text) {
     if (strcmp(key, "stageout") == 0 && (v == 0 || v == 1)) spec->stage_store = (int)v;
     if (strcmp(key, "minblocks") == 0 && v >= 0 && v <= 32) spec->min_blocks = (int)v;
     if (strcmp(key, "twstage") == 0 && (v == 0 || v == 1)) spec->stage_twiddles = (int)v;
+    if (strcmp(key, "rader") == 0 && (v == 0 || v == 1)) spec->rader = (int)v;
     if (strcmp(key, "ftwsin") == 0 && (v == 0 || v == 1)) spec->ftw_sincos = (int)v;
     if (strcmp(key, "merge") == 0 && v >= 0 && v <= 2) spec->merge_odd = (int)v;
     if (strcmp(key, "tmul") == 0 && v >= 1 && v <= 16 && spec->threads_per_transform * v <= 4096)
