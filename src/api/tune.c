@@ -24,7 +24,7 @@ static _Thread_local hyfft_tune_info hy_tune_last;
 /* Solver candidates and variants per plan, timed runs per variant: a few
  * seconds of a GPU, and a small bounded cost on PoCL. */
 #define HY_TUNE_CANDIDATES 2
-#define HY_TUNE_MAX_VARIANTS 8
+#define HY_TUNE_MAX_VARIANTS 12
 #define HY_TUNE_RUNS 5
 #define HY_TUNE_BUDGET_S 10.0
 #define HY_TUNE_MARGIN 0.97
@@ -35,8 +35,9 @@ static _Thread_local hyfft_tune_info hy_tune_last;
  * every pass of a multi-pass plan. Duplicates (variants that give the
  * same source as one tried before) are skipped. */
 static const char *const hy_tune_variants[] = {
-    "", "rader=1", "rader=0", "tmul=2", "tdiv=2", "mmul=2", "mdiv=2", "pad=0", "pad=1",
-    "split=1", "split=0", "twstage=0", "tdiv=2,mmul=2", "merge=0", "merge=2", NULL};
+    "", "rader=1", "rader=0", "tmul=2", "tdiv=2", "mmul=2", "mdiv=2", "minblocks=3", "pad=0",
+    "pad=1", "minblocks=0", "split=1", "split=0", "twstage=0", "tdiv=2,mmul=2", "merge=0",
+    "merge=2", NULL};
 
 hyfft_status hyfft_last_tune_info(hyfft_tune_info *info) {
   if (!info) return hy_error(HYFFT_NULL_POINTER, "info is NULL");

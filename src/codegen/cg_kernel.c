@@ -870,10 +870,40 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * lets ptxas grow kernels up to the new cap (128-256 f32: 48 -> 64
    * registers, 5 -> 4 blocks) or spill (127, 1009: 360-524 bytes), and
    * 1024-4096 f32 measured the same with 4 blocks as with 3. */
-  if (caps->backend == HYFFT_BACKEND_CUDA && pass->precision == HYFFT_F32 && spec->min_blocks == 0 &&
+  /* Whether the environment or the pass's variant named minblocks (0
+   * included: no demand): then the rules below stay out. */
+  hy_kernel_spec named;
+  memset(&named, 0, sizeof named);
+  named.min_blocks = -1;
+  hy_cg_spec_apply(&named, hy_getenv("HYFFT_KERNEL_SPEC"));
+  hy_cg_spec_apply(&named, pass->kernel_spec);
+  int free_blocks = named.min_blocks < 0;
+  if (caps->backend == HYFFT_BACKEND_CUDA && pass->precision == HYFFT_F32 && free_blocks &&
       spec->threads_per_transform * spec->transforms_per_block == 512 &&
       2 * (hy_cg_local_bytes(pass, spec, (int)nc) + 1024) <= caps->local_memory + 1024)
     spec->min_blocks = 2;
+  /* Small blocks whose points per thread need more registers than three
+   * blocks per SM leave (65536 / (3 * 128) = 170): ptxas' free choice
+   * (181 registers for f64 3125 with radix-25 stages, 226 for the f64
+   * Bluestein pass of 1009) left 2 blocks of 4 warps per SM. Asking for 3
+   * measured on the H100 against cuFFT: f64 3125 0.89 -> 0.98, f64 1009
+   * 1.25 -> 1.39; where the estimate stays under the cap (f32 1009, 127,
+   * f64 4096) it did nothing or lost. The estimate: the most points a
+   * thread holds in a stage, times the words of a complex value, times 2
+   * (inputs and outputs of a stage) or 3 (Bluestein keeps its tables'
+   * values too). */
+  int block = spec->threads_per_transform * spec->transforms_per_block;
+  if (caps->backend == HYFFT_BACKEND_CUDA && free_blocks && block <= 128) {
+    int radices[HY_MAX_FACTORS], most = 0;
+    int nr = hy_cg_radices(pass, spec->merge_odd, radices);
+    for (int i = 0; i < nr; i++) {
+      int64_t per = (nc / radices[i] + spec->threads_per_transform - 1) / spec->threads_per_transform;
+      if (per * radices[i] > most) most = (int)(per * radices[i]);
+    }
+    int words = pass->precision == HYFFT_F64 ? 4 : 2;
+    int sets = pass->algo == HY_ALGO_MIXED_RADIX ? 2 : 3;
+    if ((int64_t)most * words * sets > 65536 / (3 * 128)) spec->min_blocks = 3;
+  }
   return HYFFT_SUCCESS;
 }
 
