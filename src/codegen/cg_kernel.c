@@ -486,6 +486,48 @@ static hy_status hy_cg_rader_tables(hy_gpu_program *prog, int64_t p, int sign,
   return hy_cg_table_add(prog, m, prec, spec, t_b);
 }
 
+/* Tables of fused Rader (the passes of HY_FUSE_RADER_*): where the
+ * convolution reads (inverse 0: g^q mod p) or writes (inverse 1: g^-q mod
+ * p), exact integers in the real parts, and the kernel's spectrum, as in
+ * hy_cg_rader_tables; the spectrum of 4096 entries or more goes through
+ * the disk cache. */
+static hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, int inverse,
+                                        hyfft_precision prec, int *index) {
+  int64_t m = p - 1, g = hy_cg_primitive_root(p);
+  if (inverse) g = hy_cg_powmod(g, p - 2, p);
+  void *data = hy_cg_table_alloc(m, prec);
+  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: Rader table of %lld", (long long)p);
+  int64_t a = 1;
+  for (int64_t q = 0; q < m; q++) {
+    hy_cg_table_set(data, prec, q, (long double)a, 0);
+    a = a * g % p;
+  }
+  return hy_cg_table_add(prog, m, prec, data, index);
+}
+
+static hy_status hy_cg_fill_rader_spectrum(const hy_cg_table_args *a, void *data) {
+  int64_t p = a->n, m = a->m, ginv = hy_cg_powmod(hy_cg_primitive_root(p), p - 2, p);
+  long double *buf = hy_malloc((size_t)m * 4 * sizeof(long double));
+  if (!buf) return hy_error(HYFFT_OUT_OF_MEMORY, "Rader spectrum of %lld", (long long)p);
+  long double *re = buf, *im = buf + m, *sre = buf + 2 * m, *sim = buf + 3 * m;
+  int64_t b = 1;
+  for (int64_t q = 0; q < m; q++) {
+    hy_twiddle_ld(b, p, a->sign, &re[q], &im[q]); /* b_q = W^(sign * g^-q) */
+    b = b * ginv % p;
+  }
+  hy_status st = hy_cg_fft_ld(re, im, m, sre, sim);
+  if (st == HYFFT_SUCCESS)
+    for (int64_t k = 0; k < m; k++) hy_cg_table_set(data, a->p, k, re[k] / m, im[k] / m);
+  hy_free(buf);
+  return st;
+}
+
+static hy_status hy_cg_rader_spectrum_table(hy_gpu_program *prog, int64_t p, int sign,
+                                            hyfft_precision prec, int *index) {
+  hy_cg_table_args args = {p, p - 1, sign, prec};
+  return hy_cg_table_cached(prog, "rader spectrum", &args, p - 1, hy_cg_fill_rader_spectrum, index);
+}
+
 /* Per-stage twiddle tables of a kernel: stage s (NS > 1, radix R) reads
  * entry tw_off[s] + (r-1)*NS + k = W_(NS*R)^(r*k), 1 <= r < R, k < NS,
  * so the threads of a warp (consecutive k) read consecutive entries.
@@ -972,6 +1014,15 @@ static void hy_cg_load_global(hy_cg_kernel *k) {
         else
           hy_strbuf_appendf(sb, "      x0_%d = src[ib + (%s)rin[e].x * %lld];\n", i, k->idx,
                             (long long)is);
+      } else if (k->pass->fuse == HY_FUSE_RADER_IN) {
+        /* Rader's input i = fk + S*e is x at g^i mod N (fz[i]), from the
+         * transform's start (ib less the fused loop's offset). */
+        const hy_pass *ps = k->pass;
+        int64_t lis = ps->loops[ps->fuse_loop].in_stride;
+        hy_strbuf_appendf(sb, "      const %s fi = fk + (%s)e * %lld;\n", k->idx, k->idx,
+                          (long long)ps->fuse_split);
+        hy_strbuf_appendf(sb, "      x0_%d = src[ib - fk * %lld + (%s)fz[fi].x * %lld];\n", i,
+                          (long long)lis, k->idx, (long long)lis);
       } else if (k->pass->fuse == HY_FUSE_CHIRP_IN) {
         /* Element fk + S*e of the chirped, zero-padded Bluestein input. */
         hy_strbuf_appendf(sb, "      const %s fi = fk + (%s)e * %lld;\n", k->idx, k->idx,
@@ -1144,6 +1195,15 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
           hy_strbuf_appendf(sb, "      v = cmul(v, ftw[tm * (%s)e]);\n", k->idx);
       }
       int64_t fuse_n = pass->fuse == HY_FUSE_CHIRP_OUT ? pass->chirp_n : pass->bluestein_m;
+      if (pass->fuse == HY_FUSE_RADER_SPECTRUM_OUT) {
+        /* Output 0 of the forward transform is the sum of the inputs
+         * x_n, n > 0: kept for X_0 before the spectrum multiply. */
+        hy_strbuf_appendf(sb, "      const %s fo = (%s)e * %lld + fk;\n", k->idx, k->idx,
+                          (long long)pass->fuse_split);
+        hy_strbuf_appendf(sb, "      if (fo == 0) aux[%lld + 2 * st + 1] = v;\n",
+                          (long long)pass->aux_offset);
+        hy_strbuf_append(sb, "      v = cmul(v, fz[fo]);\n");
+      }
       if (pass->fuse == HY_FUSE_SPECTRUM_OUT || pass->fuse == HY_FUSE_CHIRP_OUT) {
         /* Output k = S*e + fk of the Bluestein convolution. */
         hy_strbuf_appendf(sb, "      const %s fo = (%s)e * %lld + fk;\n", k->idx, k->idx,
@@ -1155,7 +1215,30 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         hy_cg_literal(sb, k->precision, (long double)pass->scale);
         hy_strbuf_append(sb, ");\n");
       }
-      if (k->rader && k->spec->stage_store) {
+      if (pass->fuse == HY_FUSE_RADER_OUT && !k->spec->store_transposed) {
+        /* Convolution output r = S*e + fk plus x_0 is X at g^-r mod N
+         * (fz[r]); the thread of r = 0 also writes X_0 (scale is in v). */
+        int64_t los = pass->loops[pass->fuse_loop].out_stride;
+        hy_strbuf_appendf(sb, "      { const %s fo = (%s)e * %lld + fk;\n", k->idx, k->idx,
+                          (long long)pass->fuse_split);
+        hy_strbuf_appendf(sb, "        const %s obase = ob - fk * %lld;\n", k->idx, (long long)los);
+        hy_strbuf_appendf(sb, "        real2 x0 = aux[%lld + 2 * st];\n", (long long)pass->aux_offset);
+        if (pass->scale != 1.0) {
+          hy_strbuf_append(sb, "        x0 = cscale(x0, ");
+          hy_cg_literal(sb, k->precision, (long double)pass->scale);
+          hy_strbuf_append(sb, ");\n");
+        }
+        hy_strbuf_appendf(sb, "        dst[obase + (%s)fz[fo].x * %lld] = MK(x0.x + v.x, x0.y + v.y);\n",
+                          k->idx, (long long)los);
+        hy_strbuf_appendf(sb, "        if (fo == 0) {\n          real2 a0 = aux[%lld + 2 * st + 1];\n",
+                          (long long)pass->aux_offset);
+        if (pass->scale != 1.0) {
+          hy_strbuf_append(sb, "          a0 = cscale(a0, ");
+          hy_cg_literal(sb, k->precision, (long double)pass->scale);
+          hy_strbuf_append(sb, ");\n");
+        }
+        hy_strbuf_append(sb, "          dst[obase] = MK(x0.x + a0.x, x0.y + a0.y);\n        }\n      }\n");
+      } else if (k->rader && k->spec->stage_store) {
         /* Convolution output r is X at g^-r mod p, placed in the row. */
         hy_strbuf_append(sb, "      { const int x = rout[e].x; ");
         hy_cg_lx(k, "x");
@@ -1182,6 +1265,8 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
 }
 
 static void hy_cg_loop_order(const hy_pass *pass, int by_out, int *order);
+static void hy_cg_emit_stash_index(hy_cg_kernel *k, const int *order, const char *indent,
+                                   const char *from, const char *out);
 
 /* Second half of the transposed store: the work-group's outputs are in
  * local memory; thread i stores element i / M of transform i % M, so
@@ -1199,19 +1284,47 @@ static void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "    const %s tj = (%s)(HY_GID * %d + mm);\n", k->idx, k->idx, k->M);
   hy_strbuf_appendf(sb, "    if (e < %lld && tj < %lld) {\n", (long long)k->n, (long long)count);
   hy_strbuf_appendf(sb, "      %s o2 = %lld;\n", k->idx, (long long)pass->dst_offset);
-  if (pass->fuse == HY_FUSE_CHIRP_OUT) hy_strbuf_appendf(sb, "      %s fk2 = 0;\n", k->idx);
+  int fk2 = pass->fuse == HY_FUSE_CHIRP_OUT || pass->fuse == HY_FUSE_RADER_OUT;
+  if (fk2) hy_strbuf_appendf(sb, "      %s fk2 = 0;\n", k->idx);
   int order[HY_MAX_LOOPS];
   hy_cg_loop_order(pass, k->spec->store_transposed, order);
   if (pass->nloops > 0) {
     hy_strbuf_appendf(sb, "      %s rem = tj, q;\n", k->idx);
-    hy_cg_emit_loop_offsets(sb, pass, order, "      ", NULL, "o2", NULL,
-                            pass->fuse == HY_FUSE_CHIRP_OUT ? "fk2" : NULL);
+    hy_cg_emit_loop_offsets(sb, pass, order, "      ", NULL, "o2", NULL, fk2 ? "fk2" : NULL);
   }
   char e[64];
   if (k->pad)
     snprintf(e, sizeof e, "lds[mm * %d + e + (e >> 5) * %d]", k->row, k->pad);
   else
     snprintf(e, sizeof e, "lds[mm * %d + e]", k->row);
+  if (pass->fuse == HY_FUSE_RADER_OUT) {
+    /* Convolution output r = S*e + fk2 plus x_0 is X at g^-r mod N
+     * (fz[r]); the thread of r = 0 also writes X_0 (scale is in the
+     * local values already, not in the kept ones). */
+    int64_t los = pass->loops[pass->fuse_loop].out_stride;
+    hy_cg_emit_stash_index(k, order, "      ", "tj", "st2");
+    hy_strbuf_appendf(sb, "      const %s fo = (%s)e * %lld + fk2;\n", k->idx, k->idx,
+                      (long long)pass->fuse_split);
+    hy_strbuf_appendf(sb, "      const %s obase = o2 - fk2 * %lld;\n", k->idx, (long long)los);
+    hy_strbuf_appendf(sb, "      real2 x0 = aux[%lld + 2 * st2];\n", (long long)pass->aux_offset);
+    if (pass->scale != 1.0) {
+      hy_strbuf_append(sb, "      x0 = cscale(x0, ");
+      hy_cg_literal(sb, k->precision, (long double)pass->scale);
+      hy_strbuf_append(sb, ");\n");
+    }
+    hy_strbuf_appendf(sb, "      const real2 v = %s;\n", e);
+    hy_strbuf_appendf(sb, "      dst[obase + (%s)fz[fo].x * %lld] = MK(x0.x + v.x, x0.y + v.y);\n",
+                      k->idx, (long long)los);
+    hy_strbuf_appendf(sb, "      if (fo == 0) {\n        real2 a0 = aux[%lld + 2 * st2 + 1];\n",
+                      (long long)pass->aux_offset);
+    if (pass->scale != 1.0) {
+      hy_strbuf_append(sb, "        a0 = cscale(a0, ");
+      hy_cg_literal(sb, k->precision, (long double)pass->scale);
+      hy_strbuf_append(sb, ");\n");
+    }
+    hy_strbuf_append(sb, "        dst[obase] = MK(x0.x + a0.x, x0.y + a0.y);\n      }\n    }\n  }\n");
+    return;
+  }
   /* The fused output chirp keeps only the first N outputs. */
   if (pass->fuse == HY_FUSE_CHIRP_OUT)
     hy_strbuf_appendf(sb, "      if ((%s)e * %lld + fk2 < %lld)", k->idx, (long long)pass->fuse_split,
@@ -1353,6 +1466,33 @@ void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *orde
   }
 }
 
+/* Fused Rader's stash slot: `out` = the transform index `from` (taken
+ * apart in `order`, as for the offsets) over the loops other than the
+ * fused step's, row-major in loop order, so every pass of the plan finds
+ * the same slot for one transform. */
+static void hy_cg_emit_stash_index(hy_cg_kernel *k, const int *order, const char *indent,
+                                   const char *from, const char *out) {
+  const hy_pass *pass = k->pass;
+  int64_t stride[HY_MAX_LOOPS], prod = 1;
+  for (int l = pass->nloops - 1; l >= 0; l--) {
+    stride[l] = prod;
+    if (l != pass->fuse_loop) prod *= pass->loops[l].n;
+  }
+  hy_strbuf_appendf(k->sb, "%s%s %s = 0;\n%s{\n%s  %s rs = %s, qs;\n", indent, k->idx, out, indent,
+                    indent, k->idx, from);
+  for (int a = 0; a < pass->nloops; a++) {
+    const hyfft_dim *d = &pass->loops[order[a]];
+    if (a == pass->nloops - 1)
+      hy_strbuf_appendf(k->sb, "%s  qs = rs;\n", indent);
+    else
+      hy_strbuf_appendf(k->sb, "%s  qs = rs %% %lld; rs /= %lld;\n", indent, (long long)d->n,
+                        (long long)d->n);
+    if (order[a] != pass->fuse_loop)
+      hy_strbuf_appendf(k->sb, "%s  %s += qs * %lld;\n", indent, out, (long long)stride[order[a]]);
+  }
+  hy_strbuf_appendf(k->sb, "%s  (void)qs;\n%s}\n", indent, indent);
+}
+
 /* Kernel prologue: thread ids, validity, base offsets, the four-step loop
  * index. */
 static void hy_cg_prologue(hy_cg_kernel *k, int64_t count) {
@@ -1380,6 +1520,7 @@ static void hy_cg_prologue(hy_cg_kernel *k, int64_t count) {
                             pass->fuse != HY_FUSE_NONE ? "fk" : NULL);
     hy_strbuf_append(sb, "  }\n");
   }
+  if (pass->fuse >= HY_FUSE_RADER_IN) hy_cg_emit_stash_index(k, order, "  ", "ti", "st");
 }
 
 static hy_status hy_cg_copy_kernel(const hy_pass *pass, int pass_index, hy_dialect dialect,
@@ -1520,6 +1661,11 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   else if (pass->fuse == HY_FUSE_SPECTRUM_OUT)
     HY_TRY(hy_cg_bluestein_table(prog, pass->chirp_n, pass->bluestein_m, pass->fuse_sign,
                                  pass->precision, &t_fz));
+  else if (pass->fuse == HY_FUSE_RADER_IN || pass->fuse == HY_FUSE_RADER_OUT)
+    HY_TRY(hy_cg_rader_perm_table(prog, pass->chirp_n, pass->fuse == HY_FUSE_RADER_OUT,
+                                  pass->precision, &t_fz));
+  else if (pass->fuse == HY_FUSE_RADER_SPECTRUM_OUT)
+    HY_TRY(hy_cg_rader_spectrum_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
   /* On-the-fly twiddles keep the argument (one entry) so launches do not change. */
   if (pass->twiddle_loop >= 0)
     HY_TRY(hy_cg_twiddle_table(prog, spec->ftw_sincos ? 1 : pass->twiddle_n, pass->sign,
@@ -1563,6 +1709,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     hy_strbuf_appendf(sb, ", %sconst real2 *rin, %sconst real2 *rout, %sconst real2 *bh", g, g, g);
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *ftw", g);
   if (t_fz >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *fz", g);
+  int rader_fused = pass->fuse >= HY_FUSE_RADER_IN;
+  if (rader_fused) hy_strbuf_appendf(sb, ", %sreal2 *aux", g);
   hy_strbuf_append(sb, ", const hy_i64 hy_block0) {\n");
   hy_cg_emit_block_index(sb, spec->reverse_blocks);
   /* CUDA caps static shared arrays at 48 KB; the exchange buffer is dynamic
@@ -1600,6 +1748,10 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   } else {
     hy_cg_load_global(&k);
   }
+  /* Fused Rader keeps x_0 for its last pass. */
+  if (pass->fuse == HY_FUSE_RADER_IN)
+    hy_strbuf_appendf(sb, "  if (valid && fk == 0 && t == 0) aux[%lld + 2 * st] = src[ib];\n",
+                      (long long)pass->aux_offset);
   for (int s = 0; s < k.nstages; s++) {
     hy_cg_decl_regs(&k, 'y', s);
     hy_cg_compute(&k, s);
@@ -1650,6 +1802,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   }
   if (pass->twiddle_loop >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_ftw};
   if (t_fz >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_fz};
+  if (rader_fused) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, HY_BUF_WORK0};
   L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BLOCK_OFFSET, 0};
   L->block_offset = 0;
   /* Block b holds transforms [b*M, b*M + M), and the transform index has

@@ -105,7 +105,10 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     if (p->twiddle_loop >= 0)
       hy_strbuf_appendf(sb, " twiddle(loop %d, N=%lld)", p->twiddle_loop, (long long)p->twiddle_n);
     if (p->fuse != HY_FUSE_NONE) {
-      static const char *const fuse_names[4] = {"", "chirp-in", "spectrum-out", "chirp-out"};
+      static const char *const fuse_names[7] = {"",         "chirp-in",
+                                                "spectrum-out", "chirp-out",
+                                                "rader-in", "rader-spectrum-out",
+                                                "rader-out"};
       hy_strbuf_appendf(sb, " %s(loop %d, split %lld, N=%lld M=%lld)", fuse_names[p->fuse],
                         p->fuse_loop, (long long)p->fuse_split, (long long)p->chirp_n,
                         (long long)p->bluestein_m);

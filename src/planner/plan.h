@@ -59,7 +59,24 @@ typedef enum hy_fuse {
   HY_FUSE_NONE = 0,
   HY_FUSE_CHIRP_IN = 1,
   HY_FUSE_SPECTRUM_OUT = 2,
-  HY_FUSE_CHIRP_OUT = 3
+  HY_FUSE_CHIRP_OUT = 3,
+  /* Rader's steps fused into the four-step passes of its convolution of
+   * length L = bluestein_m = N - 1 (N = chirp_n prime, g its smallest
+   * primitive root), with S, j, k as above and T the transform's index
+   * over the loops other than fuse_loop, row-major:
+   *   RADER_IN            element e is read as x at g^i mod N, i = j + S*e;
+   *                       also aux[aux_offset + 2T] = x_0;
+   *   RADER_SPECTRUM_OUT  output e is multiplied by the spectrum of Rader's
+   *                       kernel (DFT_{-1}(b)/L, b_m = W_N^(g^-m mod N));
+   *                       also aux[aux_offset + 2T + 1] = output 0 before
+   *                       the multiply (the sum of the x_n, n > 0);
+   *   RADER_OUT           output e (convolution index k) plus x_0 is
+   *                       stored at g^-k mod N, and X_0 = x_0 + that sum
+   *                       at 0, both times scale.
+   * aux is WORK0. */
+  HY_FUSE_RADER_IN = 4,
+  HY_FUSE_RADER_SPECTRUM_OUT = 5,
+  HY_FUSE_RADER_OUT = 6
 } hy_fuse;
 
 typedef enum hy_dft_algo {
@@ -108,6 +125,7 @@ typedef struct hy_pass {
   int fuse_loop;
   int64_t fuse_split;
   int fuse_sign;
+  int64_t aux_offset; /* Rader's fused steps: where their stash starts in WORK0 */
   /* Generator switches chosen for this pass by the tuner or wisdom, in the
    * $HYFFT_KERNEL_SPEC syntax ("key=value,..."; relative keys tmul/tdiv/
    * mmul/mdiv scale the model's threads/transforms). Applied after the

@@ -245,6 +245,102 @@ static hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, i
   return HYFFT_SUCCESS;
 }
 
+/* Fused Rader (a large prime N whose N - 1 = L is 2^a times 1, 3 or 5,
+ * a >= 4: 65537 = 2^16 + 1) on a GPU: the cyclic convolution of Rader's
+ * permuted input with its kernel has length L instead of Bluestein's 2L or
+ * more, so the same four fused passes (hy_fs_bluestein_fused) move about
+ * half the data. Pass A1 gathers x at g^i mod N (and keeps x_0 aside),
+ * B1 multiplies by the kernel's spectrum (and keeps the sum of the inputs
+ * aside), A2 transforms back, B2 scatters x_0 plus each output to g^-k mod
+ * N and writes X_0. The two kept values per transform sit in WORK0 behind
+ * the intermediate (hy_pass.aux_offset). $HYFFT_RADER=0 leaves these
+ * primes to Bluestein; $HYFFT_BLUESTEIN_UNFUSED to the seven-pass chain
+ * (no fused steps at all). Returns HYFFT_NO_SOLVER (nothing added) when it
+ * does not apply. */
+static int hy_fs_rader_pays(int64_t n) {
+  const char *env = hy_getenv("HYFFT_RADER");
+  if (env && strcmp(env, "0") == 0) return 0;
+  int64_t l = n - 1, a = 0;
+  if (n < 3 || hy_largest_prime_factor(n) != n) return 0;
+  while (l % 2 == 0) {
+    l /= 2;
+    a++;
+  }
+  return a >= 4 && (l == 1 || l == 3 || l == 5);
+}
+
+static hy_status hy_fs_rader_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
+                                   hy_buffer dst, int64_t out_stride, int nloops,
+                                   const hyfft_dim *loops) {
+  const hy_problem *p = c->problem;
+  if (c->caps->backend == HYFFT_BACKEND_CPU || !hy_fs_rader_pays(n) ||
+      hy_getenv("HYFFT_BLUESTEIN_UNFUSED"))
+    return HYFFT_NO_SOLVER;
+  if (nloops + 1 > HY_MAX_LOOPS || c->tree->npasses + 4 > HY_MAX_PASSES) return HYFFT_NO_SOLVER;
+  for (int l = 0; l < nloops; l++)
+    if (loops[l].n > 1 && (llabs(loops[l].in_stride) < llabs(in_stride) ||
+                           llabs(loops[l].out_stride) < llabs(out_stride)))
+      return HYFFT_NO_SOLVER;
+  int64_t m = n - 1, n2 = 0;
+  if (hy_fs_best(c, m, 1, 0, &n2) < 0 || n2 == 0) return HYFFT_NO_SOLVER;
+  int64_t n1 = m / n2;
+  hy_pass probe;
+  hy_pass_init(&probe, HY_PASS_DFT, p->precision, p->sign);
+  hy_status st;
+  if (!hy_fs_fits(c, n1, &probe, &st) || probe.algo != HY_ALGO_MIXED_RADIX ||
+      !hy_fs_fits(c, n2, &probe, &st) || probe.algo != HY_ALGO_MIXED_RADIX)
+    return HYFFT_NO_SOLVER;
+  int64_t dense[HY_MAX_LOOPS], inner = 1, count = 1;
+  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK0, dense, &inner));
+  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK1, dense, &inner));
+  for (int l = 0; l < nloops; l++)
+    if (hy_mul_overflow_i64(count, loops[l].n, &count)) return HYFFT_NO_SOLVER;
+  /* The stash: two values per transform behind WORK0's intermediate. */
+  int64_t aux = c->tree->work_elems[0];
+  c->tree->work_elems[0] += 2 * count;
+  for (int rep = 0; rep < 2; rep++) {
+    int sign = rep == 0 ? -1 : 1;
+    hy_pass *a, *b;
+    HY_TRY(hy_fs_add_pass(c, &a));
+    hy_pass_init(a, HY_PASS_DFT, p->precision, sign);
+    HY_TRY(hy_choose_dft_algo(n2, a));
+    a->src = rep == 0 ? src : HY_BUF_WORK0;
+    a->dst = HY_BUF_WORK1;
+    int64_t is = rep == 0 ? in_stride : 1;
+    a->axis = (hyfft_dim){n2, n1 * is, n1};
+    for (int l = 0; l < nloops; l++)
+      a->loops[a->nloops++] = (hyfft_dim){loops[l].n, rep == 0 ? loops[l].in_stride : dense[l], dense[l]};
+    a->twiddle_loop = a->nloops;
+    a->twiddle_n = m;
+    a->loops[a->nloops++] = (hyfft_dim){n1, is, 1};
+    if (rep == 0) {
+      a->fuse = HY_FUSE_RADER_IN;
+      a->fuse_loop = a->twiddle_loop;
+      a->fuse_split = n1;
+    }
+    HY_TRY(hy_fs_add_pass(c, &b));
+    hy_pass_init(b, HY_PASS_DFT, p->precision, sign);
+    HY_TRY(hy_choose_dft_algo(n1, b));
+    b->src = HY_BUF_WORK1;
+    b->dst = rep == 0 ? HY_BUF_WORK0 : dst;
+    int64_t os = rep == 0 ? 1 : out_stride;
+    b->axis = (hyfft_dim){n1, 1, n2 * os};
+    for (int l = 0; l < nloops; l++)
+      b->loops[b->nloops++] = (hyfft_dim){loops[l].n, dense[l], rep == 0 ? dense[l] : loops[l].out_stride};
+    b->fuse_loop = b->nloops;
+    b->loops[b->nloops++] = (hyfft_dim){n2, n1, os};
+    b->fuse = rep == 0 ? HY_FUSE_RADER_SPECTRUM_OUT : HY_FUSE_RADER_OUT;
+    b->fuse_split = n2;
+    for (hy_pass *q = a; q <= b; q++) {
+      q->chirp_n = n;
+      q->bluestein_m = m;
+      q->fuse_sign = p->sign;
+      q->aux_offset = aux;
+    }
+  }
+  return HYFFT_SUCCESS;
+}
+
 /* Bluestein whose convolution does not fit one pass (a large prime): the
  * chirped, zero-padded input goes to WORK0, is transformed there (length M,
  * through WORK1), multiplied by the chirp's spectrum, transformed back, and
@@ -255,7 +351,13 @@ static hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t
   if (src == HY_BUF_WORK0 || src == HY_BUF_WORK1 || dst == HY_BUF_WORK0 || dst == HY_BUF_WORK1)
     return HYFFT_NO_SOLVER;
   int before = c->tree->npasses;
-  hy_status fused = hy_fs_bluestein_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
+  int64_t work[2] = {c->tree->work_elems[0], c->tree->work_elems[1]};
+  hy_status fused = hy_fs_rader_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
+  if (fused != HYFFT_NO_SOLVER) return fused;
+  c->tree->npasses = before;
+  c->tree->work_elems[0] = work[0];
+  c->tree->work_elems[1] = work[1];
+  fused = hy_fs_bluestein_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
   if (fused != HYFFT_NO_SOLVER) return fused;
   c->tree->npasses = before;
   int64_t m = hy_bluestein_length(n);

@@ -161,6 +161,37 @@ int main(void) {
     hy_gpu_program_free(&prog);
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
+  /* Primes too long for one pass: Rader's steps fused into the four-step
+   * passes where p - 1 is 2^a x 1, 3 or 5 (a >= 4), Bluestein's where not
+   * or where $HYFFT_RADER=0 says so. */
+  static const struct { const char *token; const char *rader_env; hy_fuse first; } fused_cases[] = {
+      {"c2c:f32:fwd:65537:b1023", "", HY_FUSE_RADER_IN}, {"c2c:f64:fwd:65537:b511", "", HY_FUSE_RADER_IN},
+      {"c2c:f32:bwd:40961:b3", "", HY_FUSE_RADER_IN},    {"c2c:f32:fwd:786433", "", HY_FUSE_RADER_IN},
+      {"c2c:f64:fwd:12289:b2", "", HY_FUSE_RADER_IN},    {"c2c:f32:fwd:114689", "", HY_FUSE_CHIRP_IN},
+      {"c2c:f32:fwd:65537:b3", "0", HY_FUSE_CHIRP_IN}};
+  for (size_t i = 0; i < sizeof fused_cases / sizeof fused_cases[0]; i++) {
+    setenv("HYFFT_RADER", fused_cases[i].rader_env, 1);
+    hyfft_problem user;
+    hy_problem prob;
+    CHECK_OK(hy_token_parse(fused_cases[i].token, &user));
+    CHECK_OK(hy_problem_make(&user, &prob));
+    hy_plan_tree tree;
+    hy_gpu_program prog;
+    memset(&prog, 0, sizeof prog);
+    if (hy_planner_plan(&prob, &caps, 0, &tree) != HYFFT_SUCCESS ||
+        hy_codegen_plan(&prob, &tree, &caps, HY_DIALECT_CUDA, &prog) != HYFFT_SUCCESS) {
+      CHECK(0, "%s: not planned or generated: %s", fused_cases[i].token, hyfft_last_error());
+      continue;
+    }
+    CHECK(tree.npasses == 4 && tree.passes[0].fuse == fused_cases[i].first,
+          "%s (HYFFT_RADER=%s): %d passes, first fused step %d, expected 4 and %d",
+          fused_cases[i].token, fused_cases[i].rader_env, tree.npasses, (int)tree.passes[0].fuse,
+          (int)fused_cases[i].first);
+    printf("  %-28s %-3s %s\n", fused_cases[i].token, fused_cases[i].rader_env,
+           tree.passes[0].fuse == HY_FUSE_RADER_IN ? "Rader fused" : "Bluestein fused");
+    hy_gpu_program_free(&prog);
+  }
+  setenv("HYFFT_RADER", "", 1);
   /* Three blocks per SM are asked of ptxas where a small block's points
    * per thread would take more registers than that leaves (f64 radix-25
    * stages, the f64 Bluestein pass of 1009), and nowhere else; the
