@@ -162,13 +162,14 @@ int main(void) {
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
   /* Primes too long for one pass: Rader's steps fused into the four-step
-   * passes where p - 1 is 2^a x 1, 3 or 5 (a >= 4), Bluestein's where not
-   * or where $HYFFT_RADER=0 says so. */
+   * passes where p - 1 is 2^a x 1, 3 or 5 (a >= 4) in f64 (and in f32
+   * with $HYFFT_RADER=1), Bluestein's where not or where $HYFFT_RADER=0
+   * says so. */
   static const struct { const char *token; const char *rader_env; hy_fuse first; } fused_cases[] = {
-      {"c2c:f32:fwd:65537:b1023", "", HY_FUSE_RADER_IN}, {"c2c:f64:fwd:65537:b511", "", HY_FUSE_RADER_IN},
-      {"c2c:f32:bwd:40961:b3", "", HY_FUSE_RADER_IN},    {"c2c:f32:fwd:786433", "", HY_FUSE_RADER_IN},
-      {"c2c:f64:fwd:12289:b2", "", HY_FUSE_RADER_IN},    {"c2c:f32:fwd:114689", "", HY_FUSE_CHIRP_IN},
-      {"c2c:f32:fwd:65537:b3", "0", HY_FUSE_CHIRP_IN}};
+      {"c2c:f32:fwd:65537:b1023", "", HY_FUSE_CHIRP_IN}, {"c2c:f64:fwd:65537:b511", "", HY_FUSE_RADER_IN},
+      {"c2c:f32:bwd:40961:b3", "1", HY_FUSE_RADER_IN},   {"c2c:f64:fwd:786433", "", HY_FUSE_RADER_IN},
+      {"c2c:f64:fwd:12289:b2", "", HY_FUSE_RADER_IN},    {"c2c:f64:fwd:114689", "", HY_FUSE_CHIRP_IN},
+      {"c2c:f64:fwd:65537:b3", "0", HY_FUSE_CHIRP_IN},   {"c2c:f32:fwd:65537:b3", "1", HY_FUSE_RADER_IN}};
   for (size_t i = 0; i < sizeof fused_cases / sizeof fused_cases[0]; i++) {
     setenv("HYFFT_RADER", fused_cases[i].rader_env, 1);
     hyfft_problem user;
