@@ -1153,6 +1153,39 @@ static void hy_cg_compute(hy_cg_kernel *k, int s) {
   }
 }
 
+/* Fused Rader's last store (HY_FUSE_RADER_OUT): convolution output
+ * fo = S*e + fk (fk: the value of the variable named `fk`) plus x_0 is X
+ * at g^-fo mod N (fz[fo]) from the transform's start (`o`, the output
+ * offset, less the fused loop's part); the thread of fo = 0 also writes
+ * X_0 = x_0 plus the kept sum of the inputs. x_0 and the sum come from
+ * the stash slot `st` and are scaled here; `v` is already scaled. */
+static void hy_cg_emit_rader_store(hy_cg_kernel *k, const char *in, const char *fk, const char *o,
+                                   const char *st, const char *v) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  int64_t los = pass->loops[pass->fuse_loop].out_stride;
+  hy_strbuf_appendf(sb, "%sconst %s fo = (%s)e * %lld + %s;\n", in, k->idx, k->idx,
+                    (long long)pass->fuse_split, fk);
+  hy_strbuf_appendf(sb, "%sconst %s obase = %s - %s * %lld;\n", in, k->idx, o, fk, (long long)los);
+  hy_strbuf_appendf(sb, "%sconst real2 vr = %s;\n", in, v);
+  for (int part = 0; part < 2; part++) {
+    const char *name = part == 0 ? "x0" : "a0";
+    hy_strbuf_appendf(sb, "%s%sreal2 %s = aux[%lld + 2 * %s%s];\n", in, part ? "  " : "", name,
+                      (long long)pass->aux_offset, st, part ? " + 1" : "");
+    if (pass->scale != 1.0) {
+      hy_strbuf_appendf(sb, "%s%s%s = cscale(%s, ", in, part ? "  " : "", name, name);
+      hy_cg_literal(sb, k->precision, (long double)pass->scale);
+      hy_strbuf_append(sb, ");\n");
+    }
+    if (part == 0) {
+      hy_strbuf_appendf(sb, "%sdst[obase + (%s)fz[fo].x * %lld] = MK(x0.x + vr.x, x0.y + vr.y);\n",
+                        in, k->idx, (long long)los);
+      hy_strbuf_appendf(sb, "%sif (fo == 0) {\n", in);
+    }
+  }
+  hy_strbuf_appendf(sb, "%s  dst[obase] = MK(x0.x + a0.x, x0.y + a0.y);\n%s}\n", in, in);
+}
+
 static void hy_cg_store_global(hy_cg_kernel *k, int s) {
   hy_strbuf *sb = k->sb;
   const hy_cg_stage *st = &k->st[s];
@@ -1218,26 +1251,9 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
       if (pass->fuse == HY_FUSE_RADER_OUT && !k->spec->store_transposed) {
         /* Convolution output r = S*e + fk plus x_0 is X at g^-r mod N
          * (fz[r]); the thread of r = 0 also writes X_0 (scale is in v). */
-        int64_t los = pass->loops[pass->fuse_loop].out_stride;
-        hy_strbuf_appendf(sb, "      { const %s fo = (%s)e * %lld + fk;\n", k->idx, k->idx,
-                          (long long)pass->fuse_split);
-        hy_strbuf_appendf(sb, "        const %s obase = ob - fk * %lld;\n", k->idx, (long long)los);
-        hy_strbuf_appendf(sb, "        real2 x0 = aux[%lld + 2 * st];\n", (long long)pass->aux_offset);
-        if (pass->scale != 1.0) {
-          hy_strbuf_append(sb, "        x0 = cscale(x0, ");
-          hy_cg_literal(sb, k->precision, (long double)pass->scale);
-          hy_strbuf_append(sb, ");\n");
-        }
-        hy_strbuf_appendf(sb, "        dst[obase + (%s)fz[fo].x * %lld] = MK(x0.x + v.x, x0.y + v.y);\n",
-                          k->idx, (long long)los);
-        hy_strbuf_appendf(sb, "        if (fo == 0) {\n          real2 a0 = aux[%lld + 2 * st + 1];\n",
-                          (long long)pass->aux_offset);
-        if (pass->scale != 1.0) {
-          hy_strbuf_append(sb, "          a0 = cscale(a0, ");
-          hy_cg_literal(sb, k->precision, (long double)pass->scale);
-          hy_strbuf_append(sb, ");\n");
-        }
-        hy_strbuf_append(sb, "          dst[obase] = MK(x0.x + a0.x, x0.y + a0.y);\n        }\n      }\n");
+        hy_strbuf_append(sb, "      {\n");
+        hy_cg_emit_rader_store(k, "        ", "fk", "ob", "st", "v");
+        hy_strbuf_append(sb, "      }\n");
       } else if (k->rader && k->spec->stage_store) {
         /* Convolution output r is X at g^-r mod p, placed in the row. */
         hy_strbuf_append(sb, "      { const int x = rout[e].x; ");
@@ -1301,28 +1317,9 @@ static void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count) {
     /* Convolution output r = S*e + fk2 plus x_0 is X at g^-r mod N
      * (fz[r]); the thread of r = 0 also writes X_0 (scale is in the
      * local values already, not in the kept ones). */
-    int64_t los = pass->loops[pass->fuse_loop].out_stride;
     hy_cg_emit_stash_index(k, order, "      ", "tj", "st2");
-    hy_strbuf_appendf(sb, "      const %s fo = (%s)e * %lld + fk2;\n", k->idx, k->idx,
-                      (long long)pass->fuse_split);
-    hy_strbuf_appendf(sb, "      const %s obase = o2 - fk2 * %lld;\n", k->idx, (long long)los);
-    hy_strbuf_appendf(sb, "      real2 x0 = aux[%lld + 2 * st2];\n", (long long)pass->aux_offset);
-    if (pass->scale != 1.0) {
-      hy_strbuf_append(sb, "      x0 = cscale(x0, ");
-      hy_cg_literal(sb, k->precision, (long double)pass->scale);
-      hy_strbuf_append(sb, ");\n");
-    }
-    hy_strbuf_appendf(sb, "      const real2 v = %s;\n", e);
-    hy_strbuf_appendf(sb, "      dst[obase + (%s)fz[fo].x * %lld] = MK(x0.x + v.x, x0.y + v.y);\n",
-                      k->idx, (long long)los);
-    hy_strbuf_appendf(sb, "      if (fo == 0) {\n        real2 a0 = aux[%lld + 2 * st2 + 1];\n",
-                      (long long)pass->aux_offset);
-    if (pass->scale != 1.0) {
-      hy_strbuf_append(sb, "        a0 = cscale(a0, ");
-      hy_cg_literal(sb, k->precision, (long double)pass->scale);
-      hy_strbuf_append(sb, ");\n");
-    }
-    hy_strbuf_append(sb, "        dst[obase] = MK(x0.x + a0.x, x0.y + a0.y);\n      }\n    }\n  }\n");
+    hy_cg_emit_rader_store(k, "      ", "fk2", "o2", "st2", e);
+    hy_strbuf_append(sb, "    }\n  }\n");
     return;
   }
   /* The fused output chirp keeps only the first N outputs. */

@@ -92,6 +92,22 @@ static int columns_of(const hy_gpu_program *prog, int k) {
   return m;
 }
 
+/* Plan `token` for the H100 and generate its CUDA program; 0 (and a
+ * failed check) when either step fails. */
+static int plan_program(const char *token, const hy_device_caps *caps, hy_plan_tree *tree,
+                        hy_gpu_program *prog) {
+  hyfft_problem user;
+  hy_problem prob;
+  memset(prog, 0, sizeof *prog);
+  if (hy_token_parse(token, &user) != HYFFT_SUCCESS || hy_problem_make(&user, &prob) != HYFFT_SUCCESS ||
+      hy_planner_plan(&prob, caps, 0, tree) != HYFFT_SUCCESS ||
+      hy_codegen_plan(&prob, tree, caps, HY_DIALECT_CUDA, prog) != HYFFT_SUCCESS) {
+    CHECK(0, "%s: not planned or generated: %s", token, hyfft_last_error());
+    return 0;
+  }
+  return 1;
+}
+
 int main(void) {
   hy_device_caps caps = hy_h100_caps();
   for (size_t i = 0; i < sizeof hy_cases / sizeof hy_cases[0]; i++) {
@@ -140,18 +156,9 @@ int main(void) {
       {"c2c:f32:fwd:1009:b3", "rader=1", 1}};
   for (size_t i = 0; i < sizeof rader_cases / sizeof rader_cases[0]; i++) {
     setenv("HYFFT_KERNEL_SPEC", rader_cases[i].env_spec, 1);
-    hyfft_problem user;
-    hy_problem prob;
-    CHECK_OK(hy_token_parse(rader_cases[i].token, &user));
-    CHECK_OK(hy_problem_make(&user, &prob));
     hy_plan_tree tree;
     hy_gpu_program prog;
-    memset(&prog, 0, sizeof prog);
-    if (hy_planner_plan(&prob, &caps, 0, &tree) != HYFFT_SUCCESS ||
-        hy_codegen_plan(&prob, &tree, &caps, HY_DIALECT_CUDA, &prog) != HYFFT_SUCCESS) {
-      CHECK(0, "%s: not planned or generated: %s", rader_cases[i].token, hyfft_last_error());
-      continue;
-    }
+    if (!plan_program(rader_cases[i].token, &caps, &tree, &prog)) continue;
     int rader = strstr(prog.source.data, "const real2 *rin") != NULL;
     CHECK(rader == rader_cases[i].rader, "%s (%s): %s, expected %s", rader_cases[i].token,
           rader_cases[i].env_spec, rader ? "Rader" : "Bluestein",
@@ -172,18 +179,9 @@ int main(void) {
       {"c2c:f64:fwd:65537:b3", "0", HY_FUSE_CHIRP_IN},   {"c2c:f32:fwd:65537:b3", "1", HY_FUSE_RADER_IN}};
   for (size_t i = 0; i < sizeof fused_cases / sizeof fused_cases[0]; i++) {
     setenv("HYFFT_RADER", fused_cases[i].rader_env, 1);
-    hyfft_problem user;
-    hy_problem prob;
-    CHECK_OK(hy_token_parse(fused_cases[i].token, &user));
-    CHECK_OK(hy_problem_make(&user, &prob));
     hy_plan_tree tree;
     hy_gpu_program prog;
-    memset(&prog, 0, sizeof prog);
-    if (hy_planner_plan(&prob, &caps, 0, &tree) != HYFFT_SUCCESS ||
-        hy_codegen_plan(&prob, &tree, &caps, HY_DIALECT_CUDA, &prog) != HYFFT_SUCCESS) {
-      CHECK(0, "%s: not planned or generated: %s", fused_cases[i].token, hyfft_last_error());
-      continue;
-    }
+    if (!plan_program(fused_cases[i].token, &caps, &tree, &prog)) continue;
     CHECK(tree.npasses == 4 && tree.passes[0].fuse == fused_cases[i].first,
           "%s (HYFFT_RADER=%s): %d passes, first fused step %d, expected 4 and %d",
           fused_cases[i].token, fused_cases[i].rader_env, tree.npasses, (int)tree.passes[0].fuse,
@@ -204,18 +202,9 @@ int main(void) {
       {"c2c:f64:fwd:1000:b33554", "", 0},      {"c2c:f64:fwd:3125:b10", "minblocks=0", 0}};
   for (size_t i = 0; i < sizeof blocks_cases / sizeof blocks_cases[0]; i++) {
     setenv("HYFFT_KERNEL_SPEC", blocks_cases[i].env_spec, 1);
-    hyfft_problem user;
-    hy_problem prob;
-    CHECK_OK(hy_token_parse(blocks_cases[i].token, &user));
-    CHECK_OK(hy_problem_make(&user, &prob));
     hy_plan_tree tree;
     hy_gpu_program prog;
-    memset(&prog, 0, sizeof prog);
-    if (hy_planner_plan(&prob, &caps, 0, &tree) != HYFFT_SUCCESS ||
-        hy_codegen_plan(&prob, &tree, &caps, HY_DIALECT_CUDA, &prog) != HYFFT_SUCCESS) {
-      CHECK(0, "%s: not planned or generated: %s", blocks_cases[i].token, hyfft_last_error());
-      continue;
-    }
+    if (!plan_program(blocks_cases[i].token, &caps, &tree, &prog)) continue;
     const char *lb = strstr(prog.source.data, "__launch_bounds__(");
     int three = lb && strncmp(strchr(lb, ')') - 3, ", 3)", 4) == 0;
     CHECK(three == blocks_cases[i].three, "%s (%s): %.40s, expected%s a demand of 3 blocks",
