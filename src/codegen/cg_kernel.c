@@ -486,15 +486,15 @@ static hy_status hy_cg_rader_tables(hy_gpu_program *prog, int64_t p, int sign,
   return hy_cg_table_add(prog, m, prec, spec, t_b);
 }
 
-/* Tables of fused Rader (the passes of HY_FUSE_RADER_*): where the
- * convolution reads (inverse 0: g^q mod p) or writes (inverse 1: g^-q mod
- * p), exact integers in the real parts, and the kernel's spectrum, as in
+/* Tables of fused Rader (the passes of HY_FUSE_RADER_*): g^q mod p for
+ * q < p - 1, exact integers in the real parts (the gather reads x at
+ * g^q; the scatter writes output k at g^-k = g^(p-1-k), so the first and
+ * the last pass share this one table), and the kernel's spectrum, as in
  * hy_cg_rader_tables; the spectrum of 4096 entries or more goes through
  * the disk cache. */
-static hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, int inverse,
-                                        hyfft_precision prec, int *index) {
+static hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, hyfft_precision prec,
+                                        int *index) {
   int64_t m = p - 1, g = hy_cg_primitive_root(p);
-  if (inverse) g = hy_cg_powmod(g, p - 2, p);
   void *data = hy_cg_table_alloc(m, prec);
   if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: Rader table of %lld", (long long)p);
   int64_t a = 1;
@@ -1155,7 +1155,7 @@ static void hy_cg_compute(hy_cg_kernel *k, int s) {
 
 /* Fused Rader's last store (HY_FUSE_RADER_OUT): convolution output
  * fo = S*e + fk (fk: the value of the variable named `fk`) plus x_0 is X
- * at g^-fo mod N (fz[fo]) from the transform's start (`o`, the output
+ * at g^-fo = g^(L-fo) mod N (fz[L - fo], L = N - 1) from the transform's start (`o`, the output
  * offset, less the fused loop's part); the thread of fo = 0 also writes
  * X_0 = x_0 plus the kept sum of the inputs. x_0 and the sum come from
  * the stash slot `st` and are scaled here; `v` is already scaled. */
@@ -1178,8 +1178,9 @@ static void hy_cg_emit_rader_store(hy_cg_kernel *k, const char *in, const char *
       hy_strbuf_append(sb, ");\n");
     }
     if (part == 0) {
-      hy_strbuf_appendf(sb, "%sdst[obase + (%s)fz[fo].x * %lld] = MK(x0.x + vr.x, x0.y + vr.y);\n",
-                        in, k->idx, (long long)los);
+      hy_strbuf_appendf(sb, "%sdst[obase + (%s)fz[fo == 0 ? 0 : %lld - fo].x * %lld] = "
+                            "MK(x0.x + vr.x, x0.y + vr.y);\n",
+                        in, k->idx, (long long)pass->bluestein_m, (long long)los);
       hy_strbuf_appendf(sb, "%sif (fo == 0) {\n", in);
     }
   }
@@ -1659,8 +1660,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     HY_TRY(hy_cg_bluestein_table(prog, pass->chirp_n, pass->bluestein_m, pass->fuse_sign,
                                  pass->precision, &t_fz));
   else if (pass->fuse == HY_FUSE_RADER_IN || pass->fuse == HY_FUSE_RADER_OUT)
-    HY_TRY(hy_cg_rader_perm_table(prog, pass->chirp_n, pass->fuse == HY_FUSE_RADER_OUT,
-                                  pass->precision, &t_fz));
+    HY_TRY(hy_cg_rader_perm_table(prog, pass->chirp_n, pass->precision, &t_fz));
   else if (pass->fuse == HY_FUSE_RADER_SPECTRUM_OUT)
     HY_TRY(hy_cg_rader_spectrum_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
   /* On-the-fly twiddles keep the argument (one entry) so launches do not change. */
