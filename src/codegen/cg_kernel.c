@@ -434,67 +434,17 @@ int hy_cg_effective_pass(const hy_pass *pass, hy_pass *out) {
   return 1;
 }
 
-/* Rader's tables for the prime p with primitive root g: where the
- * convolution reads (g^q mod p) and writes (g^-r mod p), as exact integers
- * in the real part of complex entries, and the convolution kernel's
- * spectrum DFT_{-1}(b)/(p-1), b_m = exp(sign*2*pi*i*(g^-m mod p)/p),
- * computed in long double and rounded once. */
-static hy_status hy_cg_rader_tables(hy_gpu_program *prog, int64_t p, int sign,
-                                    hyfft_precision prec, int *t_in, int *t_out, int *t_b) {
-  int64_t m = p - 1, g = hy_cg_primitive_root(p), ginv = hy_cg_powmod(g, p - 2, p);
-  void *in = hy_cg_table_alloc(m, prec), *outp = hy_cg_table_alloc(m, prec),
-       *spec = hy_cg_table_alloc(m, prec);
-  long double *buf = hy_malloc((size_t)m * 4 * sizeof(long double));
-  if (!in || !outp || !spec || !buf) {
-    hy_free(in);
-    hy_free(outp);
-    hy_free(spec);
-    hy_free(buf);
-    return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: Rader tables of %lld", (long long)p);
-  }
-  long double *re = buf, *im = buf + m, *sre = buf + 2 * m, *sim = buf + 3 * m;
-  int64_t a = 1, b = 1;
-  for (int64_t q = 0; q < m; q++) {
-    hy_cg_table_set(in, prec, q, (long double)a, 0);
-    hy_cg_table_set(outp, prec, q, (long double)b, 0);
-    hy_twiddle_ld(b, p, sign, &re[q], &im[q]); /* b_q = W^(sign * g^-q) */
-    a = a * g % p;
-    b = b * ginv % p;
-  }
-  hy_status st = hy_cg_fft_ld(re, im, m, sre, sim);
-  if (st != HYFFT_SUCCESS) {
-    hy_free(buf);
-    hy_free(in);
-    hy_free(outp);
-    hy_free(spec);
-    return st;
-  }
-  for (int64_t k = 0; k < m; k++) hy_cg_table_set(spec, prec, k, re[k] / m, im[k] / m);
-  hy_free(buf);
-  /* hy_cg_table_add takes its table even when it fails. */
-  st = hy_cg_table_add(prog, m, prec, in, t_in);
-  if (st != HYFFT_SUCCESS) {
-    hy_free(outp);
-    hy_free(spec);
-    return st;
-  }
-  st = hy_cg_table_add(prog, m, prec, outp, t_out);
-  if (st != HYFFT_SUCCESS) {
-    hy_free(spec);
-    return st;
-  }
-  return hy_cg_table_add(prog, m, prec, spec, t_b);
-}
-
-/* Tables of fused Rader (the passes of HY_FUSE_RADER_*): g^q mod p for
- * q < p - 1, exact integers in the real parts (the gather reads x at
- * g^q; the scatter writes output k at g^-k = g^(p-1-k), so the first and
- * the last pass share this one table), and the kernel's spectrum, as in
- * hy_cg_rader_tables; the spectrum of 4096 entries or more goes through
- * the disk cache. */
-static hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, hyfft_precision prec,
-                                        int *index) {
-  int64_t m = p - 1, g = hy_cg_primitive_root(p);
+/* Rader's tables for the prime p with smallest primitive root g: the
+ * powers root^q mod p, q < p - 1, for root g (where the convolution reads
+ * x) or g^-1 (where the one-pass kernel writes X), as exact integers in
+ * the real parts; and the spectrum of the convolution kernel,
+ * DFT_{-1}(b)/(p-1) with b_q = exp(sign*2*pi*i*(g^-q mod p)/p), computed
+ * in long double and rounded once (through the disk cache from 4096
+ * entries on). Fused Rader's last pass reads g^-k as g^(p-1-k), so its
+ * first and last pass share one table of powers of g. */
+static hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, int64_t root,
+                                        hyfft_precision prec, int *index) {
+  int64_t m = p - 1, g = root;
   void *data = hy_cg_table_alloc(m, prec);
   if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: Rader table of %lld", (long long)p);
   int64_t a = 1;
@@ -526,6 +476,16 @@ static hy_status hy_cg_rader_spectrum_table(hy_gpu_program *prog, int64_t p, int
                                             hyfft_precision prec, int *index) {
   hy_cg_table_args args = {p, p - 1, sign, prec};
   return hy_cg_table_cached(prog, "rader spectrum", &args, p - 1, hy_cg_fill_rader_spectrum, index);
+}
+
+/* The one-pass Rader kernel's tables: where it reads, where it writes,
+ * and the kernel's spectrum. */
+static hy_status hy_cg_rader_tables(hy_gpu_program *prog, int64_t p, int sign,
+                                    hyfft_precision prec, int *t_in, int *t_out, int *t_b) {
+  int64_t g = hy_cg_primitive_root(p);
+  HY_TRY(hy_cg_rader_perm_table(prog, p, g, prec, t_in));
+  HY_TRY(hy_cg_rader_perm_table(prog, p, hy_cg_powmod(g, p - 2, p), prec, t_out));
+  return hy_cg_rader_spectrum_table(prog, p, sign, prec, t_b);
 }
 
 /* Per-stage twiddle tables of a kernel: stage s (NS > 1, radix R) reads
@@ -1155,8 +1115,9 @@ static void hy_cg_compute(hy_cg_kernel *k, int s) {
 
 /* Fused Rader's last store (HY_FUSE_RADER_OUT): convolution output
  * fo = S*e + fk (fk: the value of the variable named `fk`) plus x_0 is X
- * at g^-fo = g^(L-fo) mod N (fz[L - fo], L = N - 1) from the transform's start (`o`, the output
- * offset, less the fused loop's part); the thread of fo = 0 also writes
+ * at g^-fo = g^(L-fo) mod N (fz[L - fo], L = N - 1) from the transform's
+ * start (`o`, the output offset, less the fused loop's part); the thread
+ * of fo = 0 also writes
  * X_0 = x_0 plus the kept sum of the inputs. x_0 and the sum come from
  * the stash slot `st` and are scaled here; `v` is already scaled. */
 static void hy_cg_emit_rader_store(hy_cg_kernel *k, const char *in, const char *fk, const char *o,
@@ -1250,8 +1211,7 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         hy_strbuf_append(sb, ");\n");
       }
       if (pass->fuse == HY_FUSE_RADER_OUT && !k->spec->store_transposed) {
-        /* Convolution output r = S*e + fk plus x_0 is X at g^-r mod N
-         * (fz[r]); the thread of r = 0 also writes X_0 (scale is in v). */
+        /* Straight from the registers (hy_cg_emit_rader_store). */
         hy_strbuf_append(sb, "      {\n");
         hy_cg_emit_rader_store(k, "        ", "fk", "ob", "st", "v");
         hy_strbuf_append(sb, "      }\n");
@@ -1315,9 +1275,7 @@ static void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count) {
   else
     snprintf(e, sizeof e, "lds[mm * %d + e]", k->row);
   if (pass->fuse == HY_FUSE_RADER_OUT) {
-    /* Convolution output r = S*e + fk2 plus x_0 is X at g^-r mod N
-     * (fz[r]); the thread of r = 0 also writes X_0 (scale is in the
-     * local values already, not in the kept ones). */
+    /* From local memory, as in hy_cg_emit_rader_store. */
     hy_cg_emit_stash_index(k, order, "      ", "tj", "st2");
     hy_cg_emit_rader_store(k, "      ", "fk2", "o2", "st2", e);
     hy_strbuf_append(sb, "    }\n  }\n");
@@ -1660,7 +1618,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     HY_TRY(hy_cg_bluestein_table(prog, pass->chirp_n, pass->bluestein_m, pass->fuse_sign,
                                  pass->precision, &t_fz));
   else if (pass->fuse == HY_FUSE_RADER_IN || pass->fuse == HY_FUSE_RADER_OUT)
-    HY_TRY(hy_cg_rader_perm_table(prog, pass->chirp_n, pass->precision, &t_fz));
+    HY_TRY(hy_cg_rader_perm_table(prog, pass->chirp_n, hy_cg_primitive_root(pass->chirp_n),
+                                  pass->precision, &t_fz));
   else if (pass->fuse == HY_FUSE_RADER_SPECTRUM_OUT)
     HY_TRY(hy_cg_rader_spectrum_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
   /* On-the-fly twiddles keep the argument (one entry) so launches do not change. */
