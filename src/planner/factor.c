@@ -106,3 +106,13 @@ hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass) {
   pass->bluestein_m = hy_bluestein_length(n);
   return hy_factorize(pass->bluestein_m, HY_MAX_DIRECT_PRIME, pass->factors, &pass->nfactors);
 }
+
+int hy_rader_length_pays(int64_t p) {
+  int64_t odd = p - 1, twos = 0;
+  if (p < 3) return 0;
+  while (odd % 2 == 0) {
+    odd /= 2;
+    twos++;
+  }
+  return twos >= 4 && (odd == 1 || odd == 3 || odd == 5);
+}

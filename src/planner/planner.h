@@ -45,6 +45,11 @@ hy_status hy_factorize(int64_t n, int64_t max_prime, int *factors, int *nfactors
 /* Convolution length for Bluestein of length n: a power of two or the smallest
  * 2^a 3^b 5^c, at least 2n-2 (factor.c says why 2n-2 suffices). */
 int64_t hy_bluestein_length(int64_t n);
+/* Whether Rader's convolution of length p - 1 (p prime) is the one to
+ * use on a GPU: p - 1 = 2^a times 1, 3 or 5 with a >= 4 (measured against
+ * Bluestein, src/codegen/cg_kernel.c for one pass and
+ * src/solvers/four_step.c for the fused passes). */
+int hy_rader_length_pays(int64_t p);
 /* Choose the 1D algorithm for length n and fill pass->algo/factors/bluestein_m. */
 hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass);
 

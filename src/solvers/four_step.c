@@ -185,6 +185,23 @@ static int hy_fs_chain_fits(const hy_fs_ctx *c, int64_t in_stride, int64_t out_s
   return 1;
 }
 
+/* The split m = n1 * n2 of a fused chain's convolution (two passes, n1
+ * in one, mixed radix) and WORK0/WORK1 laid out to hold the batch densely,
+ * m per transform; HYFFT_NO_SOLVER when m does not split so. */
+static hy_status hy_fs_chain_split(hy_fs_ctx *c, int64_t m, int nloops, const hyfft_dim *loops,
+                                   int64_t *n1, int64_t *n2, int64_t *dense) {
+  *n2 = 0;
+  if (hy_fs_best(c, m, 1, 0, n2) < 0 || *n2 == 0) return HYFFT_NO_SOLVER;
+  *n1 = m / *n2;
+  hy_pass probe;
+  hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, c->problem->sign);
+  hy_status st;
+  if (!hy_fs_fits(c, *n1, &probe, &st) || probe.algo != HY_ALGO_MIXED_RADIX) return HYFFT_NO_SOLVER;
+  int64_t inner = 1;
+  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK0, dense, &inner));
+  return hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK1, dense, &inner);
+}
+
 /* The four passes of a fused convolution of length m = n1 * n2 (n2 the
  * length of the A passes) over the transforms of `loops`, through WORK1
  * and WORK0 (laid out by `dense`): A1 src -> WORK1 (forward, fused step
@@ -251,38 +268,18 @@ static hy_status hy_fs_fused_chain(hy_fs_ctx *c, int64_t n, int64_t m, int64_t n
 static hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
                                        hy_buffer dst, int64_t out_stride, int nloops,
                                        const hyfft_dim *loops) {
-  const hy_problem *p = c->problem;
   if (c->caps->backend == HYFFT_BACKEND_CPU || hy_getenv("HYFFT_BLUESTEIN_UNFUSED"))
     return HYFFT_NO_SOLVER;
   if (!hy_fs_chain_fits(c, in_stride, out_stride, nloops, loops)) return HYFFT_NO_SOLVER;
-  int64_t m = hy_bluestein_length(n), n2 = 0;
-  if (hy_fs_best(c, m, 1, 0, &n2) < 0 || n2 == 0) return HYFFT_NO_SOLVER;
-  int64_t n1 = m / n2;
-  hy_pass probe;
-  hy_pass_init(&probe, HY_PASS_DFT, p->precision, p->sign);
-  hy_status st;
-  if (!hy_fs_fits(c, n1, &probe, &st) || probe.algo != HY_ALGO_MIXED_RADIX) return HYFFT_NO_SOLVER;
-  /* WORK0 and WORK1 hold the batch densely, M per transform. */
-  int64_t dense[HY_MAX_LOOPS], inner = 1;
-  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK0, dense, &inner));
-  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK1, dense, &inner));
+  int64_t m = hy_bluestein_length(n), n1, n2, dense[HY_MAX_LOOPS];
+  hy_status st = hy_fs_chain_split(c, m, nloops, loops, &n1, &n2, dense);
+  if (st != HYFFT_SUCCESS) return st;
   static const hy_fuse steps[3] = {HY_FUSE_CHIRP_IN, HY_FUSE_SPECTRUM_OUT, HY_FUSE_CHIRP_OUT};
   return hy_fs_fused_chain(c, n, m, n1, n2, src, in_stride, dst, out_stride, nloops, loops, dense,
                            steps, 0);
 }
 
-/* Fused Rader (a large prime N whose N - 1 = L is 2^a times 1, 3 or 5,
- * a >= 4: 65537 = 2^16 + 1; in f64, see hy_fs_rader_pays) on a GPU: the cyclic convolution of Rader's
- * permuted input with its kernel has length L instead of Bluestein's 2L or
- * more, so the same four fused passes (hy_fs_bluestein_fused) move about
- * half the data. Pass A1 gathers x at g^i mod N (and keeps x_0 aside),
- * B1 multiplies by the kernel's spectrum (and keeps the sum of the inputs
- * aside), A2 transforms back, B2 scatters x_0 plus each output to g^-k mod
- * N and writes X_0. The two kept values per transform sit in WORK0 behind
- * the intermediate (hy_pass.aux_offset). $HYFFT_RADER=0 leaves these
- * primes to Bluestein; $HYFFT_BLUESTEIN_UNFUSED to the seven-pass chain
- * (no fused steps at all). Returns HYFFT_NO_SOLVER (nothing added) when it
- * does not apply. */
+/* Whether fused Rader serves the prime n in this precision. */
 static int hy_fs_rader_pays(int64_t n, hyfft_precision precision) {
   const char *env = hy_getenv("HYFFT_RADER");
   if (env && strcmp(env, "0") == 0) return 0;
@@ -293,15 +290,21 @@ static int hy_fs_rader_pays(int64_t n, hyfft_precision precision) {
    * x1023 3.28 -> 3.97 ms and f32 40961 3.26 -> 3.65 ms. So f64 by
    * default, f32 with $HYFFT_RADER=1. */
   if (precision != HYFFT_F64 && !(env && strcmp(env, "1") == 0)) return 0;
-  int64_t l = n - 1, a = 0;
-  if (n < 3 || hy_largest_prime_factor(n) != n) return 0;
-  while (l % 2 == 0) {
-    l /= 2;
-    a++;
-  }
-  return a >= 4 && (l == 1 || l == 3 || l == 5);
+  return n >= 3 && hy_largest_prime_factor(n) == n && hy_rader_length_pays(n);
 }
 
+/* Fused Rader (a large prime N whose N - 1 = L is 2^a times 1, 3 or 5,
+ * a >= 4: 65537 = 2^16 + 1; in f64, see hy_fs_rader_pays) on a GPU: the
+ * cyclic convolution of Rader's permuted input with its kernel has length
+ * L instead of Bluestein's 2L or more, so the same four fused passes (hy_fs_bluestein_fused) move about
+ * half the data. Pass A1 gathers x at g^i mod N (and keeps x_0 aside),
+ * B1 multiplies by the kernel's spectrum (and keeps the sum of the inputs
+ * aside), A2 transforms back, B2 scatters x_0 plus each output to g^-k mod
+ * N and writes X_0. The two kept values per transform sit in WORK0 behind
+ * the intermediate (hy_pass.aux_offset). $HYFFT_RADER=0 leaves these
+ * primes to Bluestein; $HYFFT_BLUESTEIN_UNFUSED to the seven-pass chain
+ * (no fused steps at all). Returns HYFFT_NO_SOLVER (nothing added) when it
+ * does not apply. */
 static hy_status hy_fs_rader_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
                                    hy_buffer dst, int64_t out_stride, int nloops,
                                    const hyfft_dim *loops) {
@@ -310,18 +313,9 @@ static hy_status hy_fs_rader_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64
       hy_getenv("HYFFT_BLUESTEIN_UNFUSED"))
     return HYFFT_NO_SOLVER;
   if (!hy_fs_chain_fits(c, in_stride, out_stride, nloops, loops)) return HYFFT_NO_SOLVER;
-  int64_t m = n - 1, n2 = 0;
-  if (hy_fs_best(c, m, 1, 0, &n2) < 0 || n2 == 0) return HYFFT_NO_SOLVER;
-  int64_t n1 = m / n2;
-  hy_pass probe;
-  hy_pass_init(&probe, HY_PASS_DFT, p->precision, p->sign);
-  hy_status st;
-  if (!hy_fs_fits(c, n1, &probe, &st) || probe.algo != HY_ALGO_MIXED_RADIX ||
-      !hy_fs_fits(c, n2, &probe, &st) || probe.algo != HY_ALGO_MIXED_RADIX)
-    return HYFFT_NO_SOLVER;
-  int64_t dense[HY_MAX_LOOPS], inner = 1, count = 1;
-  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK0, dense, &inner));
-  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK1, dense, &inner));
+  int64_t m = n - 1, n1, n2, dense[HY_MAX_LOOPS], count = 1;
+  hy_status st = hy_fs_chain_split(c, m, nloops, loops, &n1, &n2, dense);
+  if (st != HYFFT_SUCCESS) return st;
   for (int l = 0; l < nloops; l++)
     if (hy_mul_overflow_i64(count, loops[l].n, &count)) return HYFFT_NO_SOLVER;
   /* The stash: two values per transform behind WORK0's intermediate. */
