@@ -15,7 +15,11 @@
 typedef struct hy_kernel_spec {
   int threads_per_transform; /* T: threads cooperating on one transform */
   int transforms_per_block;  /* M: transforms one work-group handles */
-  int lds_pad;               /* complex elements of padding after every 32 (bank conflicts) */
+  int lds_pad;               /* complex elements of padding after every 2^lds_pad_shift */
+  int lds_pad_shift;         /* log2 of the padding period in elements (5: every 32) */
+  int lds_row_extra;         /* elements added to each transform's row after the padding
+                                (its residue modulo the banks decides whether threads on
+                                neighbouring transforms collide) */
   int split_exchange;        /* 1: exchange real then imaginary parts (half the local memory) */
   int transform_fastest;     /* 1: consecutive threads walk one transform (contiguous axis);
                                 0: consecutive threads walk neighbouring transforms (strided axis) */
@@ -38,6 +42,8 @@ typedef struct hy_kernel_spec {
   int merge_odd;             /* pairs of stages of 3 or 5 merged into one of 9 or 25:
                                 0 never, 1 when the length is a power of that prime,
                                 2 wherever two of them follow each other */
+  int pow2_radix;            /* 0: the planner's power-of-two factors (16s, then the rest);
+                                16/32/64: regrouped into stages of that radix */
   int rader;                 /* a one-pass prime Bluestein pass as Rader (read by
                                 hy_cg_effective_pass, before the rest of the spec) */
 } hy_kernel_spec;

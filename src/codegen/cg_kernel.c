@@ -53,7 +53,7 @@ typedef struct hy_cg_kernel {
   int nc;     /* computed length: n, or the Bluestein convolution length */
   int bluestein;
   int rader;  /* HY_ALGO_RADER: permuted load/store around a length n-1 convolution */
-  int T, M, pad, row;
+  int T, M, pad, pad_shift, row;
   int nstages;
   hy_cg_stage st[HY_CG_MAX_STAGES];
   int forward_end; /* Bluestein: index of the last forward stage */
@@ -533,8 +533,10 @@ static hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k
  * of one prime; 27 = 3^3 was slower than 9 (2187 f64 0.74), and 7s
  * merged into 49 lost too (49 f32 1.08 -> 0.94, 343 1.00 -> 0.63, 2401
  * unchanged at 0.92-0.93). */
-static int hy_cg_radices_of(const int *factors, int nfactors, int merge_odd, int *out) {
+static int hy_cg_radices_of(const int *factors, int nfactors, int merge_odd, int pow2_radix,
+                            int *out) {
   int n = 0, pure = 1, first = 0;
+  int64_t twos = 1;
   for (int i = 0; i < nfactors; i++) {
     if (factors[i] == 1) continue;
     if (!first) first = factors[i];
@@ -543,6 +545,10 @@ static int hy_cg_radices_of(const int *factors, int nfactors, int merge_odd, int
   for (int i = 0; i < nfactors; i++) {
     int f = factors[i];
     if (f == 1) continue;
+    if (pow2_radix > 0 && (f & (f - 1)) == 0) {
+      twos *= f;
+      continue;
+    }
     if ((merge_odd >= 2 || (merge_odd == 1 && pure)) && (f == 3 || f == 5)) {
       int run = 1;
       while (i + run < nfactors && factors[i + run] == f) run++;
@@ -560,25 +566,34 @@ static int hy_cg_radices_of(const int *factors, int nfactors, int merge_odd, int
     }
     out[n++] = f;
   }
+  /* The powers of two regrouped: as many stages of pow2_radix as fit,
+   * then the rest (2^14 with 32: 32 x 32 x 16, two exchanges, not three). */
+  while (twos > 1) {
+    int r = twos >= pow2_radix ? pow2_radix : (int)twos;
+    out[n++] = r;
+    twos /= r;
+  }
   return n;
 }
 
 /* A plane pass merges within each axis's factors (B's, then A's), so that
  * no stage straddles the two axes. */
-static int hy_cg_radices(const hy_pass *pass, int merge_odd, int *out) {
+static int hy_cg_radices(const hy_pass *pass, const hy_kernel_spec *spec, int *out) {
+  int merge_odd = spec->merge_odd, pow2 = spec->pow2_radix;
   int split = pass->nfactors;
   if (pass->plane_inner > 0) {
     int64_t prod = 1;
     for (split = 0; split < pass->nfactors && prod < pass->plane_inner; split++)
       prod *= pass->factors[split];
   }
-  int n = hy_cg_radices_of(pass->factors, split, merge_odd, out);
-  return n + hy_cg_radices_of(pass->factors + split, pass->nfactors - split, merge_odd, out + n);
+  int n = hy_cg_radices_of(pass->factors, split, merge_odd, pow2, out);
+  return n + hy_cg_radices_of(pass->factors + split, pass->nfactors - split, merge_odd, pow2,
+                              out + n);
 }
 
-static int hy_cg_max_radix(const hy_pass *pass, int merge_odd) {
+static int hy_cg_max_radix(const hy_pass *pass, const hy_kernel_spec *spec) {
   int radices[HY_MAX_FACTORS], r = 1;
-  int n = hy_cg_radices(pass, merge_odd, radices);
+  int n = hy_cg_radices(pass, spec, radices);
   for (int i = 0; i < n; i++)
     if (radices[i] > r) r = radices[i];
   return r;
@@ -587,9 +602,9 @@ static int hy_cg_max_radix(const hy_pass *pass, int merge_odd) {
 /* Share of a pass's butterfly slots (stages x butterflies per thread x
  * threads) that threads spend idle, with T threads per transform, over
  * one transform (both halves of Bluestein alike). */
-static double hy_cg_idle_share(const hy_pass *pass, int merge_odd, int T) {
+static double hy_cg_idle_share(const hy_pass *pass, const hy_kernel_spec *spec, int T) {
   int radices[HY_MAX_FACTORS];
-  int n = hy_cg_radices(pass, merge_odd, radices);
+  int n = hy_cg_radices(pass, spec, radices);
   int64_t nc = pass->algo != HY_ALGO_MIXED_RADIX ? pass->bluestein_m : pass->axis.n;
   double work = 0, slots = 0;
   for (int i = 0; i < n; i++) {
@@ -604,14 +619,15 @@ static double hy_cg_idle_share(const hy_pass *pass, int merge_odd, int T) {
 /* Local-memory row of one transform: padded every 32 elements, and odd so
  * that threads reading the same element of neighbouring transforms (the
  * transposed store) hit different banks. */
-static int hy_cg_row(int nc, int pad) {
-  int row = nc + pad * (nc / HY_CG_BANK) + pad;
-  return row % 2 ? row : row + 1;
+static int hy_cg_row(int nc, const hy_kernel_spec *spec) {
+  int pad = spec->lds_pad;
+  int row = nc + pad * (nc >> spec->lds_pad_shift) + pad;
+  return (row % 2 ? row : row + 1) + spec->lds_row_extra;
 }
 
 static int64_t hy_cg_local_bytes(const hy_pass *pass, const hy_kernel_spec *spec, int nc) {
   int64_t elem = (int64_t)hy_cg_elem(pass->precision) / (spec->split_exchange ? 2 : 1);
-  return (int64_t)spec->transforms_per_block * hy_cg_row(nc, spec->lds_pad) * elem;
+  return (int64_t)spec->transforms_per_block * hy_cg_row(nc, spec) * elem;
 }
 
 /* Generator switches as text, "split=1,pad=0,threads=64,transforms=4":
@@ -630,6 +646,10 @@ static void hy_cg_spec_apply(hy_kernel_spec *spec, const char *text) {
     if (sscanf(text, "%31[a-z]=%ld%n", key, &v, &used) != 2) break;
     if (strcmp(key, "split") == 0 && (v == 0 || v == 1)) spec->split_exchange = (int)v;
     if (strcmp(key, "pad") == 0 && v >= 0 && v <= 8) spec->lds_pad = (int)v;
+    if (strcmp(key, "padbits") == 0 && v >= 2 && v <= 8) spec->lds_pad_shift = (int)v;
+    if (strcmp(key, "tworadix") == 0 && (v == 0 || v == 16 || v == 32 || v == 64))
+      spec->pow2_radix = (int)v;
+    if (strcmp(key, "rowadd") == 0 && v >= 0 && v <= 31) spec->lds_row_extra = (int)v;
     if (strcmp(key, "threads") == 0 && v >= 1 && v <= 4096) spec->threads_per_transform = (int)v;
     if (strcmp(key, "transforms") == 0 && v >= 1 && v <= 4096) spec->transforms_per_block = (int)v;
     if (strcmp(key, "fastest") == 0 && (v == 0 || v == 1)) spec->transform_fastest = (int)v;
@@ -684,9 +704,53 @@ static int hy_cg_dense_input(const hy_pass *pass) {
   return 1;
 }
 
+/* The layout of local memory, chosen so that the exchanges of a pass are
+ * free of bank conflicts. A warp's 8-byte (16-byte) accesses are served
+ * 16 (8) threads at a time, 128 bytes over the 32 banks: W = 16 (8)
+ * complex elements. Two things decide the wavefronts per access:
+ *  - Within a row: the first stage stores with a stride of its radix R
+ *    (thread j writes j*R + r); one element of padding every R elements
+ *    (R = 16 or 32) moves neighbouring threads to neighbouring banks. The
+ *    later stages write and every stage reads runs of W or more
+ *    consecutive elements, which padding every 16 or 32 keeps apart.
+ *  - Across rows: where a warp spans M < W transforms (threads across
+ *    transforms, or the transposed store), each group of W threads reads
+ *    W/M neighbouring elements of each of M rows, so the rows must start
+ *    W/M elements apart modulo W. With M >= W, threads on the same element
+ *    of neighbouring rows need odd rows (hy_cg_row's rounding).
+ * Counted per access pattern for the standard table's passes, the
+ * earlier layout (1 per 32, odd rows; 2 per 32 for 4 columns) took 1.2-2
+ * wavefronts per group where this one takes 1. H100 against cuFFT, side
+ * by side: 2^24 x4 0.94 -> 0.97, 4096^2 x4 0.94-0.95 -> 0.98. Switches
+ * padbits= and rowadd= (or pad=) name a layout and keep this rule out. */
+static void hy_cg_bank_layout(const hy_pass *pass, hy_kernel_spec *spec, int64_t nc,
+                              const hy_device_caps *caps) {
+  hy_kernel_spec named;
+  memset(&named, 0, sizeof named);
+  named.lds_pad = named.lds_pad_shift = named.lds_row_extra = -1;
+  hy_cg_spec_apply(&named, hy_getenv("HYFFT_KERNEL_SPEC"));
+  hy_cg_spec_apply(&named, pass->kernel_spec);
+  if (named.lds_pad >= 0 || named.lds_pad_shift >= 0 || named.lds_row_extra >= 0) return;
+  if (spec->split_exchange || spec->lds_pad == 0 || nc <= HY_CG_BANK) return;
+  int radices[HY_MAX_FACTORS];
+  int nr = hy_cg_radices(pass, spec, radices);
+  if (nr < 1) return;
+  hy_kernel_spec layout = *spec;
+  layout.lds_pad = 1;
+  layout.lds_pad_shift = radices[0] == 16 ? 4 : 5;
+  layout.lds_row_extra = 0;
+  int w = 128 / hy_cg_elem(pass->precision), m = spec->transforms_per_block;
+  if (m > 1 && m < w && (w % m) == 0 && (!spec->transform_fastest || spec->store_transposed)) {
+    int base = hy_cg_row((int)nc, &layout);
+    layout.lds_row_extra = (w / m - base % w + w) % w;
+  }
+  if (hy_cg_local_bytes(pass, &layout, (int)nc) <= caps->local_memory) *spec = layout;
+}
+
 hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
                              const hy_device_caps *caps, hy_kernel_spec *spec) {
   memset(spec, 0, sizeof *spec);
+  spec->lds_pad_shift = 5;
   spec->transforms_per_block = 1;
   spec->threads_per_transform = 1;
   if (pass->op != HY_PASS_DFT) return HYFFT_SUCCESS;
@@ -704,28 +768,47 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * 0.87 -> 1.02; rel RMS unchanged to 3 digits). */
   spec->ftw_sincos = pass->twiddle_loop >= 0;
   spec->merge_odd = 1;
-  /* The merge decides the largest radix and so the threads below; the
-   * environment and the pass's variant may change it first. */
-  {
-    hy_kernel_spec probe = *spec;
-    hy_cg_spec_apply(&probe, hy_getenv("HYFFT_KERNEL_SPEC"));
-    hy_cg_spec_apply(&probe, pass->kernel_spec);
-    spec->merge_odd = probe.merge_odd;
-  }
   int64_t nc = pass->algo != HY_ALGO_MIXED_RADIX ? pass->bluestein_m : pass->axis.n;
-  int wg = caps->max_work_group > 0 ? caps->max_work_group : 256;
-  int target = wg < 256 ? wg : 256;
-  int64_t t = nc / hy_cg_max_radix(pass, spec->merge_odd);
-  if (t < 1) t = 1;
-  if (t > target) t = target;
-  spec->threads_per_transform = (int)t;
-  spec->lds_pad = nc > HY_CG_BANK ? 1 : 0;
   int64_t min_loop = INT64_MAX;
   for (int l = 0; l < pass->nloops; l++) {
     int64_t s = llabs(pass->loops[l].in_stride);
     if (pass->loops[l].n > 1 && s < min_loop) min_loop = s;
   }
   spec->transform_fastest = llabs(pass->axis.in_stride) <= min_loop;
+  /* An f32 transform of 8192 or 16384 points fills its SM alone (one
+   * block of 67-135 KB), so its exchanges through local memory are not
+   * hidden behind another block's loads and stores; radix-32 stages take
+   * one exchange fewer (16384 = 32 x 32 x 16 on 512 threads instead of
+   * 16 x 16 x 16 x 4 on 1024, 128 registers, no spills). H100 against
+   * cuFFT, side by side: 16384 0.92 -> 1.03, 8192 0.95 -> 1.00. f64 8192
+   * (256 threads of 236 registers) lost, 0.93 -> 0.86, and so did the
+   * 4096-point columns (two exchanges either way), hence f32 along the
+   * transform from 8192 points, where 32s need fewer stages than 16s. */
+  if (pass->precision == HYFFT_F32 && pass->algo == HY_ALGO_MIXED_RADIX &&
+      spec->transform_fastest && pass->plane_inner == 0 && nc >= 8192) {
+    hy_kernel_spec by16 = *spec, by32 = *spec;
+    int radices[HY_MAX_FACTORS];
+    by16.pow2_radix = 16;
+    by32.pow2_radix = 32;
+    if (hy_cg_radices(pass, &by32, radices) < hy_cg_radices(pass, &by16, radices))
+      spec->pow2_radix = 32;
+  }
+  /* The merges decide the largest radix and so the threads below; the
+   * environment and the pass's variant may change them first. */
+  {
+    hy_kernel_spec probe = *spec;
+    hy_cg_spec_apply(&probe, hy_getenv("HYFFT_KERNEL_SPEC"));
+    hy_cg_spec_apply(&probe, pass->kernel_spec);
+    spec->merge_odd = probe.merge_odd;
+    spec->pow2_radix = probe.pow2_radix;
+  }
+  int wg = caps->max_work_group > 0 ? caps->max_work_group : 256;
+  int target = wg < 256 ? wg : 256;
+  int64_t t = nc / hy_cg_max_radix(pass, spec);
+  if (t < 1) t = 1;
+  if (t > target) t = target;
+  spec->threads_per_transform = (int)t;
+  spec->lds_pad = nc > HY_CG_BANK ? 1 : 0;
   /* A long transform fills a block (nearly) alone: where 256 threads
    * would hold more than 16 points each, one thread per butterfly of the
    * largest radix (up to 1024) keeps ~16 points per
@@ -733,7 +816,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * such a block, instead of 32-64 points per thread that need 170-255
    * registers and leave one 8-warp block per SM (measured with ptxas for
    * sm_90: 8192 f32 174 -> 76 registers, 16384 f32 255 -> 64). */
-  int64_t per_butterfly = nc / hy_cg_max_radix(pass, spec->merge_odd);
+  int64_t per_butterfly = nc / hy_cg_max_radix(pass, spec);
   if (per_butterfly > t && nc / t > 16) {
     int most = wg < 1024 ? wg : 1024;
     t = per_butterfly < most ? per_butterfly : most;
@@ -748,9 +831,9 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * less than half as much, take half (H100, tuner: 2401 = 7^4 from 256
    * threads, 33% idle, to 128, 11%: 1.05x; the 100 x 100 plane from 1024
    * to 512: 1.06-1.08x). */
-  if (t >= 128 && hy_cg_idle_share(pass, spec->merge_odd, (int)t) > 0.08 &&
-      2.0 * hy_cg_idle_share(pass, spec->merge_odd, (int)(t / 2)) <
-          hy_cg_idle_share(pass, spec->merge_odd, (int)t)) {
+  if (t >= 128 && hy_cg_idle_share(pass, spec, (int)t) > 0.08 &&
+      2.0 * hy_cg_idle_share(pass, spec, (int)(t / 2)) <
+          hy_cg_idle_share(pass, spec, (int)t)) {
     t /= 2;
     spec->threads_per_transform = (int)t;
   }
@@ -785,15 +868,6 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   }
   spec->transforms_per_block = (int)m;
   spec->store_transposed = strided_out && m >= 2;
-  /* Passes that exchange across 4 or fewer transforms (4096-point
-   * columns read by threads across transforms, or stored transposed) pad
-   * 2 elements per 32 in f32. H100 against cuFFT, side by side with pad
-   * 1: 2^24 x4 0.84 -> 0.94, 4096^2 x4 0.91 -> 0.94-0.95; with 8 columns
-   * (2^22 x16) 2 lost (0.97 -> 0.94), with 16 or more and in contiguous
-   * passes (8192 f32) it did not help. */
-  if (pass->precision == HYFFT_F32 && nc > HY_CG_BANK && m <= 4 &&
-      (!spec->transform_fastest || spec->store_transposed))
-    spec->lds_pad = 2;
   /* Short transforms: a warp spans 32/T transforms, so direct loads touch
    * 8*T-byte pieces of many segments; staging through local memory makes
    * every warp access 256 contiguous bytes (cuFFT is at the copy floor
@@ -864,6 +938,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * lets ptxas grow kernels up to the new cap (128-256 f32: 48 -> 64
    * registers, 5 -> 4 blocks) or spill (127, 1009: 360-524 bytes), and
    * 1024-4096 f32 measured the same with 4 blocks as with 3. */
+  hy_cg_bank_layout(pass, spec, nc, caps);
   /* Whether the environment or the pass's variant named minblocks (0
    * included: no demand): then the rules below stay out. */
   hy_kernel_spec named;
@@ -889,7 +964,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   int block = spec->threads_per_transform * spec->transforms_per_block;
   if (caps->backend == HYFFT_BACKEND_CUDA && free_blocks && block <= 128) {
     int radices[HY_MAX_FACTORS], most = 0;
-    int nr = hy_cg_radices(pass, spec->merge_odd, radices);
+    int nr = hy_cg_radices(pass, spec, radices);
     for (int i = 0; i < nr; i++) {
       int64_t per = (nc / radices[i] + spec->threads_per_transform - 1) / spec->threads_per_transform;
       if (per * radices[i] > most) most = (int)(per * radices[i]);
@@ -906,7 +981,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
 /* Local-memory index of element expression e within the thread's row. */
 static void hy_cg_lx(hy_cg_kernel *k, const char *e) {
   if (k->pad)
-    hy_strbuf_appendf(k->sb, "lds[mo + (%s) + ((%s) >> 5) * %d]", e, e, k->pad);
+    hy_strbuf_appendf(k->sb, "lds[mo + (%s) + ((%s) >> %d) * %d]", e, e, k->pad_shift, k->pad);
   else
     hy_strbuf_appendf(k->sb, "lds[mo + (%s)]", e);
 }
@@ -1263,7 +1338,7 @@ static void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count) {
   }
   char e[64];
   if (k->pad)
-    snprintf(e, sizeof e, "lds[mm * %d + e + (e >> 5) * %d]", k->row, k->pad);
+    snprintf(e, sizeof e, "lds[mm * %d + e + (e >> %d) * %d]", k->row, k->pad_shift, k->pad);
   else
     snprintf(e, sizeof e, "lds[mm * %d + e]", k->row);
   if (pass->fuse == HY_FUSE_RADER_OUT) {
@@ -1325,7 +1400,7 @@ static void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
   }
   char l[96];
   if (k->pad)
-    snprintf(l, sizeof l, "lds[mm * %d + e + (e >> 5) * %d]", k->row, k->pad);
+    snprintf(l, sizeof l, "lds[mm * %d + e + (e >> %d) * %d]", k->row, k->pad_shift, k->pad);
   else
     snprintf(l, sizeof l, "lds[mm * %d + e]", k->row);
   if (out)
@@ -1539,7 +1614,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   k.T = spec->threads_per_transform;
   k.M = spec->transforms_per_block;
   k.pad = spec->lds_pad;
-  k.row = hy_cg_row(k.nc, k.pad);
+  k.pad_shift = spec->lds_pad_shift;
+  k.row = hy_cg_row(k.nc, spec);
   if (k.T < 1 || k.M < 1 || (int64_t)k.T * k.M > (caps->max_work_group > 0 ? caps->max_work_group : 1024))
     return hy_error(HYFFT_INVALID_ARGUMENT, "codegen: pass %d: %d threads x %d transforms per block",
                     pass_index, k.T, k.M);
@@ -1552,7 +1628,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d factors multiply to %lld, not %lld",
                     pass_index, (long long)prod, (long long)nc);
   int radices[HY_MAX_FACTORS];
-  int nradices = hy_cg_radices(pass, spec->merge_odd, radices);
+  int nradices = hy_cg_radices(pass, spec, radices);
   int reps = k.bluestein || k.rader ? 2 : 1;
   for (int rep = 0; rep < reps; rep++) {
     int ns = 1;
@@ -1649,6 +1725,15 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                     spec->store_transposed ? ", transposed store" : "",
                     spec->stage_load ? ", staged load" : "",
                     spec->stage_store ? ", staged store" : "");
+  /* The layout choices that differ from the planner's factors and the
+   * default padding, named so that a reader of the source sees them. */
+  if (spec->pow2_radix > 0 || k.pad_shift != 5 || spec->lds_row_extra) {
+    hy_strbuf_append(sb, "/* stages");
+    for (int s = 0; s < k.nstages && s <= k.forward_end; s++)
+      hy_strbuf_appendf(sb, "%s%d", s ? "x" : " ", k.st[s].radix);
+    hy_strbuf_appendf(sb, ", local rows of %d elements padded by %d every %d */\n", k.row, k.pad,
+                      1 << k.pad_shift);
+  }
   hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], k.T * k.M,
                     spec->min_blocks);
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tw", g, g, g);

@@ -215,5 +215,40 @@ int main(void) {
     hy_gpu_program_free(&prog);
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
+  /* Local-memory layouts (hy_cg_bank_layout) and radix-32 stages: the
+   * first kernel's stages, its row length and padding period. f32 8192
+   * and 16384 take radix-32 stages (one exchange fewer), f64 8192 and the
+   * 4096-point columns do not; 4 columns per block offset their rows to 4
+   * modulo 16 (8-byte elements), 2 f64 columns to 4 modulo 8; a named
+   * pad keeps the layout of before. */
+  static const struct {
+    const char *token, *env_spec, *layout;
+  } layout_cases[] = {
+      {"c2c:f32:fwd:16384:b4096", "", "stages 32x32x16, local rows of 16897 elements padded by 1 every 32"},
+      {"c2c:f32:fwd:8192:b8192", "", "stages 32x32x8, local rows of 8449 elements padded by 1 every 32"},
+      {"c2c:f64:fwd:8192:b4096", "", "stages 16x16x16x2, local rows of 8705 elements padded by 1 every 16"},
+      {"c2c:f32:fwd:16777216:b4", "", "stages 16x16x16, local rows of 4356 elements padded by 1 every 16"},
+      {"c2c:f64:fwd:16777216:b2", "", "stages 16x16x16, local rows of 4356 elements padded by 1 every 16"},
+      {"c2c:f32:fwd:16777216:b4", "pad=2", NULL},
+      {"c2c:f32:fwd:16384:b4096", "tworadix=16", "stages 16x16x16x4, local rows of 17409 elements padded by 1 every 16"}};
+  for (size_t i = 0; i < sizeof layout_cases / sizeof layout_cases[0]; i++) {
+    setenv("HYFFT_KERNEL_SPEC", layout_cases[i].env_spec, 1);
+    hy_plan_tree tree;
+    hy_gpu_program prog;
+    if (!plan_program(layout_cases[i].token, &caps, &tree, &prog)) continue;
+    const char *at = strstr(prog.source.data, "/* stages ");
+    if (layout_cases[i].layout) {
+      CHECK(at && strncmp(at + 3, layout_cases[i].layout, strlen(layout_cases[i].layout)) == 0,
+            "%s (%s): %.80s, expected %s", layout_cases[i].token, layout_cases[i].env_spec,
+            at ? at : "(no layout line)", layout_cases[i].layout);
+    } else {
+      CHECK(at == NULL, "%s (%s): %.80s, expected the default layout", layout_cases[i].token,
+            layout_cases[i].env_spec, at);
+    }
+    printf("  %-28s %-12s %.*s\n", layout_cases[i].token, layout_cases[i].env_spec,
+           at ? (int)strcspn(at, "\n") : 14, at ? at : "default layout");
+    hy_gpu_program_free(&prog);
+  }
+  setenv("HYFFT_KERNEL_SPEC", "", 1);
   return hy_test_summary();
 }
