@@ -2,6 +2,7 @@
  * long double sinl/cosl there, symmetries elsewhere (see twiddle.h). */
 #include <math.h>
 
+#include "util/hy_util.h"
 #include "util/twiddle.h"
 
 #define HY_PI_2L 1.570796326794896619231321691639751442L
@@ -38,6 +39,55 @@ void hy_twiddle_ld(int64_t k, int64_t n, int sign, long double *re, long double 
   }
   *re = x;
   *im = sign < 0 ? -y : y;
+}
+
+int hy_twiddle_roots_ld(int64_t n, int sign, long double *re, long double *im) {
+  if (n < 1) return 1;
+  /* hy_twiddle_ld's reduction: 4k = q*n + r, and sinl/cosl of
+   * (pi/2) * x/n with x = r or n - r, whichever is at most n/2. Memoised
+   * by x, with the same expressions, so every value is the same. */
+  int64_t half = n / 2 + 1;
+  long double *cx = hy_malloc((size_t)half * 2 * sizeof *cx);
+  unsigned char *done = hy_calloc((size_t)half, 1);
+  if (!cx || !done) {
+    hy_free(cx);
+    hy_free(done);
+    return 0;
+  }
+  long double *sx = cx + half;
+  for (int64_t k = 0; k < n; k++) {
+    __int128 k4 = 4 * (__int128)k;
+    int q = (int)(k4 / n);
+    int64_t r = (int64_t)(k4 - (__int128)q * n);
+    long double c, s;
+    if (r == 0) {
+      c = 1.0L;
+      s = 0.0L;
+    } else {
+      int low = 2 * (__int128)r <= n;
+      int64_t x = low ? r : n - r;
+      if (!done[x]) {
+        long double phi = HY_PI_2L * ((long double)x / (long double)n);
+        cx[x] = cosl(phi);
+        sx[x] = sinl(phi);
+        done[x] = 1;
+      }
+      c = low ? cx[x] : sx[x];
+      s = low ? sx[x] : cx[x];
+    }
+    long double xr, yi;
+    switch (q) {
+      case 0: xr = c; yi = s; break;
+      case 1: xr = -s; yi = c; break;
+      case 2: xr = -c; yi = -s; break;
+      default: xr = s; yi = -c; break;
+    }
+    re[k] = xr;
+    im[k] = sign < 0 ? -yi : yi;
+  }
+  hy_free(cx);
+  hy_free(done);
+  return 1;
 }
 
 void hy_chirp_ld(int64_t k, int64_t n, int sign, long double *re, long double *im) {

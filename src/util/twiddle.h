@@ -20,6 +20,12 @@
  * pi/4. No overflow for any n < 2^62. */
 void hy_twiddle_ld(int64_t k, int64_t n, int sign, long double *re, long double *im);
 
+/* All n roots at once: re[k], im[k] = hy_twiddle_ld(k, n, sign) bit for
+ * bit, k = 0..n-1, with sinl/cosl evaluated once per distinct reduced
+ * angle (n/8 + 1 of them when 8 divides n, instead of n). Returns 0 when
+ * its scratch memory cannot be had (then nothing is written), 1 otherwise. */
+int hy_twiddle_roots_ld(int64_t n, int sign, long double *re, long double *im);
+
 /* The Bluestein chirp exp(sign * pi*i * k^2 / n), k^2 reduced mod 2n
  * exactly in 128-bit integer arithmetic (no overflow for any n < 2^62). */
 void hy_chirp_ld(int64_t k, int64_t n, int sign, long double *re, long double *im);
