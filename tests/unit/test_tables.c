@@ -6,7 +6,10 @@
  * that mixed keys up would fail.
  * Then the disk cache of long tables: a program generated with an empty
  * cache, again from the cache, again with the cache off, and again after
- * the cached files were damaged, holds the same tables byte for byte. */
+ * the cached files were damaged, holds the same tables byte for byte.
+ * Last, the roots of unity all at once (hy_twiddle_roots_ld, which the
+ * per-stage twiddle tables use) equal hy_twiddle_ld's one at a time, bit
+ * for bit, for lengths with and without factors of 2, 4 and 8. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +23,7 @@
 #include "codegen/codegen.h"
 #include "planner/planner.h"
 #include "../backend/cuda/h100_caps.h"
+#include "util/twiddle.h"
 
 typedef struct key {
   int64_t n, m;
@@ -159,7 +163,32 @@ static void test_disk_tables(void) {
   rmdir(dir);
 }
 
+static void test_roots(void) {
+  static const int64_t lengths[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 40, 48, 97, 100, 1000, 2187, 4096, 10000, 16384, 65536};
+  for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
+    int64_t n = lengths[i];
+    long double *re = malloc((size_t)n * 2 * sizeof *re);
+    CHECK(re != NULL, "out of memory");
+    if (!re) return;
+    long double *im = re + n;
+    for (int sign = -1; sign <= 1; sign += 2) {
+      CHECK(hy_twiddle_roots_ld(n, sign, re, im) == 1, "n=%lld: no roots", (long long)n);
+      int64_t bad = 0;
+      for (int64_t k = 0; k < n; k++) {
+        long double r1, i1;
+        hy_twiddle_ld(k, n, sign, &r1, &i1);
+        /* Compare the values, not the bytes: long double has padding. */
+        if (r1 != re[k] || i1 != im[k]) bad++;
+      }
+      CHECK(bad == 0, "n=%lld sign %d: %lld roots differ from hy_twiddle_ld", (long long)n, sign,
+            (long long)bad);
+    }
+    free(re);
+  }
+}
+
 int main(void) {
+  test_roots();
   /* References in order: every one computed before its key is in the memo
    * (the keys are distinct), and the later ones push the first out. */
   for (int i = 0; i < NKEYS; i++) {
