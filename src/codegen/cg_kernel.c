@@ -662,9 +662,10 @@ static double hy_cg_idle_share(const hy_pass *pass, const hy_kernel_spec *spec, 
   return slots > 0 ? 1.0 - work / slots : 0.0;
 }
 
-/* Local-memory row of one transform: padded every 32 elements, and odd so
- * that threads reading the same element of neighbouring transforms (the
- * transposed store) hit different banks. */
+/* Local-memory row of one transform: lds_pad elements after every
+ * 2^lds_pad_shift, odd so that threads reading the same element of
+ * neighbouring transforms (the transposed store) hit different banks, then
+ * lds_row_extra more (hy_cg_bank_layout). */
 static int hy_cg_row(int nc, const hy_kernel_spec *spec) {
   int pad = spec->lds_pad;
   int row = nc + pad * (nc >> spec->lds_pad_shift) + pad;
@@ -769,14 +770,9 @@ static int hy_cg_dense_input(const hy_pass *pass) {
  * wavefronts per group where this one takes 1. H100 against cuFFT, side
  * by side: 2^24 x4 0.94 -> 0.97, 4096^2 x4 0.94-0.95 -> 0.98. Switches
  * padbits= and rowadd= (or pad=) name a layout and keep this rule out. */
-static void hy_cg_bank_layout(const hy_pass *pass, hy_kernel_spec *spec, int64_t nc,
-                              const hy_device_caps *caps) {
-  hy_kernel_spec named;
-  memset(&named, 0, sizeof named);
-  named.lds_pad = named.lds_pad_shift = named.lds_row_extra = -1;
-  hy_cg_spec_apply(&named, hy_getenv("HYFFT_KERNEL_SPEC"));
-  hy_cg_spec_apply(&named, pass->kernel_spec);
-  if (named.lds_pad >= 0 || named.lds_pad_shift >= 0 || named.lds_row_extra >= 0) return;
+static void hy_cg_bank_layout(const hy_pass *pass, const hy_kernel_spec *named,
+                              hy_kernel_spec *spec, int64_t nc, const hy_device_caps *caps) {
+  if (named->lds_pad >= 0 || named->lds_pad_shift >= 0 || named->lds_row_extra >= 0) return;
   if (spec->split_exchange || spec->lds_pad == 0 || nc <= HY_CG_BANK) return;
   int radices[HY_MAX_FACTORS];
   int nr = hy_cg_radices(pass, spec, radices);
@@ -984,14 +980,15 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * lets ptxas grow kernels up to the new cap (128-256 f32: 48 -> 64
    * registers, 5 -> 4 blocks) or spill (127, 1009: 360-524 bytes), and
    * 1024-4096 f32 measured the same with 4 blocks as with 3. */
-  hy_cg_bank_layout(pass, spec, nc, caps);
-  /* Whether the environment or the pass's variant named minblocks (0
-   * included: no demand): then the rules below stay out. */
+  /* What the environment or the pass's variant named: the local-memory
+   * layout (pad, padbits, rowadd) or minblocks (0 included: no demand)
+   * keeps the rules for it out. */
   hy_kernel_spec named;
   memset(&named, 0, sizeof named);
-  named.min_blocks = -1;
+  named.lds_pad = named.lds_pad_shift = named.lds_row_extra = named.min_blocks = -1;
   hy_cg_spec_apply(&named, hy_getenv("HYFFT_KERNEL_SPEC"));
   hy_cg_spec_apply(&named, pass->kernel_spec);
+  hy_cg_bank_layout(pass, &named, spec, nc, caps);
   int free_blocks = named.min_blocks < 0;
   if (caps->backend == HYFFT_BACKEND_CUDA && pass->precision == HYFFT_F32 && free_blocks &&
       spec->threads_per_transform * spec->transforms_per_block == 512 &&

@@ -7,6 +7,20 @@
 
 #define HY_PI_2L 1.570796326794896619231321691639751442L
 
+/* The root in quadrant q whose first-quadrant cosine and sine are c, s. */
+static void hy_twiddle_place(int q, long double c, long double s, int sign, long double *re,
+                             long double *im) {
+  long double x, y;
+  switch (q) {
+    case 0: x = c; y = s; break;
+    case 1: x = -s; y = c; break;
+    case 2: x = -c; y = -s; break;
+    default: x = s; y = -c; break;
+  }
+  *re = x;
+  *im = sign < 0 ? -y : y;
+}
+
 void hy_twiddle_ld(int64_t k, int64_t n, int sign, long double *re, long double *im) {
   if (n < 1) n = 1;
   __int128 kk = (__int128)k % n;
@@ -30,15 +44,7 @@ void hy_twiddle_ld(int64_t k, int64_t n, int sign, long double *re, long double 
     c = sinl(phi);
     s = cosl(phi);
   }
-  long double x, y;
-  switch (q) {
-    case 0: x = c; y = s; break;
-    case 1: x = -s; y = c; break;
-    case 2: x = -c; y = -s; break;
-    default: x = s; y = -c; break;
-  }
-  *re = x;
-  *im = sign < 0 ? -y : y;
+  hy_twiddle_place(q, c, s, sign, re, im);
 }
 
 int hy_twiddle_roots_ld(int64_t n, int sign, long double *re, long double *im) {
@@ -75,15 +81,7 @@ int hy_twiddle_roots_ld(int64_t n, int sign, long double *re, long double *im) {
       c = low ? cx[x] : sx[x];
       s = low ? sx[x] : cx[x];
     }
-    long double xr, yi;
-    switch (q) {
-      case 0: xr = c; yi = s; break;
-      case 1: xr = -s; yi = c; break;
-      case 2: xr = -c; yi = -s; break;
-      default: xr = s; yi = -c; break;
-    }
-    re[k] = xr;
-    im[k] = sign < 0 ? -yi : yi;
+    hy_twiddle_place(q, c, s, sign, &re[k], &im[k]);
   }
   hy_free(cx);
   hy_free(done);
