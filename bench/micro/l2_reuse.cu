@@ -4,7 +4,9 @@
 // passes over everything, or in chunks of 8-32 MB (two launches per chunk,
 // or one cooperative kernel with a grid barrier per chunk), with and without
 // streaming hints on x and y (__ldcs/__stcs) and with the read workspace
-// lines discarded (discard.global.L2) so that L2 never writes them back.
+// lines discarded (discard.global.L2) so that L2 never writes them back;
+// then persistent blocks that take tickets and wait on per-element
+// counters with a ring of work slots (src/codegen/cg_persist.c's scheme).
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o l2_reuse bench/micro/l2_reuse.cu && ./l2_reuse
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -45,6 +47,45 @@ __global__ void fused(const float4 *__restrict__ x, float4 *__restrict__ w, floa
     g.sync();
     float4 *yc = y + c * chunk;
     for (size_t i = tid; i < chunk; i += stride) { if (hint) __stcs(yc + i, wc[i]); else yc[i] = wc[i]; }
+  }
+}
+
+// persistent tickets (the scheme of src/codegen/cg_persist.c): elements of
+// E float4; A(e) copies x -> w[e % R], B(e) copies w[e % R] -> y, each by
+// blocks of PB float4; tickets A(0..L-1), then A(e), B(e-L), ...; B(e)
+// waits for A(e)'s blocks, A(e) for B(e-R)'s. ctr: 1 + 2 * nel ints, zeroed.
+__global__ void tickets(const float4 *__restrict__ x, float4 *__restrict__ w, float4 *__restrict__ y,
+                        int *ctr, int nel, size_t E, int PB, int R, int L) {
+  __shared__ int tk_s;
+  const int nb = (int)(E / PB), round = 2 * nb, head = L * nb, mid = (nel - L) * round;
+  const int total = nel * 2 * nb;
+  for (;;) {
+    if (threadIdx.x == 0) tk_s = atomicAdd(ctr, 1);
+    __syncthreads();
+    const int tk = tk_s;
+    __syncthreads();
+    if (tk >= total) break;
+    int ph, e, j;
+    if (tk < head) { ph = 0; e = tk / nb; j = tk % nb; }
+    else if (tk - head < mid) {
+      const int r = (tk - head) / round, o = (tk - head) % round;
+      if (o < nb) { ph = 0; e = L + r; j = o; } else { ph = 1; e = r; j = o - nb; }
+    } else { const int r = tk - head - mid; ph = 1; e = nel - L + r / nb; j = r % nb; }
+    const int wi = ph ? 1 + e : (e >= R ? 1 + nel + e - R : 0), wn = ph || e >= R ? nb : 0;
+    if (threadIdx.x == 0) { while (*(volatile int *)(ctr + wi) < wn) __nanosleep(64); __threadfence(); }
+    __syncthreads();
+    float4 *slot = w + (size_t)(e % R) * E + (size_t)j * PB;
+    if (ph == 0) {
+      const float4 *a = x + (size_t)e * E + (size_t)j * PB;
+      for (int i = threadIdx.x; i < PB; i += blockDim.x) slot[i] = __ldcs(a + i);
+    } else {
+      float4 *b = y + (size_t)e * E + (size_t)j * PB;
+      for (int i = threadIdx.x; i < PB; i += blockDim.x) __stcs(b + i, __ldcg(slot + i));
+    }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(ctr + (ph ? 1 + nel + e : 1 + e), 1);
+    __syncthreads();
   }
 }
 
@@ -104,6 +145,22 @@ int main() {
       size_t nn = n, cc = chunk; int hh = hint;
       void *args[] = {&x, &w, &y, &nn, &cc, &hh};
       timeit(name, [&] { cudaLaunchCooperativeKernel((void *)fused, fgrid, block, args, 0, 0); });
+    }
+  }
+  // Persistent tickets with counters: elements of 512 KB (2^16 f32), 2 MB and
+  // 8 MB (2^20 f32); blocks of 64 KB; a ring of about 24 MB, lag half of it.
+  int *ctr; CK(cudaMalloc(&ctr, 4 * (1 + 2 * 1024)));
+  for (size_t ekb : {512, 2048, 8192}) {
+    size_t E = (ekb << 10) / 16; int nel = (int)(n / E), PB = 4096;
+    int R = (int)((24u << 20) / (ekb << 10)); if (R < 2) R = 2;
+    for (int L : {1, R / 2 > 1 ? R / 2 : 1}) {
+      int nb = 0; cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, tickets, block, 0);
+      char name[80];
+      snprintf(name, sizeof name, "tickets %zu KB elements, ring %d, lag %d", ekb, R, L);
+      timeit(name, [&] {
+        cudaMemsetAsync(ctr, 0, 4 * (1 + 2 * nel));
+        tickets<<<nb * sms, block>>>(x, w, y, ctr, nel, E, PB, R, L);
+      });
     }
   }
   return 0;

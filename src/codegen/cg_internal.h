@@ -46,6 +46,9 @@ typedef struct hy_kernel_spec {
                                 16/32/64: regrouped into stages of that radix */
   int rader;                 /* a one-pass prime Bluestein pass as Rader (read by
                                 hy_cg_effective_pass, before the rest of the spec) */
+  int body;                  /* 0: a kernel of its own; 1 or 2: the function for the first
+                                or second pass of a persistent kernel (codegen.c), which
+                                takes the block index and local memory from its caller */
 } hy_kernel_spec;
 
 /* ---- dialect layer ---- */
@@ -105,6 +108,14 @@ hy_status hy_cg_chirp_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_pre
                             int *index);
 hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int sign,
                                 hyfft_precision p, int *index);
+
+/* The persistent kernel of a two-pass plan (cg_persist.c): when the
+ * switch persist=1 asks for it and the plain program `plain` qualifies,
+ * *made = 1 and `out` holds the program (a clearing kernel and the
+ * persistent kernel); otherwise *made = 0 and `out` is untouched. */
+hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
+                        const hy_device_caps *caps, const hy_gpu_program *plain,
+                        hy_gpu_program *out, int *made);
 
 /* Pointwise kernels of multi-pass Bluestein (cg_pointwise.c). */
 hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,

@@ -1741,8 +1741,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   /* Header and signature. */
   hy_strbuf *sb = k.sb;
   const char *g = hy_cg_global(prog->dialect);
-  snprintf(prog->names[prog->nkernels], sizeof prog->names[0], "hy_pass%d_dft%lld", pass_index,
-           (long long)k.n);
+  snprintf(prog->names[prog->nkernels], sizeof prog->names[0],
+           spec->body ? "hy_pass%d_body%lld" : "hy_pass%d_dft%lld", pass_index, (long long)k.n);
   hy_strbuf_append(sb, "/* ");
   hy_plan_tree tmp;
   memset(&tmp, 0, sizeof tmp);
@@ -1777,9 +1777,32 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     hy_strbuf_appendf(sb, ", local rows of %d elements padded by %d every %d */\n", k.row, k.pad,
                       1 << k.pad_shift);
   }
-  hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], k.T * k.M,
-                    spec->min_blocks);
-  hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tw", g, g, g);
+  int uses_lds = k.nstages > 1 || spec->store_transposed || spec->stage_load || spec->stage_store;
+  const char *lds_type = spec->split_exchange ? "real" : "real2";
+  if (spec->body) {
+    /* A step of a persistent kernel (codegen.c): a function the kernel
+     * calls with the block's index and its local memory. The first pass
+     * streams its input past L2 (evict first); the second reads what the
+     * first wrote in L2, past L1 (which other SMs' writes do not update),
+     * and streams its output. OpenCL has no cache hints: a volatile read
+     * keeps L1 out. A CUDA call, not inlined: inlined into the ticket loop
+     * the two passes took 2x the registers of their own kernels or spilled
+     * (ptxas, sm_90); as calls each keeps its kernel's count. */
+    hy_strbuf_appendf(sb, "%s void %s(",
+                      prog->dialect == HY_DIALECT_CUDA ? "__device__ __noinline__" : "HY_FN",
+                      prog->names[prog->nkernels]);
+    if (prog->dialect == HY_DIALECT_CUDA)
+      hy_strbuf_append(sb, spec->body == 1 ? "hy_ld_stream src, real2 *dst"
+                                           : "hy_ld_l2 src, hy_st_stream dst");
+    else
+      hy_strbuf_appendf(sb, "%s__global const real2 *src, __global real2 *dst",
+                        spec->body == 1 ? "" : "volatile ");
+    hy_strbuf_appendf(sb, ", %sconst real2 *tw", g);
+  } else {
+    hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], k.T * k.M,
+                      spec->min_blocks);
+    hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tw", g, g, g);
+  }
   if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
   if (k.rader)
     hy_strbuf_appendf(sb, ", %sconst real2 *rin, %sconst real2 *rout, %sconst real2 *bh", g, g, g);
@@ -1787,21 +1810,27 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (t_fz >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *fz", g);
   int rader_fused = pass->fuse >= HY_FUSE_RADER_IN;
   if (rader_fused) hy_strbuf_appendf(sb, ", %sreal2 *aux", g);
-  hy_strbuf_append(sb, ", const hy_i64 hy_block0) {\n");
-  hy_cg_emit_block_index(sb, spec->reverse_blocks);
+  if (spec->body) {
+    hy_strbuf_appendf(sb, ", const hy_i64 hy_gid, %s%s *lds) {\n",
+                      prog->dialect == HY_DIALECT_OPENCL ? "__local " : "", lds_type);
+    if (!uses_lds) hy_strbuf_append(sb, "  (void)lds;\n");
+  } else {
+    hy_strbuf_append(sb, ", const hy_i64 hy_block0) {\n");
+    hy_cg_emit_block_index(sb, spec->reverse_blocks);
+  }
   /* CUDA caps static shared arrays at 48 KB; the exchange buffer is dynamic
    * shared memory there (launch shared_bytes, opted into by the backend),
    * one untyped array so that kernels of other element types can share
    * the translation unit. */
-  int uses_lds = k.nstages > 1 || spec->store_transposed || spec->stage_load || spec->stage_store;
-  if (uses_lds && prog->dialect == HY_DIALECT_CUDA)
+  if (spec->body)
+    ;
+  else if (uses_lds && prog->dialect == HY_DIALECT_CUDA)
     hy_strbuf_appendf(sb, "  extern __shared__ __align__(16) unsigned char hy_smem[];\n"
                           "  %s *lds = (%s *)hy_smem;\n",
-                      spec->split_exchange ? "real" : "real2",
-                      spec->split_exchange ? "real" : "real2");
+                      lds_type, lds_type);
   else if (uses_lds)
-    hy_strbuf_appendf(sb, "  %s%s lds[%d];\n", hy_cg_local(prog->dialect),
-                      spec->split_exchange ? "real" : "real2", k.M * k.row);
+    hy_strbuf_appendf(sb, "  %s%s lds[%d];\n", hy_cg_local(prog->dialect), lds_type,
+                      k.M * k.row);
   hy_cg_prologue(&k, count);
   if (uses_lds) hy_strbuf_appendf(sb, "  const int mo = m * %d;\n", k.row);
   if (k.st[0].ns == 1 && k.nstages == 1) hy_strbuf_append(sb, "  (void)tw;\n");

@@ -169,7 +169,19 @@ hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
     hy_gpu_program_free(out);
     return st;
   }
-  hy_cg_schedule_chunks(problem, tree, caps, out);
+  hy_gpu_program fused;
+  int made = 0;
+  st = hy_cg_persist(problem, tree, caps, out, &fused, &made);
+  if (st != HYFFT_SUCCESS) {
+    hy_gpu_program_free(out);
+    return st;
+  }
+  if (made) {
+    hy_gpu_program_free(out);
+    *out = fused;
+  } else {
+    hy_cg_schedule_chunks(problem, tree, caps, out);
+  }
   uint64_t h = hy_hash_u64(HY_HASH_INIT, HY_CODEGEN_VERSION);
   out->hash = hy_hash_bytes(h, sb->data, sb->len);
   return HYFFT_SUCCESS;

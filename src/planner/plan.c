@@ -1,5 +1,6 @@
 /* Plan trees: initialisation, their kernel specs and the text that
  * `hyfft plan` prints. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,19 @@ void hy_pass_init(hy_pass *pass, hy_pass_op op, hyfft_precision precision, int s
   pass->fuse_loop = -1;
 }
 
+void hy_plan_tree_reserve_sync(hy_plan_tree *tree) {
+  tree->sync_offset = tree->sync_ints = 0;
+  if (tree->npasses != 2 || tree->work_elems[1] != 0) return;
+  const hy_pass *a = &tree->passes[0], *b = &tree->passes[1];
+  if (a->op != HY_PASS_DFT || b->op != HY_PASS_DFT || a->nloops < 1 || b->nloops < 1) return;
+  int64_t batch = a->loops[0].n;
+  if (batch < 2 || b->loops[0].n != batch || batch > (INT32_MAX - 1) / 2) return;
+  int64_t elem = a->precision == HYFFT_F64 ? 16 : 8;
+  tree->sync_offset = tree->work_elems[0];
+  tree->sync_ints = 1 + 2 * batch;
+  tree->work_elems[0] += (tree->sync_ints * 4 + elem - 1) / elem;
+}
+
 int64_t hy_pass_count(const hy_pass *pass) {
   int64_t count = 1;
   for (int i = 0; i < pass->nloops; i++) count *= pass->loops[i].n;
@@ -28,7 +42,7 @@ int64_t hy_pass_count(const hy_pass *pass) {
  * that silently ignores it. */
 static const char *const hy_spec_keys[] = {
     "split", "pad", "threads", "transforms", "fastest", "transposed", "stagein", "stageout",
-    "minblocks", "twstage", "ftwsin", "merge", "tmul", "tdiv", "mmul", "mdiv", "rader", "padbits", "rowadd", "tworadix", NULL};
+    "minblocks", "twstage", "ftwsin", "merge", "tmul", "tdiv", "mmul", "mdiv", "rader", "padbits", "rowadd", "tworadix", "persist", "ring", "lag", NULL};
 
 hy_status hy_kernel_spec_check(const char *spec) {
   if (!spec) return HYFFT_SUCCESS;

@@ -141,6 +141,11 @@ typedef struct hy_plan_tree {
   int npasses;
   hy_pass passes[HY_MAX_PASSES];
   int64_t work_elems[2]; /* complex elements of WORK0 and WORK1 */
+  /* Counters a persistent two-pass GPU kernel synchronises its blocks with
+   * (src/codegen/cg_persist.c): sync_ints 32-bit integers at complex
+   * element sync_offset of WORK0, behind the passes' data; 0 when the
+   * tree has no room for them. */
+  int64_t sync_offset, sync_ints;
   double cost;           /* model cost in seconds (estimated) */
   char kernel_spec[HY_KERNEL_SPEC_LEN]; /* the variant every DFT pass got ("" = model) */
 } hy_plan_tree;
@@ -153,6 +158,13 @@ hy_status hy_plan_tree_set_spec(hy_plan_tree *tree, const char *spec);
 /* Whether spec is "key=integer[,key=integer...]" with keys the generator
  * knows (empty is fine). On failure the detail message names the bad part. */
 hy_status hy_kernel_spec_check(const char *spec);
+
+/* Reserve the counters of a persistent two-pass kernel at the end of
+ * WORK0 (sync_offset, sync_ints) when the tree is two DFT passes over a
+ * batch of two or more elements: one ticket counter and two per element.
+ * A few bytes per element, so GPU plans reserve them whether or not the
+ * generator fuses the passes. */
+void hy_plan_tree_reserve_sync(hy_plan_tree *tree);
 
 /* Initialise a pass with neutral values (no twiddle, scale 1). */
 void hy_pass_init(hy_pass *pass, hy_pass_op op, hyfft_precision precision, int sign);

@@ -23,6 +23,7 @@ hy_status hy_planner_candidates(const hy_problem *problem, const hy_device_caps 
     }
     if (st != HYFFT_SUCCESS) break;
     candidate->solver = hy_solvers[i]->name;
+    if (caps->backend != HYFFT_BACKEND_CPU) hy_plan_tree_reserve_sync(candidate);
     candidate->cost = hy_cost_tree(candidate, problem, caps);
     /* Insertion into the sorted list; ties keep registry order, so the
      * first entry is what the model alone would choose. */
@@ -58,6 +59,7 @@ hy_status hy_planner_plan_solver(const hy_problem *problem, const hy_device_caps
     if (st == HYFFT_NO_SOLVER) break;
     HY_TRY(st);
     out->solver = hy_solvers[i]->name;
+    if (caps->backend != HYFFT_BACKEND_CPU) hy_plan_tree_reserve_sync(out);
     out->cost = hy_cost_tree(out, problem, caps);
     return HYFFT_SUCCESS;
   }

@@ -249,6 +249,66 @@ int main(void) {
            at ? (int)strcspn(at, "\n") : 14, at ? at : "default layout");
     hy_gpu_program_free(&prog);
   }
+  /* Persistent two-pass kernels (persist=1): the plans of 2^16-2^20 get
+   * the clearing kernel and one persistent kernel, with a ring of about
+   * half the 50 MB L2 and the second pass half a ring behind; ring= and
+   * lag= name them (elements larger than half of L2, as 2^24, still get a
+   * ring of two); plans that do not qualify (one pass, an unbatched
+   * transform) keep their launches. Without the switch, no plan
+   * changes, but every batched two-pass plan has room for the counters. */
+  static const struct {
+    const char *token, *env_spec, *line;
+  } persist_cases[] = {
+      {"c2c:f32:fwd:65536:b1024", "persist=1",
+       "32768 tickets over 1024 elements, pass 1 25 element(s) behind pass 0, a ring of 50 work "
+       "slots of 524288 bytes"},
+      {"c2c:f32:fwd:1048576:b64", "persist=1",
+       "16384 tickets over 64 elements, pass 1 1 element(s) behind pass 0, a ring of 3 work slots "
+       "of 8388608 bytes"},
+      {"c2c:f64:fwd:262144:b128", "persist=1",
+       "16384 tickets over 128 elements, pass 1 3 element(s) behind pass 0, a ring of 6 work "
+       "slots of 4194304 bytes"},
+      {"c2c:f32:fwd:262144:b256", "persist=1,ring=8,lag=2",
+       "16384 tickets over 256 elements, pass 1 2 element(s) behind pass 0, a ring of 8 work "
+       "slots of 2097152 bytes"},
+      {"c2c:f32:fwd:65536:b1024", "", NULL},
+      {"c2c:f32:fwd:4096:b16384", "persist=1", NULL},
+      {"c2c:f32:fwd:16777216:b4", "persist=1",
+       "8192 tickets over 4 elements, pass 1 1 element(s) behind pass 0, a ring of 2 work slots "
+       "of 134217728 bytes"},
+      {"c2c:f32:fwd:1048576", "persist=1", NULL}};
+  for (size_t i = 0; i < sizeof persist_cases / sizeof persist_cases[0]; i++) {
+    setenv("HYFFT_KERNEL_SPEC", persist_cases[i].env_spec, 1);
+    hy_plan_tree tree;
+    hy_gpu_program prog;
+    if (!plan_program(persist_cases[i].token, &caps, &tree, &prog)) continue;
+    const char *at = strstr(prog.source.data, "one persistent kernel: ");
+    if (persist_cases[i].line) {
+      CHECK(at && strncmp(at + 23, persist_cases[i].line, strlen(persist_cases[i].line)) == 0,
+            "%s (%s): %.120s, expected %s", persist_cases[i].token, persist_cases[i].env_spec,
+            at ? at : "(no persistent kernel)", persist_cases[i].line);
+      CHECK(prog.nkernels == 2 && prog.nlaunches == 2 &&
+                strcmp(prog.names[1], "hy_persist_passes") == 0 && hy_gpu_program_has_units(&prog),
+            "%s: %d kernels, %d launches", persist_cases[i].token, prog.nkernels, prog.nlaunches);
+      /* 132 SMs; blocks as many as fit an SM at once, by threads and shared memory. */
+      CHECK(prog.launches[1].grid >= 132 && prog.launches[1].grid % 132 == 0,
+            "%s: %lld persistent blocks", persist_cases[i].token,
+            (long long)prog.launches[1].grid);
+    } else {
+      CHECK(at == NULL, "%s (%s): unexpected persistent kernel", persist_cases[i].token,
+            persist_cases[i].env_spec);
+    }
+    int64_t batch = tree.npasses == 2 ? tree.passes[0].loops[0].n : 0;
+    int64_t esize = tree.passes[0].precision == HYFFT_F64 ? 16 : 8;
+    CHECK(tree.npasses != 2 || batch < 2 ||
+              (tree.sync_ints == 1 + 2 * batch && tree.sync_offset > 0 &&
+               tree.work_elems[0] >= tree.sync_offset + (tree.sync_ints * 4 + esize - 1) / esize),
+          "%s: counters %lld at %lld of %lld workspace elements", persist_cases[i].token,
+          (long long)tree.sync_ints, (long long)tree.sync_offset, (long long)tree.work_elems[0]);
+    printf("  %-28s %-24s %.*s\n", persist_cases[i].token, persist_cases[i].env_spec,
+           at ? (int)strcspn(at, "*\n") : 13, at ? at : "two launches");
+    hy_gpu_program_free(&prog);
+  }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
   return hy_test_summary();
 }
