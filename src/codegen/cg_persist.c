@@ -28,9 +28,12 @@
  * output stored streaming (__stcs), so that the input and output pass
  * through L2 without evicting the ring.
  *
- * Off unless asked for (switch persist=1 in $HYFFT_KERNEL_SPEC or the
- * plan's variant; ring=R and lag=L set the ring and the lag); a plan that
- * does not qualify keeps its two launches. */
+ * On by default for CUDA plans whose elements' intermediates take at most
+ * 1 MB, where it measured faster (hy_cg_persist_shape_of); the switch
+ * persist=1 or persist=0 in $HYFFT_KERNEL_SPEC or the plan's variant asks
+ * for it or keeps it out, ring=R and lag=L set the ring and the lag, and
+ * hints=0 reads and writes the input and output without cache hints. A
+ * plan that does not qualify keeps its two launches. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +41,8 @@
 #include "codegen/cg_internal.h"
 
 typedef struct hy_cg_persist_req {
-  int on;
+  int on;    /* 1 asked for, 0 refused, -1 the default rule (hy_cg_persist_shape_of) */
+  int hints; /* 1: input and output streamed past L2 (CUDA cache hints); 0: plain */
   int64_t ring, lag; /* 0: from the L2 size */
 } hy_cg_persist_req;
 
@@ -51,6 +55,7 @@ static void hy_cg_persist_parse(const char *text, hy_cg_persist_req *r) {
     if (strcmp(key, "persist") == 0 && (v == 0 || v == 1)) r->on = (int)v;
     if (strcmp(key, "ring") == 0 && v >= 2 && v <= 1 << 20) r->ring = v;
     if (strcmp(key, "lag") == 0 && v >= 1 && v <= 1 << 20) r->lag = v;
+    if (strcmp(key, "hints") == 0 && (v == 0 || v == 1)) r->hints = (int)v;
     text += used;
     if (*text == ',') text++;
   }
@@ -70,13 +75,15 @@ static const char *hy_cg_buffer_name(int b) {
   return names[b];
 }
 
-/* The CUDA accessors the pass functions read and write through. */
-static void hy_cg_persist_accessors(hy_strbuf *sb) {
-  hy_strbuf_append(
+/* The CUDA accessors the pass functions read and write through: the
+ * input and output streamed (or plain loads and stores without hints), the
+ * intermediate read through L2 only. */
+static void hy_cg_persist_accessors(hy_strbuf *sb, int hints) {
+  hy_strbuf_appendf(
       sb,
       "struct hy_ld_stream {\n"
       "  const real2 *p;\n"
-      "  __device__ __forceinline__ real2 operator[](hy_i64 i) const { return __ldcs(p + i); }\n"
+      "  __device__ __forceinline__ real2 operator[](hy_i64 i) const { return %s; }\n"
       "};\n"
       "struct hy_ld_l2 {\n"
       "  const real2 *p;\n"
@@ -84,7 +91,7 @@ static void hy_cg_persist_accessors(hy_strbuf *sb) {
       "};\n"
       "struct hy_st_ref {\n"
       "  real2 *p;\n"
-      "  __device__ __forceinline__ void operator=(real2 v) const { __stcs(p, v); }\n"
+      "  __device__ __forceinline__ void operator=(real2 v) const { %s; }\n"
       "};\n"
       "struct hy_st_stream {\n"
       "  real2 *p;\n"
@@ -92,7 +99,8 @@ static void hy_cg_persist_accessors(hy_strbuf *sb) {
       "    hy_st_ref r = {p + i};\n"
       "    return r;\n"
       "  }\n"
-      "};\n");
+      "};\n",
+      hints ? "__ldcs(p + i)" : "p[i]", hints ? "__stcs(p, v)" : "*p = v");
 }
 
 /* Statements: wait until counter `idx` reaches `need` (one thread polls,
@@ -161,7 +169,7 @@ static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree 
                                   const hy_device_caps *caps, const hy_gpu_program *plain,
                                   const hy_cg_persist_req *req, hy_cg_persist_shape *sh) {
   memset(sh, 0, sizeof *sh);
-  if (!req->on || tree->npasses != 2 || plain->nlaunches != 2 || plain->nkernels != 2) return 0;
+  if (req->on == 0 || tree->npasses != 2 || plain->nlaunches != 2 || plain->nkernels != 2) return 0;
   sh->batch = problem->batch_rank > 0 ? problem->batch[0].n : 0;
   if (sh->batch < 2 || tree->sync_ints < 1 + 2 * sh->batch) return 0;
   for (int i = 0; i < 2; i++) {
@@ -200,6 +208,18 @@ static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree 
   if (ring_ok && sh->lag > sh->ring - 1) sh->lag = sh->ring - 1;
   if (sh->lag > sh->batch) sh->lag = sh->batch;
   sh->use_ring = ring_ok && sh->ring < sh->batch;
+  /* By default only where it measured faster (H100, side by side with
+   * cuFFT): CUDA plans whose elements' intermediates take at most 1 MB
+   * (2^16 f32 1.06 -> 1.17, f64 1.01 -> 1.13). Larger elements lost in
+   * every ring, lag and hint tried (2^20 f32 1.01-1.04 -> 0.85-0.91, f64
+   * 2^18 0.93 -> 0.74-0.82, 2^22 0.98 -> 0.79-0.84, 10^6 1.14 -> 0.81-0.97);
+   * 2^18 f32 (2 MB) measured 1.00 -> 1.01-1.11 and stays off. */
+  if (req->on < 0) {
+    /* $HYFFT_L2_CHUNK asks for the chunked launches (codegen.c) instead. */
+    const char *chunk = hy_getenv("HYFFT_L2_CHUNK");
+    return caps->backend == HYFFT_BACKEND_CUDA && sh->use_ring &&
+           sh->slot_bytes <= ((int64_t)1 << 20) && !(chunk && *chunk);
+  }
   return 1;
 }
 
@@ -275,7 +295,7 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
                         const hy_device_caps *caps, const hy_gpu_program *plain,
                         hy_gpu_program *out, int *made) {
   *made = 0;
-  hy_cg_persist_req req = {0, 0, 0};
+  hy_cg_persist_req req = {-1, 1, 0, 0};
   hy_cg_persist_parse(hy_getenv("HYFFT_KERNEL_SPEC"), &req);
   hy_cg_persist_parse(tree->passes[0].kernel_spec, &req);
   hy_cg_persist_shape sh;
@@ -312,7 +332,7 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
                       (long long)sh.slot_bytes);
   else
     hy_strbuf_append(sb, " */\n");
-  if (dialect == HY_DIALECT_CUDA) hy_cg_persist_accessors(sb);
+  if (dialect == HY_DIALECT_CUDA) hy_cg_persist_accessors(sb, req.hints);
   /* The pass functions, generated as the plain kernels were (same
    * switches) over one element; their tables are what their launches list
    * between the buffers and the block offset. */

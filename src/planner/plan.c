@@ -42,7 +42,7 @@ int64_t hy_pass_count(const hy_pass *pass) {
  * that silently ignores it. */
 static const char *const hy_spec_keys[] = {
     "split", "pad", "threads", "transforms", "fastest", "transposed", "stagein", "stageout",
-    "minblocks", "twstage", "ftwsin", "merge", "tmul", "tdiv", "mmul", "mdiv", "rader", "padbits", "rowadd", "tworadix", "persist", "ring", "lag", NULL};
+    "minblocks", "twstage", "ftwsin", "merge", "tmul", "tdiv", "mmul", "mdiv", "rader", "padbits", "rowadd", "tworadix", "persist", "ring", "lag", "hints", NULL};
 
 hy_status hy_kernel_spec_check(const char *spec) {
   if (!spec) return HYFFT_SUCCESS;

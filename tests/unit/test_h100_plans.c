@@ -110,6 +110,9 @@ static int plan_program(const char *token, const hy_device_caps *caps, hy_plan_t
 
 int main(void) {
   hy_device_caps caps = hy_h100_caps();
+  /* The plain kernels' shapes: the persistent kernel (checked at the end)
+   * kept out. */
+  setenv("HYFFT_KERNEL_SPEC", "persist=0", 1);
   for (size_t i = 0; i < sizeof hy_cases / sizeof hy_cases[0]; i++) {
     const expected *e = &hy_cases[i];
     hyfft_problem user;
@@ -254,8 +257,10 @@ int main(void) {
    * half the 50 MB L2 and the second pass half a ring behind; ring= and
    * lag= name them (elements larger than half of L2, as 2^24, still get a
    * ring of two); plans that do not qualify (one pass, an unbatched
-   * transform) keep their launches. Without the switch, no plan
-   * changes, but every batched two-pass plan has room for the counters. */
+   * transform) keep their launches. Without the switch, plans whose
+   * elements take at most 1 MB (2^16) get it and larger ones do not;
+   * persist=0 keeps it out; every batched two-pass plan has room for the
+   * counters. */
   static const struct {
     const char *token, *env_spec, *line;
   } persist_cases[] = {
@@ -271,7 +276,15 @@ int main(void) {
       {"c2c:f32:fwd:262144:b256", "persist=1,ring=8,lag=2",
        "16384 tickets over 256 elements, pass 1 2 element(s) behind pass 0, a ring of 8 work "
        "slots of 2097152 bytes"},
-      {"c2c:f32:fwd:65536:b1024", "", NULL},
+      {"c2c:f32:fwd:65536:b1024", "",
+       "32768 tickets over 1024 elements, pass 1 25 element(s) behind pass 0, a ring of 50 work "
+       "slots of 524288 bytes"},
+      {"c2c:f64:fwd:65536:b512", "",
+       "16384 tickets over 512 elements, pass 1 12 element(s) behind pass 0, a ring of 25 work "
+       "slots of 1048576 bytes"},
+      {"c2c:f32:fwd:65536:b1024", "persist=0", NULL},
+      {"c2c:f32:fwd:262144:b256", "", NULL},
+      {"c2c:f32:fwd:1048576:b64", "", NULL},
       {"c2c:f32:fwd:4096:b16384", "persist=1", NULL},
       {"c2c:f32:fwd:16777216:b4", "persist=1",
        "8192 tickets over 4 elements, pass 1 1 element(s) behind pass 0, a ring of 2 work slots "
