@@ -91,7 +91,12 @@ typedef struct hy_gpu_program {
  * what the one before it wrote while it is still in L2 (by default for
  * in-place plans of three or more passes, where it was measured faster;
  * see codegen.c). $HYFFT_L2_CHUNK sets the bytes a chunk may use for any
- * plan (0: one chunk, the plain pass order). */
+ * plan (0: one chunk, the plain pass order).
+ *
+ * A batched two-pass plan may instead become one persistent kernel that
+ * runs both passes element by element (cg_persist.c; by default for CUDA
+ * plans whose elements take at most 1 MB): then the program is a kernel
+ * that zeroes its counters and the persistent kernel. */
 hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
                           const hy_device_caps *caps, hy_dialect dialect, hy_gpu_program *out);
 void hy_gpu_program_free(hy_gpu_program *program);
