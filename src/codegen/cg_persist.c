@@ -29,7 +29,7 @@
  * through L2 without evicting the ring.
  *
  * On by default for CUDA plans whose elements' intermediates take at most
- * 1 MB, where it measured faster (hy_cg_persist_shape_of); the switch
+ * 2 MB, where it measured faster (hy_cg_persist_shape_of); the switch
  * persist=1 or persist=0 in $HYFFT_KERNEL_SPEC or the plan's variant asks
  * for it or keeps it out, ring=R and lag=L set the ring and the lag, and
  * hints=0 reads and writes the input and output without cache hints. A
@@ -209,16 +209,16 @@ static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree 
   if (sh->lag > sh->batch) sh->lag = sh->batch;
   sh->use_ring = ring_ok && sh->ring < sh->batch;
   /* By default only where it measured faster (H100, side by side with
-   * cuFFT): CUDA plans whose elements' intermediates take at most 1 MB
-   * (2^16 f32 1.06 -> 1.17, f64 1.01 -> 1.13). Larger elements lost in
-   * every ring, lag and hint tried (2^20 f32 1.01-1.04 -> 0.85-0.91, f64
-   * 2^18 0.93 -> 0.74-0.82, 2^22 0.98 -> 0.79-0.84, 10^6 1.14 -> 0.81-0.97);
-   * 2^18 f32 (2 MB) measured 1.00 -> 1.01-1.11 and stays off. */
+   * cuFFT): CUDA plans whose elements' intermediates take at most 2 MB
+   * (2^16 f32 1.06 -> 1.16-1.18, f64 1.01 -> 1.12-1.14, 2^18 f32 1.00 ->
+   * 1.01-1.12). Elements of 4 MB and more lost in every ring, lag and hint
+   * tried (2^20 f32 1.01-1.04 -> 0.85-0.91, f64 2^18 0.93 -> 0.74-0.82,
+   * 2^22 0.98 -> 0.79-0.84, 10^6 1.14 -> 0.81-0.97). */
   if (req->on < 0) {
     /* $HYFFT_L2_CHUNK asks for the chunked launches (codegen.c) instead. */
     const char *chunk = hy_getenv("HYFFT_L2_CHUNK");
     return caps->backend == HYFFT_BACKEND_CUDA && sh->use_ring &&
-           sh->slot_bytes <= ((int64_t)1 << 20) && !(chunk && *chunk);
+           sh->slot_bytes <= ((int64_t)2 << 20) && !(chunk && *chunk);
   }
   return 1;
 }

@@ -95,7 +95,7 @@ typedef struct hy_gpu_program {
  *
  * A batched two-pass plan may instead become one persistent kernel that
  * runs both passes element by element (cg_persist.c; by default for CUDA
- * plans whose elements take at most 1 MB): then the program is a kernel
+ * plans whose elements take at most 2 MB): then the program is a kernel
  * that zeroes its counters and the persistent kernel. */
 hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
                           const hy_device_caps *caps, hy_dialect dialect, hy_gpu_program *out);

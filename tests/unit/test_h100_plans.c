@@ -258,7 +258,8 @@ int main(void) {
    * lag= name them (elements larger than half of L2, as 2^24, still get a
    * ring of two); plans that do not qualify (one pass, an unbatched
    * transform) keep their launches. Without the switch, plans whose
-   * elements take at most 1 MB (2^16) get it and larger ones do not;
+   * elements take at most 2 MB (2^16, f32 2^18) get it and larger ones
+   * do not;
    * persist=0 keeps it out; every batched two-pass plan has room for the
    * counters. */
   static const struct {
@@ -283,7 +284,9 @@ int main(void) {
        "16384 tickets over 512 elements, pass 1 12 element(s) behind pass 0, a ring of 25 work "
        "slots of 1048576 bytes"},
       {"c2c:f32:fwd:65536:b1024", "persist=0", NULL},
-      {"c2c:f32:fwd:262144:b256", "", NULL},
+      {"c2c:f32:fwd:262144:b256", "",
+       "16384 tickets over 256 elements, pass 1 6 element(s) behind pass 0, a ring of 12 work "
+       "slots of 2097152 bytes"},
       {"c2c:f32:fwd:1048576:b64", "", NULL},
       {"c2c:f32:fwd:4096:b16384", "persist=1", NULL},
       {"c2c:f32:fwd:16777216:b4", "persist=1",
