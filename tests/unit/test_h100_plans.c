@@ -27,6 +27,11 @@ static const expected hy_cases[] = {
     /* two four-step passes, 8 columns each (two blocks per SM) */
     {"c2c:f32:fwd:1048576:b64", "four-step", 2, 0, {8, 8}, 0, 0},
     {"c2c:f32:fwd:65536:b1024", "four-step", 2, 0, {16, 16}, 0, 0},
+    /* f64 512-point four-step passes take 4 columns (4 blocks per SM),
+     * their neighbours keep 8 and 16 */
+    {"c2c:f64:fwd:262144:b128", "four-step", 2, 0, {4, 4}, 0, 0},
+    {"c2c:f64:fwd:1048576:b32", "four-step", 2, 0, {8, 8}, 0, 0},
+    {"c2c:f64:fwd:65536:b512", "four-step", 2, 0, {16, 16}, 0, 0},
     /* 2^26 in three passes, 1024 x 256 x 256 (two passes, 8192 x 8192,
      * moved 2 columns per block and took 2.3x as long) */
     {"c2c:f32:fwd:67108864", "four-step", 3, 0, {8, 16, 16}, 0, 0},
@@ -272,7 +277,7 @@ int main(void) {
        "16384 tickets over 64 elements, pass 1 1 element(s) behind pass 0, a ring of 3 work slots "
        "of 8388608 bytes"},
       {"c2c:f64:fwd:262144:b128", "persist=1",
-       "16384 tickets over 128 elements, pass 1 3 element(s) behind pass 0, a ring of 6 work "
+       "32768 tickets over 128 elements, pass 1 3 element(s) behind pass 0, a ring of 6 work "
        "slots of 4194304 bytes"},
       {"c2c:f32:fwd:262144:b256", "persist=1,ring=8,lag=2",
        "16384 tickets over 256 elements, pass 1 2 element(s) behind pass 0, a ring of 8 work "
