@@ -932,7 +932,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   /* f64 four-step passes of 32 threads x 8 columns (512 points, as f64
    * 2^18) run 2 blocks of 256 threads per SM at 128 registers; 4 columns
    * per block (128 threads, 35 KB) let 4 smaller blocks share it. H100
-   * against cuFFT: f64 2^18 x128 0.93 -> 0.99 (13:10 UTC; 1.00 in the
+   * against cuFFT: f64 2^18 x128 0.93 -> 0.99 (13:12 UTC; 1.00 in the
    * 06:27 tuning). Halving lost on the neighbouring shapes (f64 2^20, 64
    * threads x 8: 1.02 -> 0.98; f64 2^16, 16 x 16: 1.13 -> 1.09), so it
    * is kept to this one. */
