@@ -107,6 +107,8 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
   if (st == HYFFT_SUCCESS) st = hy_plan_choose(context, &p->problem, flags, &p->tree);
   if (st == HYFFT_SUCCESS)
     st = context->backend->plan_prepare(context->device, &p->problem, &p->tree, &p->backend_state);
+  if (st == HYFFT_SUCCESS)
+    hy_exec_fit_workspace(context->backend, context->device, p->backend_state, &p->tree);
   if (st != HYFFT_SUCCESS) {
     free(p);
     return st;

@@ -54,6 +54,10 @@ typedef struct hy_backend {
   hy_status (*plan_prepare)(void *device, const hy_problem *problem, const hy_plan_tree *tree,
                             void **plan_state);
   void (*plan_release)(void *device, void *plan_state);
+  /* Optional: complex elements of WORK0 the prepared plan touches when
+   * fewer than its tree's work_elems[0] (0: the tree's). The plan's
+   * workspace is then allocated, and reported, that small. */
+  int64_t (*plan_workspace)(void *device, const void *plan_state);
   /* Append the generated source of the plan's kernels (may append nothing). */
   hy_status (*plan_source)(void *device, const void *plan_state, hy_strbuf *sb);
   /* Run every pass of the tree in order on `queue`. buffers[HY_BUF_*] are

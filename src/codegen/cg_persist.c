@@ -302,7 +302,16 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
   if (!hy_cg_persist_shape_of(problem, tree, caps, plain, &req, &sh)) return HYFFT_SUCCESS;
   const hy_pass *full = sh.full;
   int64_t esize = problem->precision == HYFFT_F64 ? 16 : 8;
-  int64_t off_bytes = tree->sync_offset * esize;
+  /* The counters: where the planner reserved them, at the end of WORK0;
+   * with a ring in WORK0, right behind the ring instead, and the plan
+   * needs no more of WORK0 than that (hy_gpu_program.work_elems). */
+  int64_t nctr = 1 + 2 * sh.batch, ctr_at = tree->sync_offset, used = 0;
+  if (sh.use_ring && full[0].dst == HY_BUF_WORK0) {
+    ctr_at = full[0].dst_offset + sh.ring * sh.slot;
+    used = ctr_at + (nctr * 4 + esize - 1) / esize;
+    if (used > tree->sync_offset) ctr_at = tree->sync_offset, used = 0;
+  }
+  int64_t off_bytes = ctr_at * esize;
 
   /* The program: the plain one's header and prelude, the clearing kernel,
    * then one block with the two pass functions and the kernel that runs
@@ -319,7 +328,7 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
 
   out->kernel_begin[0] = sb->len;
   snprintf(out->names[0], sizeof out->names[0], "hy_clear_counters");
-  hy_cg_persist_clear(sb, dialect, out->names[0], 1 + 2 * sh.batch, off_bytes);
+  hy_cg_persist_clear(sb, dialect, out->names[0], nctr, off_bytes);
   out->kernel_end[0] = sb->len;
 
   out->kernel_begin[1] = sb->len;
@@ -462,6 +471,7 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
       p->args[p->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, targs[i][a]};
   p->args[p->nargs++] = (hy_kernel_arg){HY_ARG_BLOCK_OFFSET, 0};
   out->nlaunches = 2;
+  out->work_elems = used;
   st = hy_strbuf_status(sb);
   if (st != HYFFT_SUCCESS) {
     hy_gpu_program_free(out);

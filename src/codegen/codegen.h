@@ -80,6 +80,10 @@ typedef struct hy_gpu_program {
   int nlaunches;
   hy_launch launches[HY_MAX_LAUNCHES];
   uint64_t hash; /* of source text and HY_CODEGEN_VERSION */
+  /* Complex elements of WORK0 the program touches when fewer than the
+   * plan tree's (a persistent kernel's ring of work slots and its counters,
+   * cg_persist.c); 0: the tree's work_elems. */
+  int64_t work_elems;
 } hy_gpu_program;
 
 /* Generate the program for a plan tree on a device. On failure the

@@ -15,6 +15,13 @@ size_t hy_exec_workspace_bytes(const struct hyfft_plan_s *plan) {
   return (size_t)(plan->tree.work_elems[0] + plan->tree.work_elems[1]) * elem;
 }
 
+void hy_exec_fit_workspace(const hy_backend *backend, void *device, const void *plan_state,
+                           hy_plan_tree *tree) {
+  if (!backend->plan_workspace || tree->work_elems[1] != 0) return;
+  int64_t used = backend->plan_workspace(device, plan_state);
+  if (used > 0 && used < tree->work_elems[0]) tree->work_elems[0] = used;
+}
+
 /* Byte ranges touched by the input and output. */
 static void hy_exec_extents(const hy_problem *p, size_t *in_bytes, size_t *out_bytes) {
   *in_bytes = (size_t)p->in_extent * hy_problem_in_elem_size(p);

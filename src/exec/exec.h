@@ -51,5 +51,9 @@ hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void *out, v
 
 /* Bytes of workspace a plan needs. */
 size_t hy_exec_workspace_bytes(const struct hyfft_plan_s *plan);
+/* After plan_prepare: shrink tree->work_elems[0] to what the prepared plan
+ * touches when the backend reports less (a persistent kernel's ring). */
+void hy_exec_fit_workspace(const hy_backend *backend, void *device, const void *plan_state,
+                           hy_plan_tree *tree);
 
 #endif /* HY_EXEC_H */

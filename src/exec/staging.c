@@ -163,7 +163,9 @@ static hy_status hy_stage_sub_create(struct hyfft_plan_s *plan, int64_t n, unsig
   /* Chosen like any plan (wisdom, measuring, the model): a chunk's batch
    * may well get another tree than the whole problem's. */
   HY_TRY(hy_plan_choose(ctx, &sub->problem, flags, &sub->tree));
-  return ctx->backend->plan_prepare(ctx->device, &sub->problem, &sub->tree, &sub->state);
+  HY_TRY(ctx->backend->plan_prepare(ctx->device, &sub->problem, &sub->tree, &sub->state));
+  hy_exec_fit_workspace(ctx->backend, ctx->device, sub->state, &sub->tree);
+  return HYFFT_SUCCESS;
 }
 
 static void hy_stage_unchunk(struct hyfft_plan_s *plan) {

@@ -896,6 +896,12 @@ static hy_status hy_cuda_plan_source(void *device, const void *plan_state, hy_st
   return hy_strbuf_status(sb);
 }
 
+static int64_t hy_cuda_plan_workspace(void *device, const void *plan_state) {
+  (void)device;
+  const hy_cuda_plan *s = plan_state;
+  return s ? s->program.work_elems : 0;
+}
+
 static hy_status hy_cuda_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
                                  void *const buffers[HY_BUF_COUNT], void *queue) {
   return hy_cuda_program_run(device, plan_state, buffers, queue);
@@ -917,6 +923,7 @@ const hy_backend hy_backend_cuda = {
     .plan_prepare = hy_cuda_plan_prepare,
     .plan_release = hy_cuda_plan_release,
     .plan_source = hy_cuda_plan_source,
+    .plan_workspace = hy_cuda_plan_workspace,
     .execute = hy_cuda_execute,
     .host_alloc = hy_cuda_host_alloc,
     .host_release = hy_cuda_host_release,

@@ -387,6 +387,12 @@ static hy_status hy_cl_plan_source(void *device, const void *plan_state, hy_strb
   return hy_strbuf_status(sb);
 }
 
+static int64_t hy_cl_plan_workspace(void *device, const void *plan_state) {
+  (void)device;
+  const hy_cl_plan *plan = plan_state;
+  return plan ? plan->prog.work_elems : 0;
+}
+
 static hy_status hy_cl_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
                                void *const buffers[HY_BUF_COUNT], void *queue) {
   (void)tree;
@@ -461,5 +467,6 @@ const hy_backend hy_backend_opencl = {
     .plan_prepare = hy_cl_plan_prepare,
     .plan_release = hy_cl_plan_release,
     .plan_source = hy_cl_plan_source,
+    .plan_workspace = hy_cl_plan_workspace,
     .execute = hy_cl_execute,
 };

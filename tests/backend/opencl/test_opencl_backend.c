@@ -391,6 +391,45 @@ static void test_source(hyfft_context ctx) {
   CHECK_OK(hyfft_plan_destroy(plan));
 }
 
+/* The persistent two-pass kernel (persist=1, a ring of 3 work slots):
+ * its output equals the two-launch plan's bit for bit (same pass code,
+ * same order of operations), and its workspace is the ring and the
+ * counters, not the whole intermediate. Needs HYFFT_OPENCL_MAX_PASS=128
+ * (4096 as two passes of 64). */
+static void test_persist(hyfft_context ctx) {
+  const int64_t n = 4096, batch = 16;
+  float *in = malloc(sizeof(float) * 2 * n * batch);
+  float *out[2] = {malloc(sizeof(float) * 2 * n * batch), malloc(sizeof(float) * 2 * n * batch)};
+  for (int64_t i = 0; i < 2 * n * batch; i++) in[i] = (float)(rnd() - 0.5);
+  const char *specs[2] = {"persist=0", "persist=1,ring=3,lag=1"};
+  size_t ws[2] = {0, 0};
+  for (int v = 0; v < 2; v++) {
+    setenv("HYFFT_KERNEL_SPEC", specs[v], 1);
+    hyfft_plan plan;
+    CHECK_OK(hyfft_plan_token(ctx, "c2c:f32:fwd:4096:b16", 0, &plan));
+    CHECK_OK(hyfft_plan_workspace_size(plan, &ws[v]));
+    size_t need = 0;
+    hyfft_plan_source(plan, NULL, 0, &need);
+    char *src = malloc(need + 1);
+    CHECK_OK(hyfft_plan_source(plan, src, need + 1, NULL));
+    CHECK((strstr(src, "hy_persist_passes") != NULL) == v, "%s: persistent kernel %s", specs[v],
+          v ? "missing" : "unexpected");
+    free(src);
+    memset(out[v], 0xff, sizeof(float) * 2 * n * batch); /* poisoned: NaN */
+    CHECK_OK(hyfft_execute(plan, in, out[v]));
+    CHECK_OK(hyfft_plan_destroy(plan));
+  }
+  setenv("HYFFT_KERNEL_SPEC", "", 1);
+  CHECK(memcmp(out[0], out[1], sizeof(float) * 2 * n * batch) == 0,
+        "persistent output differs from the two-launch plan's");
+  /* Plain: 16 elements of 4096 plus the counters; ring: 3 elements plus the counters. */
+  CHECK(ws[0] >= (size_t)(8 * n * batch) && ws[1] < (size_t)(8 * n * 4) && ws[1] >= (size_t)(8 * n * 3),
+        "workspace %zu bytes plain, %zu persistent", ws[0], ws[1]);
+  free(in);
+  free(out[0]);
+  free(out[1]);
+}
+
 /* Multi-pass Bluestein's pointwise steps on the CPU (hy_cpu_op_chirp),
  * chained with naive inner DFTs: PRE, DFT_M(-1), SPECTRUM, DFT_M(+1), POST
  * must equal the length-N DFT. Runs without any device. */
@@ -548,6 +587,7 @@ int main(int argc, char **argv) {
   test_async(ctx);
   test_threads(ctx);
   test_source(ctx);
+  test_persist(ctx);
   test_index64(ctx);
   hyfft_device_info info;
   hyfft_context_device(ctx, &info);
