@@ -46,6 +46,11 @@ typedef struct hy_kernel_spec {
                                 16/32/64: regrouped into stages of that radix */
   int rader;                 /* a one-pass prime Bluestein pass as Rader (read by
                                 hy_cg_effective_pass, before the rest of the spec) */
+  int persist;               /* a two-pass plan as one persistent kernel (cg_persist.c, read
+                                from its first pass): 1 asked for, 0 refused, -1 the default */
+  int persist_ring;          /* its work slots; 0: about half of L2 */
+  int persist_lag;           /* elements its second pass runs behind; 0: half the ring */
+  int persist_hints;         /* 1: input and output streamed past L2 (CUDA cache hints) */
   int body;                  /* 0: a kernel of its own; 1 or 2: the function for the first
                                 or second pass of a persistent kernel (codegen.c), which
                                 takes the block index and local memory from its caller */

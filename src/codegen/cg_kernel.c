@@ -708,6 +708,10 @@ static void hy_cg_spec_apply(hy_kernel_spec *spec, const char *text) {
     if (strcmp(key, "rader") == 0 && (v == 0 || v == 1)) spec->rader = (int)v;
     if (strcmp(key, "ftwsin") == 0 && (v == 0 || v == 1)) spec->ftw_sincos = (int)v;
     if (strcmp(key, "merge") == 0 && v >= 0 && v <= 2) spec->merge_odd = (int)v;
+    if (strcmp(key, "persist") == 0 && (v == 0 || v == 1)) spec->persist = (int)v;
+    if (strcmp(key, "ring") == 0 && v >= 2 && v <= 1 << 20) spec->persist_ring = (int)v;
+    if (strcmp(key, "lag") == 0 && v >= 1 && v <= 1 << 20) spec->persist_lag = (int)v;
+    if (strcmp(key, "hints") == 0 && (v == 0 || v == 1)) spec->persist_hints = (int)v;
     if (strcmp(key, "tmul") == 0 && v >= 1 && v <= 16 && spec->threads_per_transform * v <= 4096)
       spec->threads_per_transform *= (int)v;
     if (strcmp(key, "tdiv") == 0 && v >= 1 && v <= 16 && spec->threads_per_transform / v >= 1)
@@ -795,6 +799,8 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   spec->lds_pad_shift = 5;
   spec->transforms_per_block = 1;
   spec->threads_per_transform = 1;
+  spec->persist = -1;
+  spec->persist_hints = 1;
   if (pass->op != HY_PASS_DFT) return HYFFT_SUCCESS;
   /* With one W_n table, thread j of a stage reads entry r*(j % NS)*step:
    * addresses r*step*8 bytes apart, up to 32 cache lines (32 L1 wavefronts)

@@ -40,27 +40,6 @@
 
 #include "codegen/cg_internal.h"
 
-typedef struct hy_cg_persist_req {
-  int on;    /* 1 asked for, 0 refused, -1 the default rule (hy_cg_persist_shape_of) */
-  int hints; /* 1: input and output streamed past L2 (CUDA cache hints); 0: plain */
-  int64_t ring, lag; /* 0: from the L2 size */
-} hy_cg_persist_req;
-
-static void hy_cg_persist_parse(const char *text, hy_cg_persist_req *r) {
-  while (text && *text) {
-    char key[32];
-    long v = 0;
-    int used = 0;
-    if (sscanf(text, "%31[a-z]=%ld%n", key, &v, &used) != 2) break;
-    if (strcmp(key, "persist") == 0 && (v == 0 || v == 1)) r->on = (int)v;
-    if (strcmp(key, "ring") == 0 && v >= 2 && v <= 1 << 20) r->ring = v;
-    if (strcmp(key, "lag") == 0 && v >= 1 && v <= 1 << 20) r->lag = v;
-    if (strcmp(key, "hints") == 0 && (v == 0 || v == 1)) r->hints = (int)v;
-    text += used;
-    if (*text == ',') text++;
-  }
-}
-
 /* The pass over one element of the outermost batch loop: loops[0] gone
  * (the persistent kernel offsets the buffers by element instead). */
 static void hy_cg_element_pass(const hy_pass *pass, hy_pass *out) {
@@ -167,9 +146,10 @@ typedef struct hy_cg_persist_shape {
  * ring (or what $HYFFT_KERNEL_SPEC / the variant name). */
 static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree *tree,
                                   const hy_device_caps *caps, const hy_gpu_program *plain,
-                                  const hy_cg_persist_req *req, hy_cg_persist_shape *sh) {
+                                  const hy_kernel_spec *req, hy_cg_persist_shape *sh) {
   memset(sh, 0, sizeof *sh);
-  if (req->on == 0 || tree->npasses != 2 || plain->nlaunches != 2 || plain->nkernels != 2) return 0;
+  if (req->persist == 0 || tree->npasses != 2 || plain->nlaunches != 2 || plain->nkernels != 2)
+    return 0;
   sh->batch = problem->batch_rank > 0 ? problem->batch[0].n : 0;
   if (sh->batch < 2 || tree->sync_ints < 1 + 2 * sh->batch) return 0;
   for (int i = 0; i < 2; i++) {
@@ -199,11 +179,12 @@ static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree 
   sh->slot_bytes = sh->slot > 0 ? sh->slot * esize : budget;
   sh->ring = sh->batch;
   if (ring_ok) {
-    sh->ring = req->ring > 0 ? req->ring : budget / sh->slot_bytes;
+    sh->ring = req->persist_ring > 0 ? req->persist_ring : budget / sh->slot_bytes;
     if (sh->ring < 2) sh->ring = 2;
     if (sh->ring > sh->batch) sh->ring = sh->batch;
   }
-  sh->lag = req->lag > 0 ? req->lag : (ring_ok ? sh->ring / 2 : budget / sh->slot_bytes / 2);
+  sh->lag = req->persist_lag > 0 ? req->persist_lag
+                                 : (ring_ok ? sh->ring / 2 : budget / sh->slot_bytes / 2);
   if (sh->lag < 1) sh->lag = 1;
   if (ring_ok && sh->lag > sh->ring - 1) sh->lag = sh->ring - 1;
   if (sh->lag > sh->batch) sh->lag = sh->batch;
@@ -214,7 +195,7 @@ static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree 
    * 1.01-1.12). Elements of 4 MB and more lost in every ring, lag and hint
    * tried (2^20 f32 1.01-1.04 -> 0.85-0.91, f64 2^18 0.93 -> 0.74-0.82,
    * 2^22 0.98 -> 0.79-0.84, 10^6 1.14 -> 0.81-0.97). */
-  if (req->on < 0) {
+  if (req->persist < 0) {
     /* $HYFFT_L2_CHUNK asks for the chunked launches (codegen.c) instead. */
     const char *chunk = hy_getenv("HYFFT_L2_CHUNK");
     return caps->backend == HYFFT_BACKEND_CUDA && sh->use_ring &&
@@ -295,9 +276,13 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
                         const hy_device_caps *caps, const hy_gpu_program *plain,
                         hy_gpu_program *out, int *made) {
   *made = 0;
-  hy_cg_persist_req req = {-1, 1, 0, 0};
-  hy_cg_persist_parse(hy_getenv("HYFFT_KERNEL_SPEC"), &req);
-  hy_cg_persist_parse(tree->passes[0].kernel_spec, &req);
+  if (tree->npasses < 1) return HYFFT_SUCCESS;
+  /* The switches, as the first pass's kernel has them ($HYFFT_KERNEL_SPEC,
+   * then the plan's variant). */
+  hy_pass first;
+  hy_cg_effective_pass(&tree->passes[0], &first);
+  hy_kernel_spec req;
+  HY_TRY(hy_cg_default_spec(problem, &first, caps, &req));
   hy_cg_persist_shape sh;
   if (!hy_cg_persist_shape_of(problem, tree, caps, plain, &req, &sh)) return HYFFT_SUCCESS;
   const hy_pass *full = sh.full;
@@ -341,7 +326,7 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
                       (long long)sh.slot_bytes);
   else
     hy_strbuf_append(sb, " */\n");
-  if (dialect == HY_DIALECT_CUDA) hy_cg_persist_accessors(sb, req.hints);
+  if (dialect == HY_DIALECT_CUDA) hy_cg_persist_accessors(sb, req.persist_hints);
   /* The pass functions, generated as the plain kernels were (same
    * switches) over one element; their tables are what their launches list
    * between the buffers and the block offset. */
