@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The persistent two-pass kernel (switch persist=1, src/codegen/cg_persist.c)
+# The persistent kernel of 2-4 pass plans (switch persist=1, src/codegen/cg_persist.c)
 # on a GPU, in one call: build; accuracy on --device cuda with the tightest
 # ring and with the defaults; the variants against cuFFT side by side; the
 # L2 microbenchmark's ticket scheme. Logs and tables under ${OUT:-/tmp/gpu-persist}.
@@ -11,7 +11,8 @@ OUT=$out source "$here/gpu-build.sh" || exit $?
 acc="$build/tests/accuracy/hyfft_accuracy"
 export HYFFT_CACHE_DIR=${HYFFT_CACHE_DIR:-/tmp/hyfft-persist-cache}
 checks=(c2c:f32:fwd:65536:b64 c2c:f32:bwd:1048576:b8:ip c2c:f64:fwd:262144:b16
-        c2c:f32:fwd:1000000:b8:scale=1/N c2c:f64:bwd:65536:b32:ip c2c:f32:fwd:1024x1024:b8)
+        c2c:f32:fwd:1000000:b8:scale=1/N c2c:f64:bwd:65536:b32:ip c2c:f32:fwd:1024x1024:b8
+        c2c:f64:fwd:65537:b24 c2c:f32:bwd:65537:b20:ip c2c:f64:bwd:12289:b40:scale=1/N)
 for spec in persist=1,ring=2,lag=1 persist=1; do
   echo "### accuracy, $spec" | tee -a "$out/summary.txt"
   HYFFT_KERNEL_SPEC=$spec timeout 120 "$acc" --device cuda "${checks[@]}" >"$out/acc-$spec.log" 2>&1

@@ -50,10 +50,12 @@ typedef struct hy_kernel_spec {
                                 from its first pass): 1 asked for, 0 refused, -1 the default */
   int persist_ring;          /* its work slots; 0: about half of L2 */
   int persist_lag;           /* elements its second pass runs behind; 0: half the ring */
-  int persist_hints;         /* 1: input and output streamed past L2 (CUDA cache hints) */
-  int body;                  /* 0: a kernel of its own; 1 or 2: the function for the first
-                                or second pass of a persistent kernel (codegen.c), which
-                                takes the block index and local memory from its caller */
+  int persist_hints;         /* 1: input and output streamed past L2 (CUDA cache hints);
+                                0: plain loads and stores; -1: the default (cg_persist.c) */
+  int body;                  /* 0: a kernel of its own; 1, 2 or 3: the function for the
+                                first, the last or a middle pass of a persistent kernel
+                                (cg_persist.c), which takes the block index and local
+                                memory from its caller */
 } hy_kernel_spec;
 
 /* ---- dialect layer ---- */
@@ -114,7 +116,7 @@ hy_status hy_cg_chirp_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_pre
 hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int sign,
                                 hyfft_precision p, int *index);
 
-/* The persistent kernel of a two-pass plan (cg_persist.c): when the
+/* The persistent kernel of a plan of 2-4 passes (cg_persist.c): when the
  * switch persist=1 asks for it and the plain program `plain` qualifies,
  * *made = 1 and `out` holds the program (a clearing kernel and the
  * persistent kernel); otherwise *made = 0 and `out` is untouched. */

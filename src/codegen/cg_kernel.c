@@ -800,7 +800,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   spec->transforms_per_block = 1;
   spec->threads_per_transform = 1;
   spec->persist = -1;
-  spec->persist_hints = 1;
+  spec->persist_hints = -1;
   if (pass->op != HY_PASS_DFT) return HYFFT_SUCCESS;
   /* With one W_n table, thread j of a stage reads entry r*(j % NS)*step:
    * addresses r*step*8 bytes apart, up to 32 cache lines (32 L1 wavefronts)
@@ -1809,8 +1809,9 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                       prog->dialect == HY_DIALECT_CUDA ? "__device__ __noinline__" : "HY_FN",
                       prog->names[prog->nkernels]);
     if (prog->dialect == HY_DIALECT_CUDA)
-      hy_strbuf_append(sb, spec->body == 1 ? "hy_ld_stream src, real2 *dst"
-                                           : "hy_ld_l2 src, hy_st_stream dst");
+      hy_strbuf_append(sb, spec->body == 1   ? "hy_ld_stream src, real2 *dst"
+                           : spec->body == 2 ? "hy_ld_l2 src, hy_st_stream dst"
+                                             : "hy_ld_l2 src, real2 *dst");
     else
       hy_strbuf_appendf(sb, "%s__global const real2 *src, __global real2 *dst",
                         spec->body == 1 ? "" : "volatile ");

@@ -42,7 +42,10 @@ static void hy_cg_schedule_chunks(const hy_problem *problem, const hy_plan_tree 
     if (bytes > per) per = bytes;
   }
   int64_t budget = 0;
-  if (tree->npasses >= 3 && tree->work_elems[0] == 0 && tree->work_elems[1] == 0)
+  /* (Passes without a workspace: WORK0 holds at most the persistent
+   * kernel's counters, hy_plan_tree_reserve_sync.) */
+  int64_t work0 = tree->sync_ints > 0 ? tree->sync_offset : tree->work_elems[0];
+  if (tree->npasses >= 3 && work0 == 0 && tree->work_elems[1] == 0)
     budget = caps->l2_cache / 2;
   const char *env = hy_getenv("HYFFT_L2_CHUNK");
   if (env && *env) budget = strtoll(env, NULL, 10);

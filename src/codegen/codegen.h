@@ -20,7 +20,7 @@
 #define HY_MAX_KERNELS 16
 #define HY_MAX_TABLES 16
 #define HY_MAX_LAUNCHES 64
-#define HY_MAX_KERNEL_ARGS 8
+#define HY_MAX_KERNEL_ARGS 24
 
 typedef enum hy_dialect { HY_DIALECT_OPENCL = 0, HY_DIALECT_CUDA = 1 } hy_dialect;
 

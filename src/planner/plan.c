@@ -20,14 +20,17 @@ void hy_pass_init(hy_pass *pass, hy_pass_op op, hyfft_precision precision, int s
 
 void hy_plan_tree_reserve_sync(hy_plan_tree *tree) {
   tree->sync_offset = tree->sync_ints = 0;
-  if (tree->npasses != 2 || tree->work_elems[1] != 0) return;
-  const hy_pass *a = &tree->passes[0], *b = &tree->passes[1];
-  if (a->op != HY_PASS_DFT || b->op != HY_PASS_DFT || a->nloops < 1 || b->nloops < 1) return;
-  int64_t batch = a->loops[0].n;
-  if (batch < 2 || b->loops[0].n != batch || batch > (INT32_MAX - 1) / 2) return;
-  int64_t elem = a->precision == HYFFT_F64 ? 16 : 8;
+  int k = tree->npasses;
+  if (k < 2 || k > 4 || tree->work_elems[1] != 0) return;
+  int64_t batch = tree->passes[0].nloops > 0 ? tree->passes[0].loops[0].n : 0;
+  for (int i = 0; i < k; i++) {
+    const hy_pass *p = &tree->passes[i];
+    if (p->op != HY_PASS_DFT || p->nloops < 1 || p->loops[0].n != batch) return;
+  }
+  if (batch < 2 || batch > (INT32_MAX - 1) / k) return;
+  int64_t elem = tree->passes[0].precision == HYFFT_F64 ? 16 : 8;
   tree->sync_offset = tree->work_elems[0];
-  tree->sync_ints = 1 + 2 * batch;
+  tree->sync_ints = 1 + k * batch;
   tree->work_elems[0] += (tree->sync_ints * 4 + elem - 1) / elem;
 }
 

@@ -141,7 +141,7 @@ typedef struct hy_plan_tree {
   int npasses;
   hy_pass passes[HY_MAX_PASSES];
   int64_t work_elems[2]; /* complex elements of WORK0 and WORK1 */
-  /* Counters a persistent two-pass GPU kernel synchronises its blocks with
+  /* Counters a persistent GPU kernel of 2-4 passes synchronises its blocks with
    * (src/codegen/cg_persist.c): sync_ints 32-bit integers at complex
    * element sync_offset of WORK0, behind the passes' data; 0 when the
    * tree has no room for them. */
@@ -159,9 +159,9 @@ hy_status hy_plan_tree_set_spec(hy_plan_tree *tree, const char *spec);
  * knows (empty is fine). On failure the detail message names the bad part. */
 hy_status hy_kernel_spec_check(const char *spec);
 
-/* Reserve the counters of a persistent two-pass kernel at the end of
- * WORK0 (sync_offset, sync_ints) when the tree is two DFT passes over a
- * batch of two or more elements: one ticket counter and two per element.
+/* Reserve the counters of a persistent kernel at the end of WORK0
+ * (sync_offset, sync_ints) when the tree is 2-4 DFT passes over a batch of
+ * two or more elements: one ticket counter and one per pass and element.
  * A few bytes per element, so GPU plans reserve them whether or not the
  * generator fuses the passes. */
 void hy_plan_tree_reserve_sync(hy_plan_tree *tree);

@@ -257,7 +257,7 @@ int main(void) {
            at ? (int)strcspn(at, "\n") : 14, at ? at : "default layout");
     hy_gpu_program_free(&prog);
   }
-  /* Persistent two-pass kernels (persist=1): the plans of 2^16-2^20 get
+  /* Persistent kernels (persist=1): the two-pass plans of 2^16-2^20 get
    * the clearing kernel and one persistent kernel, with a ring of about
    * half the 50 MB L2 and the second pass half a ring behind; ring= and
    * lag= name them (elements larger than half of L2, as 2^24, still get a
@@ -265,39 +265,40 @@ int main(void) {
    * transform) keep their launches. Without the switch, plans whose
    * elements take at most 2 MB (2^16, f32 2^18) get it and larger ones
    * do not;
-   * persist=0 keeps it out; every batched two-pass plan has room for the
-   * counters. */
+   * persist=0 keeps it out; every batched plan of 2-4 passes has room for
+   * the counters. */
   static const struct {
     const char *token, *env_spec, *line;
   } persist_cases[] = {
       {"c2c:f32:fwd:65536:b1024", "persist=1",
-       "32768 tickets over 1024 elements, pass 1 25 element(s) behind pass 0, a ring of 50 work "
-       "slots of 524288 bytes"},
+       "32768 tickets over 1024 elements, each pass 25 element(s) behind the one before; passes 0-1 through a ring of 50 work slots of 524288 bytes"},
       {"c2c:f32:fwd:1048576:b64", "persist=1",
-       "16384 tickets over 64 elements, pass 1 1 element(s) behind pass 0, a ring of 3 work slots "
-       "of 8388608 bytes"},
+       "16384 tickets over 64 elements, each pass 1 element(s) behind the one before; passes 0-1 through a ring of 3 work slots of 8388608 bytes"},
       {"c2c:f64:fwd:262144:b128", "persist=1",
-       "32768 tickets over 128 elements, pass 1 3 element(s) behind pass 0, a ring of 6 work "
-       "slots of 4194304 bytes"},
+       "32768 tickets over 128 elements, each pass 3 element(s) behind the one before; passes 0-1 through a ring of 6 work slots of 4194304 bytes"},
       {"c2c:f32:fwd:262144:b256", "persist=1,ring=8,lag=2",
-       "16384 tickets over 256 elements, pass 1 2 element(s) behind pass 0, a ring of 8 work "
-       "slots of 2097152 bytes"},
+       "16384 tickets over 256 elements, each pass 2 element(s) behind the one before; passes 0-1 through a ring of 8 work slots of 2097152 bytes"},
       {"c2c:f32:fwd:65536:b1024", "",
-       "32768 tickets over 1024 elements, pass 1 25 element(s) behind pass 0, a ring of 50 work "
-       "slots of 524288 bytes"},
+       "32768 tickets over 1024 elements, each pass 25 element(s) behind the one before; passes 0-1 through a ring of 50 work slots of 524288 bytes"},
       {"c2c:f64:fwd:65536:b512", "",
-       "16384 tickets over 512 elements, pass 1 12 element(s) behind pass 0, a ring of 25 work "
-       "slots of 1048576 bytes"},
+       "16384 tickets over 512 elements, each pass 12 element(s) behind the one before; passes 0-1 through a ring of 25 work slots of 1048576 bytes"},
       {"c2c:f32:fwd:65536:b1024", "persist=0", NULL},
       {"c2c:f32:fwd:262144:b256", "",
-       "16384 tickets over 256 elements, pass 1 6 element(s) behind pass 0, a ring of 12 work "
-       "slots of 2097152 bytes"},
+       "16384 tickets over 256 elements, each pass 6 element(s) behind the one before; passes 0-1 through a ring of 12 work slots of 2097152 bytes"},
       {"c2c:f32:fwd:1048576:b64", "", NULL},
       {"c2c:f32:fwd:4096:b16384", "persist=1", NULL},
       {"c2c:f32:fwd:16777216:b4", "persist=1",
-       "8192 tickets over 4 elements, pass 1 1 element(s) behind pass 0, a ring of 2 work slots "
-       "of 134217728 bytes"},
-      {"c2c:f32:fwd:1048576", "persist=1", NULL}};
+       "8192 tickets over 4 elements, each pass 1 element(s) behind the one before; passes 0-1 through a ring of 2 work slots of 134217728 bytes"},
+      {"c2c:f32:fwd:1048576", "persist=1", NULL},
+      /* Four fused passes (f64 65537 by Rader, 1 MB elements): by
+       * default, two rings in three quarters of L2, six elements between
+       * passes; f32 65537's passes have blocks of two sizes and keep their
+       * launches. */
+      {"c2c:f64:fwd:65537:b511", "",
+       "32704 tickets over 511 elements, each pass 6 element(s) behind the one before; "
+       "passes 0-3 through a ring of 24 work slots of 1048576 bytes; passes 1-2 through a ring "
+       "of 12 work slots of 1048576 bytes"},
+      {"c2c:f32:fwd:65537:b1023", "persist=1", NULL}};
   for (size_t i = 0; i < sizeof persist_cases / sizeof persist_cases[0]; i++) {
     setenv("HYFFT_KERNEL_SPEC", persist_cases[i].env_spec, 1);
     hy_plan_tree tree;
@@ -325,10 +326,10 @@ int main(void) {
       CHECK(at == NULL, "%s (%s): unexpected persistent kernel", persist_cases[i].token,
             persist_cases[i].env_spec);
     }
-    int64_t batch = tree.npasses == 2 ? tree.passes[0].loops[0].n : 0;
+    int64_t batch = tree.npasses >= 2 ? tree.passes[0].loops[0].n : 0;
     int64_t esize = tree.passes[0].precision == HYFFT_F64 ? 16 : 8;
-    CHECK(tree.npasses != 2 || batch < 2 ||
-              (tree.sync_ints == 1 + 2 * batch && tree.sync_offset > 0 &&
+    CHECK(tree.npasses < 2 || batch < 2 ||
+              (tree.sync_ints == 1 + tree.npasses * batch && tree.sync_offset > 0 &&
                tree.work_elems[0] >= tree.sync_offset + (tree.sync_ints * 4 + esize - 1) / esize),
           "%s: counters %lld at %lld of %lld workspace elements", persist_cases[i].token,
           (long long)tree.sync_ints, (long long)tree.sync_offset, (long long)tree.work_elems[0]);
