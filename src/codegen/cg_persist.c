@@ -1,7 +1,8 @@
-/* A persistent kernel for two-pass plans: both passes of a batched
- * four-step (or two-axis) plan in one launch, so that the second pass
- * reads what the first wrote while it is still in L2 (DESIGN: keep
- * multi-pass intermediates in L2).
+/* A persistent kernel for plans of two to four passes in a chain: all
+ * passes of a batched four-step (or two-axis, or fused Rader / Bluestein)
+ * plan in one launch, so that each pass reads what the one before wrote
+ * while it is still in L2 (DESIGN: keep multi-pass intermediates in L2).
+ * The two-pass case is described first; longer chains follow below.
  *
  * Launching pass 1 over chunks of the batch and then pass 2 (codegen.c's
  * L2 chunks) lost to the idle SMs at the tail of every launch. Here the
@@ -33,7 +34,17 @@
  * persist=1 or persist=0 in $HYFFT_KERNEL_SPEC or the plan's variant asks
  * for it or keeps it out, ring=R and lag=L set the ring and the lag, and
  * hints=0 reads and writes the input and output without cache hints. A
- * plan that does not qualify keeps its two launches. */
+ * plan that does not qualify keeps its two launches.
+ *
+ * Chains of three or four passes (k passes) take tickets in rounds: round
+ * r holds pass 0 over element r, pass 1 over r - L, .., pass k-1 over
+ * r - (k-1) L (those that exist). Every intermediate region (the fused
+ * convolutions have two: WORK1, which passes 0-3 go through, and WORK0,
+ * passes 1-2) gets a ring of (span + 1) L slots; the pass that starts a
+ * slot waits for the last pass over the element that held it, which ran
+ * at least one lag earlier, and every pass after the first waits for the
+ * one before over its element. The regions' rings are laid out from the
+ * start of WORK0, then fused Rader's stash, then the counters. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
