@@ -82,8 +82,36 @@ static void hy_cg_table_set(void *data, hyfft_precision p, int64_t i, long doubl
 }
 
 /* Add a table (taking ownership of data), reusing an identical one. */
+static hy_status hy_cg_table_add_keyed(hy_gpu_program *prog, int64_t count, hyfft_precision p,
+                                       void *data, uint64_t key, int *index);
 static hy_status hy_cg_table_add(hy_gpu_program *prog, int64_t count, hyfft_precision p,
                                  void *data, int *index) {
+  return hy_cg_table_add_keyed(prog, count, p, data, 0, index);
+}
+
+/* A table computed from `key` that the program has, or that the program it
+ * reuses has (copied in): 1 and its index, or 0. */
+static int hy_cg_table_find(hy_gpu_program *prog, uint64_t key, hyfft_precision p, int *index) {
+  for (int i = 0; i < prog->ntables; i++)
+    if (prog->tables[i].key == key && prog->tables[i].is_f64 == (p == HYFFT_F64)) {
+      *index = i;
+      return 1;
+    }
+  const hy_gpu_program *from = prog->reuse;
+  for (int i = 0; from && i < from->ntables; i++) {
+    const hy_table *t = &from->tables[i];
+    if (t->key != key || t->is_f64 != (p == HYFFT_F64)) continue;
+    size_t bytes = (size_t)t->count * hy_cg_elem(p);
+    void *data = hy_malloc(bytes);
+    if (!data) return 0;
+    memcpy(data, t->data, bytes);
+    return hy_cg_table_add_keyed(prog, t->count, p, data, key, index) == HYFFT_SUCCESS;
+  }
+  return 0;
+}
+
+static hy_status hy_cg_table_add_keyed(hy_gpu_program *prog, int64_t count, hyfft_precision p,
+                                       void *data, uint64_t key, int *index) {
   size_t bytes = (size_t)count * hy_cg_elem(p);
   for (int i = 0; i < prog->ntables; i++) {
     hy_table *t = &prog->tables[i];
@@ -102,12 +130,16 @@ static hy_status hy_cg_table_add(hy_gpu_program *prog, int64_t count, hyfft_prec
   t->count = count;
   t->is_f64 = p == HYFFT_F64;
   t->data = data;
+  t->key = key;
   *index = prog->ntables++;
   return HYFFT_SUCCESS;
 }
 
 hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
                                      hyfft_precision p, int *index) {
+  uint64_t key = hy_hash_str(HY_HASH_INIT, "twiddles");
+  key = hy_hash_u64(hy_hash_u64(hy_hash_u64(key, (uint64_t)n), (uint64_t)(sign + 2)), (uint64_t)p);
+  if (hy_cg_table_find(prog, key, p, index)) return HYFFT_SUCCESS;
   void *data = hy_cg_table_alloc(n, p);
   if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: twiddle table of %lld", (long long)n);
   for (int64_t m = 0; m < n; m++) {
@@ -115,7 +147,7 @@ hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
     hy_twiddle_ld(m, n, sign, &re, &im);
     hy_cg_table_set(data, p, m, re, im);
   }
-  return hy_cg_table_add(prog, n, p, data, index);
+  return hy_cg_table_add_keyed(prog, n, p, data, key, index);
 }
 
 /* The tables of long transforms (chirps and Bluestein spectra of 4096
@@ -143,11 +175,12 @@ static hy_status hy_cg_table_cached(hy_gpu_program *prog, const char *what,
   key = hy_hash_u64(key, (uint64_t)(a->sign + 2));
   key = hy_hash_u64(key, (uint64_t)a->p);
   key = hy_hash_u64(key, HY_CODEGEN_VERSION);
+  if (hy_cg_table_find(prog, key, a->p, index)) return HYFFT_SUCCESS;
   int on_disk = count >= HY_CG_DISK_TABLE_MIN;
   void *data = NULL;
   size_t size = 0;
   if (on_disk && hy_disk_cache_load(&hy_cg_disk_tables, key, &data, &size) == HYFFT_SUCCESS) {
-    if (size == bytes) return hy_cg_table_add(prog, count, a->p, data, index);
+    if (size == bytes) return hy_cg_table_add_keyed(prog, count, a->p, data, key, index);
     hy_free(data);
   }
   data = hy_cg_table_alloc(count, a->p);
@@ -158,7 +191,7 @@ static hy_status hy_cg_table_cached(hy_gpu_program *prog, const char *what,
     return st;
   }
   if (on_disk) hy_disk_cache_store(&hy_cg_disk_tables, key, data, bytes);
-  return hy_cg_table_add(prog, count, a->p, data, index);
+  return hy_cg_table_add_keyed(prog, count, a->p, data, key, index);
 }
 
 static hy_status hy_cg_fill_chirp(const hy_cg_table_args *a, void *data) {
@@ -437,6 +470,9 @@ int hy_cg_effective_pass(const hy_pass *pass, hy_pass *out) {
 static hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, int64_t root,
                                         hyfft_precision prec, int *index) {
   int64_t m = p - 1, g = root;
+  uint64_t key = hy_hash_str(HY_HASH_INIT, "rader powers");
+  key = hy_hash_u64(hy_hash_u64(hy_hash_u64(key, (uint64_t)p), (uint64_t)g), (uint64_t)prec);
+  if (hy_cg_table_find(prog, key, prec, index)) return HYFFT_SUCCESS;
   void *data = hy_cg_table_alloc(m, prec);
   if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: Rader table of %lld", (long long)p);
   /* g^q mod p in 8 interleaved chains (entry q + 8 is entry q times g^8),
@@ -456,7 +492,7 @@ static hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, int64_t
       else d32[2 * q] = (float)a, d32[2 * q + 1] = 0.0f;
       a = (int64_t)((__int128)a * g % p);
     }
-    return hy_cg_table_add(prog, m, prec, data, index);
+    return hy_cg_table_add_keyed(prog, m, prec, data, key, index);
   }
   const double inv_p = 1.0 / (double)p;
   int64_t chain[CHAINS], step = 1;
@@ -476,7 +512,7 @@ static hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, int64_t
       chain[c] = t >= p ? t - p : t;
     }
   }
-  return hy_cg_table_add(prog, m, prec, data, index);
+  return hy_cg_table_add_keyed(prog, m, prec, data, key, index);
 }
 
 static hy_status hy_cg_fill_rader_spectrum(const hy_cg_table_args *a, void *data) {

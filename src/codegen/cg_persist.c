@@ -564,6 +564,9 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
   hy_strbuf_appendf(sb, "%.*s", (int)plain->prelude_end, plain->source.data);
   out->prelude_begin = plain->prelude_begin;
   out->prelude_end = plain->prelude_end;
+  /* The passes' long tables are the plain program's: copied, not computed
+   * again (fused Rader's powers of g took most of f64 65537's generation). */
+  out->reuse = plain;
   const char *g = hy_cg_global(dialect);
 
   out->kernel_begin[0] = sb->len;
@@ -762,6 +765,7 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
     hy_gpu_program_free(out);
     return st;
   }
+  out->reuse = NULL;
   *made = 1;
   return HYFFT_SUCCESS;
 }

@@ -58,6 +58,7 @@ typedef struct hy_table {
   int64_t count;  /* elements */
   int is_f64;     /* element type: double if 1, float if 0 */
   void *data;     /* host copy, computed in higher precision then rounded */
+  uint64_t key;   /* what it was computed from (0: not recorded), see reuse below */
 } hy_table;
 
 typedef struct hy_gpu_program {
@@ -77,6 +78,10 @@ typedef struct hy_gpu_program {
   char names[HY_MAX_KERNELS][64];
   int ntables;
   hy_table tables[HY_MAX_TABLES];
+  /* While a program is generated from another one's passes (the
+   * persistent kernel, cg_persist.c): the program whose long tables it
+   * may copy instead of computing them again (not owned). */
+  const struct hy_gpu_program *reuse;
   int nlaunches;
   hy_launch launches[HY_MAX_LAUNCHES];
   uint64_t hash; /* of source text and HY_CODEGEN_VERSION */
