@@ -229,8 +229,8 @@ static int hy_cg_persist_layout(const hy_plan_tree *tree, hy_cg_persist_shape *s
 /* Whether the plain program qualifies: a chain of 2 to 4 DFT passes, each
  * launched over whole elements of the batch in element order, pass i + 1
  * reading what pass i wrote, room for the counters; then the regions, the
- * lag and the rings. The rings take about half of L2 (or what
- * $HYFFT_KERNEL_SPEC / the variant names). */
+ * lag and the rings (sized below, or as $HYFFT_KERNEL_SPEC / the variant
+ * names them). */
 static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree *tree,
                                   const hy_device_caps *caps, const hy_gpu_program *plain,
                                   const hy_kernel_spec *req, hy_cg_persist_shape *sh) {
@@ -309,11 +309,10 @@ static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree 
   /* The lag and the rings: region x of span s (its last pass less its
    * first) gets (s + 1) * lag slots, so that its first pass over element
    * e waits only on the last pass over e - ring, which ran s + 1 lags
-   * earlier, and the rings together take about half of L2. */
-  /* Half of L2 for two passes; three quarters for longer chains, whose
-   * lag measured best there (f64 65537 x511, 1 MB slots: lag 4 2.68x
-   * cuFFT, lag 5-6 2.86-2.87x, lag 7-8 2.78x; f32 65537: lag 4 1.56x, 6-8
-   * 1.78-1.79x; H100). */
+   * earlier. The rings together take half of L2 for two passes and three
+   * quarters for longer chains, whose lag measured best there (f64 65537
+   * x511, 1 MB slots: lag 4 2.68x cuFFT, lag 5-6 2.86-2.87x, lag 7-8
+   * 2.78x; f32 65537: lag 4 1.56x, 6-8 1.78-1.79x; H100). */
   int64_t budget = caps->l2_cache > 0 ? caps->l2_cache / 2 : (int64_t)16 << 20;
   if (k > 2) budget = budget * 3 / 2;
   int64_t weight = 0, span_max = 1;
