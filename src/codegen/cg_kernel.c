@@ -66,8 +66,18 @@ typedef struct hy_cg_kernel {
 
 static size_t hy_cg_elem(hyfft_precision p) { return p == HYFFT_F64 ? 16 : 8; }
 
-static void *hy_cg_table_alloc(int64_t count, hyfft_precision p) {
-  return hy_malloc((size_t)count * hy_cg_elem(p));
+/* The table type of complex entries in precision p. */
+static hy_table_type hy_cg_complex(hyfft_precision p) {
+  return p == HYFFT_F64 ? HY_TABLE_COMPLEX_F64 : HY_TABLE_COMPLEX_F32;
+}
+
+static size_t hy_cg_table_entry(hy_table_type type) {
+  hy_table t = {.count = 1, .type = type};
+  return hy_table_bytes(&t);
+}
+
+static void *hy_cg_table_alloc(int64_t count, hy_table_type type) {
+  return hy_malloc((size_t)count * hy_cg_table_entry(type));
 }
 
 static void hy_cg_table_set(void *data, hyfft_precision p, int64_t i, long double re,
@@ -82,40 +92,42 @@ static void hy_cg_table_set(void *data, hyfft_precision p, int64_t i, long doubl
 }
 
 /* Add a table (taking ownership of data), reusing an identical one. */
-static hy_status hy_cg_table_add_keyed(hy_gpu_program *prog, int64_t count, hyfft_precision p,
+static hy_status hy_cg_table_add_keyed(hy_gpu_program *prog, int64_t count, hy_table_type type,
                                        void *data, uint64_t key, int *index);
-static hy_status hy_cg_table_add(hy_gpu_program *prog, int64_t count, hyfft_precision p,
+static hy_status hy_cg_table_add(hy_gpu_program *prog, int64_t count, hy_table_type type,
                                  void *data, int *index) {
-  return hy_cg_table_add_keyed(prog, count, p, data, 0, index);
+  return hy_cg_table_add_keyed(prog, count, type, data, 0, index);
 }
 
 /* A table computed from `key` that the program has, or that the program it
- * reuses has (copied in): 1 and its index, or 0. */
-static int hy_cg_table_find(hy_gpu_program *prog, uint64_t key, hyfft_precision p, int *index) {
+ * reuses has (borrowed, not copied: codegen.c hands it over when the
+ * borrowing program replaces the other): 1 and its index, or 0. */
+static int hy_cg_table_find(hy_gpu_program *prog, uint64_t key, hy_table_type type, int *index) {
   for (int i = 0; i < prog->ntables; i++)
-    if (prog->tables[i].key == key && prog->tables[i].is_f64 == (p == HYFFT_F64)) {
+    if (prog->tables[i].key == key && prog->tables[i].type == type) {
       *index = i;
       return 1;
     }
   const hy_gpu_program *from = prog->reuse;
   for (int i = 0; from && i < from->ntables; i++) {
     const hy_table *t = &from->tables[i];
-    if (t->key != key || t->is_f64 != (p == HYFFT_F64)) continue;
-    size_t bytes = (size_t)t->count * hy_cg_elem(p);
-    void *data = hy_malloc(bytes);
-    if (!data) return 0;
-    memcpy(data, t->data, bytes);
-    return hy_cg_table_add_keyed(prog, t->count, p, data, key, index) == HYFFT_SUCCESS;
+    if (t->key != key || t->type != type || !t->data) continue;
+    if (prog->ntables >= HY_MAX_TABLES) return 0;
+    hy_table *mine = &prog->tables[prog->ntables];
+    *mine = *t;
+    mine->borrowed = 1;
+    *index = prog->ntables++;
+    return 1;
   }
   return 0;
 }
 
-static hy_status hy_cg_table_add_keyed(hy_gpu_program *prog, int64_t count, hyfft_precision p,
+static hy_status hy_cg_table_add_keyed(hy_gpu_program *prog, int64_t count, hy_table_type type,
                                        void *data, uint64_t key, int *index) {
-  size_t bytes = (size_t)count * hy_cg_elem(p);
+  size_t bytes = (size_t)count * hy_cg_table_entry(type);
   for (int i = 0; i < prog->ntables; i++) {
     hy_table *t = &prog->tables[i];
-    if (t->count == count && t->is_f64 == (p == HYFFT_F64) && memcmp(t->data, data, bytes) == 0) {
+    if (t->count == count && t->type == type && memcmp(t->data, data, bytes) == 0) {
       hy_free(data);
       *index = i;
       return HYFFT_SUCCESS;
@@ -128,9 +140,10 @@ static hy_status hy_cg_table_add_keyed(hy_gpu_program *prog, int64_t count, hyff
   }
   hy_table *t = &prog->tables[prog->ntables];
   t->count = count;
-  t->is_f64 = p == HYFFT_F64;
+  t->type = type;
   t->data = data;
   t->key = key;
+  t->borrowed = 0;
   *index = prog->ntables++;
   return HYFFT_SUCCESS;
 }
@@ -139,15 +152,15 @@ hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
                                      hyfft_precision p, int *index) {
   uint64_t key = hy_hash_str(HY_HASH_INIT, "twiddles");
   key = hy_hash_u64(hy_hash_u64(hy_hash_u64(key, (uint64_t)n), (uint64_t)(sign + 2)), (uint64_t)p);
-  if (hy_cg_table_find(prog, key, p, index)) return HYFFT_SUCCESS;
-  void *data = hy_cg_table_alloc(n, p);
+  if (hy_cg_table_find(prog, key, hy_cg_complex(p), index)) return HYFFT_SUCCESS;
+  void *data = hy_cg_table_alloc(n, hy_cg_complex(p));
   if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: twiddle table of %lld", (long long)n);
   for (int64_t m = 0; m < n; m++) {
     long double re, im;
     hy_twiddle_ld(m, n, sign, &re, &im);
     hy_cg_table_set(data, p, m, re, im);
   }
-  return hy_cg_table_add_keyed(prog, n, p, data, key, index);
+  return hy_cg_table_add_keyed(prog, n, hy_cg_complex(p), data, key, index);
 }
 
 /* The tables of long transforms (chirps and Bluestein spectra of 4096
@@ -175,15 +188,16 @@ static hy_status hy_cg_table_cached(hy_gpu_program *prog, const char *what,
   key = hy_hash_u64(key, (uint64_t)(a->sign + 2));
   key = hy_hash_u64(key, (uint64_t)a->p);
   key = hy_hash_u64(key, HY_CODEGEN_VERSION);
-  if (hy_cg_table_find(prog, key, a->p, index)) return HYFFT_SUCCESS;
+  if (hy_cg_table_find(prog, key, hy_cg_complex(a->p), index)) return HYFFT_SUCCESS;
   int on_disk = count >= HY_CG_DISK_TABLE_MIN;
   void *data = NULL;
   size_t size = 0;
   if (on_disk && hy_disk_cache_load(&hy_cg_disk_tables, key, &data, &size) == HYFFT_SUCCESS) {
-    if (size == bytes) return hy_cg_table_add_keyed(prog, count, a->p, data, key, index);
+    if (size == bytes)
+      return hy_cg_table_add_keyed(prog, count, hy_cg_complex(a->p), data, key, index);
     hy_free(data);
   }
-  data = hy_cg_table_alloc(count, a->p);
+  data = hy_cg_table_alloc(count, hy_cg_complex(a->p));
   if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: %s of %lld", what, (long long)count);
   hy_status st = fill(a, data);
   if (st != HYFFT_SUCCESS) {
@@ -191,7 +205,7 @@ static hy_status hy_cg_table_cached(hy_gpu_program *prog, const char *what,
     return st;
   }
   if (on_disk) hy_disk_cache_store(&hy_cg_disk_tables, key, data, bytes);
-  return hy_cg_table_add_keyed(prog, count, a->p, data, key, index);
+  return hy_cg_table_add_keyed(prog, count, hy_cg_complex(a->p), data, key, index);
 }
 
 static hy_status hy_cg_fill_chirp(const hy_cg_table_args *a, void *data) {
@@ -467,32 +481,33 @@ int hy_cg_effective_pass(const hy_pass *pass, hy_pass *out) {
  * in long double and rounded once (through the disk cache from 4096
  * entries on). Fused Rader's last pass reads g^-k as g^(p-1-k), so its
  * first and last pass share one table of powers of g. */
+/* Rader's index table: entry q is root^q mod p, q < p - 1, as a 32-bit
+ * integer (kernels read where to gather from or scatter to). */
 static hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, int64_t root,
-                                        hyfft_precision prec, int *index) {
+                                        int *index) {
   int64_t m = p - 1, g = root;
-  uint64_t key = hy_hash_str(HY_HASH_INIT, "rader powers");
-  key = hy_hash_u64(hy_hash_u64(hy_hash_u64(key, (uint64_t)p), (uint64_t)g), (uint64_t)prec);
-  if (hy_cg_table_find(prog, key, prec, index)) return HYFFT_SUCCESS;
-  void *data = hy_cg_table_alloc(m, prec);
+  if (p > INT32_MAX)
+    return hy_error(HYFFT_NOT_SUPPORTED, "codegen: Rader for a prime of %lld (over 2^31)",
+                    (long long)p);
+  uint64_t key = hy_hash_str(HY_HASH_INIT, "rader indices");
+  key = hy_hash_u64(hy_hash_u64(key, (uint64_t)p), (uint64_t)g);
+  if (hy_cg_table_find(prog, key, HY_TABLE_INDEX, index)) return HYFFT_SUCCESS;
+  int32_t *data = hy_cg_table_alloc(m, HY_TABLE_INDEX);
   if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: Rader table of %lld", (long long)p);
   /* g^q mod p in 8 interleaved chains (entry q + 8 is entry q times g^8),
    * so the multiplications do not wait on each other; each product is
    * reduced through a double quotient estimate (exact while p < 2^26, so
    * that products stay below 2^52) and one correction either way. One
    * chain with a division per entry took most of a warm plan's 1.3 ms at
-   * p = 65537. Entries are stored straight from the integer: the same
-   * rounding as through long double, without its slow conversions. */
+   * p = 65537. */
   enum { CHAINS = 8 };
-  double *d64 = prec == HYFFT_F64 ? data : NULL;
-  float *d32 = prec == HYFFT_F64 ? NULL : data;
   if (p >= ((int64_t)1 << 26)) {
     int64_t a = 1;
     for (int64_t q = 0; q < m; q++) {
-      if (d64) d64[2 * q] = (double)a, d64[2 * q + 1] = 0.0;
-      else d32[2 * q] = (float)a, d32[2 * q + 1] = 0.0f;
+      data[q] = (int32_t)a;
       a = (int64_t)((__int128)a * g % p);
     }
-    return hy_cg_table_add_keyed(prog, m, prec, data, key, index);
+    return hy_cg_table_add_keyed(prog, m, HY_TABLE_INDEX, data, key, index);
   }
   const double inv_p = 1.0 / (double)p;
   int64_t chain[CHAINS], step = 1;
@@ -504,15 +519,14 @@ static hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, int64_t
     for (int c = 0; c < CHAINS; c++) {
       int64_t q = q0 + c;
       if (q >= m) break;
-      if (d64) d64[2 * q] = (double)chain[c], d64[2 * q + 1] = 0.0;
-      else d32[2 * q] = (float)chain[c], d32[2 * q + 1] = 0.0f;
+      data[q] = (int32_t)chain[c];
       int64_t t = chain[c] * step;
       t -= (int64_t)((double)t * inv_p) * p;
       t = t < 0 ? t + p : t;
       chain[c] = t >= p ? t - p : t;
     }
   }
-  return hy_cg_table_add_keyed(prog, m, prec, data, key, index);
+  return hy_cg_table_add_keyed(prog, m, HY_TABLE_INDEX, data, key, index);
 }
 
 static hy_status hy_cg_fill_rader_spectrum(const hy_cg_table_args *a, void *data) {
@@ -543,8 +557,8 @@ static hy_status hy_cg_rader_spectrum_table(hy_gpu_program *prog, int64_t p, int
 static hy_status hy_cg_rader_tables(hy_gpu_program *prog, int64_t p, int sign,
                                     hyfft_precision prec, int *t_in, int *t_out, int *t_b) {
   int64_t g = hy_cg_primitive_root(p);
-  HY_TRY(hy_cg_rader_perm_table(prog, p, g, prec, t_in));
-  HY_TRY(hy_cg_rader_perm_table(prog, p, hy_cg_powmod(g, p - 2, p), prec, t_out));
+  HY_TRY(hy_cg_rader_perm_table(prog, p, g, t_in));
+  HY_TRY(hy_cg_rader_perm_table(prog, p, hy_cg_powmod(g, p - 2, p), t_out));
   return hy_cg_rader_spectrum_table(prog, p, sign, prec, t_b);
 }
 
@@ -570,7 +584,7 @@ static hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k
     total += (int64_t)(st->radix - 1) * tns;
   }
   k->tw_count = total > 0 ? total : 1; /* kernels without twiddles still get an argument */
-  void *data = hy_cg_table_alloc(k->tw_count, k->precision);
+  void *data = hy_cg_table_alloc(k->tw_count, hy_cg_complex(k->precision));
   if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: twiddle tables of %lld", (long long)total);
   hy_cg_table_set(data, k->precision, 0, 1, 0);
   /* Every stage's length divides the kernel's length L (a plane pass's
@@ -599,7 +613,7 @@ static hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k
       }
   }
   hy_free(roots);
-  return hy_cg_table_add(prog, k->tw_count, k->precision, data, index);
+  return hy_cg_table_add(prog, k->tw_count, hy_cg_complex(k->precision), data, index);
 }
 
 /* ---- spec --------------------------------------------------------------- */
@@ -1133,9 +1147,9 @@ static void hy_cg_load_global(hy_cg_kernel *k) {
       } else if (k->rader) {
         /* Convolution input q is x at g^q mod p. */
         if (is == 1)
-          hy_strbuf_appendf(sb, "      x0_%d = src[ib + (%s)rin[e].x];\n", i, k->idx);
+          hy_strbuf_appendf(sb, "      x0_%d = src[ib + (%s)rin[e]];\n", i, k->idx);
         else
-          hy_strbuf_appendf(sb, "      x0_%d = src[ib + (%s)rin[e].x * %lld];\n", i, k->idx,
+          hy_strbuf_appendf(sb, "      x0_%d = src[ib + (%s)rin[e] * %lld];\n", i, k->idx,
                             (long long)is);
       } else if (k->pass->fuse == HY_FUSE_RADER_IN) {
         /* Rader's input i = fk + S*e is x at g^i mod N (fz[i]), from the
@@ -1144,7 +1158,7 @@ static void hy_cg_load_global(hy_cg_kernel *k) {
         int64_t lis = ps->loops[ps->fuse_loop].in_stride;
         hy_strbuf_appendf(sb, "      const %s fi = fk + (%s)e * %lld;\n", k->idx, k->idx,
                           (long long)ps->fuse_split);
-        hy_strbuf_appendf(sb, "      x0_%d = src[ib - fk * %lld + (%s)fz[fi].x * %lld];\n", i,
+        hy_strbuf_appendf(sb, "      x0_%d = src[ib - fk * %lld + (%s)fz[fi] * %lld];\n", i,
                           (long long)lis, k->idx, (long long)lis);
       } else if (k->pass->fuse == HY_FUSE_CHIRP_IN) {
         /* Element fk + S*e of the chirped, zero-padded Bluestein input. */
@@ -1206,7 +1220,7 @@ static void hy_cg_load_rader_local(hy_cg_kernel *k) {
   for (int b = 0; b < st->per; b++) {
     hy_cg_open_b(k, 0, b);
     for (int r = 0; r < st->radix; r++) {
-      hy_strbuf_appendf(sb, "    { const int e = rin[j + %d].x;\n      x0_%d = ", r * st->nb,
+      hy_strbuf_appendf(sb, "    { const int e = rin[j + %d];\n      x0_%d = ", r * st->nb,
                         b * st->radix + r);
       hy_cg_lx(k, "e");
       hy_strbuf_append(sb, "; }\n");
@@ -1302,7 +1316,7 @@ static void hy_cg_emit_rader_store(hy_cg_kernel *k, const char *in, const char *
       hy_strbuf_append(sb, ");\n");
     }
     if (part == 0) {
-      hy_strbuf_appendf(sb, "%sdst[obase + (%s)fz[fo == 0 ? 0 : %lld - fo].x * %lld] = "
+      hy_strbuf_appendf(sb, "%sdst[obase + (%s)fz[fo == 0 ? 0 : %lld - fo] * %lld] = "
                             "MK(x0.x + vr.x, x0.y + vr.y);\n",
                         in, k->idx, (long long)pass->bluestein_m, (long long)los);
       hy_strbuf_appendf(sb, "%sif (fo == 0) {\n", in);
@@ -1380,12 +1394,12 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         hy_strbuf_append(sb, "      }\n");
       } else if (k->rader && k->spec->stage_store) {
         /* Convolution output r is X at g^-r mod p, placed in the row. */
-        hy_strbuf_append(sb, "      { const int x = rout[e].x; ");
+        hy_strbuf_append(sb, "      { const int x = rout[e]; ");
         hy_cg_lx(k, "x");
         hy_strbuf_append(sb, " = v; }\n");
       } else if (k->rader) {
         /* Convolution output r is X at g^-r mod p. */
-        hy_strbuf_appendf(sb, "      dst[ob + (%s)rout[e].x * %lld] = v;\n", k->idx, (long long)os);
+        hy_strbuf_appendf(sb, "      dst[ob + (%s)rout[e] * %lld] = v;\n", k->idx, (long long)os);
       } else if (k->spec->store_transposed || k->spec->stage_store) {
         hy_strbuf_append(sb, "      ");
         hy_cg_lx(k, "e");
@@ -1783,7 +1797,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                                  pass->precision, &t_fz));
   else if (pass->fuse == HY_FUSE_RADER_IN || pass->fuse == HY_FUSE_RADER_OUT)
     HY_TRY(hy_cg_rader_perm_table(prog, pass->chirp_n, hy_cg_primitive_root(pass->chirp_n),
-                                  pass->precision, &t_fz));
+                                  &t_fz));
   else if (pass->fuse == HY_FUSE_RADER_SPECTRUM_OUT)
     HY_TRY(hy_cg_rader_spectrum_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
   /* On-the-fly twiddles keep the argument (one entry) so launches do not change. */
@@ -1859,9 +1873,11 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   }
   if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
   if (k.rader)
-    hy_strbuf_appendf(sb, ", %sconst real2 *rin, %sconst real2 *rout, %sconst real2 *bh", g, g, g);
+    hy_strbuf_appendf(sb, ", %sconst int *rin, %sconst int *rout, %sconst real2 *bh", g, g, g);
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *ftw", g);
-  if (t_fz >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *fz", g);
+  if (t_fz >= 0)
+    hy_strbuf_appendf(sb, ", %sconst %s *fz", g,
+                      prog->tables[t_fz].type == HY_TABLE_INDEX ? "int" : "real2");
   int rader_fused = pass->fuse >= HY_FUSE_RADER_IN;
   if (rader_fused) hy_strbuf_appendf(sb, ", %sreal2 *aux", g);
   if (spec->body) {

@@ -673,7 +673,9 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
   hy_cg_kernel_open(sb, dialect, out->names[1], sh.block, min_blocks);
   for (int j = 0; j < nbufs; j++)
     hy_strbuf_appendf(sb, "%s%sreal2 *%s", j ? ", " : "", g, hy_cg_buffer_name(bufs[j]));
-  for (int t = 0; t < ntables; t++) hy_strbuf_appendf(sb, ", %sconst real2 *hy_t%d", g, t);
+  for (int t = 0; t < ntables; t++)
+    hy_strbuf_appendf(sb, ", %sconst %s *hy_t%d", g,
+                      out->tables[tables[t]].type == HY_TABLE_INDEX ? "int" : "real2", t);
   hy_strbuf_append(sb, ", const hy_i64 hy_block0) {\n  (void)hy_block0;\n");
   if (dialect == HY_DIALECT_CUDA) {
     hy_strbuf_append(sb, "  extern __shared__ __align__(16) unsigned char hy_smem[];\n"

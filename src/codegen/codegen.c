@@ -70,10 +70,30 @@ static void hy_cg_schedule_chunks(const hy_problem *problem, const hy_plan_tree 
   }
 }
 
+size_t hy_table_bytes(const hy_table *t) {
+  size_t entry = t->type == HY_TABLE_COMPLEX_F64   ? 2 * sizeof(double)
+                 : t->type == HY_TABLE_COMPLEX_F32 ? 2 * sizeof(float)
+                                                   : sizeof(int32_t);
+  return (size_t)t->count * entry;
+}
+
+/* The persistent program borrowed tables of the plain one it was made
+ * from: it now owns them, and the plain program, about to be freed, no
+ * longer does. */
+static void hy_cg_take_borrowed(hy_gpu_program *plain, hy_gpu_program *fused) {
+  for (int i = 0; i < fused->ntables; i++) {
+    if (!fused->tables[i].borrowed) continue;
+    for (int j = 0; j < plain->ntables; j++)
+      if (plain->tables[j].data == fused->tables[i].data) plain->tables[j].data = NULL;
+    fused->tables[i].borrowed = 0;
+  }
+}
+
 void hy_gpu_program_free(hy_gpu_program *program) {
   if (!program) return;
   hy_strbuf_free(&program->source);
-  for (int i = 0; i < program->ntables; i++) hy_free(program->tables[i].data);
+  for (int i = 0; i < program->ntables; i++)
+    if (!program->tables[i].borrowed) hy_free(program->tables[i].data);
   memset(program, 0, sizeof *program);
 }
 
@@ -180,6 +200,7 @@ hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
     return st;
   }
   if (made) {
+    hy_cg_take_borrowed(out, &fused);
     hy_gpu_program_free(out);
     *out = fused;
   } else {

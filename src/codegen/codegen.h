@@ -54,12 +54,26 @@ typedef struct hy_launch {
   int64_t batch_blocks;
 } hy_launch;
 
+/* What a table's entries are. Kernels declare a complex table as real2
+ * (the plan's precision) and an index table as int. */
+typedef enum hy_table_type {
+  HY_TABLE_COMPLEX_F32, /* float re, im */
+  HY_TABLE_COMPLEX_F64, /* double re, im */
+  HY_TABLE_INDEX,       /* 32-bit signed integers (Rader's g^q mod p) */
+} hy_table_type;
+
 typedef struct hy_table {
-  int64_t count;  /* elements */
-  int is_f64;     /* element type: double if 1, float if 0 */
-  void *data;     /* host copy, computed in higher precision then rounded */
-  uint64_t key;   /* what it was computed from (0: not recorded), see reuse below */
+  int64_t count;      /* entries */
+  hy_table_type type; /* what an entry is */
+  void *data;         /* host copy; complex entries computed in higher precision then
+                         rounded */
+  uint64_t key;       /* what it was computed from (0: not recorded), see reuse below */
+  int borrowed;       /* 1: data belongs to the program `reuse` points to, and is not
+                         freed with this one (codegen.c hands it over) */
 } hy_table;
+
+/* Bytes of a table's data. */
+size_t hy_table_bytes(const hy_table *t);
 
 typedef struct hy_gpu_program {
   hy_dialect dialect;
@@ -79,8 +93,8 @@ typedef struct hy_gpu_program {
   int ntables;
   hy_table tables[HY_MAX_TABLES];
   /* While a program is generated from another one's passes (the
-   * persistent kernel, cg_persist.c): the program whose long tables it
-   * may copy instead of computing them again (not owned). */
+   * persistent kernel, cg_persist.c): the program whose tables it
+   * borrows instead of computing them again (not owned). */
   const struct hy_gpu_program *reuse;
   int nlaunches;
   hy_launch launches[HY_MAX_LAUNCHES];

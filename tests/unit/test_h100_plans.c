@@ -167,7 +167,7 @@ int main(void) {
     hy_plan_tree tree;
     hy_gpu_program prog;
     if (!plan_program(rader_cases[i].token, &caps, &tree, &prog)) continue;
-    int rader = strstr(prog.source.data, "const real2 *rin") != NULL;
+    int rader = strstr(prog.source.data, "const int *rin") != NULL;
     CHECK(rader == rader_cases[i].rader, "%s (%s): %s, expected %s", rader_cases[i].token,
           rader_cases[i].env_spec, rader ? "Rader" : "Bluestein",
           rader_cases[i].rader ? "Rader" : "Bluestein");

@@ -77,8 +77,8 @@ static int generate(const char *token, hy_gpu_program *prog) {
 static int same_tables(const hy_gpu_program *a, const hy_gpu_program *b) {
   if (a->ntables != b->ntables) return 0;
   for (int i = 0; i < a->ntables; i++) {
-    size_t bytes = (size_t)a->tables[i].count * (a->tables[i].is_f64 ? 16 : 8);
-    if (a->tables[i].count != b->tables[i].count || a->tables[i].is_f64 != b->tables[i].is_f64 ||
+    size_t bytes = hy_table_bytes(&a->tables[i]);
+    if (a->tables[i].count != b->tables[i].count || a->tables[i].type != b->tables[i].type ||
         memcmp(a->tables[i].data, b->tables[i].data, bytes) != 0)
       return 0;
   }

@@ -47,6 +47,9 @@ typedef struct hy_cuda_plan {
   hy_cuda_module *modules[HY_MAX_KERNELS];
   CUfunction functions[HY_MAX_KERNELS];
   int max_threads[HY_MAX_KERNELS]; /* what the compiled kernel can launch with */
+  /* The program's tables, all in one allocation (one cuMemAlloc per plan
+   * instead of one per table: warm plans of several tables are quicker). */
+  CUdeviceptr table_block;
   CUdeviceptr tables[HY_MAX_TABLES];
 } hy_cuda_plan;
 
@@ -683,8 +686,7 @@ static void hy_cuda_module_put(hy_cuda_device *d, hy_cuda_module *m) {
 
 /* Frees device resources; called with the context current. */
 static void hy_cuda_plan_free_in(hy_cuda_device *d, hy_cuda_plan *s) {
-  for (int t = 0; t < HY_MAX_TABLES; t++)
-    if (s->tables[t]) d->cu->cuMemFree(s->tables[t]);
+  if (s->table_block) d->cu->cuMemFree(s->table_block);
   for (int k = 0; k < HY_MAX_KERNELS; k++) hy_cuda_module_put(d, s->modules[k]);
   hy_gpu_program_free(&s->program);
   hy_free(s);
@@ -763,12 +765,19 @@ static hy_status hy_cuda_program_load_in(hy_cuda_device *d, hy_cuda_plan *s) {
                                               (int)most),
                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
+  /* Each table starts on a 256-byte boundary of the block. */
+  size_t offset[HY_MAX_TABLES], total = 0;
+  for (int t = 0; t < p->ntables; t++) {
+    offset[t] = total;
+    total += (hy_table_bytes(&p->tables[t]) + 255) & ~(size_t)255;
+  }
+  if (total == 0) return HYFFT_SUCCESS;
+  HY_CU_CALL(d, d->cu->cuMemAlloc(&s->table_block, total), "cuMemAlloc (constant tables)");
   for (int t = 0; t < p->ntables; t++) {
     const hy_table *tb = &p->tables[t];
-    /* count is in complex elements (re, im pairs), as the generator fills it. */
-    size_t bytes = (size_t)tb->count * 2 * (tb->is_f64 ? sizeof(double) : sizeof(float));
+    size_t bytes = hy_table_bytes(tb);
     if (bytes == 0 || !tb->data) continue;
-    HY_CU_CALL(d, d->cu->cuMemAlloc(&s->tables[t], bytes), "cuMemAlloc (constant table)");
+    s->tables[t] = s->table_block + offset[t];
     HY_CU_CALL(d, d->cu->cuMemcpyHtoDAsync(s->tables[t], tb->data, bytes, d->stream),
                "cuMemcpyHtoDAsync (constant table)");
   }

@@ -360,7 +360,7 @@ static hy_status hy_cl_plan_prepare(void *device, const hy_problem *problem,
   }
   for (int i = 0; st == HYFFT_SUCCESS && i < plan->prog.ntables; i++) {
     hy_table *t = &plan->prog.tables[i];
-    size_t bytes = (size_t)t->count * (t->is_f64 ? 16 : 8);
+    size_t bytes = hy_table_bytes(t);
     cl_int err = CL_SUCCESS;
     plan->tables[i] = api->CreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                         bytes, t->data, &err);

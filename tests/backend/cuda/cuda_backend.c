@@ -59,7 +59,7 @@ static void hy_fill_program(hy_gpu_program *p) {
   p->ntables = 1;
   /* 8 complex entries, read by the kernel as 16 floats. */
   p->tables[0].count = 8;
-  p->tables[0].is_f64 = 0;
+  p->tables[0].type = HY_TABLE_COMPLEX_F32;
   float *tab = hy_malloc(16 * sizeof(float));
   for (int i = 0; i < 16; i++) tab[i] = (float)i;
   p->tables[0].data = tab;
