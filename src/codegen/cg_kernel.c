@@ -744,7 +744,7 @@ static void hy_cg_spec_apply(hy_kernel_spec *spec, const char *text) {
     if (strcmp(key, "split") == 0 && (v == 0 || v == 1)) spec->split_exchange = (int)v;
     if (strcmp(key, "pad") == 0 && v >= 0 && v <= 8) spec->lds_pad = (int)v;
     if (strcmp(key, "padbits") == 0 && v >= 2 && v <= 8) spec->lds_pad_shift = (int)v;
-    if (strcmp(key, "tworadix") == 0 && (v == 0 || v == 16 || v == 32 || v == 64))
+    if (strcmp(key, "tworadix") == 0 && (v == 0 || v == 8 || v == 16 || v == 32 || v == 64))
       spec->pow2_radix = (int)v;
     if (strcmp(key, "rowadd") == 0 && v >= 0 && v <= 31) spec->lds_row_extra = (int)v;
     if (strcmp(key, "threads") == 0 && v >= 1 && v <= 4096) spec->threads_per_transform = (int)v;
