@@ -279,22 +279,35 @@ static hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, i
                            steps, 0);
 }
 
-/* Whether fused Rader serves the prime n in this precision. */
-static int hy_fs_rader_pays(int64_t n, hyfft_precision precision) {
+/* Whether fused Rader serves the prime n of a chain split n1 x n2 over
+ * `count` transforms. Its gather and scatter read and write single
+ * elements at random: 8-byte f32 values use a quarter of each 32-byte
+ * sector, 16-byte f64 values half. Measured on the H100 against fused
+ * Bluestein, in four launches: f64 65537 x511 3.27 -> 3.04 ms, f64 12289
+ * x2730 3.27 -> 2.68 ms, but f32 65537 x1023 3.28 -> 3.97 ms and f32 40961
+ * 3.26 -> 3.65 ms. As one persistent kernel (cg_persist.c), the rest of
+ * each sector is still in L2 when the neighbouring gathers need it, and
+ * f32 65537 x1023 takes 2.45-2.49 ms (2.28-2.32x cuFFT, against 1.69x for
+ * Bluestein; 23:13 UTC). So f64 always, and f32 where the generator will
+ * make the chain persistent by default: on CUDA, with both halves of the
+ * split alike (passes of one block size), slots of at most 2 MB, and more
+ * intermediates than L2 holds (so that they go through a ring). The
+ * generator decides by itself; this mirrors its conditions, and
+ * test_h100_plans checks that the two agree on the measured cases.
+ * $HYFFT_RADER=1 asks for Rader wherever it applies, 0 never. */
+static int hy_fs_rader_pays(const hy_fs_ctx *c, int64_t n, int64_t n1, int64_t n2,
+                            int64_t count) {
   const char *env = hy_getenv("HYFFT_RADER");
   if (env && strcmp(env, "0") == 0) return 0;
-  /* The gather and the scatter read and write single elements at random:
-   * 8-byte f32 values use a quarter of each 32-byte sector, 16-byte f64
-   * values half. Measured on the H100 against fused Bluestein: f64 65537
-   * x511 3.27 -> 3.04 ms, f64 12289 x2730 3.27 -> 2.68 ms, but f32 65537
-   * x1023 3.28 -> 3.97 ms and f32 40961 3.26 -> 3.65 ms. So f64 by
-   * default, f32 with $HYFFT_RADER=1. */
-  if (precision != HYFFT_F64 && !(env && strcmp(env, "1") == 0)) return 0;
-  return n >= 3 && hy_largest_prime_factor(n) == n && hy_rader_length_pays(n);
+  if (n < 3 || hy_largest_prime_factor(n) != n || !hy_rader_length_pays(n)) return 0;
+  if (c->problem->precision == HYFFT_F64 || (env && strcmp(env, "1") == 0)) return 1;
+  int64_t slot = (n - 1) * 8, l2 = c->caps->l2_cache > 0 ? c->caps->l2_cache : 0;
+  return c->caps->backend == HYFFT_BACKEND_CUDA && n1 == n2 && slot <= ((int64_t)2 << 20) &&
+         l2 > 0 && count > 1 && count > l2 / slot;
 }
 
 /* Fused Rader (a large prime N whose N - 1 = L is 2^a times 1, 3 or 5,
- * a >= 4: 65537 = 2^16 + 1; in f64, see hy_fs_rader_pays) on a GPU: the
+ * a >= 4: 65537 = 2^16 + 1; where it pays, see hy_fs_rader_pays) on a GPU: the
  * cyclic convolution of Rader's permuted input with its kernel has length
  * L instead of Bluestein's 2L or more, so the same four fused passes (hy_fs_bluestein_fused) move about
  * half the data. Pass A1 gathers x at g^i mod N (and keeps x_0 aside),
@@ -308,9 +321,7 @@ static int hy_fs_rader_pays(int64_t n, hyfft_precision precision) {
 static hy_status hy_fs_rader_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
                                    hy_buffer dst, int64_t out_stride, int nloops,
                                    const hyfft_dim *loops) {
-  const hy_problem *p = c->problem;
-  if (c->caps->backend == HYFFT_BACKEND_CPU || !hy_fs_rader_pays(n, p->precision) ||
-      hy_getenv("HYFFT_BLUESTEIN_UNFUSED"))
+  if (c->caps->backend == HYFFT_BACKEND_CPU || hy_getenv("HYFFT_BLUESTEIN_UNFUSED"))
     return HYFFT_NO_SOLVER;
   if (!hy_fs_chain_fits(c, in_stride, out_stride, nloops, loops)) return HYFFT_NO_SOLVER;
   int64_t m = n - 1, n1, n2, dense[HY_MAX_LOOPS], count = 1;
@@ -318,6 +329,7 @@ static hy_status hy_fs_rader_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64
   if (st != HYFFT_SUCCESS) return st;
   for (int l = 0; l < nloops; l++)
     if (hy_mul_overflow_i64(count, loops[l].n, &count)) return HYFFT_NO_SOLVER;
+  if (!hy_fs_rader_pays(c, n, n1, n2, count)) return HYFFT_NO_SOLVER;
   /* The stash: two values per transform behind WORK0's intermediate. */
   int64_t aux = c->tree->work_elems[0];
   c->tree->work_elems[0] += 2 * count;

@@ -177,11 +177,16 @@ int main(void) {
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
   /* Primes too long for one pass: Rader's steps fused into the four-step
-   * passes where p - 1 is 2^a x 1, 3 or 5 (a >= 4) in f64 (and in f32
-   * with $HYFFT_RADER=1), Bluestein's where not or where $HYFFT_RADER=0
-   * says so. */
+   * passes where p - 1 is 2^a x 1, 3 or 5 (a >= 4) in f64; in f32 where
+   * the chain also runs as one persistent kernel (65537 x1023: split
+   * 256 x 256, more intermediates than L2 holds; not 65537 x20, whose
+   * intermediates fit L2, nor 40961 = 160 x 256 + 1), or with
+   * $HYFFT_RADER=1. Bluestein's where not or where $HYFFT_RADER=0 says
+   * so. */
   static const struct { const char *token; const char *rader_env; hy_fuse first; } fused_cases[] = {
-      {"c2c:f32:fwd:65537:b1023", "", HY_FUSE_CHIRP_IN}, {"c2c:f64:fwd:65537:b511", "", HY_FUSE_RADER_IN},
+      {"c2c:f32:fwd:65537:b1023", "", HY_FUSE_RADER_IN}, {"c2c:f64:fwd:65537:b511", "", HY_FUSE_RADER_IN},
+      {"c2c:f32:fwd:65537:b20", "", HY_FUSE_CHIRP_IN},   {"c2c:f32:fwd:40961:b1638", "", HY_FUSE_CHIRP_IN},
+      {"c2c:f32:fwd:65537:b1023", "0", HY_FUSE_CHIRP_IN},
       {"c2c:f32:bwd:40961:b3", "1", HY_FUSE_RADER_IN},   {"c2c:f64:fwd:786433", "", HY_FUSE_RADER_IN},
       {"c2c:f64:fwd:12289:b2", "", HY_FUSE_RADER_IN},    {"c2c:f64:fwd:114689", "", HY_FUSE_CHIRP_IN},
       {"c2c:f64:fwd:65537:b3", "0", HY_FUSE_CHIRP_IN},   {"c2c:f32:fwd:65537:b3", "1", HY_FUSE_RADER_IN}};
@@ -290,16 +295,23 @@ int main(void) {
       {"c2c:f32:fwd:16777216:b4", "persist=1",
        "8192 tickets over 4 elements, each pass 1 element(s) behind the one before; passes 0-1 through a ring of 2 work slots of 134217728 bytes"},
       {"c2c:f32:fwd:1048576", "persist=1", NULL},
-      /* Four fused passes (f64 65537 by Rader, 1 MB elements): by
-       * default, two rings in three quarters of L2, six elements between
-       * passes; f32 65537's passes have blocks of two sizes and keep their
-       * launches. */
+      /* Four fused passes (65537 by Rader, 1 MB and 512 KB elements): by
+       * default, two rings in three quarters of L2, six and twelve
+       * elements between passes. By Bluestein ($HYFFT_RADER=0 below), f32
+       * 65537's passes have blocks of two sizes and keep their launches. */
       {"c2c:f64:fwd:65537:b511", "",
        "32704 tickets over 511 elements, each pass 6 element(s) behind the one before; "
        "passes 0-3 through a ring of 24 work slots of 1048576 bytes; passes 1-2 through a ring "
        "of 12 work slots of 1048576 bytes"},
-      {"c2c:f32:fwd:65537:b1023", "persist=1", NULL}};
+      {"c2c:f32:fwd:65537:b1023", "",
+       "65472 tickets over 1023 elements, each pass 12 element(s) behind the one before; "
+       "passes 0-3 through a ring of 48 work slots of 524288 bytes; passes 1-2 through a ring "
+       "of 24 work slots of 524288 bytes"},
+      {"c2c:f32:fwd:65537:b1023", "persist=1,bluestein", NULL}};
   for (size_t i = 0; i < sizeof persist_cases / sizeof persist_cases[0]; i++) {
+    /* "bluestein" (not a switch of the generator's) stands for
+     * $HYFFT_RADER=0; the generator ignores it in the spec. */
+    setenv("HYFFT_RADER", strstr(persist_cases[i].env_spec, "bluestein") ? "0" : "", 1);
     setenv("HYFFT_KERNEL_SPEC", persist_cases[i].env_spec, 1);
     hy_plan_tree tree;
     hy_gpu_program prog;
