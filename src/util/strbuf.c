@@ -1,5 +1,6 @@
 /* A growable string with a sticky allocation error, so that long chains of
  * appends (kernel source, plan descriptions) check for failure once. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +47,104 @@ void hy_strbuf_append(hy_strbuf *sb, const char *text) {
   sb->len += n;
 }
 
-/* Formats straight into the free room and only formats again, after
- * growing, when the text did not fit: one vsnprintf per append instead of
- * a measuring one and a writing one (the generator's appends are short;
- * half of a long plan's generation time was formatting). */
+static void hy_strbuf_bytes(hy_strbuf *sb, const char *text, size_t n) {
+  if (!hy_strbuf_reserve(sb, n)) return;
+  memcpy(sb->data + sb->len, text, n);
+  sb->len += n;
+  sb->data[sb->len] = '\0';
+}
+
+/* Decimal digits of v, as printf's %lld writes them. */
+static void hy_strbuf_decimal(hy_strbuf *sb, long long v) {
+  char buf[24];
+  int at = (int)sizeof buf;
+  unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+  do {
+    buf[--at] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0) buf[--at] = '-';
+  hy_strbuf_bytes(sb, buf + at, sizeof buf - (size_t)at);
+}
+
+/* Whether fmt uses only the conversions hy_strbuf_simplef writes: %s, %d,
+ * %c, %ld, %lld, %zu, %.*s and %%, without flags or widths. */
+static int hy_strbuf_simple_format(const char *fmt) {
+  for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
+    p++;
+    if (*p == '%' || *p == 's' || *p == 'd' || *p == 'c') p += 1;
+    else if (p[0] == 'l' && p[1] == 'd') p += 2;
+    else if (p[0] == 'z' && p[1] == 'u') p += 2;
+    else if (p[0] == 'l' && p[1] == 'l' && p[2] == 'd') p += 3;
+    else if (p[0] == '.' && p[1] == '*' && p[2] == 's') p += 3;
+    else return 0;
+  }
+  return 1;
+}
+
+/* What vsnprintf would write for a simple format (above), without its
+ * stream set-up per call: most of the generator's appends are these, and
+ * formatting them through vsnprintf was most of generating a long plan's
+ * source. */
+static void hy_strbuf_simplef(hy_strbuf *sb, const char *fmt, va_list ap) {
+  const char *p = fmt;
+  while (*p && !sb->failed) {
+    const char *pct = strchr(p, '%');
+    size_t run = pct ? (size_t)(pct - p) : strlen(p);
+    if (run) hy_strbuf_bytes(sb, p, run);
+    if (!pct) break;
+    p = pct + 1;
+    if (*p == '%') {
+      hy_strbuf_bytes(sb, "%", 1);
+      p += 1;
+    } else if (*p == 's') {
+      const char *text = va_arg(ap, const char *);
+      if (!text) text = "(null)";
+      hy_strbuf_bytes(sb, text, strlen(text));
+      p += 1;
+    } else if (*p == 'd') {
+      hy_strbuf_decimal(sb, va_arg(ap, int));
+      p += 1;
+    } else if (*p == 'c') {
+      char c = (char)(unsigned char)va_arg(ap, int);
+      hy_strbuf_bytes(sb, &c, 1);
+      p += 1;
+    } else if (p[0] == 'l' && p[1] == 'd') {
+      hy_strbuf_decimal(sb, va_arg(ap, long));
+      p += 2;
+    } else if (p[0] == 'z' && p[1] == 'u') {
+      size_t v = va_arg(ap, size_t);
+      if (v > (size_t)LLONG_MAX) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%zu", v);
+        hy_strbuf_bytes(sb, buf, strlen(buf));
+      } else {
+        hy_strbuf_decimal(sb, (long long)v);
+      }
+      p += 2;
+    } else if (p[0] == 'l' && p[1] == 'l' && p[2] == 'd') {
+      hy_strbuf_decimal(sb, va_arg(ap, long long));
+      p += 3;
+    } else { /* "%.*s" (hy_strbuf_simple_format allows nothing else) */
+      int precision = va_arg(ap, int);
+      const char *text = va_arg(ap, const char *);
+      if (!text) text = "(null)";
+      size_t n = precision < 0 ? strlen(text) : strnlen(text, (size_t)precision);
+      hy_strbuf_bytes(sb, text, n);
+      p += 3;
+    }
+  }
+}
+
+/* Other formats are written straight into the free room, and formatted
+ * again after growing only when the text did not fit (one vsnprintf per
+ * append, not a measuring one and a writing one). */
 void hy_strbuf_vappendf(hy_strbuf *sb, const char *fmt, va_list ap) {
   if (!hy_strbuf_reserve(sb, 255)) return;
+  if (hy_strbuf_simple_format(fmt)) {
+    hy_strbuf_simplef(sb, fmt, ap);
+    return;
+  }
   size_t room = sb->cap - sb->len;
   va_list ap2;
   va_copy(ap2, ap);
