@@ -290,12 +290,13 @@ static hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, i
  * f32 65537 x1023 takes 2.45-2.49 ms (2.28-2.32x cuFFT, against 1.69x for
  * Bluestein; 23:13 UTC). So f64 always, and f32 where the generator will
  * make the chain persistent by default: on CUDA, with both halves of the
- * split alike (passes of one block size), slots of at most 2 MB, and more
- * intermediates than L2 holds (so that they go through a ring). The
+ * split alike (passes of one block size), slots of at most 2 MB, one loop
+ * of transforms (a batch, as measured), and more intermediates than L2
+ * holds (so that they go through a ring). The
  * generator decides by itself; this mirrors its conditions, and
  * test_h100_plans checks that the two agree on the measured cases.
  * $HYFFT_RADER=1 asks for Rader wherever it applies, 0 never. */
-static int hy_fs_rader_pays(const hy_fs_ctx *c, int64_t n, int64_t n1, int64_t n2,
+static int hy_fs_rader_pays(const hy_fs_ctx *c, int64_t n, int64_t n1, int64_t n2, int nloops,
                             int64_t count) {
   const char *env = hy_getenv("HYFFT_RADER");
   if (env && strcmp(env, "0") == 0) return 0;
@@ -303,7 +304,7 @@ static int hy_fs_rader_pays(const hy_fs_ctx *c, int64_t n, int64_t n1, int64_t n
   if (c->problem->precision == HYFFT_F64 || (env && strcmp(env, "1") == 0)) return 1;
   int64_t slot = (n - 1) * 8, l2 = c->caps->l2_cache > 0 ? c->caps->l2_cache : 0;
   return c->caps->backend == HYFFT_BACKEND_CUDA && n1 == n2 && slot <= ((int64_t)2 << 20) &&
-         l2 > 0 && count > 1 && count > l2 / slot;
+         nloops == 1 && l2 > 0 && count > 1 && count > l2 / slot;
 }
 
 /* Fused Rader (a large prime N whose N - 1 = L is 2^a times 1, 3 or 5,
@@ -329,7 +330,7 @@ static hy_status hy_fs_rader_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64
   if (st != HYFFT_SUCCESS) return st;
   for (int l = 0; l < nloops; l++)
     if (hy_mul_overflow_i64(count, loops[l].n, &count)) return HYFFT_NO_SOLVER;
-  if (!hy_fs_rader_pays(c, n, n1, n2, count)) return HYFFT_NO_SOLVER;
+  if (!hy_fs_rader_pays(c, n, n1, n2, nloops, count)) return HYFFT_NO_SOLVER;
   /* The stash: two values per transform behind WORK0's intermediate. */
   int64_t aux = c->tree->work_elems[0];
   c->tree->work_elems[0] += 2 * count;

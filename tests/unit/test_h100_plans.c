@@ -204,6 +204,20 @@ int main(void) {
     hy_gpu_program_free(&prog);
   }
   setenv("HYFFT_RADER", "", 1);
+  /* Over a second axis the chain does not run as one persistent kernel
+   * (five passes), so f32 keeps Bluestein there. */
+  {
+    hy_plan_tree tree;
+    hy_gpu_program prog;
+    if (plan_program("c2c:f32:fwd:3x65537:b400", &caps, &tree, &prog)) {
+      int rader = 0;
+      for (int i = 0; i < tree.npasses; i++) rader |= tree.passes[i].fuse == HY_FUSE_RADER_IN;
+      CHECK(!rader && tree.passes[0].fuse == HY_FUSE_CHIRP_IN,
+            "c2c:f32:fwd:3x65537:b400: %s fused steps, expected Bluestein's",
+            rader ? "Rader's" : "no chirp");
+      hy_gpu_program_free(&prog);
+    }
+  }
   /* Three blocks per SM are asked of ptxas where a small block's points
    * per thread would take more registers than that leaves (f64 radix-25
    * stages, the f64 Bluestein pass of 1009); four for f32 Bluestein passes
