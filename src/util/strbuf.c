@@ -85,8 +85,9 @@ static int hy_strbuf_simple_format(const char *fmt) {
 /* What vsnprintf would write for a simple format (above), without its
  * stream set-up per call: most of the generator's appends are these, and
  * formatting them through vsnprintf was most of generating a long plan's
- * source. */
-static void hy_strbuf_simplef(hy_strbuf *sb, const char *fmt, va_list ap) {
+ * source. 1 when done; 0, with part of it written, at a null string
+ * argument, which is left to vsnprintf. */
+static int hy_strbuf_simplef(hy_strbuf *sb, const char *fmt, va_list ap) {
   const char *p = fmt;
   while (*p && !sb->failed) {
     const char *pct = strchr(p, '%');
@@ -99,7 +100,7 @@ static void hy_strbuf_simplef(hy_strbuf *sb, const char *fmt, va_list ap) {
       p += 1;
     } else if (*p == 's') {
       const char *text = va_arg(ap, const char *);
-      if (!text) text = "(null)";
+      if (!text) return 0;
       hy_strbuf_bytes(sb, text, strlen(text));
       p += 1;
     } else if (*p == 'd') {
@@ -128,12 +129,13 @@ static void hy_strbuf_simplef(hy_strbuf *sb, const char *fmt, va_list ap) {
     } else { /* "%.*s" (hy_strbuf_simple_format allows nothing else) */
       int precision = va_arg(ap, int);
       const char *text = va_arg(ap, const char *);
-      if (!text) text = "(null)";
+      if (!text) return 0;
       size_t n = precision < 0 ? strlen(text) : strnlen(text, (size_t)precision);
       hy_strbuf_bytes(sb, text, n);
       p += 3;
     }
   }
+  return 1;
 }
 
 /* Other formats are written straight into the free room, and formatted
@@ -142,8 +144,16 @@ static void hy_strbuf_simplef(hy_strbuf *sb, const char *fmt, va_list ap) {
 void hy_strbuf_vappendf(hy_strbuf *sb, const char *fmt, va_list ap) {
   if (!hy_strbuf_reserve(sb, 255)) return;
   if (hy_strbuf_simple_format(fmt)) {
-    hy_strbuf_simplef(sb, fmt, ap);
-    return;
+    /* A null string argument (what the C library prints for it varies)
+     * sends the whole append to vsnprintf, from where it began. */
+    size_t start = sb->len;
+    va_list again;
+    va_copy(again, ap);
+    int done = hy_strbuf_simplef(sb, fmt, again);
+    va_end(again);
+    if (done || sb->failed) return;
+    sb->len = start;
+    sb->data[start] = '\0';
   }
   size_t room = sb->cap - sb->len;
   va_list ap2;

@@ -48,6 +48,12 @@ static void check_formats(size_t prefix) {
   SAME(&sb, expect, "%s", longtext);
   SAME(&sb, expect, "a%cb%c", 'Z', '!');
   SAME(&sb, expect, "x0_%d = src[ib + (%s)rin[e] * %lld];\n", 17, "int", 4096LL);
+  /* A null string goes to vsnprintf (what C libraries print for it
+   * differs), after the fast path has begun the same append. */
+  const char *volatile none = NULL;
+  SAME(&sb, expect, "x=%d [%s] y=%lld", 7, none, 8LL);
+  for (int precision = -1; precision < 8; precision++)
+    SAME(&sb, expect, "<%.*s|%d>", precision, none, precision);
   /* Conversions the fast path leaves to vsnprintf. */
   SAME(&sb, expect, "%-6s|%5d|%x|%.17e|%g|%08.3f", "ab", 42, 255u, 0.1, 1e-30, -3.25);
   SAME(&sb, expect, "%s and %.9e", longtext, 2.5);
