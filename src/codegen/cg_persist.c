@@ -563,8 +563,9 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
   hy_strbuf_appendf(sb, "%.*s", (int)plain->prelude_end, plain->source.data);
   out->prelude_begin = plain->prelude_begin;
   out->prelude_end = plain->prelude_end;
-  /* The passes' long tables are the plain program's: copied, not computed
-   * again (fused Rader's powers of g took most of f64 65537's generation). */
+  /* The passes' tables are the plain program's: borrowed, not computed
+   * again (fused Rader's powers of g took most of f64 65537's generation);
+   * codegen.c hands them over when this program replaces the plain one. */
   out->reuse = plain;
   const char *g = hy_cg_global(dialect);
 
