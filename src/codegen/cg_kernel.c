@@ -475,14 +475,12 @@ int hy_cg_effective_pass(const hy_pass *pass, hy_pass *out) {
 
 /* Rader's tables for the prime p with smallest primitive root g: the
  * powers root^q mod p, q < p - 1, for root g (where the convolution reads
- * x) or g^-1 (where the one-pass kernel writes X), as exact integers in
- * the real parts; and the spectrum of the convolution kernel,
- * DFT_{-1}(b)/(p-1) with b_q = exp(sign*2*pi*i*(g^-q mod p)/p), computed
- * in long double and rounded once (through the disk cache from 4096
- * entries on). Fused Rader's last pass reads g^-k as g^(p-1-k), so its
- * first and last pass share one table of powers of g. */
-/* Rader's index table: entry q is root^q mod p, q < p - 1, as a 32-bit
- * integer (kernels read where to gather from or scatter to). */
+ * x) or g^-1 (where the one-pass kernel writes X), as 32-bit integers
+ * (HY_TABLE_INDEX, 4 bytes an entry); and the spectrum of the convolution
+ * kernel, DFT_{-1}(b)/(p-1) with b_q = exp(sign*2*pi*i*(g^-q mod p)/p),
+ * computed in long double and rounded once (through the disk cache from
+ * 4096 entries on). Fused Rader's last pass reads g^-k as g^(p-1-k), so
+ * its first and last pass share one table of powers of g. */
 static hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, int64_t root,
                                         int *index) {
   int64_t m = p - 1, g = root;

@@ -288,11 +288,11 @@ static hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, i
  * 3.26 -> 3.65 ms. As one persistent kernel (cg_persist.c), the rest of
  * each sector is still in L2 when the neighbouring gathers need it, and
  * f32 65537 x1023 takes 2.45-2.49 ms (2.28-2.32x cuFFT, against 1.69x for
- * Bluestein; 23:13 UTC). So f64 always, and f32 where the generator will
- * make the chain persistent by default: on CUDA, with both halves of the
- * split alike (passes of one block size), slots of at most 2 MB, one loop
- * of transforms (a batch, as measured), and more intermediates than L2
- * holds (so that they go through a ring). The
+ * Bluestein; 18:02 and 18:12 UTC). So f64 always, and f32 where the
+ * generator will make the chain persistent by default: on CUDA, with both
+ * halves of the split alike (passes of one block size), slots of at most
+ * 2 MB, one loop of transforms (a batch, as measured), and more
+ * intermediates than L2 holds (so that they go through a ring). The
  * generator decides by itself; this mirrors its conditions, and
  * test_h100_plans checks that the two agree on the measured cases.
  * $HYFFT_RADER=1 asks for Rader wherever it applies, 0 never. */
