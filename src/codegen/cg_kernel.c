@@ -1887,9 +1887,28 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                       prog->tables[t_fz].type == HY_TABLE_INDEX ? "int" : "real2");
   int rader_fused = pass->fuse >= HY_FUSE_RADER_IN;
   if (rader_fused) hy_strbuf_appendf(sb, ", %sreal2 *aux", g);
-  if (spec->body) {
-    hy_strbuf_appendf(sb, ", const hy_i64 hy_gid, %s%s *lds) {\n",
-                      prog->dialect == HY_DIALECT_OPENCL ? "__local " : "", lds_type);
+  if (spec->body && prog->dialect == HY_DIALECT_CUDA) {
+    /* CUDA: the function takes the kernel's shared memory itself (below)
+     * and is told that every pointer it takes is global, so that each
+     * access compiles to a shared or global instruction without relying
+     * on NVVM following the call (it did not for the input's accessor,
+     * which was read with generic loads). */
+    hy_strbuf_append(sb, ", const hy_i64 hy_gid) {\n  __builtin_assume(__isGlobal(src.p));\n");
+    hy_strbuf_appendf(sb, "  __builtin_assume(__isGlobal(dst%s));\n",
+                      spec->body == 2 ? ".p" : "");
+    hy_strbuf_append(sb, "  __builtin_assume(__isGlobal(tw));\n");
+    if (k.bluestein)
+      hy_strbuf_append(sb, "  __builtin_assume(__isGlobal(chirp));\n"
+                           "  __builtin_assume(__isGlobal(bh));\n");
+    if (k.rader)
+      hy_strbuf_append(sb, "  __builtin_assume(__isGlobal(rin));\n"
+                           "  __builtin_assume(__isGlobal(rout));\n"
+                           "  __builtin_assume(__isGlobal(bh));\n");
+    if (pass->twiddle_loop >= 0) hy_strbuf_append(sb, "  __builtin_assume(__isGlobal(ftw));\n");
+    if (t_fz >= 0) hy_strbuf_append(sb, "  __builtin_assume(__isGlobal(fz));\n");
+    if (rader_fused) hy_strbuf_append(sb, "  __builtin_assume(__isGlobal(aux));\n");
+  } else if (spec->body) {
+    hy_strbuf_appendf(sb, ", const hy_i64 hy_gid, __local %s *lds) {\n", lds_type);
     if (!uses_lds) hy_strbuf_append(sb, "  (void)lds;\n");
   } else {
     hy_strbuf_append(sb, ", const hy_i64 hy_block0) {\n");
@@ -1899,7 +1918,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
    * shared memory there (launch shared_bytes, opted into by the backend),
    * one untyped array so that kernels of other element types can share
    * the translation unit. */
-  if (spec->body)
+  if (spec->body && prog->dialect == HY_DIALECT_OPENCL)
     ;
   else if (uses_lds && prog->dialect == HY_DIALECT_CUDA)
     hy_strbuf_appendf(sb, "  extern __shared__ __align__(16) unsigned char hy_smem[];\n"

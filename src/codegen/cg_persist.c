@@ -732,7 +732,7 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
                           (long long)(2 * sh.stash));
     }
     if (dialect == HY_DIALECT_CUDA)
-      hy_strbuf_appendf(sb, ", j, (%s *)hy_smem);\n", split[i] ? "real" : "real2");
+      hy_strbuf_append(sb, ", j);\n"); /* the function takes the shared memory itself */
     else
       hy_strbuf_appendf(sb, ", j, (__local %s *)hy_lds);\n", split[i] ? "real" : "real2");
   }

@@ -15,7 +15,7 @@
 
 /* Bump whenever generated source changes for the same input, so that stale
  * on-disk cache entries are never used. */
-#define HY_CODEGEN_VERSION 6
+#define HY_CODEGEN_VERSION 7
 
 #define HY_MAX_KERNELS 16
 #define HY_MAX_TABLES 16

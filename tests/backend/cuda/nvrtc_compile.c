@@ -47,7 +47,7 @@ static const char *const hy_tokens[] = {
     "c2c:f64:fwd:17x19", "r2c:f32:1024", "r2c:f32:4096:b64", "r2c:f32:512x512",
     "c2r:f32:1024", "c2r:f32:256x256", "r2c:f64:1024", "c2r:f64:4096", "r2c:f32:1000",
     "r2c:f32:97", "r2c:f64:128x128x128", "c2r:f64:64x64x64", "c2c:f32:fwd:1",
-    "c2c:f32:fwd:1x1:b8",
+    "c2c:f32:fwd:1x1:b8", "c2c:f64:fwd:65537:b511", "c2c:f32:fwd:65536:b1024",
 };
 
 /* Strided layouts the token grammar may not spell: built directly. */
