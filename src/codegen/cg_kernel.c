@@ -977,9 +977,12 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   /* Eight threads per transform of a plain batch (128 = 16 x 8): twice
    * as many, half of them idle in the radix-16 stage, with as many
    * transforms per block (512 threads, 48 registers). H100, two runs each:
-   * 128 x524288 f32 0.96x cuFFT -> 0.99x, f64 0.96-0.98x -> 1.00x. Not
-   * measured on four-step or multi-dimensional passes, which keep 8. */
-  if (t == 8 && pass->algo == HY_ALGO_MIXED_RADIX && spec->transform_fastest &&
+   * 128 x524288 f32 0.96x cuFFT -> 0.99x, f64 0.96-0.98x -> 1.00x. CUDA
+   * only: NVIDIA's OpenCL on the same H100 lost with it (97% -> 93% of
+   * copy). Not measured on four-step or multi-dimensional passes, which
+   * keep 8. */
+  if (t == 8 && caps->backend == HYFFT_BACKEND_CUDA && pass->algo == HY_ALGO_MIXED_RADIX &&
+      spec->transform_fastest &&
       pass->nloops == 1 && pass->twiddle_loop < 0 && !spec->store_transposed &&
       llabs(pass->axis.in_stride) == 1 && llabs(pass->axis.out_stride) == 1 && 2 * t * m <= wg)
     spec->threads_per_transform = 16;

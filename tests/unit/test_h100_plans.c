@@ -274,6 +274,20 @@ int main(void) {
     hy_gpu_program_free(&prog);
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
+  /* The 16 threads for 128 are CUDA's: OpenCL on the same device keeps 8. */
+  {
+    hy_device_caps ocl = caps;
+    ocl.backend = HYFFT_BACKEND_OPENCL;
+    hy_plan_tree tree;
+    hy_gpu_program prog;
+    if (plan_program("c2c:f32:fwd:128:b524288", &ocl, &tree, &prog)) {
+      const char *at = strstr(prog.source.data, " threads x ");
+      while (at && at > prog.source.data && at[-1] >= '0' && at[-1] <= '9') at--;
+      int threads = at ? atoi(at) : 0;
+      CHECK(threads == 8, "c2c:f32:fwd:128:b524288 for OpenCL: %d threads, expected 8", threads);
+      hy_gpu_program_free(&prog);
+    }
+  }
   /* Local-memory layouts (hy_cg_bank_layout) and radix-32 stages: the
    * first kernel's stages, its row length and padding period. f32 8192
    * and 16384 take radix-32 stages (one exchange fewer), f64 8192 and the
