@@ -979,8 +979,8 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * transforms per block (512 threads, 48 registers). H100, two runs each:
    * 128 x524288 f32 0.96x cuFFT -> 0.99x, f64 0.96-0.98x -> 1.00x. CUDA
    * only: NVIDIA's OpenCL on the same H100 lost with it (97% -> 93% of
-   * copy). Not measured on four-step or multi-dimensional passes, which
-   * keep 8. */
+   * copy). Plain batches only: f64 16384's 128-point four-step passes lost
+   * (1.04x -> 0.84x), f64 128^3's axis passes did not move (1.01x). */
   if (t == 8 && caps->backend == HYFFT_BACKEND_CUDA && pass->algo == HY_ALGO_MIXED_RADIX &&
       spec->transform_fastest &&
       pass->nloops == 1 && pass->twiddle_loop < 0 && !spec->store_transposed &&
