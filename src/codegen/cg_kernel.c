@@ -710,6 +710,20 @@ static double hy_cg_idle_share(const hy_pass *pass, const hy_kernel_spec *spec, 
   return slots > 0 ? 1.0 - work / slots : 0.0;
 }
 
+/* The most points a thread holds in one stage with T threads per
+ * transform: its butterflies of that stage times the radix. */
+static int hy_cg_points_per_thread(const hy_pass *pass, const hy_kernel_spec *spec, int T) {
+  int radices[HY_MAX_FACTORS];
+  int n = hy_cg_radices(pass, spec, radices);
+  int64_t nc = pass->algo != HY_ALGO_MIXED_RADIX ? pass->bluestein_m : pass->axis.n;
+  int64_t most = 0;
+  for (int i = 0; i < n; i++) {
+    int64_t per = (nc / radices[i] + T - 1) / T * radices[i];
+    if (per > most) most = per;
+  }
+  return (int)most;
+}
+
 /* Local-memory row of one transform: lds_pad elements after every
  * 2^lds_pad_shift, odd so that threads reading the same element of
  * neighbouring transforms (the transposed store) hit different banks, then
@@ -1016,6 +1030,23 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
       (pass->twiddle_loop >= 0 || spec->store_transposed) && spec->threads_per_transform == 32 &&
       spec->transforms_per_block == 8)
     spec->transforms_per_block = 4;
+  /* A four-step pass of blocks near 1024 threads whose threads take two
+   * or more butterflies of a smaller radix in some stage (1000 = 8x5x5x5
+   * on 125 threads x 8 columns: 10 points in the radix-5 stages, 49-60
+   * registers) fits one block per SM; twice the threads over half the
+   * columns (31 registers) fit two. H100, tuner (06:27 and 20:24 UTC):
+   * 10^6 x67 1.11-1.12x. Passes whose threads hold one butterfly of the
+   * largest radix per stage (4096 = 16^3) keep their columns: 2 per block
+   * lost there (f32 2^24 0.87 -> 0.32, above). */
+  if (caps->backend == HYFFT_BACKEND_CUDA && (pass->twiddle_loop >= 0 || spec->store_transposed) &&
+      spec->transforms_per_block >= 2 &&
+      (int64_t)spec->threads_per_transform * spec->transforms_per_block >= 768 &&
+      2 * spec->threads_per_transform <= wg &&
+      hy_cg_points_per_thread(pass, spec, spec->threads_per_transform) >
+          hy_cg_max_radix(pass, spec)) {
+    spec->threads_per_transform *= 2;
+    spec->transforms_per_block /= 2;
+  }
   hy_cg_spec_apply(spec, hy_getenv("HYFFT_KERNEL_SPEC"));
   hy_cg_spec_apply(spec, pass->kernel_spec);
   if ((int64_t)spec->threads_per_transform * spec->transforms_per_block > wg)

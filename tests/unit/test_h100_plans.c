@@ -251,8 +251,10 @@ int main(void) {
    * the butterflies fit a block (2401 = 7^4: 343, none idle); where 256
    * or fewer suffice, as many as there are (3125 as 25x25x5: 125), but 16
    * instead of 8 for a plain CUDA batch (128 = 16 x 8): not for the
-   * 128-point passes of f64 16384, nor for OpenCL on the same device; a
-   * named count stays. */
+   * 128-point passes of f64 16384, nor for OpenCL on the same device;
+   * twice the threads over half the columns where a four-step thread
+   * takes two radix-5 butterflies (10^6: 250, not 125), not where it
+   * takes one of the largest radix (2^24: 256); a named count stays. */
   static const struct {
     const char *token, *env_spec;
     int opencl, threads;
@@ -261,6 +263,7 @@ int main(void) {
       {"c2c:f32:fwd:3125:b21474", "", 0, 125},   {"c2c:f32:fwd:2187:b30685", "", 0, 243},
       {"c2c:f32:fwd:128:b524288", "", 0, 16},    {"c2c:f64:fwd:128:b262144", "", 0, 16},
       {"c2c:f64:fwd:16384:b2048", "", 0, 8},     {"c2c:f32:fwd:128:b524288", "", 1, 8},
+      {"c2c:f32:fwd:1000000:b67", "", 0, 250},   {"c2c:f32:fwd:16777216:b4", "", 0, 256},
       {"c2c:f32:fwd:128:b524288", "threads=8", 0, 8},
       {"c2c:f32:fwd:2401:b27950", "threads=128", 0, 128}};
   for (size_t i = 0; i < sizeof thread_cases / sizeof thread_cases[0]; i++) {
