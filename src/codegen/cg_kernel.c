@@ -939,7 +939,7 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
   /* Mid lengths whose butterflies of the largest radix outnumber 256
    * threads but fit a block: one thread each, where 256 would leave over
    * 8% of the slots idle (H100: 2401 = 7^4 on 343 threads, none idle, 40
-   * registers: 0.96-0.97x cuFFT -> 0.99-1.00x against 128 threads, 11%
+   * registers: 0.96-0.98x cuFFT -> 0.99-1.01x against 128 threads, 11%
    * idle, below). */
   if (pass->algo == HY_ALGO_MIXED_RADIX && per_butterfly > t &&
       per_butterfly <= (wg < 1024 ? wg : 1024) && hy_cg_idle_share(pass, spec, (int)t) > 0.08) {
