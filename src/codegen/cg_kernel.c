@@ -1035,7 +1035,8 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * on 125 threads x 8 columns: 10 points in the radix-5 stages, 49-60
    * registers) fits one block per SM; twice the threads over half the
    * columns (31 registers) fit two. H100, tuner (06:27 and 20:24 UTC):
-   * 10^6 x67 1.11-1.12x. Passes whose threads hold one butterfly of the
+   * 10^6 x67 1.11-1.12x; f64 10^6 x32 unchanged (1.05-1.06x cuFFT, its
+   * 8 columns took 132 KB). Passes whose threads hold one butterfly of the
    * largest radix per stage (4096 = 16^3) keep their columns: 2 per block
    * lost there (f32 2^24 0.87 -> 0.32, above). */
   if (caps->backend == HYFFT_BACKEND_CUDA && (pass->twiddle_loop >= 0 || spec->store_transposed) &&
