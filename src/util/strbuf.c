@@ -40,19 +40,14 @@ static int hy_strbuf_reserve(hy_strbuf *sb, size_t extra) {
   return 1;
 }
 
-void hy_strbuf_append(hy_strbuf *sb, const char *text) {
-  size_t n = strlen(text);
-  if (!hy_strbuf_reserve(sb, n)) return;
-  memcpy(sb->data + sb->len, text, n + 1);
-  sb->len += n;
-}
-
 static void hy_strbuf_bytes(hy_strbuf *sb, const char *text, size_t n) {
   if (!hy_strbuf_reserve(sb, n)) return;
   memcpy(sb->data + sb->len, text, n);
   sb->len += n;
   sb->data[sb->len] = '\0';
 }
+
+void hy_strbuf_append(hy_strbuf *sb, const char *text) { hy_strbuf_bytes(sb, text, strlen(text)); }
 
 /* Decimal digits of v, as printf's %lld writes them. */
 static void hy_strbuf_decimal(hy_strbuf *sb, long long v) {
