@@ -217,15 +217,22 @@ fi
 # time with nothing else running; device-memory plans, as the benchmark
 # times them (a host-memory plan also allocates its pinned staging
 # buffers).
+# NVRTC keeps a cache of its own below hyfft's; CUDA_CACHE_DISABLE=1 turns
+# it off, so that cold means compiled. A plan whose persistent kernel
+# compiles in the background (cuda_backend.c, tiered plans) also reports
+# when its final kernels were ready ("ready"; "-" for other plans).
 plan_times() {
   local cache="${TMPDIR:-/tmp}/hyfft-gpu-check-cold-$$"
   rm -rf "$cache"
   grep -v '^#' bench/suites/standard.txt | awk 'NF {print $1}' | while read -r tok; do
-    cold=$(HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan "$tok:dev" --device cuda 2>&1 |
-           sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p')
-    warm=$(HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan "$tok:dev" --device cuda 2>&1 |
-           sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p')
-    printf '%-34s cold %9s ms  warm %8s ms\n' "$tok" "${cold:-?}" "${warm:-?}"
+    text=$(CUDA_CACHE_DISABLE=1 HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan \
+           "$tok:dev" --device cuda 2>&1)
+    cold=$(sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p' <<<"$text")
+    ready=$(sed -n 's/^final kernels ready in \([0-9.]*\) ms.*/\1/p' <<<"$text")
+    warm=$(CUDA_CACHE_DISABLE=1 HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan \
+           "$tok:dev" --device cuda 2>&1 | sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p')
+    printf '%-34s cold %9s ms  warm %8s ms  ready %9s ms\n' "$tok" "${cold:-?}" "${warm:-?}" \
+           "${ready:--}"
   done
   rm -rf "$cache"
 }

@@ -293,6 +293,14 @@ hyfft_status hyfft_plan_source(hyfft_plan plan, char *buf, size_t buf_size, size
   return st;
 }
 
+hyfft_status hyfft_plan_wait(hyfft_plan plan) {
+  hy_error_clear();
+  HY_TRY(hy_check_plan(plan));
+  const hy_backend *b = plan->context->backend;
+  if (b->plan_wait) HY_TRY(b->plan_wait(plan->context->device, plan->backend_state));
+  return hy_stage_wait(plan);
+}
+
 hyfft_status hyfft_plan_workspace_size(hyfft_plan plan, size_t *bytes) {
   hy_error_clear();
   HY_TRY(hy_check_plan(plan));

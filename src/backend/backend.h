@@ -50,7 +50,9 @@ typedef struct hy_backend {
   hy_status (*synchronize)(void *device, void *queue);
 
   /* Plans: prepare compiles/builds what the tree needs and returns an
-   * opaque state that execute only reads (plans run from several threads). */
+   * opaque state for execute (plans run from several threads; a state that
+   * changes after prepare guards that itself, like a CUDA plan that
+   * switches to kernels it compiled in the background). */
   hy_status (*plan_prepare)(void *device, const hy_problem *problem, const hy_plan_tree *tree,
                             void **plan_state);
   void (*plan_release)(void *device, void *plan_state);
@@ -58,6 +60,10 @@ typedef struct hy_backend {
    * fewer than its tree's work_elems[0] (0: the tree's). The plan's
    * workspace is then allocated, and reported, that small. */
   int64_t (*plan_workspace)(void *device, const void *plan_state);
+  /* Optional: wait for kernels the plan still compiles in the background
+   * and run them from now on; their build's failure if it failed (the plan
+   * still runs, on the kernels it started with). NULL: nothing pending. */
+  hy_status (*plan_wait)(void *device, void *plan_state);
   /* Append the generated source of the plan's kernels (may append nothing). */
   hy_status (*plan_source)(void *device, const void *plan_state, hy_strbuf *sb);
   /* Run every pass of the tree in order on `queue`. buffers[HY_BUF_*] are

@@ -127,8 +127,38 @@ hy_status hy_gpu_program_unit(const hy_gpu_program *p, int k, hy_strbuf *out) {
   return hy_strbuf_status(out);
 }
 
+/* The plain program the persistent one was made from, kept as a program
+ * of its own: it gets its own copy of every table the persistent program
+ * borrowed, so that each frees only what it owns. */
+static hy_status hy_cg_keep_plain(hy_gpu_program *plain, hy_gpu_program *fused) {
+  for (int i = 0; i < fused->ntables; i++) {
+    hy_table *t = &fused->tables[i];
+    if (!t->borrowed) continue;
+    size_t bytes = hy_table_bytes(t);
+    void *copy = hy_malloc(bytes ? bytes : 1);
+    if (!copy) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: cannot copy a %zu-byte table", bytes);
+    memcpy(copy, t->data, bytes);
+    t->data = copy;
+    t->borrowed = 0;
+  }
+  fused->reuse = NULL;
+  return HYFFT_SUCCESS;
+}
+
+static uint64_t hy_cg_program_hash(const hy_gpu_program *p) {
+  uint64_t h = hy_hash_u64(HY_HASH_INIT, HY_CODEGEN_VERSION);
+  return hy_hash_bytes(h, p->source.data, p->source.len);
+}
+
 hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
                           const hy_device_caps *caps, hy_dialect dialect, hy_gpu_program *out) {
+  return hy_codegen_plan_tiers(problem, tree, caps, dialect, out, NULL);
+}
+
+hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *tree,
+                                const hy_device_caps *caps, hy_dialect dialect,
+                                hy_gpu_program *out, hy_gpu_program *plain) {
+  if (plain) memset(plain, 0, sizeof *plain);
   if (!problem || !tree || !caps || !out)
     return hy_error(HYFFT_NULL_POINTER, "codegen: NULL argument");
   if (dialect != HY_DIALECT_OPENCL && dialect != HY_DIALECT_CUDA)
@@ -199,14 +229,24 @@ hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
     hy_gpu_program_free(out);
     return st;
   }
-  if (made) {
+  if (made && plain) {
+    st = hy_cg_keep_plain(out, &fused);
+    if (st != HYFFT_SUCCESS) {
+      hy_gpu_program_free(&fused);
+      hy_gpu_program_free(out);
+      return st;
+    }
+    hy_cg_schedule_chunks(problem, tree, caps, out);
+    out->hash = hy_cg_program_hash(out);
+    *plain = *out;
+    *out = fused;
+  } else if (made) {
     hy_cg_take_borrowed(out, &fused);
     hy_gpu_program_free(out);
     *out = fused;
   } else {
     hy_cg_schedule_chunks(problem, tree, caps, out);
   }
-  uint64_t h = hy_hash_u64(HY_HASH_INIT, HY_CODEGEN_VERSION);
-  out->hash = hy_hash_bytes(h, sb->data, sb->len);
+  out->hash = hy_cg_program_hash(out);
   return HYFFT_SUCCESS;
 }

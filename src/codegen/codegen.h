@@ -122,6 +122,15 @@ typedef struct hy_gpu_program {
  * that zeroes its counters and the persistent kernel. */
 hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
                           const hy_device_caps *caps, hy_dialect dialect, hy_gpu_program *out);
+/* The same, and when the program is a persistent kernel also the plain
+ * program of one kernel per pass it was made from, in *plain (its own
+ * tables, the launches it would have had): a backend may run that one
+ * while the persistent kernel, one long compile, is built in the
+ * background. *plain is left zeroed (no source) when the program is not
+ * persistent, or when plain is NULL (then this is hy_codegen_plan). */
+hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *tree,
+                                const hy_device_caps *caps, hy_dialect dialect,
+                                hy_gpu_program *out, hy_gpu_program *plain);
 void hy_gpu_program_free(hy_gpu_program *program);
 /* 1 when the program records a valid prelude and kernel blocks (in order,
  * inside the source, each holding its kernel's name), 0 otherwise. */

@@ -394,3 +394,12 @@ hy_status hy_stage_run(struct hyfft_plan_s *plan, const void *in, void *out, voi
   pthread_mutex_unlock(&s->lock);
   return st;
 }
+
+hy_status hy_stage_wait(struct hyfft_plan_s *plan) {
+  struct hy_stage *s = plan->stage;
+  const hy_backend *b = plan->context->backend;
+  if (!s || !b->plan_wait) return HYFFT_SUCCESS;
+  for (int i = 0; i < 2; i++)
+    if (s->sub[i].state) HY_TRY(b->plan_wait(plan->context->device, s->sub[i].state));
+  return HYFFT_SUCCESS;
+}

@@ -44,6 +44,8 @@ int hy_stage_plan_chunks(const hy_problem *p, size_t min_bytes, size_t max_bytes
  * simple path would hit too. */
 hy_status hy_stage_create(struct hyfft_plan_s *plan, unsigned flags);
 void hy_stage_destroy(struct hyfft_plan_s *plan);
+/* plan_wait on the stage's sub-plans (nothing without a stage). */
+hy_status hy_stage_wait(struct hyfft_plan_s *plan);
 
 /* Run a plan that has a stage on host data; returns when the output is in
  * host memory. Work queued on `queue` before the call comes first. The

@@ -391,7 +391,16 @@ static int hyt_uses_device_buffers(const hyt_device *dev, const hyfft_problem *p
 hyfft_status hyt_plan(hyt_device *dev, const hyfft_problem *prob, hyfft_plan *plan) {
   hyfft_problem p = *prob;
   if (hyt_uses_device_buffers(dev, prob)) p.memory = HYFFT_MEMORY_DEVICE;
-  return hyfft_plan_create(dev->ctx, &p, HYFFT_ESTIMATE, plan);
+  hyfft_status st = hyfft_plan_create(dev->ctx, &p, HYFFT_ESTIMATE, plan);
+  /* The suites check the plan's final kernels: a CUDA plan still
+   * compiling its persistent kernel in the background is waited for (its
+   * plain kernels have their own test in tests/backend/cuda), and that
+   * kernel failing to build fails the case. */
+  if (st == HYFFT_SUCCESS && (st = hyfft_plan_wait(*plan)) != HYFFT_SUCCESS) {
+    hyfft_plan_destroy(*plan);
+    *plan = NULL;
+  }
+  return st;
 }
 
 int hyt_is_skip(const hyt_device *dev, const hyfft_problem *prob, hyfft_status st) {

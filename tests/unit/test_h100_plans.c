@@ -408,5 +408,52 @@ int main(void) {
     hy_gpu_program_free(&prog);
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
+  setenv("HYFFT_RADER", "", 1);
+  /* Tiers (hy_codegen_plan_tiers, for CUDA plans that run plain kernels
+   * while their persistent kernel compiles): the same persistent program
+   * as hy_codegen_plan's, with the plain program it was made from, which
+   * is byte for byte what persist=0 generates and owns every one of its
+   * tables; a program that is not persistent comes alone. */
+  static const char *const tier_tokens[] = {"c2c:f32:fwd:65536:b1024", "c2c:f64:fwd:65537:b511",
+                                            "c2c:f32:fwd:65537:b1023", "c2c:f32:fwd:4096:b16384"};
+  for (size_t i = 0; i < sizeof tier_tokens / sizeof tier_tokens[0]; i++) {
+    const char *token = tier_tokens[i];
+    hyfft_problem user;
+    hy_problem prob;
+    hy_plan_tree tree;
+    hy_gpu_program prog, main_prog, plain, plain0;
+    if (!plan_program(token, &caps, &tree, &prog)) continue;
+    CHECK_OK(hy_token_parse(token, &user));
+    CHECK_OK(hy_problem_make(&user, &prob));
+    CHECK_OK(hy_codegen_plan_tiers(&prob, &tree, &caps, HY_DIALECT_CUDA, &main_prog, &plain));
+    int persistent = strstr(prog.source.data, "hy_persist_passes") != NULL;
+    CHECK(main_prog.hash == prog.hash && main_prog.source.len == prog.source.len &&
+              memcmp(main_prog.source.data, prog.source.data, prog.source.len) == 0,
+          "%s: tiers change the main program", token);
+    if (persistent) {
+      setenv("HYFFT_KERNEL_SPEC", "persist=0", 1);
+      CHECK_OK(hy_codegen_plan(&prob, &tree, &caps, HY_DIALECT_CUDA, &plain0));
+      setenv("HYFFT_KERNEL_SPEC", "", 1);
+      CHECK(plain.source.data && plain.hash == plain0.hash && plain.nkernels == tree.npasses &&
+                plain.nlaunches == plain0.nlaunches && plain.ntables == plain0.ntables,
+            "%s: the plain tier is not persist=0's program (%d kernels, %d launches)", token,
+            plain.nkernels, plain.nlaunches);
+      for (int t = 0; t < plain.ntables; t++)
+        CHECK(!plain.tables[t].borrowed && (plain.tables[t].data || plain.tables[t].count == 0),
+              "%s: plain table %d is not its own", token, t);
+      for (int t = 0; t < main_prog.ntables; t++)
+        CHECK(!main_prog.tables[t].borrowed, "%s: main table %d still borrowed", token, t);
+      hy_gpu_program_free(&plain0);
+    } else {
+      CHECK(plain.source.data == NULL && plain.nkernels == 0, "%s: not persistent, no tiers",
+            token);
+    }
+    printf("  %-28s %s\n", token,
+           persistent ? "tiers: plain program of one kernel per pass, then the persistent one"
+                      : "one program");
+    hy_gpu_program_free(&plain);
+    hy_gpu_program_free(&main_prog);
+    hy_gpu_program_free(&prog);
+  }
   return hy_test_summary();
 }

@@ -117,6 +117,7 @@ typedef struct cli_case {
   hyfft_plan plan;
   cli_layout L;
   double plan_seconds;
+  double ready_seconds; /* until the final kernels run (hyfft_plan_wait) */
   int device;               /* data in hyfft_buffer_alloc buffers */
   void *host_in, *host_out; /* host_out == host_in for in-place */
   void *din, *dout;         /* the buffers hyfft_execute gets */

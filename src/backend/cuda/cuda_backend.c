@@ -37,9 +37,11 @@ typedef struct hy_cuda_device {
   pthread_mutex_t lock; /* guards modules */
   hy_cuda_module *modules;
   atomic_long compiled, disk_hits, memory_hits;
+  atomic_long background, switched, background_failed;
 } hy_cuda_device;
 
-typedef struct hy_cuda_plan {
+/* A generated program loaded in the context. */
+typedef struct hy_cuda_loaded {
   hy_gpu_program program;
   /* A program compiled as one unit is all in modules[0]; one compiled a
    * unit per kernel (per_kernel) has kernel k in modules[k]. */
@@ -51,6 +53,32 @@ typedef struct hy_cuda_plan {
    * instead of one per table: warm plans of several tables are quicker). */
   CUdeviceptr table_block;
   CUdeviceptr tables[HY_MAX_TABLES];
+} hy_cuda_loaded;
+
+/* What a plan runs: most plans one program, `main`, from the start.
+ *
+ * A persistent kernel (cg_persist.c) is one long compile: 1.2-1.6 s for
+ * the 65537-point Bluestein plans on the H100's host, where the plain
+ * program of one kernel per pass compiles its kernels in parallel in a
+ * fraction of that. So when the persistent program is in neither cache,
+ * the plan is tiered: it loads the plain program (`plain`) and runs it,
+ * while a thread compiles the persistent one (`job`; its tables are
+ * uploaded already). The first execution after that compile has finished,
+ * or hy_cuda_plan_wait, loads it and switches `active` to it, under
+ * `lock`; both programs compute the same transform. A compile that fails
+ * leaves the plan on its plain program, with the failure kept for
+ * hy_cuda_plan_wait to report. $HYFFT_CUDA_BACKGROUND=0 turns tiering off
+ * (every plan compiles its program before it is returned). */
+typedef struct hy_cuda_plan {
+  _Atomic(hy_cuda_loaded *) active;
+  hy_cuda_loaded *main;  /* the program the generator made for the tree */
+  hy_cuda_loaded *plain; /* tiered plans: what runs until main is compiled */
+  hy_cuda_background *job;
+  uint64_t main_key;     /* main's module key (tiered plans) */
+  atomic_int settled;    /* tiered plans: 1 once switched, or given up */
+  pthread_mutex_t lock;
+  hy_status failure;     /* why a tiered plan stayed on plain */
+  char *failure_message;
 } hy_cuda_plan;
 
 /* ---- context entry/exit ------------------------------------------------- */
@@ -237,6 +265,9 @@ void hy_cuda_get_stats(void *device, hy_cuda_stats *stats) {
   stats->compiled = atomic_load(&d->compiled);
   stats->disk_hits = atomic_load(&d->disk_hits);
   stats->memory_hits = atomic_load(&d->memory_hits);
+  stats->background = atomic_load(&d->background);
+  stats->switched = atomic_load(&d->switched);
+  stats->background_failed = atomic_load(&d->background_failed);
 }
 
 /* ---- memory --------------------------------------------------------------- */
@@ -556,6 +587,26 @@ static hy_status hy_cuda_module_add(hy_cuda_device *d, uint64_t key, CUmodule mo
   return HYFFT_SUCCESS;
 }
 
+/* The module for `key` from memory or the disk cache, or *out = NULL when
+ * neither has it (or the driver rejects the cached image); called with
+ * the context current. */
+static hy_status hy_cuda_module_cached(hy_cuda_device *d, uint64_t key, hy_cuda_module **out) {
+  *out = hy_cuda_module_find(d, key);
+  if (*out) return HYFFT_SUCCESS;
+  void *image = NULL;
+  size_t size = 0;
+  if (hy_cuda_cache_load(key, &image, &size) != HYFFT_SUCCESS) {
+    hy_error_clear();
+    return HYFFT_SUCCESS;
+  }
+  CUmodule module = NULL;
+  CUresult r = d->cu->cuModuleLoadData(&module, image);
+  hy_free(image);
+  if (r != HY_CUDA_SUCCESS) return HYFFT_SUCCESS;
+  atomic_fetch_add(&d->disk_hits, 1);
+  return hy_cuda_module_add(d, key, module, out);
+}
+
 /* Find or build the module for `key`; called with the context current. */
 static hy_status hy_cuda_module_get(hy_cuda_device *d, const hy_gpu_program *p, uint64_t key,
                                     hy_cuda_module **out) {
@@ -684,12 +735,48 @@ static void hy_cuda_module_put(hy_cuda_device *d, hy_cuda_module *m) {
   }
 }
 
-/* Frees device resources; called with the context current. */
-static void hy_cuda_plan_free_in(hy_cuda_device *d, hy_cuda_plan *s) {
+/* Frees a loaded program's device resources; called with the context
+ * current. */
+static void hy_cuda_loaded_free_in(hy_cuda_device *d, hy_cuda_loaded *s) {
+  if (!s) return;
   if (s->table_block) d->cu->cuMemFree(s->table_block);
   for (int k = 0; k < HY_MAX_KERNELS; k++) hy_cuda_module_put(d, s->modules[k]);
   hy_gpu_program_free(&s->program);
   hy_free(s);
+}
+
+/* Frees a plan; waits for its background compile if one still runs (its
+ * image still goes to the disk cache). Called with the context current. */
+static void hy_cuda_plan_free_in(hy_cuda_device *d, hy_cuda_plan *s) {
+  hy_cuda_background_free(s->job);
+  hy_cuda_loaded_free_in(d, s->main);
+  hy_cuda_loaded_free_in(d, s->plain);
+  hy_free(s->failure_message);
+  pthread_mutex_destroy(&s->lock);
+  hy_free(s);
+}
+
+/* A plan state around nothing yet: the caller sets main (and plain). */
+static hy_cuda_plan *hy_cuda_plan_new(void) {
+  hy_cuda_plan *s = hy_calloc(1, sizeof *s);
+  if (!s) return NULL;
+  atomic_init(&s->active, NULL);
+  atomic_init(&s->settled, 1);
+  pthread_mutex_init(&s->lock, NULL);
+  return s;
+}
+
+/* Wraps a generated program (taking it over, also on failure). */
+static hy_cuda_loaded *hy_cuda_loaded_new(hy_gpu_program *program) {
+  hy_cuda_loaded *s = hy_calloc(1, sizeof *s);
+  if (!s) {
+    hy_gpu_program_free(program);
+    hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CUDA plan state");
+    return NULL;
+  }
+  s->program = *program;
+  memset(program, 0, sizeof *program);
+  return s;
 }
 
 static hy_status hy_cuda_check_program(const hy_cuda_device *d, const hy_gpu_program *p) {
@@ -730,16 +817,10 @@ static hy_status hy_cuda_check_program(const hy_cuda_device *d, const hy_gpu_pro
   return HYFFT_SUCCESS;
 }
 
-static hy_status hy_cuda_program_load_in(hy_cuda_device *d, hy_cuda_plan *s) {
+/* Every kernel's function from the program's modules, with its thread
+ * limit and shared memory opt-in; called with the context current. */
+static hy_status hy_cuda_loaded_functions(hy_cuda_device *d, hy_cuda_loaded *s) {
   const hy_gpu_program *p = &s->program;
-  HY_TRY(hy_cuda_check_program(d, p));
-  /* Several kernels compile in parallel, one unit each; one kernel (or a
-   * program without the generator's layout) is one unit as it is. */
-  s->per_kernel = p->nkernels > 1 && hy_gpu_program_has_units(p);
-  if (s->per_kernel)
-    HY_TRY(hy_cuda_units_get(d, p, s->modules));
-  else
-    HY_TRY(hy_cuda_module_get(d, p, hy_cuda_program_key(d, p), &s->modules[0]));
   for (int k = 0; k < p->nkernels; k++) {
     CUmodule module = s->modules[s->per_kernel ? k : 0]->module;
     CUresult r = d->cu->cuModuleGetFunction(&s->functions[k], module, p->names[k]);
@@ -765,6 +846,12 @@ static hy_status hy_cuda_program_load_in(hy_cuda_device *d, hy_cuda_plan *s) {
                                               (int)most),
                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
+  return HYFFT_SUCCESS;
+}
+
+/* The program's tables on the device; called with the context current. */
+static hy_status hy_cuda_loaded_tables(hy_cuda_device *d, hy_cuda_loaded *s) {
+  const hy_gpu_program *p = &s->program;
   /* Each table starts on a 256-byte boundary of the block. */
   size_t offset[HY_MAX_TABLES], total = 0;
   for (int t = 0; t < p->ntables; t++) {
@@ -786,34 +873,189 @@ static hy_status hy_cuda_program_load_in(hy_cuda_device *d, hy_cuda_plan *s) {
   return HYFFT_SUCCESS;
 }
 
+/* Compile or find the program's modules, then its functions and tables;
+ * called with the context current. */
+static hy_status hy_cuda_loaded_load_in(hy_cuda_device *d, hy_cuda_loaded *s) {
+  const hy_gpu_program *p = &s->program;
+  HY_TRY(hy_cuda_check_program(d, p));
+  /* Several kernels compile in parallel, one unit each; one kernel (or a
+   * program without the generator's layout) is one unit as it is. */
+  s->per_kernel = p->nkernels > 1 && hy_gpu_program_has_units(p);
+  if (s->per_kernel)
+    HY_TRY(hy_cuda_units_get(d, p, s->modules));
+  else
+    HY_TRY(hy_cuda_module_get(d, p, hy_cuda_program_key(d, p), &s->modules[0]));
+  HY_TRY(hy_cuda_loaded_functions(d, s));
+  return hy_cuda_loaded_tables(d, s);
+}
+
 hy_status hy_cuda_program_load(void *device, hy_gpu_program *program, void **plan_state) {
   hy_cuda_device *d = device;
-  hy_cuda_plan *s = hy_calloc(1, sizeof *s);
+  hy_cuda_plan *s = hy_cuda_plan_new();
   if (!s) {
     hy_gpu_program_free(program);
     return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CUDA plan state");
   }
-  s->program = *program;
-  memset(program, 0, sizeof *program);
+  s->main = hy_cuda_loaded_new(program);
+  if (!s->main) {
+    pthread_mutex_destroy(&s->lock);
+    hy_free(s);
+    return HYFFT_OUT_OF_MEMORY;
+  }
   hy_status st = hy_cuda_enter(d);
   if (st != HYFFT_SUCCESS) {
-    hy_gpu_program_free(&s->program);
+    hy_gpu_program_free(&s->main->program);
+    hy_free(s->main);
+    pthread_mutex_destroy(&s->lock);
     hy_free(s);
     return st;
   }
-  st = hy_cuda_program_load_in(d, s);
+  st = hy_cuda_loaded_load_in(d, s->main);
+  if (st == HYFFT_SUCCESS) atomic_store(&s->active, s->main);
+  else hy_cuda_plan_free_in(d, s);
+  hy_cuda_leave(d);
+  if (st == HYFFT_SUCCESS) *plan_state = s;
+  return st;
+}
+
+/* A persistent program in neither cache: start its compile on a thread,
+ * load the plain program and run that meanwhile (see hy_cuda_plan).
+ * Takes both programs over, also on failure. When the persistent program
+ * is found in a cache after all, the plan runs it from the start and the
+ * plain one is dropped. */
+static hy_status hy_cuda_program_load_tiered(hy_cuda_device *d, hy_gpu_program *program,
+                                             hy_gpu_program *plain, void **plan_state) {
+  hy_cuda_plan *s = hy_cuda_plan_new();
+  if (!s) {
+    hy_gpu_program_free(program);
+    hy_gpu_program_free(plain);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CUDA plan state");
+  }
+  s->main = hy_cuda_loaded_new(program);
+  s->plain = hy_cuda_loaded_new(plain);
+  hy_status st = s->main && s->plain ? hy_cuda_enter(d) : HYFFT_OUT_OF_MEMORY;
+  if (st != HYFFT_SUCCESS) {
+    if (s->main) hy_gpu_program_free(&s->main->program);
+    if (s->plain) hy_gpu_program_free(&s->plain->program);
+    hy_free(s->main);
+    hy_free(s->plain);
+    pthread_mutex_destroy(&s->lock);
+    hy_free(s);
+    return st ? st : hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CUDA plan state");
+  }
+  hy_cuda_loaded *m = s->main;
+  st = hy_cuda_check_program(d, &m->program);
+  s->main_key = hy_cuda_program_key(d, &m->program);
+  if (st == HYFFT_SUCCESS) st = hy_cuda_module_cached(d, s->main_key, &m->modules[0]);
+  if (st == HYFFT_SUCCESS && m->modules[0]) {
+    /* Compiled already: no tiers. */
+    hy_cuda_loaded_free_in(d, s->plain);
+    s->plain = NULL;
+    st = hy_cuda_loaded_functions(d, m);
+    if (st == HYFFT_SUCCESS) st = hy_cuda_loaded_tables(d, m);
+    if (st == HYFFT_SUCCESS) atomic_store(&s->active, m);
+  } else if (st == HYFFT_SUCCESS) {
+    /* The long compile starts first, then the plain program's kernels
+     * compile in parallel beside it. */
+    st = hy_cuda_background_start(m->program.source.data, d->arch, s->main_key, &s->job);
+    if (st == HYFFT_SUCCESS) st = hy_cuda_loaded_load_in(d, s->plain);
+    if (st == HYFFT_SUCCESS) st = hy_cuda_loaded_tables(d, m);
+    if (st == HYFFT_SUCCESS) {
+      atomic_store(&s->active, s->plain);
+      atomic_store(&s->settled, 0);
+      atomic_fetch_add(&d->background, 1);
+    }
+  }
   if (st != HYFFT_SUCCESS) hy_cuda_plan_free_in(d, s);
   hy_cuda_leave(d);
   if (st == HYFFT_SUCCESS) *plan_state = s;
   return st;
 }
 
-hy_status hy_cuda_program_run(void *device, const void *plan_state,
-                              void *const buffers[HY_BUF_COUNT], void *queue) {
+/* Smallest thread limit among a program's kernels whose launches exceed
+ * theirs, or 0 when every launch fits. */
+static int hy_cuda_thread_overrun(const hy_cuda_loaded *s) {
+  int limit = 0;
+  for (int i = 0; i < s->program.nlaunches; i++) {
+    const hy_launch *l = &s->program.launches[i];
+    int most = s->max_threads[l->kernel];
+    if (l->block > most && (limit == 0 || most < limit)) limit = most;
+  }
+  return limit;
+}
+
+/* A tiered plan whose background compile has finished (or, with `wait`,
+ * once it has): load the persistent program and make it the one that runs.
+ * On failure the plan stays on its plain program and keeps the reason
+ * for hy_cuda_plan_wait (an execution goes on, on the plain program).
+ * Called with the context current. */
+static void hy_cuda_plan_settle(hy_cuda_device *d, hy_cuda_plan *s, int wait) {
+  if (atomic_load(&s->settled)) return;
+  if (!wait && !hy_cuda_background_done(s->job)) return;
+  pthread_mutex_lock(&s->lock);
+  if (!atomic_load(&s->settled)) {
+    hy_cuda_loaded *m = s->main;
+    void *image = NULL;
+    size_t size = 0;
+    hy_status st = hy_cuda_background_finish(s->job, &image, &size);
+    if (st == HYFFT_SUCCESS) {
+      CUmodule module = NULL;
+      CUresult r = d->cu->cuModuleLoadData(&module, image);
+      if (r != HY_CUDA_SUCCESS) st = hy_cuda_fail(d->cu, r, "cuModuleLoadData");
+      else st = hy_cuda_module_add(d, s->main_key, module, &m->modules[0]);
+    }
+    hy_free(image);
+    if (st == HYFFT_SUCCESS) atomic_fetch_add(&d->compiled, 1);
+    if (st == HYFFT_SUCCESS) st = hy_cuda_loaded_functions(d, m);
+    int limit = st == HYFFT_SUCCESS ? hy_cuda_thread_overrun(m) : 0;
+    if (limit > 0)
+      st = hy_error(HYFFT_NOT_SUPPORTED,
+                    "the persistent kernel allows %d threads per block, fewer than it launches "
+                    "with; the plan keeps its plain kernels", limit);
+    if (st == HYFFT_SUCCESS) {
+      atomic_store(&s->active, m);
+      atomic_fetch_add(&d->switched, 1);
+    } else {
+      const char *msg = hyfft_last_error();
+      size_t len = strlen(msg);
+      s->failure = st;
+      s->failure_message = hy_malloc(len + 1);
+      if (s->failure_message) memcpy(s->failure_message, msg, len + 1);
+      atomic_fetch_add(&d->background_failed, 1);
+    }
+    hy_cuda_background_free(s->job);
+    s->job = NULL;
+    atomic_store(&s->settled, 1);
+  }
+  pthread_mutex_unlock(&s->lock);
+}
+
+hy_status hy_cuda_plan_wait(void *device, void *plan_state) {
   hy_cuda_device *d = device;
-  const hy_cuda_plan *s = plan_state;
-  const hy_gpu_program *p = &s->program;
+  hy_cuda_plan *s = plan_state;
+  if (!s || atomic_load(&s->settled)) {
+    if (s && s->failure != HYFFT_SUCCESS) goto failed;
+    return HYFFT_SUCCESS;
+  }
   HY_TRY(hy_cuda_enter(d));
+  hy_cuda_plan_settle(d, s, 1);
+  hy_cuda_leave(d);
+  if (s->failure == HYFFT_SUCCESS) return HYFFT_SUCCESS;
+failed:
+  return hy_error(s->failure, "the plan's persistent kernel did not build, and the plan runs its "
+                  "plain kernels: %s", s->failure_message ? s->failure_message : "(message lost)");
+}
+
+int hy_cuda_plan_tier(const void *plan_state) {
+  const hy_cuda_plan *s = plan_state;
+  if (!s->plain) return 0;
+  return atomic_load(&((hy_cuda_plan *)s)->active) == s->plain ? 1 : 2;
+}
+
+/* Every launch of a loaded program; called with the context current. */
+static hy_status hy_cuda_launch_all(hy_cuda_device *d, const hy_cuda_loaded *s,
+                                    void *const buffers[HY_BUF_COUNT], void *queue) {
+  const hy_gpu_program *p = &s->program;
   CUstream stream = hy_cuda_stream(d, queue);
   hy_status st = HYFFT_SUCCESS;
   for (int i = 0; i < p->nlaunches && st == HYFFT_SUCCESS; i++) {
@@ -841,23 +1083,32 @@ hy_status hy_cuda_program_run(void *device, const void *plan_state,
                                        stream, l->nargs ? params : NULL, NULL);
     if (r != HY_CUDA_SUCCESS) st = hy_cuda_fail(d->cu, r, p->names[l->kernel]);
   }
+  return st;
+}
+
+hy_status hy_cuda_plan_run_tier(void *device, const void *plan_state, int tier,
+                                void *const buffers[HY_BUF_COUNT], void *queue) {
+  hy_cuda_device *d = device;
+  hy_cuda_plan *plan = (hy_cuda_plan *)plan_state;
+  if (tier == 1 && !plan->plain)
+    return hy_error(HYFFT_INVALID_ARGUMENT, "the plan has no plain tier");
+  HY_TRY(hy_cuda_enter(d));
+  const hy_cuda_loaded *s = plan->plain;
+  if (tier != 1) {
+    hy_cuda_plan_settle(d, plan, 0);
+    s = atomic_load(&plan->active);
+  }
+  hy_status st = hy_cuda_launch_all(d, s, buffers, queue);
   hy_cuda_leave(d);
   return st;
 }
 
-/* ---- plans ------------------------------------------------------------------ */
-
-/* The smallest thread limit among kernels whose launches exceed theirs,
- * or 0 when every launch fits. */
-static int hy_cuda_thread_overrun(const hy_cuda_plan *s) {
-  int limit = 0;
-  for (int i = 0; i < s->program.nlaunches; i++) {
-    const hy_launch *l = &s->program.launches[i];
-    int most = s->max_threads[l->kernel];
-    if (l->block > most && (limit == 0 || most < limit)) limit = most;
-  }
-  return limit;
+hy_status hy_cuda_program_run(void *device, const void *plan_state,
+                              void *const buffers[HY_BUF_COUNT], void *queue) {
+  return hy_cuda_plan_run_tier(device, plan_state, 0, buffers, queue);
 }
+
+/* ---- plans ------------------------------------------------------------------ */
 
 static void hy_cuda_plan_release(void *device, void *plan_state);
 
@@ -870,13 +1121,23 @@ static hy_status hy_cuda_plan_prepare(void *device, const hy_problem *problem,
    * block may have. Should a kernel still report a smaller thread limit
    * (a driver or compiler that ignores the bound), it is generated again
    * with that limit instead of failing with LAUNCH_OUT_OF_RESOURCES. */
+  const char *env = hy_getenv("HYFFT_CUDA_BACKGROUND");
+  int may_tier = !(env && strcmp(env, "0") == 0);
   for (int attempt = 0;; attempt++) {
-    hy_gpu_program program;
+    hy_gpu_program program, plain;
     memset(&program, 0, sizeof program);
-    HY_TRY(hy_codegen_plan(problem, tree, &caps, HY_DIALECT_CUDA, &program));
+    HY_TRY(hy_codegen_plan_tiers(problem, tree, &caps, HY_DIALECT_CUDA, &program,
+                                 may_tier ? &plain : NULL));
     void *state = NULL;
-    HY_TRY(hy_cuda_program_load(d, &program, &state));
-    int limit = hy_cuda_thread_overrun(state);
+    /* A tiered plan's persistent program is compiled as one unit (its
+     * clearing kernel is tiny), cached under the program's key. */
+    if (may_tier && plain.source.data) {
+      HY_TRY(hy_cuda_program_load_tiered(d, &program, &plain, &state));
+    } else {
+      if (may_tier) hy_gpu_program_free(&plain);
+      HY_TRY(hy_cuda_program_load(d, &program, &state));
+    }
+    int limit = hy_cuda_thread_overrun(atomic_load(&((hy_cuda_plan *)state)->active));
     if (limit == 0) {
       *plan_state = state;
       return HYFFT_SUCCESS;
@@ -899,16 +1160,21 @@ static void hy_cuda_plan_release(void *device, void *plan_state) {
   hy_cuda_leave(d);
 }
 
+/* A tiered plan's source is its persistent program's: the kernels it
+ * runs from the switch on. */
 static hy_status hy_cuda_plan_source(void *device, const void *plan_state, hy_strbuf *sb) {
   const hy_cuda_plan *s = plan_state;
-  if (s && s->program.source.data) hy_strbuf_append(sb, s->program.source.data);
+  if (s && s->main->program.source.data) hy_strbuf_append(sb, s->main->program.source.data);
   return hy_strbuf_status(sb);
 }
 
+/* A tiered plan may run its plain program, which uses the tree's whole
+ * workspace (0); the persistent kernel's ring is within it. */
 static int64_t hy_cuda_plan_workspace(void *device, const void *plan_state) {
   (void)device;
   const hy_cuda_plan *s = plan_state;
-  return s ? s->program.work_elems : 0;
+  if (!s || s->plain) return 0;
+  return s->main->program.work_elems;
 }
 
 static hy_status hy_cuda_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
@@ -933,6 +1199,7 @@ const hy_backend hy_backend_cuda = {
     .plan_release = hy_cuda_plan_release,
     .plan_source = hy_cuda_plan_source,
     .plan_workspace = hy_cuda_plan_workspace,
+    .plan_wait = hy_cuda_plan_wait,
     .execute = hy_cuda_execute,
     .host_alloc = hy_cuda_host_alloc,
     .host_release = hy_cuda_host_release,

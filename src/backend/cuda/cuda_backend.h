@@ -13,6 +13,9 @@ typedef struct hy_cuda_stats {
   long compiled;    /* NVRTC ran */
   long disk_hits;   /* image read from the disk cache */
   long memory_hits; /* module already loaded in this context */
+  long background;  /* tiered plans: started on plain kernels, persistent one compiling */
+  long switched;    /* ... that then switched to the persistent kernel */
+  long background_failed; /* ... whose persistent kernel failed to build or load */
 } hy_cuda_stats;
 
 void hy_cuda_get_stats(void *device, hy_cuda_stats *stats);
@@ -23,6 +26,18 @@ void *hy_cuda_context(void *device);
  * upload its tables) and take ownership of *program (it is cleared), also
  * on failure. The state is what plan_prepare returns. */
 hy_status hy_cuda_program_load(void *device, hy_gpu_program *program, void **plan_state);
+/* Wait for a tiered plan's background compile and switch it to the
+ * persistent kernel (see hy_cuda_plan in cuda_backend.c); at once for
+ * other plans. Returns the compile's failure, if it failed: the plan then
+ * keeps running its plain kernels. */
+hy_status hy_cuda_plan_wait(void *device, void *plan_state);
+/* 0: the plan has one program; 1: tiered, running its plain kernels; 2:
+ * tiered, switched to its persistent kernel. */
+int hy_cuda_plan_tier(const void *plan_state);
+/* For tests: run a tiered plan's plain program (tier 1) whether or not
+ * it has switched; tier 0 is what hy_cuda_program_run runs. */
+hy_status hy_cuda_plan_run_tier(void *device, const void *plan_state, int tier,
+                                void *const buffers[HY_BUF_COUNT], void *queue);
 /* Run every launch of a loaded program on `queue` (NULL: the context's). */
 hy_status hy_cuda_program_run(void *device, const void *plan_state,
                               void *const buffers[HY_BUF_COUNT], void *queue);

@@ -254,3 +254,102 @@ hy_status hy_cuda_units_build(hy_cuda_unit *units, const uint64_t *keys, int *fr
   }
   return HYFFT_SUCCESS;
 }
+
+/* ---- one unit in the background ------------------------------------------- */
+
+struct hy_cuda_background {
+  pthread_t thread;
+  int joined;
+  char *source;
+  int arch;
+  uint64_t key;
+  atomic_int done;
+  /* Written by the thread before `done` is set; read after joining. */
+  hy_status status;
+  char *message;
+  void *image;
+  size_t size;
+};
+
+static void *hy_background_worker(void *arg) {
+  hy_cuda_background *job = arg;
+  int is_ptx = 0;
+  job->status = hy_cuda_compile(job->source, job->arch, &job->image, &job->size, &is_ptx);
+  if (job->status == HYFFT_SUCCESS) {
+    hy_cuda_cache_store(job->key, job->image, job->size);
+  } else {
+    const char *msg = hyfft_last_error();
+    size_t len = strlen(msg);
+    job->message = hy_malloc(len + 1);
+    if (job->message) memcpy(job->message, msg, len + 1);
+  }
+  atomic_store(&job->done, 1);
+  return NULL;
+}
+
+hy_status hy_cuda_background_start(const char *source, int arch, uint64_t key,
+                                   hy_cuda_background **out) {
+  *out = NULL;
+  if (!source) return hy_error(HYFFT_NULL_POINTER, "hy_cuda_background_start: NULL source");
+  /* Load NVRTC on the caller's thread, so a missing library is its error. */
+  const hy_nvrtc *nv;
+  HY_TRY(hy_cuda_nvrtc_get(&nv));
+  hy_cuda_background *job = hy_calloc(1, sizeof *job);
+  size_t len = strlen(source);
+  if (job) job->source = hy_malloc(len + 1);
+  if (!job || !job->source) {
+    hy_free(job);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a background compile");
+  }
+  memcpy(job->source, source, len + 1);
+  job->arch = arch;
+  job->key = key;
+  atomic_init(&job->done, 0);
+  pthread_attr_t attr;
+  int have_attr = pthread_attr_init(&attr) == 0;
+  size_t stack = 0;
+  if (have_attr && pthread_attr_getstacksize(&attr, &stack) == 0 && stack < ((size_t)16 << 20))
+    pthread_attr_setstacksize(&attr, (size_t)16 << 20);
+  int rc = pthread_create(&job->thread, have_attr ? &attr : NULL, hy_background_worker, job);
+  if (have_attr) pthread_attr_destroy(&attr);
+  if (rc != 0) {
+    hy_free(job->source);
+    hy_free(job);
+    return hy_error(HYFFT_INTERNAL, "cannot start a background compile thread (error %d)", rc);
+  }
+  *out = job;
+  return HYFFT_SUCCESS;
+}
+
+int hy_cuda_background_done(const hy_cuda_background *job) {
+  return job && atomic_load(&((hy_cuda_background *)job)->done);
+}
+
+static void hy_background_join(hy_cuda_background *job) {
+  if (job->joined) return;
+  pthread_join(job->thread, NULL);
+  job->joined = 1;
+}
+
+hy_status hy_cuda_background_finish(hy_cuda_background *job, void **image, size_t *size) {
+  *image = NULL;
+  *size = 0;
+  if (!job) return hy_error(HYFFT_NULL_POINTER, "hy_cuda_background_finish: NULL job");
+  hy_background_join(job);
+  if (job->status != HYFFT_SUCCESS)
+    return hy_error(job->status, "%s", job->message ? job->message : "(message lost: out of memory)");
+  if (!job->image) return hy_error(HYFFT_INTERNAL, "background compile: image already taken");
+  *image = job->image;
+  *size = job->size;
+  job->image = NULL;
+  return HYFFT_SUCCESS;
+}
+
+void hy_cuda_background_free(hy_cuda_background *job) {
+  if (!job) return;
+  hy_background_join(job);
+  hy_free(job->image);
+  hy_free(job->message);
+  hy_free(job->source);
+  hy_free(job);
+}

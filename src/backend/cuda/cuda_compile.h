@@ -31,4 +31,22 @@ hy_status hy_cuda_compile_units(hy_cuda_unit *units, int n, int arch, int thread
 hy_status hy_cuda_units_build(hy_cuda_unit *units, const uint64_t *keys, int *from_disk, int n,
                               int arch);
 
+/* One unit compiled on a thread of its own while the caller goes on: a
+ * plan's persistent kernel (one long compile) builds in the background
+ * while the plan already runs its plain kernels (cuda_backend.c).
+ *
+ * hy_cuda_background_start copies the source and starts the thread, which
+ * compiles it for sm_<arch> and stores the image in the disk cache under
+ * `key`. hy_cuda_background_done says, without waiting, whether it has
+ * finished. hy_cuda_background_finish waits for it and hands over the
+ * image (hy_malloc'ed; the caller frees it), or returns the compile's
+ * status with its message (NVRTC's log). hy_cuda_background_free waits
+ * for the thread if it still runs, then frees everything; NULL is fine. */
+typedef struct hy_cuda_background hy_cuda_background;
+hy_status hy_cuda_background_start(const char *source, int arch, uint64_t key,
+                                   hy_cuda_background **job);
+int hy_cuda_background_done(const hy_cuda_background *job);
+hy_status hy_cuda_background_finish(hy_cuda_background *job, void **image, size_t *size);
+void hy_cuda_background_free(hy_cuda_background *job);
+
 #endif /* HY_CUDA_COMPILE_H */

@@ -10,7 +10,9 @@
  * chunks with copies overlapped with compute (against the device-memory
  * result bit for bit, from several threads at once, timed against
  * HYFFT_STAGING=simple) and one transform of more than 2^31 elements
- * checked on the device by its known answer.
+ * checked on the device by its known answer; and tiered plans (a cold
+ * persistent kernel compiled in the background while the plan runs its
+ * plain kernels), both tiers against the CPU backend.
  *
  * Usage: test_cuda_cuda_backend [--quick]   (--quick skips the >2^31 test) */
 #include <math.h>
@@ -758,6 +760,191 @@ static void hy_test_staged_chunks(void) {
 /* c2c:f32:fwd:N:bB with N*B > 2^31. Input row b is the pure tone
  * exp(+2 pi i j (b mod N) / N), whose forward DFT is N at bin (b mod N)
  * and 0 elsewhere; both the input and the check run on the device. */
+/* ---- tiered plans: plain kernels first, the persistent one from the
+ * background --------------------------------------------------------------- */
+
+/* Relative RMS distance of y from ref (n complex values, f32 or f64). */
+static double hy_rel_rms(const void *y, const double *ref, int64_t n, int f64) {
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < 2 * n; i++) {
+    double v = f64 ? ((const double *)y)[i] : (double)((const float *)y)[i];
+    num += (v - ref[i]) * (v - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return den > 0 ? sqrt(num / den) : INFINITY;
+}
+
+/* 1 when the plan's program is a persistent kernel (its source says so). */
+static int hy_is_persistent(hyfft_plan plan) {
+  size_t needed = 0;
+  if (hyfft_plan_source(plan, NULL, 0, &needed) != HYFFT_SUCCESS) return 0;
+  char *src = malloc(needed + 1);
+  int yes = src && hyfft_plan_source(plan, src, needed + 1, NULL) == HYFFT_SUCCESS &&
+            strstr(src, "hy_persist_passes") != NULL;
+  free(src);
+  return yes;
+}
+
+/* One contiguous out-of-place problem whose CUDA program is a persistent
+ * kernel, planned with an empty kernel cache: the plan must come back
+ * tiered (plain kernels loaded, the persistent one compiling), its plain
+ * program and, after hyfft_plan_wait, its persistent one must both match
+ * the CPU backend's answer, and the same problem planned again must find
+ * the persistent kernel compiled (no tiers). */
+static void hy_tiered_case(hyfft_context ctx, hyfft_context cpu, const char *token) {
+  hyfft_problem prob;
+  CHECK_OK(hyfft_problem_parse(token, &prob));
+  int f64 = prob.precision == HYFFT_F64;
+  int64_t n = 1;
+  for (int i = 0; i < prob.rank; i++) n *= prob.dims[i].n;
+  for (int i = 0; i < prob.batch_rank; i++) n *= prob.batch[i].n;
+  size_t esize = f64 ? 16 : 8, bytes = (size_t)n * esize;
+  void *x = malloc(bytes), *y = malloc(bytes);
+  double *ref = malloc((size_t)n * 2 * sizeof *ref);
+  if (!x || !y || !ref) {
+    CHECK(0, "%s: out of host memory", token);
+    free(x), free(y), free(ref);
+    return;
+  }
+  srand(77);
+  for (int64_t i = 0; i < 2 * n; i++) {
+    double v = (double)rand() / RAND_MAX - 0.5;
+    if (f64) ((double *)x)[i] = v;
+    else ((float *)x)[i] = (float)v;
+  }
+  /* The reference: the same transform on the CPU backend. */
+  hyfft_plan cplan = NULL;
+  CHECK_OK(hyfft_plan_create(cpu, &prob, 0, &cplan));
+  if (cplan) {
+    CHECK_OK(hyfft_execute(cplan, x, y));
+    for (int64_t i = 0; i < 2 * n; i++) ref[i] = f64 ? ((double *)y)[i] : ((float *)y)[i];
+    hyfft_plan_destroy(cplan);
+  }
+  const double tol = f64 ? 5e-15 : 1e-6;
+
+  prob.memory = HYFFT_MEMORY_DEVICE;
+  void *din = NULL, *dout = NULL;
+  CHECK_OK(hyfft_buffer_alloc(ctx, bytes, &din));
+  CHECK_OK(hyfft_buffer_alloc(ctx, bytes, &dout));
+  if (din) CHECK_OK(hyfft_buffer_write(ctx, din, 0, x, bytes));
+  hy_cuda_stats s0, s1;
+  hy_cuda_get_stats(ctx->device, &s0);
+  double t0 = hy_seconds();
+  hyfft_plan plan = NULL;
+  CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+  double created = hy_seconds() - t0;
+  if (plan && din && dout) {
+    hy_cuda_get_stats(ctx->device, &s1);
+    CHECK(hy_is_persistent(plan), "%s: the case needs a persistent program", token);
+    CHECK(hy_cuda_plan_tier(plan->backend_state) == 1, "%s: a cold persistent plan starts on its "
+          "plain kernels (tier %d)", token, hy_cuda_plan_tier(plan->backend_state));
+    CHECK(s1.background == s0.background + 1, "%s: one background compile (%ld -> %ld)", token,
+          s0.background, s1.background);
+    /* The plain program, run explicitly (the switch may come any time). */
+    memset(y, 0xff, bytes);
+    CHECK_OK(hyfft_buffer_write(ctx, dout, 0, y, bytes));
+    void *buffers[HY_BUF_COUNT] = {din, dout, plan->work[0], plan->work[1]};
+    CHECK_OK(hy_cuda_plan_run_tier(ctx->device, plan->backend_state, 1, buffers, NULL));
+    CHECK_OK(hyfft_buffer_read(ctx, dout, 0, y, bytes));
+    double e1 = hy_rel_rms(y, ref, n, f64);
+    CHECK(e1 < tol, "%s: plain kernels differ from the CPU backend by %.2e", token, e1);
+    /* The first execution, whichever program it runs. */
+    memset(y, 0xff, bytes);
+    CHECK_OK(hyfft_buffer_write(ctx, dout, 0, y, bytes));
+    CHECK_OK(hyfft_execute(plan, din, dout));
+    CHECK_OK(hyfft_buffer_read(ctx, dout, 0, y, bytes));
+    double e0 = hy_rel_rms(y, ref, n, f64);
+    CHECK(e0 < tol, "%s: first execution differs by %.2e", token, e0);
+    /* After the wait: the persistent kernel. */
+    CHECK_OK(hyfft_plan_wait(plan));
+    double ready = hy_seconds() - t0;
+    hyfft_status again = hyfft_plan_wait(plan);
+    CHECK(again == HYFFT_SUCCESS, "%s: a second wait returns at once (%s)", token,
+          hyfft_status_name(again));
+    hy_cuda_get_stats(ctx->device, &s1);
+    CHECK(hy_cuda_plan_tier(plan->backend_state) == 2, "%s: switched after the wait (tier %d)",
+          token, hy_cuda_plan_tier(plan->backend_state));
+    CHECK(s1.switched == s0.switched + 1 && s1.background_failed == s0.background_failed,
+          "%s: switched %ld -> %ld, failed %ld -> %ld", token, s0.switched, s1.switched,
+          s0.background_failed, s1.background_failed);
+    memset(y, 0xff, bytes);
+    CHECK_OK(hyfft_buffer_write(ctx, dout, 0, y, bytes));
+    CHECK_OK(hyfft_execute(plan, din, dout));
+    CHECK_OK(hyfft_buffer_read(ctx, dout, 0, y, bytes));
+    double e2 = hy_rel_rms(y, ref, n, f64);
+    CHECK(e2 < tol, "%s: persistent kernel differs from the CPU backend by %.2e", token, e2);
+    printf("tiered %-26s created in %7.1f ms on plain kernels, persistent kernel ready at "
+           "%7.1f ms; rel RMS vs CPU: plain %.2e, persistent %.2e\n",
+           token, created * 1e3, ready * 1e3, e1, e2);
+  }
+  hyfft_plan_destroy(plan);
+  /* Planned again: the persistent kernel comes from a cache at once. */
+  hy_cuda_get_stats(ctx->device, &s0);
+  plan = NULL;
+  CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+  if (plan) {
+    hy_cuda_get_stats(ctx->device, &s1);
+    CHECK(hy_cuda_plan_tier(plan->backend_state) == 0 && s1.background == s0.background,
+          "%s: planned again it is not tiered (tier %d)", token,
+          hy_cuda_plan_tier(plan->backend_state));
+  }
+  hyfft_plan_destroy(plan);
+  hyfft_buffer_free(ctx, din);
+  hyfft_buffer_free(ctx, dout);
+  free(x);
+  free(y);
+  free(ref);
+}
+
+static void hy_test_tiered(const char *dir) {
+  char sub[512];
+  snprintf(sub, sizeof sub, "%s/tiered", dir);
+  mkdir(sub, 0755);
+  char *saved = getenv("HYFFT_CACHE_DIR") ? strdup(getenv("HYFFT_CACHE_DIR")) : NULL;
+  setenv("HYFFT_CACHE_DIR", sub, 1);
+  hyfft_context ctx = NULL, cpu = NULL;
+  CHECK_OK(hyfft_context_create("cuda:0", &ctx));
+  CHECK_OK(hyfft_context_create("cpu", &cpu));
+  if (ctx && cpu) {
+    /* (Persistent where the intermediates exceed half of L2.) */
+    hy_tiered_case(ctx, cpu, "c2c:f32:fwd:65536:b64");
+    hy_tiered_case(ctx, cpu, "c2c:f64:fwd:65537:b16");
+    /* A tiered plan destroyed before it ever ran: the destroy waits for
+     * the compile, whose image still lands in the disk cache. */
+    hyfft_problem prob;
+    CHECK_OK(hyfft_problem_parse("c2c:f32:bwd:65536:b64", &prob));
+    prob.memory = HYFFT_MEMORY_DEVICE;
+    hyfft_plan plan = NULL;
+    hy_cuda_stats s0, s1;
+    hy_cuda_get_stats(ctx->device, &s0);
+    CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+    CHECK(plan && hy_is_persistent(plan) && hy_cuda_plan_tier(plan->backend_state) == 1,
+          "c2c:f32:bwd:65536:b64 is persistent and tiered");
+    CHECK_OK(hyfft_plan_destroy(plan));
+    CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+    hy_cuda_get_stats(ctx->device, &s1);
+    CHECK(plan && hy_cuda_plan_tier(plan->backend_state) == 0 && s1.disk_hits > s0.disk_hits,
+          "planned again after a destroy mid-compile: from the disk cache (disk hits %ld -> %ld)",
+          s0.disk_hits, s1.disk_hits);
+    hyfft_plan_destroy(plan);
+    /* $HYFFT_CUDA_BACKGROUND=0: compiled before the plan is returned. */
+    setenv("HYFFT_CUDA_BACKGROUND", "0", 1);
+    CHECK_OK(hyfft_problem_parse("c2c:f64:bwd:65536:b64", &prob));
+    prob.memory = HYFFT_MEMORY_DEVICE;
+    plan = NULL;
+    CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+    CHECK(plan && hy_is_persistent(plan) && hy_cuda_plan_tier(plan->backend_state) == 0,
+          "HYFFT_CUDA_BACKGROUND=0: a persistent plan without tiers");
+    hyfft_plan_destroy(plan);
+    unsetenv("HYFFT_CUDA_BACKGROUND");
+  }
+  hyfft_context_destroy(cpu);
+  hyfft_context_destroy(ctx);
+  if (saved) setenv("HYFFT_CACHE_DIR", saved, 1);
+  else unsetenv("HYFFT_CACHE_DIR");
+  free(saved);
+}
+
 static const char *const hy_big_source =
     "extern \"C\" __global__ void hy_tone(float2 *x, long long total, int n) {\n"
     "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -882,6 +1069,7 @@ int main(int argc, char **argv) {
     hy_test_async_multipass();
     hy_test_threads();
     hy_test_staged_chunks();
+    hy_test_tiered(dir);
     if (!quick) hy_test_big();
   }
   char cmd[256];

@@ -4,7 +4,8 @@
  * multi-kernel program cut into its units, built through the disk cache
  * (first all compiled, then all read back byte for byte, a corrupt entry
  * rebuilt alone), and a unit that does not compile failing the whole
- * build with its own name and NVRTC log and no image left behind.
+ * build with its own name and NVRTC log and no image left behind; and
+ * the background compile of one unit (a tiered plan's persistent kernel).
  * With a GPU: the same program loaded by the backend (one module per
  * kernel: compiled once each, then memory hits, then disk hits from a new
  * context), and multi-kernel plans through the public API against their
@@ -171,6 +172,70 @@ static void hy_test_build(const char *token, const char *dir) {
   hy_gpu_program_free(&p);
 }
 
+/* The background compile (a tiered plan's persistent kernel): the image
+ * it hands over is what the synchronous compile makes and lands in the
+ * disk cache under its key; a source that does not compile comes back as
+ * the compile error with NVRTC's log; a job freed unfinished is waited
+ * for. No GPU needed. */
+static void hy_test_background(const char *dir) {
+  hy_device_caps caps = hy_h100_caps();
+  hy_gpu_program p;
+  hy_status st = hy_generate("c2c:f32:fwd:65536:b64", &caps, &p);
+  CHECK(st == HYFFT_SUCCESS, "c2c:f32:fwd:65536:b64: %s", hyfft_last_error());
+  if (st != HYFFT_SUCCESS) return;
+  CHECK(strstr(p.source.data, "hy_persist_passes") != NULL, "65536 x64 is a persistent program");
+  setenv("HYFFT_CACHE_DIR", dir, 1);
+  const uint64_t key = 0x7165726564ull; /* any key: the test's own entry */
+  hy_cuda_background *job = NULL;
+  double t0 = hy_now();
+  CHECK_OK(hy_cuda_background_start(p.source.data, 90, key, &job));
+  double started = hy_now() - t0;
+  void *image = NULL, *sync_image = NULL, *cached = NULL;
+  size_t size = 0, sync_size = 0, cached_size = 0;
+  int is_ptx = 0;
+  if (job) {
+    CHECK_OK(hy_cuda_background_finish(job, &image, &size));
+    double done = hy_now() - t0;
+    CHECK(hy_cuda_background_done(job), "finished jobs say so");
+    CHECK(image && size > 0 && memmem(image, size, "hy_persist_passes", 17) != NULL,
+          "the background image holds the persistent kernel");
+    CHECK_STATUS(hy_cuda_background_finish(job, &cached, &cached_size), HYFFT_INTERNAL);
+    hy_cuda_background_free(job);
+    CHECK_OK(hy_cuda_compile(p.source.data, 90, &sync_image, &sync_size, &is_ptx));
+    CHECK(image && sync_image && size == sync_size && memcmp(image, sync_image, size) == 0,
+          "the background image is the synchronous compile's (%zu and %zu bytes)", size,
+          sync_size);
+    CHECK_OK(hy_cuda_cache_load(key, &cached, &cached_size));
+    CHECK(cached && cached_size == size && memcmp(cached, image, size) == 0,
+          "the disk cache holds the background image");
+    printf("background compile of the persistent program: start returned in %.4f s, image "
+           "after %.2f s\n", started, done);
+  }
+  hy_free(image);
+  hy_free(sync_image);
+  hy_free(cached);
+  /* A source that does not compile. */
+  job = NULL;
+  CHECK_OK(hy_cuda_background_start("extern \"C\" __global__ void hy_broken( { }\n", 90, key + 1,
+                                    &job));
+  if (job) {
+    image = NULL;
+    CHECK_STATUS(hy_cuda_background_finish(job, &image, &size), HYFFT_COMPILE_ERROR);
+    CHECK(image == NULL && strstr(hyfft_last_error(), "error"),
+          "no image, and the message holds the log: %.200s", hyfft_last_error());
+    CHECK_STATUS(hy_cuda_cache_load(key + 1, &image, &size), HYFFT_NOT_SUPPORTED);
+    hy_cuda_background_free(job);
+  }
+  /* Freed while it may still run: waited for, nothing leaked. */
+  job = NULL;
+  CHECK_OK(hy_cuda_background_start(p.source.data, 90, key + 2, &job));
+  hy_cuda_background_free(job);
+  hy_cuda_background_free(NULL);
+  CHECK_STATUS(hy_cuda_background_start(NULL, 90, key, &job), HYFFT_NULL_POINTER);
+  CHECK(job == NULL, "no job from a NULL source");
+  hy_gpu_program_free(&p);
+}
+
 /* ---- with a GPU ------------------------------------------------------------ */
 
 static void hy_test_backend(const char *token, const char *dir) {
@@ -266,6 +331,7 @@ int main(int argc, char **argv) {
   char dir[] = "/tmp/hyfft-units-XXXXXX";
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
   hy_test_build(token, dir);
+  hy_test_background(dir);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'/cuda-*.bin", dir);
   CHECK(system(cmd) == 0, "emptying the cache");
