@@ -774,6 +774,23 @@ static double hy_rel_rms(const void *y, const double *ref, int64_t n, int f64) {
   return den > 0 ? sqrt(num / den) : INFINITY;
 }
 
+/* Poison dout, run the plan (its plain tier explicitly when `plain`,
+ * else hyfft_execute) from din, and return the relative RMS distance of
+ * the result from ref. */
+static double hy_tier_run(hyfft_context ctx, hyfft_plan plan, void *din, void *dout, void *y,
+                          size_t bytes, int plain, const double *ref, int64_t n, int f64) {
+  memset(y, 0xff, bytes);
+  CHECK_OK(hyfft_buffer_write(ctx, dout, 0, y, bytes));
+  if (plain) {
+    void *buffers[HY_BUF_COUNT] = {din, dout, plan->work[0], plan->work[1]};
+    CHECK_OK(hy_cuda_plan_run_tier(ctx->device, plan->backend_state, 1, buffers, NULL));
+  } else {
+    CHECK_OK(hyfft_execute(plan, din, dout));
+  }
+  CHECK_OK(hyfft_buffer_read(ctx, dout, 0, y, bytes));
+  return hy_rel_rms(y, ref, n, f64);
+}
+
 /* 1 when the plan's program is a persistent kernel (its source says so). */
 static int hy_is_persistent(hyfft_plan plan) {
   size_t needed = 0;
@@ -841,19 +858,10 @@ static void hy_tiered_case(hyfft_context ctx, hyfft_context cpu, const char *tok
     CHECK(s1.background == s0.background + 1, "%s: one background compile (%ld -> %ld)", token,
           s0.background, s1.background);
     /* The plain program, run explicitly (the switch may come any time). */
-    memset(y, 0xff, bytes);
-    CHECK_OK(hyfft_buffer_write(ctx, dout, 0, y, bytes));
-    void *buffers[HY_BUF_COUNT] = {din, dout, plan->work[0], plan->work[1]};
-    CHECK_OK(hy_cuda_plan_run_tier(ctx->device, plan->backend_state, 1, buffers, NULL));
-    CHECK_OK(hyfft_buffer_read(ctx, dout, 0, y, bytes));
-    double e1 = hy_rel_rms(y, ref, n, f64);
+    double e1 = hy_tier_run(ctx, plan, din, dout, y, bytes, 1, ref, n, f64);
     CHECK(e1 < tol, "%s: plain kernels differ from the CPU backend by %.2e", token, e1);
     /* The first execution, whichever program it runs. */
-    memset(y, 0xff, bytes);
-    CHECK_OK(hyfft_buffer_write(ctx, dout, 0, y, bytes));
-    CHECK_OK(hyfft_execute(plan, din, dout));
-    CHECK_OK(hyfft_buffer_read(ctx, dout, 0, y, bytes));
-    double e0 = hy_rel_rms(y, ref, n, f64);
+    double e0 = hy_tier_run(ctx, plan, din, dout, y, bytes, 0, ref, n, f64);
     CHECK(e0 < tol, "%s: first execution differs by %.2e", token, e0);
     /* After the wait: the persistent kernel. */
     CHECK_OK(hyfft_plan_wait(plan));
@@ -867,11 +875,7 @@ static void hy_tiered_case(hyfft_context ctx, hyfft_context cpu, const char *tok
     CHECK(s1.switched == s0.switched + 1 && s1.background_failed == s0.background_failed,
           "%s: switched %ld -> %ld, failed %ld -> %ld", token, s0.switched, s1.switched,
           s0.background_failed, s1.background_failed);
-    memset(y, 0xff, bytes);
-    CHECK_OK(hyfft_buffer_write(ctx, dout, 0, y, bytes));
-    CHECK_OK(hyfft_execute(plan, din, dout));
-    CHECK_OK(hyfft_buffer_read(ctx, dout, 0, y, bytes));
-    double e2 = hy_rel_rms(y, ref, n, f64);
+    double e2 = hy_tier_run(ctx, plan, din, dout, y, bytes, 0, ref, n, f64);
     CHECK(e2 < tol, "%s: persistent kernel differs from the CPU backend by %.2e", token, e2);
     printf("tiered %-26s created in %7.1f ms on plain kernels, persistent kernel ready at "
            "%7.1f ms; rel RMS vs CPU: plain %.2e, persistent %.2e\n",
