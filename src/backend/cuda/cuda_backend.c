@@ -538,7 +538,7 @@ static uint64_t hy_cuda_program_key(const hy_cuda_device *d, const hy_gpu_progra
   h = hy_hash_u64(h, (uint64_t)d->arch);
   h = hy_hash_u64(h, (uint64_t)d->cu->driver_version);
   h = hy_hash_u64(h, (uint64_t)HY_CODEGEN_VERSION);
-  return h;
+  return hy_cuda_options_hash(h);
 }
 
 /* The loaded module for `key` with a reference taken, or NULL. */
@@ -655,7 +655,7 @@ static uint64_t hy_cuda_unit_key(const hy_cuda_device *d, const hy_strbuf *text)
   h = hy_hash_u64(h, (uint64_t)d->arch);
   h = hy_hash_u64(h, (uint64_t)d->cu->driver_version);
   h = hy_hash_u64(h, (uint64_t)HY_CODEGEN_VERSION);
-  return h;
+  return hy_cuda_options_hash(h);
 }
 
 /* The modules of a program of several kernels, one per kernel, so that a

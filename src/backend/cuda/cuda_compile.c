@@ -50,13 +50,21 @@ hy_status hy_cuda_compile(const char *source, int arch, void **image, size_t *si
 
   char arch_opt[48];
   snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", target);
-  const char *opts[4];
+  const char *opts[4 + HY_NVRTC_EXTRA_MAX];
   int nopts = 0;
   opts[nopts++] = arch_opt;
   opts[nopts++] = "-std=c++17";
   /* Line tables cost nothing at run time and let compute-sanitizer and
    * profilers point at generated source lines. */
   if (hy_getenv("HYFFT_CUDA_LINEINFO")) opts[nopts++] = "-lineinfo";
+  /* $HYFFT_NVRTC_OPTIONS: more options, separated by spaces (they are part
+   * of every image's cache key, hy_cuda_options_hash). */
+  char extra[256];
+  const char *env = hy_getenv("HYFFT_NVRTC_OPTIONS");
+  snprintf(extra, sizeof extra, "%s", env ? env : "");
+  for (char *save = NULL, *tok = strtok_r(extra, " ", &save);
+       tok && nopts < (int)(sizeof opts / sizeof opts[0]); tok = strtok_r(NULL, " ", &save))
+    opts[nopts++] = tok;
 
   nvrtcProgram prog = NULL;
   int r = nv->nvrtcCreateProgram(&prog, source, "hyfft_generated.cu", 0, NULL, NULL);
@@ -103,6 +111,12 @@ hy_status hy_cuda_compile(const char *source, int arch, void **image, size_t *si
   *size = bytes;
   *is_ptx = ptx;
   return HYFFT_SUCCESS;
+}
+
+uint64_t hy_cuda_options_hash(uint64_t h) {
+  const char *env = hy_getenv("HYFFT_NVRTC_OPTIONS");
+  h = hy_hash_str(h, env ? env : "");
+  return hy_hash_u64(h, hy_getenv("HYFFT_CUDA_LINEINFO") ? 1 : 0);
 }
 
 /* ---- several units in parallel -------------------------------------------- */

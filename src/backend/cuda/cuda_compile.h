@@ -22,6 +22,12 @@ typedef struct hy_cuda_unit {
  * unit holds one (all freed, NULL), and the status and detail message are
  * those of the failing unit of lowest index (with its NVRTC log, prefixed
  * by its name); units not started after a failure are skipped. */
+/* At most this many options from $HYFFT_NVRTC_OPTIONS are used. */
+#define HY_NVRTC_EXTRA_MAX 8
+/* h with what changes a compile besides the source and target folded in
+ * ($HYFFT_NVRTC_OPTIONS, $HYFFT_CUDA_LINEINFO): part of every image key. */
+uint64_t hy_cuda_options_hash(uint64_t h);
+
 hy_status hy_cuda_compile_units(hy_cuda_unit *units, int n, int arch, int threads);
 
 /* The images of n <= HY_MAX_KERNELS units: each from the disk cache under

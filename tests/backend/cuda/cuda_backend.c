@@ -900,6 +900,100 @@ static void hy_tiered_case(hyfft_context ctx, hyfft_context cpu, const char *tok
   free(ref);
 }
 
+/* A tiered plan executed from several threads at once from its creation
+ * on, each thread with its own stream, buffers and workspace of the size
+ * the plan reports, so that the switch to the persistent kernel happens
+ * among running executions: every result must match the CPU backend. */
+typedef struct hy_tier_job {
+  hyfft_context ctx;
+  hyfft_plan plan;
+  const void *x;
+  const double *ref;
+  int64_t n;
+  size_t bytes, wbytes;
+  int f64, runs, ok;
+  double worst;
+} hy_tier_job;
+
+static void *hy_tier_thread(void *arg) {
+  hy_tier_job *j = arg;
+  void *q = NULL, *din = NULL, *dout = NULL, *work = NULL;
+  void *y = malloc(j->bytes);
+  j->ok = y && hy_cuda_queue_create(j->ctx->device, &q) == HYFFT_SUCCESS &&
+          hyfft_buffer_alloc(j->ctx, j->bytes, &din) == HYFFT_SUCCESS &&
+          hyfft_buffer_alloc(j->ctx, j->bytes, &dout) == HYFFT_SUCCESS &&
+          (!j->wbytes || hyfft_buffer_alloc(j->ctx, j->wbytes, &work) == HYFFT_SUCCESS) &&
+          hy_backend_cuda.write(j->ctx->device, q, din, 0, j->x, j->bytes, 0) == HYFFT_SUCCESS;
+  for (int it = 0; it < j->runs && j->ok; it++) {
+    memset(y, 0xff, j->bytes);
+    j->ok = hy_backend_cuda.write(j->ctx->device, q, dout, 0, y, j->bytes, 0) == HYFFT_SUCCESS &&
+            hyfft_execute_async(j->plan, din, dout, work, q) == HYFFT_SUCCESS &&
+            hy_backend_cuda.read(j->ctx->device, q, dout, 0, y, j->bytes, 1) == HYFFT_SUCCESS;
+    double e = j->ok ? hy_rel_rms(y, j->ref, j->n, j->f64) : INFINITY;
+    if (!(e <= j->worst)) j->worst = e;
+  }
+  hyfft_buffer_free(j->ctx, din);
+  hyfft_buffer_free(j->ctx, dout);
+  if (work) hyfft_buffer_free(j->ctx, work);
+  if (q) hy_cuda_queue_release(j->ctx->device, q);
+  free(y);
+  return NULL;
+}
+
+static void hy_tiered_threads(hyfft_context ctx, hyfft_context cpu, const char *token) {
+  hyfft_problem prob;
+  CHECK_OK(hyfft_problem_parse(token, &prob));
+  int64_t n = 1;
+  for (int i = 0; i < prob.rank; i++) n *= prob.dims[i].n;
+  for (int i = 0; i < prob.batch_rank; i++) n *= prob.batch[i].n;
+  size_t bytes = (size_t)n * 8;
+  float *x = malloc(bytes), *y = malloc(bytes);
+  double *ref = malloc((size_t)n * 2 * sizeof *ref);
+  if (!x || !y || !ref) {
+    CHECK(0, "out of host memory");
+    free(x), free(y), free(ref);
+    return;
+  }
+  for (int64_t i = 0; i < 2 * n; i++) x[i] = (float)((i * 7919) % 2001) / 1000.0f - 1.0f;
+  hyfft_plan cplan = NULL;
+  CHECK_OK(hyfft_plan_create(cpu, &prob, 0, &cplan));
+  if (cplan) CHECK_OK(hyfft_execute(cplan, x, y));
+  hyfft_plan_destroy(cplan);
+  for (int64_t i = 0; i < 2 * n; i++) ref[i] = y[i];
+  prob.memory = HYFFT_MEMORY_DEVICE;
+  hyfft_plan plan = NULL;
+  CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+  if (plan) {
+    CHECK(hy_cuda_plan_tier(plan->backend_state) == 1, "%s: tiered (tier %d)", token,
+          hy_cuda_plan_tier(plan->backend_state));
+    size_t wbytes = 0;
+    CHECK_OK(hyfft_plan_workspace_size(plan, &wbytes));
+    enum { NT = 4 };
+    pthread_t th[NT];
+    hy_tier_job jobs[NT];
+    for (int t = 0; t < NT; t++) {
+      jobs[t] = (hy_tier_job){ctx, plan, x, ref, n, bytes, wbytes, 0, 40, 0, 0.0};
+      pthread_create(&th[t], NULL, hy_tier_thread, &jobs[t]);
+    }
+    double worst = 0;
+    for (int t = 0; t < NT; t++) {
+      pthread_join(th[t], NULL);
+      CHECK(jobs[t].ok && jobs[t].worst < 1e-6, "%s, thread %d: failed or off by %.2e", token, t,
+            jobs[t].worst);
+      if (jobs[t].worst > worst) worst = jobs[t].worst;
+    }
+    int tier = hy_cuda_plan_tier(plan->backend_state);
+    CHECK_OK(hyfft_plan_wait(plan));
+    CHECK(hy_cuda_plan_tier(plan->backend_state) == 2, "%s: switched after the wait", token);
+    printf("tiered %s: %d threads x 40 executions from creation on, worst rel RMS %.2e; "
+           "tier %d when they ended\n", token, NT, worst, tier);
+  }
+  hyfft_plan_destroy(plan);
+  free(x);
+  free(y);
+  free(ref);
+}
+
 static void hy_test_tiered(const char *dir) {
   char sub[512];
   snprintf(sub, sizeof sub, "%s/tiered", dir);
@@ -941,6 +1035,13 @@ static void hy_test_tiered(const char *dir) {
           "HYFFT_CUDA_BACKGROUND=0: a persistent plan without tiers");
     hyfft_plan_destroy(plan);
     unsetenv("HYFFT_CUDA_BACKGROUND");
+    /* Executions from several threads across the switch (a new cache:
+     * tiered again). */
+    char sub2[560];
+    snprintf(sub2, sizeof sub2, "%s/threads", sub);
+    mkdir(sub2, 0755);
+    setenv("HYFFT_CACHE_DIR", sub2, 1);
+    hy_tiered_threads(ctx, cpu, "c2c:f32:fwd:65536:b64");
   }
   hyfft_context_destroy(cpu);
   hyfft_context_destroy(ctx);

@@ -236,6 +236,27 @@ static void hy_test_background(const char *dir) {
   hy_gpu_program_free(&p);
 }
 
+/* $HYFFT_NVRTC_OPTIONS reaches NVRTC (an option it does not know fails
+ * the compile with NVRTC's word for it) and every image key. */
+static void hy_test_nvrtc_options(void) {
+  const char *src = "extern \"C\" __global__ void hy_small(float *x) { x[threadIdx.x] *= 2.0f; }\n";
+  void *image = NULL;
+  size_t size = 0;
+  int is_ptx = 0;
+  uint64_t plain = hy_cuda_options_hash(1);
+  setenv("HYFFT_NVRTC_OPTIONS", "-Ofc=mid --hyfft-no-such-option", 1);
+  CHECK(hy_cuda_options_hash(1) != plain, "the options change the image keys");
+  CHECK_STATUS(hy_cuda_compile(src, 90, &image, &size, &is_ptx), HYFFT_COMPILE_ERROR);
+  CHECK(image == NULL && strstr(hyfft_last_error(), "hyfft-no-such-option") != NULL,
+        "NVRTC names the unknown option: %.200s", hyfft_last_error());
+  setenv("HYFFT_NVRTC_OPTIONS", "-Ofc=mid", 1);
+  CHECK_OK(hy_cuda_compile(src, 90, &image, &size, &is_ptx));
+  CHECK(image && size > 0, "a known option compiles");
+  hy_free(image);
+  unsetenv("HYFFT_NVRTC_OPTIONS");
+  CHECK(hy_cuda_options_hash(1) == plain, "without the variable the keys are as before");
+}
+
 /* ---- with a GPU ------------------------------------------------------------ */
 
 static void hy_test_backend(const char *token, const char *dir) {
@@ -332,6 +353,7 @@ int main(int argc, char **argv) {
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
   hy_test_build(token, dir);
   hy_test_background(dir);
+  hy_test_nvrtc_options();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'/cuda-*.bin", dir);
   CHECK(system(cmd) == 0, "emptying the cache");
