@@ -240,15 +240,16 @@ HYFFT_API hyfft_status hyfft_plan_source(hyfft_plan plan, char *buf, size_t buf_
                                          size_t *needed);
 
 /* Wait until the plan runs its final kernels. A CUDA plan whose fastest
- * program is a persistent kernel missing from the kernel caches (about 1 s
- * of compiling) is returned running plain kernels, one per pass, which
- * compile in parallel in a fraction of that time, while the persistent
- * kernel compiles on a background thread; executions switch to it once it
- * is built. This call waits for that build and makes the switch, so that
- * timings taken after it are the final plan's. Returns at once for other
- * plans. Should the build fail, it returns that error and the plan keeps
- * running its plain kernels, correctly. $HYFFT_CUDA_BACKGROUND=0 makes
- * every plan compile everything before hyfft_plan_create returns. */
+ * program is a long compile missing from the kernel caches (a persistent
+ * kernel, or a kernel over whole 2D planes: about 1 s) is returned running
+ * quicker kernels (one per pass, or one pass per axis), which compile in
+ * parallel in a fraction of that time, while the fastest program compiles
+ * on a background thread; executions switch to it once it is built. This
+ * call waits for that build and makes the switch, so that timings taken
+ * after it are the final plan's. Returns at once for other plans. Should
+ * the build fail, it returns that error and the plan keeps running its
+ * quick kernels, correctly. $HYFFT_CUDA_BACKGROUND=0 makes every plan
+ * compile everything before hyfft_plan_create returns. */
 HYFFT_API hyfft_status hyfft_plan_wait(hyfft_plan plan);
 
 /* Bytes of workspace the plan needs when the caller supplies it. */

@@ -22,6 +22,9 @@ typedef struct hy_device_caps {
   /* Longest 1D transform one pass can do (in elements of each precision):
    * unlimited (INT64_MAX) on the CPU, limited by local memory on GPUs. */
   int64_t max_pass_length[2];
+  /* A planner restriction, not the device's: no plane passes (the quick
+   * first tier of a CUDA plan, hy_planner_quick_tree). */
+  int no_planes;
 } hy_device_caps;
 
 typedef struct hy_backend {

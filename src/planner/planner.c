@@ -67,6 +67,22 @@ hy_status hy_planner_plan_solver(const hy_problem *problem, const hy_device_caps
   return HYFFT_NO_SOLVER;
 }
 
+int hy_planner_quick_tree(const hy_problem *problem, const hy_plan_tree *tree,
+                          const hy_device_caps *caps, hy_plan_tree *out) {
+  int plane = 0;
+  for (int i = 0; i < tree->npasses; i++) plane |= tree->passes[i].plane_inner > 0;
+  if (!plane || !tree->solver) return 0;
+  hy_device_caps quick = *caps;
+  quick.no_planes = 1;
+  if (hy_planner_plan_solver(problem, &quick, tree->solver, out) != HYFFT_SUCCESS) {
+    hy_error_clear();
+    return 0;
+  }
+  int64_t data = out->sync_ints > 0 ? out->sync_offset : out->work_elems[0];
+  int64_t have = tree->sync_ints > 0 ? tree->sync_offset : tree->work_elems[0];
+  return data <= have && out->work_elems[1] <= tree->work_elems[1];
+}
+
 int hy_planner_solver_known(const char *name) {
   for (int i = 0; hy_solvers[i]; i++)
     if (strcmp(hy_solvers[i]->name, name) == 0) return 1;

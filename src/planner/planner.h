@@ -28,6 +28,15 @@ hy_status hy_planner_candidates(const hy_problem *problem, const hy_device_caps 
  * when it is unknown or does not apply. */
 hy_status hy_planner_plan_solver(const hy_problem *problem, const hy_device_caps *caps,
                                  const char *solver, hy_plan_tree *out);
+/* A tree that compiles quickly for a plan whose tree has a plane pass
+ * (one kernel over whole 2D planes: NVRTC takes most of a second for a
+ * 100 x 100 plane): the same solver with one pass per axis, when it needs
+ * no more workspace than `tree` for its passes' data (its counters are
+ * not used: such a tree is never a persistent kernel). 1 and *out when
+ * there is one, else 0. A CUDA plan runs its program while the plane
+ * kernel compiles (cuda_backend.c, tiered plans). */
+int hy_planner_quick_tree(const hy_problem *problem, const hy_plan_tree *tree,
+                          const hy_device_caps *caps, hy_plan_tree *out);
 /* 1 when a solver of that name is registered. */
 int hy_planner_solver_known(const char *name);
 

@@ -455,5 +455,36 @@ int main(void) {
     hy_gpu_program_free(&main_prog);
     hy_gpu_program_free(&prog);
   }
+  /* Quick trees (hy_planner_quick_tree): a plan with a plane pass gets
+   * the same solver with one pass per axis, needing no more workspace;
+   * plans without a plane pass get none. */
+  static const struct {
+    const char *token;
+    int quick_passes; /* 0: no quick tree */
+  } quick_cases[] = {{"c2c:f32:fwd:100x100x100:b64", 3}, {"c2c:f64:fwd:64x64x64:b128", 3},
+                     {"c2c:f32:fwd:128x128x128:b32", 3}, {"c2c:f32:fwd:1024:b64", 0},
+                     {"c2c:f32:fwd:65536:b1024", 0}};
+  for (size_t i = 0; i < sizeof quick_cases / sizeof quick_cases[0]; i++) {
+    const char *token = quick_cases[i].token;
+    hyfft_problem user;
+    hy_problem prob;
+    hy_plan_tree tree, quick;
+    CHECK_OK(hy_token_parse(token, &user));
+    CHECK_OK(hy_problem_make(&user, &prob));
+    CHECK_OK(hy_planner_plan(&prob, &caps, 0, &tree));
+    int plane = 0, quick_plane = 0;
+    for (int p = 0; p < tree.npasses; p++) plane |= tree.passes[p].plane_inner > 0;
+    int found = hy_planner_quick_tree(&prob, &tree, &caps, &quick);
+    if (quick_cases[i].quick_passes) {
+      for (int p = 0; found && p < quick.npasses; p++) quick_plane |= quick.passes[p].plane_inner > 0;
+      CHECK(plane && found && quick.npasses == quick_cases[i].quick_passes && !quick_plane &&
+                strcmp(quick.solver, tree.solver) == 0,
+            "%s: plane %d, quick tree %d of %d passes (plane %d)", token, plane, found,
+            found ? quick.npasses : 0, quick_plane);
+    } else {
+      CHECK(!plane && !found, "%s: no plane pass, no quick tree (%d, %d)", token, plane, found);
+    }
+    printf("  %-28s %s\n", token, found ? "quick tier: one pass per axis" : "no quick tier");
+  }
   return hy_test_summary();
 }

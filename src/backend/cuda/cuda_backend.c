@@ -14,6 +14,7 @@
 #include "backend/cuda/cuda_api.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_compile.h"
+#include "planner/planner.h"
 
 /* A module loaded in one context, shared by the plans whose programs hash
  * the same. */
@@ -57,22 +58,25 @@ typedef struct hy_cuda_loaded {
 
 /* What a plan runs: most plans one program, `main`, from the start.
  *
- * A persistent kernel (cg_persist.c) is one long compile: 1.2-1.6 s for
- * the 65537-point Bluestein plans on the H100's host, where the plain
- * program of one kernel per pass compiles its kernels in parallel in a
- * fraction of that. So when the persistent program is in neither cache,
- * the plan is tiered: it loads the plain program (`plain`) and runs it,
- * while a thread compiles the persistent one (`job`; its tables are
+ * Two kinds of program are long compiles: a persistent kernel
+ * (cg_persist.c; 1.2-1.6 s for the 65537-point plans on the H100's host)
+ * and a kernel over whole 2D planes (axis_passes.c; most of a second for
+ * 100 x 100). Each has a quick alternative: the plain program of one
+ * kernel per pass the persistent one was made from, or the program of one
+ * pass per axis (hy_planner_quick_tree), whose small kernels compile in
+ * parallel in a fraction of that. So when such a program is in neither
+ * cache, the plan is tiered: it loads the quick program (`plain`) and
+ * runs it, while a thread compiles the main one (`job`; its tables are
  * uploaded already). The first execution after that compile has finished,
  * or hy_cuda_plan_wait, loads it and switches `active` to it, under
  * `lock`; both programs compute the same transform. A compile that fails
- * leaves the plan on its plain program, with the failure kept for
+ * leaves the plan on its quick program, with the failure kept for
  * hy_cuda_plan_wait to report. $HYFFT_CUDA_BACKGROUND=0 turns tiering off
  * (every plan compiles its program before it is returned). */
 typedef struct hy_cuda_plan {
   _Atomic(hy_cuda_loaded *) active;
   hy_cuda_loaded *main;  /* the program the generator made for the tree */
-  hy_cuda_loaded *plain; /* tiered plans: what runs until main is compiled */
+  hy_cuda_loaded *plain; /* tiered plans: the quick program, run until main is compiled */
   hy_cuda_background *job;
   uint64_t main_key;     /* main's module key (tiered plans) */
   atomic_int settled;    /* tiered plans: 1 once switched, or given up */
@@ -1128,9 +1132,17 @@ static hy_status hy_cuda_plan_prepare(void *device, const hy_problem *problem,
     memset(&program, 0, sizeof program);
     HY_TRY(hy_codegen_plan_tiers(problem, tree, &caps, HY_DIALECT_CUDA, &program,
                                  may_tier ? &plain : NULL));
+    /* A plan with a plane pass: its quick tier is one pass per axis. */
+    hy_plan_tree quick;
+    if (may_tier && !plain.source.data && hy_planner_quick_tree(problem, tree, &caps, &quick) &&
+        hy_codegen_plan(problem, &quick, &caps, HY_DIALECT_CUDA, &plain) != HYFFT_SUCCESS) {
+      hy_error_clear();
+      memset(&plain, 0, sizeof plain);
+    }
     void *state = NULL;
-    /* A tiered plan's persistent program is compiled as one unit (its
-     * clearing kernel is tiny), cached under the program's key. */
+    /* A tiered plan's final program is compiled as one unit (a persistent
+     * program's clearing kernel is tiny; a plane plan's other kernels are
+     * small), cached under the program's key. */
     if (may_tier && plain.source.data) {
       HY_TRY(hy_cuda_program_load_tiered(d, &program, &plain, &state));
     } else {
