@@ -3,6 +3,9 @@
 #   bash scripts/gpu-check.sh            (about 8 minutes; logs in ${OUT:-/tmp/gpu-check})
 #   GPU_CHECK_QUICK=1 bash scripts/gpu-check.sh   (about 4 minutes: smaller levels)
 #   GPU_CHECK_DEADLINE=SECONDS caps the whole run (default 530: under 9 minutes)
+#   GPU_CHECK_ONLY=plan_times: build, then only the plan-time step (cold and
+#     warm plan creation of every table problem, about 3 minutes), with the
+#     whole deadline to itself
 # Steps: configure and build; the CUDA backend tests; the accuracy and
 # property suites on --device cuda and on NVIDIA's OpenCL; compute-sanitizer
 # memcheck and racecheck on a few plans; the benchmark tables against cuFFT
@@ -111,6 +114,51 @@ fi
 "$build/tools/hyfft/hyfft" info >"$out/info.txt" 2>&1
 cat "$out/info.txt"
 
+# ---- plan creation, every table problem (the step itself runs last) -------------
+# Cold (empty kernel cache, one process per problem, driver start
+# included) then warm (the same cache, a new process), one problem at a
+# time with nothing else running; device-memory plans, as the benchmark
+# times them (a host-memory plan also allocates its pinned staging
+# buffers).
+# NVRTC keeps a cache of its own below hyfft's; CUDA_CACHE_DISABLE=1 turns
+# it off, so that cold means compiled. A plan whose persistent kernel
+# compiles in the background (cuda_backend.c, tiered plans) also reports
+# when its final kernels were ready ("ready"; "-" for other plans).
+plan_times() {
+  local cache="${TMPDIR:-/tmp}/hyfft-gpu-check-cold-$$"
+  rm -rf "$cache"
+  grep -v '^#' bench/suites/standard.txt | awk 'NF {print $1}' | while read -r tok; do
+    text=$(CUDA_CACHE_DISABLE=1 HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan \
+           "$tok:dev" --device cuda 2>&1)
+    cold=$(sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p' <<<"$text")
+    ready=$(sed -n 's/^final kernels ready in \([0-9.]*\) ms.*/\1/p' <<<"$text")
+    warm=$(CUDA_CACHE_DISABLE=1 HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan \
+           "$tok:dev" --device cuda 2>&1 | sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p')
+    printf '%-34s cold %9s ms  warm %8s ms  ready %9s ms\n' "$tok" "${cold:-?}" "${warm:-?}" \
+           "${ready:--}"
+  done
+  rm -rf "$cache"
+}
+export -f plan_times
+export build
+
+report_plan_times() {
+  if [ -f "$out/plan_times.log" ]; then
+    echo "== plan creation per table problem (slowest cold, slowest warm)"
+    sort -k3 -n -r "$out/plan_times.log" | head -3
+    sort -k6 -n -r "$out/plan_times.log" | head -3
+  fi
+}
+if [ "${GPU_CHECK_ONLY:-}" = plan_times ]; then
+  run_step plan_times $((deadline - 30)) bash -c plan_times
+  cat "$out/plan_times.log"
+  report_plan_times
+  echo
+  echo "== summary ($(($(date +%s) - start)) s; logs in $out)"
+  cat "$summary"
+  exit $failed
+fi
+
 acc="$build/tests/accuracy/hyfft_accuracy"
 prop="$build/tests/properties/hyfft_properties"
 level=standard
@@ -212,43 +260,13 @@ fi
 # ---- plan creation, every table problem -------------------------------------------------
 # No new background compiles once the benchmarks are done.
 [ -n "$prewarm_pid" ] && kill "$prewarm_pid" 2>/dev/null
-# Cold (empty kernel cache, one process per problem, driver start
-# included) then warm (the same cache, a new process), one problem at a
-# time with nothing else running; device-memory plans, as the benchmark
-# times them (a host-memory plan also allocates its pinned staging
-# buffers).
-# NVRTC keeps a cache of its own below hyfft's; CUDA_CACHE_DISABLE=1 turns
-# it off, so that cold means compiled. A plan whose persistent kernel
-# compiles in the background (cuda_backend.c, tiered plans) also reports
-# when its final kernels were ready ("ready"; "-" for other plans).
-plan_times() {
-  local cache="${TMPDIR:-/tmp}/hyfft-gpu-check-cold-$$"
-  rm -rf "$cache"
-  grep -v '^#' bench/suites/standard.txt | awk 'NF {print $1}' | while read -r tok; do
-    text=$(CUDA_CACHE_DISABLE=1 HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan \
-           "$tok:dev" --device cuda 2>&1)
-    cold=$(sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p' <<<"$text")
-    ready=$(sed -n 's/^final kernels ready in \([0-9.]*\) ms.*/\1/p' <<<"$text")
-    warm=$(CUDA_CACHE_DISABLE=1 HYFFT_CACHE_DIR="$cache" "$build/tools/hyfft/hyfft" plan \
-           "$tok:dev" --device cuda 2>&1 | sed -n 's/^plan created in \([0-9.]*\) ms$/\1/p')
-    printf '%-34s cold %9s ms  warm %8s ms  ready %9s ms\n' "$tok" "${cold:-?}" "${warm:-?}" \
-           "${ready:--}"
-  done
-  rm -rf "$cache"
-}
-export -f plan_times
-export build
 [ -f bench/suites/standard.txt ] && run_step plan_times 110 bash -c plan_times
 
 # ---- report --------------------------------------------------------------------------------
 echo
 echo "== plan creation, cold and warm"
 grep -iE 'plan|time|ms' "$out/plan_cold_warm.txt" | head -12
-if [ -f "$out/plan_times.log" ]; then
-  echo "== plan creation per table problem (slowest cold, slowest warm)"
-  sort -k3 -n -r "$out/plan_times.log" | head -3
-  sort -k6 -n -r "$out/plan_times.log" | head -3
-fi
+report_plan_times
 echo
 echo "== summary ($(($(date +%s) - start)) s; logs in $out)"
 cat "$summary"

@@ -922,22 +922,57 @@ hy_status hy_cuda_program_load(void *device, hy_gpu_program *program, void **pla
   return st;
 }
 
-/* A persistent program in neither cache: start its compile on a thread,
- * load the plain program and run that meanwhile (see hy_cuda_plan).
- * Takes both programs over, also on failure. When the persistent program
- * is found in a cache after all, the plan runs it from the start and the
- * plain one is dropped. */
+/* Where a plan with a plane pass gets its quick program: the same solver's
+ * tree with one pass per axis (hy_planner_quick_tree). It is planned and
+ * generated only when the plane program is in neither cache, so a warm
+ * plan costs no more than an untiered one. */
+typedef struct hy_cuda_quick {
+  const hy_problem *problem;
+  const hy_plan_tree *tree;
+  const hy_device_caps *caps;
+} hy_cuda_quick;
+
+/* The quick program from `q` into *plain, or 0 (nothing made, no error
+ * left) when the solver has no quick tree that fits the plan's workspace. */
+static int hy_cuda_quick_program(const hy_cuda_quick *q, hy_gpu_program *plain) {
+  memset(plain, 0, sizeof *plain);
+  hy_plan_tree quick;
+  if (!q || !hy_planner_quick_tree(q->problem, q->tree, q->caps, &quick)) return 0;
+  if (hy_codegen_plan(q->problem, &quick, q->caps, HY_DIALECT_CUDA, plain) != HYFFT_SUCCESS) {
+    hy_error_clear();
+    memset(plain, 0, sizeof *plain);
+    return 0;
+  }
+  return 1;
+}
+
+/* A program with a long compile (see hy_cuda_plan), cached as one unit
+ * under its program key. Found in a cache, it runs from the start and
+ * `plain` is dropped. Otherwise its compile starts on a thread and the
+ * plan runs its quick program meanwhile: `plain` (a persistent program's
+ * plain one) or, when that is empty, the one `quick` makes. With neither,
+ * the program is loaded as an untiered one. Takes both programs over,
+ * also on failure. */
 static hy_status hy_cuda_program_load_tiered(hy_cuda_device *d, hy_gpu_program *program,
-                                             hy_gpu_program *plain, void **plan_state) {
+                                             hy_gpu_program *plain, const hy_cuda_quick *quick,
+                                             void **plan_state) {
   hy_cuda_plan *s = hy_cuda_plan_new();
   if (!s) {
     hy_gpu_program_free(program);
     hy_gpu_program_free(plain);
     return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CUDA plan state");
   }
+  hy_status st = HYFFT_SUCCESS;
   s->main = hy_cuda_loaded_new(program);
-  s->plain = hy_cuda_loaded_new(plain);
-  hy_status st = s->main && s->plain ? hy_cuda_enter(d) : HYFFT_OUT_OF_MEMORY;
+  if (plain->source.data) {
+    s->plain = hy_cuda_loaded_new(plain);
+    if (!s->plain) st = HYFFT_OUT_OF_MEMORY;
+  }
+  if (!s->main) {
+    hy_gpu_program_free(plain);
+    st = HYFFT_OUT_OF_MEMORY;
+  }
+  if (st == HYFFT_SUCCESS) st = hy_cuda_enter(d);
   if (st != HYFFT_SUCCESS) {
     if (s->main) hy_gpu_program_free(&s->main->program);
     if (s->plain) hy_gpu_program_free(&s->plain->program);
@@ -945,18 +980,29 @@ static hy_status hy_cuda_program_load_tiered(hy_cuda_device *d, hy_gpu_program *
     hy_free(s->plain);
     pthread_mutex_destroy(&s->lock);
     hy_free(s);
-    return st ? st : hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CUDA plan state");
+    return st;
   }
   hy_cuda_loaded *m = s->main;
   st = hy_cuda_check_program(d, &m->program);
   s->main_key = hy_cuda_program_key(d, &m->program);
   if (st == HYFFT_SUCCESS) st = hy_cuda_module_cached(d, s->main_key, &m->modules[0]);
-  if (st == HYFFT_SUCCESS && m->modules[0]) {
-    /* Compiled already: no tiers. */
+  if (st == HYFFT_SUCCESS && !m->modules[0] && !s->plain) {
+    hy_gpu_program made;
+    if (hy_cuda_quick_program(quick, &made)) {
+      s->plain = hy_cuda_loaded_new(&made);
+      if (!s->plain) st = HYFFT_OUT_OF_MEMORY;
+    }
+  }
+  if (st == HYFFT_SUCCESS && (m->modules[0] || !s->plain)) {
+    /* Compiled already, or nothing quicker to run meanwhile: no tiers. */
     hy_cuda_loaded_free_in(d, s->plain);
     s->plain = NULL;
-    st = hy_cuda_loaded_functions(d, m);
-    if (st == HYFFT_SUCCESS) st = hy_cuda_loaded_tables(d, m);
+    if (m->modules[0]) {
+      st = hy_cuda_loaded_functions(d, m);
+      if (st == HYFFT_SUCCESS) st = hy_cuda_loaded_tables(d, m);
+    } else {
+      st = hy_cuda_loaded_load_in(d, m);
+    }
     if (st == HYFFT_SUCCESS) atomic_store(&s->active, m);
   } else if (st == HYFFT_SUCCESS) {
     /* The long compile starts first, then the plain program's kernels
@@ -1130,23 +1176,21 @@ static hy_status hy_cuda_plan_prepare(void *device, const hy_problem *problem,
   for (int attempt = 0;; attempt++) {
     hy_gpu_program program, plain;
     memset(&program, 0, sizeof program);
+    memset(&plain, 0, sizeof plain);
     HY_TRY(hy_codegen_plan_tiers(problem, tree, &caps, HY_DIALECT_CUDA, &program,
                                  may_tier ? &plain : NULL));
-    /* A plan with a plane pass: its quick tier is one pass per axis. */
-    hy_plan_tree quick;
-    if (may_tier && !plain.source.data && hy_planner_quick_tree(problem, tree, &caps, &quick) &&
-        hy_codegen_plan(problem, &quick, &caps, HY_DIALECT_CUDA, &plain) != HYFFT_SUCCESS) {
-      hy_error_clear();
-      memset(&plain, 0, sizeof plain);
-    }
+    /* A plan with a plane pass is tiered too: its quick tier is one pass
+     * per axis, made only if the plane program is in no cache. */
+    int plane = 0;
+    for (int i = 0; i < tree->npasses; i++) plane |= tree->passes[i].plane_inner > 0;
+    hy_cuda_quick quick = {problem, tree, &caps};
     void *state = NULL;
     /* A tiered plan's final program is compiled as one unit (a persistent
      * program's clearing kernel is tiny; a plane plan's other kernels are
      * small), cached under the program's key. */
-    if (may_tier && plain.source.data) {
-      HY_TRY(hy_cuda_program_load_tiered(d, &program, &plain, &state));
+    if (may_tier && (plain.source.data || plane)) {
+      HY_TRY(hy_cuda_program_load_tiered(d, &program, &plain, plane ? &quick : NULL, &state));
     } else {
-      if (may_tier) hy_gpu_program_free(&plain);
       HY_TRY(hy_cuda_program_load(d, &program, &state));
     }
     int limit = hy_cuda_thread_overrun(atomic_load(&((hy_cuda_plan *)state)->active));

@@ -508,24 +508,40 @@ typedef struct hy_thread_job {
   int ok;
 } hy_thread_job;
 
+/* A thread's own stream, input, output and workspace. */
+typedef struct hy_thread_buffers {
+  void *q, *din, *dout, *work;
+} hy_thread_buffers;
+
+static int hy_thread_buffers_open(hyfft_context ctx, size_t bytes, size_t wbytes,
+                                  hy_thread_buffers *b) {
+  memset(b, 0, sizeof *b);
+  return hy_cuda_queue_create(ctx->device, &b->q) == HYFFT_SUCCESS &&
+         hyfft_buffer_alloc(ctx, bytes, &b->din) == HYFFT_SUCCESS &&
+         hyfft_buffer_alloc(ctx, bytes, &b->dout) == HYFFT_SUCCESS &&
+         (!wbytes || hyfft_buffer_alloc(ctx, wbytes, &b->work) == HYFFT_SUCCESS);
+}
+
+static void hy_thread_buffers_close(hyfft_context ctx, hy_thread_buffers *b) {
+  hyfft_buffer_free(ctx, b->din);
+  hyfft_buffer_free(ctx, b->dout);
+  if (b->work) hyfft_buffer_free(ctx, b->work);
+  if (b->q) hy_cuda_queue_release(ctx->device, b->q);
+}
+
 static void *hy_thread_run(void *arg) {
   hy_thread_job *j = arg;
-  void *q = NULL, *din = NULL, *dout = NULL, *work = NULL;
+  hy_thread_buffers b;
   unsigned char *y = malloc(j->bytes);
-  j->ok = y && hy_cuda_queue_create(j->ctx->device, &q) == HYFFT_SUCCESS &&
-          hyfft_buffer_alloc(j->ctx, j->bytes, &din) == HYFFT_SUCCESS &&
-          hyfft_buffer_alloc(j->ctx, j->bytes, &dout) == HYFFT_SUCCESS &&
-          (!j->wbytes || hyfft_buffer_alloc(j->ctx, j->wbytes, &work) == HYFFT_SUCCESS);
+  j->ok = hy_thread_buffers_open(j->ctx, j->bytes, j->wbytes, &b) && y;
   for (int it = 0; it < 8 && j->ok; it++) {
-    j->ok = hy_backend_cuda.write(j->ctx->device, q, din, 0, j->x, j->bytes, 0) == HYFFT_SUCCESS &&
-            hyfft_execute_async(j->plan, din, dout, work, q) == HYFFT_SUCCESS &&
-            hy_backend_cuda.read(j->ctx->device, q, dout, 0, y, j->bytes, 1) == HYFFT_SUCCESS &&
+    void *dev = j->ctx->device;
+    j->ok = hy_backend_cuda.write(dev, b.q, b.din, 0, j->x, j->bytes, 0) == HYFFT_SUCCESS &&
+            hyfft_execute_async(j->plan, b.din, b.dout, b.work, b.q) == HYFFT_SUCCESS &&
+            hy_backend_cuda.read(dev, b.q, b.dout, 0, y, j->bytes, 1) == HYFFT_SUCCESS &&
             memcmp(y, j->ref, j->bytes) == 0;
   }
-  hyfft_buffer_free(j->ctx, din);
-  hyfft_buffer_free(j->ctx, dout);
-  if (work) hyfft_buffer_free(j->ctx, work);
-  if (q) hy_cuda_queue_release(j->ctx->device, q);
+  hy_thread_buffers_close(j->ctx, &b);
   free(y);
   return NULL;
 }
@@ -921,25 +937,20 @@ typedef struct hy_tier_job {
 
 static void *hy_tier_thread(void *arg) {
   hy_tier_job *j = arg;
-  void *q = NULL, *din = NULL, *dout = NULL, *work = NULL;
+  hy_thread_buffers b;
   void *y = malloc(j->bytes);
-  j->ok = y && hy_cuda_queue_create(j->ctx->device, &q) == HYFFT_SUCCESS &&
-          hyfft_buffer_alloc(j->ctx, j->bytes, &din) == HYFFT_SUCCESS &&
-          hyfft_buffer_alloc(j->ctx, j->bytes, &dout) == HYFFT_SUCCESS &&
-          (!j->wbytes || hyfft_buffer_alloc(j->ctx, j->wbytes, &work) == HYFFT_SUCCESS) &&
-          hy_backend_cuda.write(j->ctx->device, q, din, 0, j->x, j->bytes, 0) == HYFFT_SUCCESS;
+  j->ok = hy_thread_buffers_open(j->ctx, j->bytes, j->wbytes, &b) && y &&
+          hy_backend_cuda.write(j->ctx->device, b.q, b.din, 0, j->x, j->bytes, 0) == HYFFT_SUCCESS;
   for (int it = 0; it < j->runs && j->ok; it++) {
     memset(y, 0xff, j->bytes);
-    j->ok = hy_backend_cuda.write(j->ctx->device, q, dout, 0, y, j->bytes, 0) == HYFFT_SUCCESS &&
-            hyfft_execute_async(j->plan, din, dout, work, q) == HYFFT_SUCCESS &&
-            hy_backend_cuda.read(j->ctx->device, q, dout, 0, y, j->bytes, 1) == HYFFT_SUCCESS;
+    void *dev = j->ctx->device;
+    j->ok = hy_backend_cuda.write(dev, b.q, b.dout, 0, y, j->bytes, 0) == HYFFT_SUCCESS &&
+            hyfft_execute_async(j->plan, b.din, b.dout, b.work, b.q) == HYFFT_SUCCESS &&
+            hy_backend_cuda.read(dev, b.q, b.dout, 0, y, j->bytes, 1) == HYFFT_SUCCESS;
     double e = j->ok ? hy_rel_rms(y, j->ref, j->n, j->f64) : INFINITY;
     if (!(e <= j->worst)) j->worst = e;
   }
-  hyfft_buffer_free(j->ctx, din);
-  hyfft_buffer_free(j->ctx, dout);
-  if (work) hyfft_buffer_free(j->ctx, work);
-  if (q) hy_cuda_queue_release(j->ctx->device, q);
+  hy_thread_buffers_close(j->ctx, &b);
   free(y);
   return NULL;
 }
