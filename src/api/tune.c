@@ -35,7 +35,7 @@ static _Thread_local hyfft_tune_info hy_tune_last;
  * every pass of a multi-pass plan. Duplicates (variants that give the
  * same source as one tried before) are skipped. */
 static const char *const hy_tune_variants[] = {
-    "", "rader=1", "rader=0", "tmul=2", "tdiv=2", "mmul=2", "mdiv=2", "minblocks=3", "pad=0",
+    "", "rader=1", "rader=0", "ftwsin=1", "ftwsin=2", "tmul=2", "tdiv=2", "mmul=2", "mdiv=2", "minblocks=3", "pad=0",
     "pad=1", "tworadix=32", "tworadix=16", "persist=1", "minblocks=0", "split=1", "split=0", "twstage=0",
     "tdiv=2,mmul=2", "merge=0", "merge=2", NULL};
 

@@ -33,8 +33,9 @@ typedef struct hy_kernel_spec {
   int stage_twiddles;        /* 1: twiddles from per-stage tables laid out [r-1][k], so the
                                 threads of a warp (consecutive k) read consecutive entries;
                                 0: one table of W_n indexed r*k*step (scattered reads) */
-  int ftw_sincos;            /* 1: four-step twiddles by sincospi on the fly instead of reads
-                                of an N-entry table (a warp's 32 reads hit 32 sectors) */
+  int ftw_sincos;            /* four-step twiddles: 0 reads of an N-entry table (a warp's 32
+                                reads hit 32 sectors), 1 sincospi on the fly, 2 the product
+                                of two short tables (hy_cg_twiddle_pair_table) */
   int min_blocks;            /* CUDA: blocks per SM the register budget must allow
                                 (__launch_bounds__'s second argument); 0 or 1: no demand */
   int reverse_blocks;        /* 1: the blocks run from the launch's last to its first

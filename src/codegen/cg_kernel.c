@@ -163,6 +163,34 @@ hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
   return hy_cg_table_add_keyed(prog, n, hy_cg_complex(p), data, key, index);
 }
 
+/* The four-step twiddles W_N^a of pass A as two short tables (ftwsin=2):
+ * entries [0, s) hold W_N^j, j < s, and entries [s, s + ceil(N/s)) hold
+ * W_N^(s*i), so W_N^a = [a % s] * [s + a / s], one product of two
+ * correctly rounded values. s is the power of two nearest above sqrt(N)
+ * (2^24: 4096 + 4096 entries, 64 KB in f32, which L1 holds beside a
+ * block's exchange buffer), so the index split is a mask and a shift. */
+static int64_t hy_cg_twiddle_split(int64_t n) {
+  int64_t s = 1;
+  while (s * s < n) s <<= 1;
+  return s;
+}
+
+static hy_status hy_cg_twiddle_pair_table(hy_gpu_program *prog, int64_t n, int sign,
+                                          hyfft_precision p, int *index) {
+  int64_t s = hy_cg_twiddle_split(n), hi = (n + s - 1) / s, count = s + hi;
+  uint64_t key = hy_hash_str(HY_HASH_INIT, "twiddle pairs");
+  key = hy_hash_u64(hy_hash_u64(hy_hash_u64(key, (uint64_t)n), (uint64_t)(sign + 2)), (uint64_t)p);
+  if (hy_cg_table_find(prog, key, hy_cg_complex(p), index)) return HYFFT_SUCCESS;
+  void *data = hy_cg_table_alloc(count, hy_cg_complex(p));
+  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: twiddle table of %lld", (long long)count);
+  for (int64_t j = 0; j < count; j++) {
+    long double re, im;
+    hy_twiddle_ld(j < s ? j : ((j - s) * s) % n, n, sign, &re, &im);
+    hy_cg_table_set(data, p, j, re, im);
+  }
+  return hy_cg_table_add_keyed(prog, count, hy_cg_complex(p), data, key, index);
+}
+
 /* The tables of long transforms (chirps and Bluestein spectra of 4096
  * entries or more, a sincos or an FFT in long double per entry) are also
  * kept in the disk cache beside the compiled kernels (util/disk_cache.h),
@@ -768,7 +796,7 @@ static void hy_cg_spec_apply(hy_kernel_spec *spec, const char *text) {
     if (strcmp(key, "minblocks") == 0 && v >= 0 && v <= 32) spec->min_blocks = (int)v;
     if (strcmp(key, "twstage") == 0 && (v == 0 || v == 1)) spec->stage_twiddles = (int)v;
     if (strcmp(key, "rader") == 0 && (v == 0 || v == 1)) spec->rader = (int)v;
-    if (strcmp(key, "ftwsin") == 0 && (v == 0 || v == 1)) spec->ftw_sincos = (int)v;
+    if (strcmp(key, "ftwsin") == 0 && v >= 0 && v <= 2) spec->ftw_sincos = (int)v;
     if (strcmp(key, "merge") == 0 && v >= 0 && v <= 2) spec->merge_odd = (int)v;
     if (strcmp(key, "persist") == 0 && (v == 0 || v == 1)) spec->persist = (int)v;
     if (strcmp(key, "ring") == 0 && v >= 2 && v <= 1 << 20) spec->persist_ring = (int)v;
@@ -875,8 +903,19 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * sincospi on the exactly reduced argument costs arithmetic instead and
    * kept the error where it was (H100, against cuFFT: 2^16 0.92 -> 1.06,
    * 2^20 0.77 -> 0.94, 2^24 0.47 -> 0.87, 10^6 0.92 -> 1.11; f64 2^20
-   * 0.87 -> 1.02; rel RMS unchanged to 3 digits). */
+   * 0.87 -> 1.02; rel RMS unchanged to 3 digits).
+   * Where the two short tables of hy_cg_twiddle_pair_table take 8 KB or
+   * less, f32 reads them instead: one complex product for the sincospi
+   * (H100, 2026-11-23 23:55 UTC, two runs each against cuFFT: f32 2^16
+   * x1024 1.07-1.15 -> 1.25, 2^18 x256 1.03-1.04 -> 1.12-1.13; rel RMS
+   * 1.51e-07 -> 1.54e-07). Larger tables lost (2^20 even, 2^24 0.95 ->
+   * 0.88-0.93, 10^6 1.25 -> 1.21), as did f64 past 8 KB (2^18 0.99 ->
+   * 0.93); f64 within 8 KB measured even. `ftwsin=1/2` in the tuner. */
   spec->ftw_sincos = pass->twiddle_loop >= 0;
+  if (spec->ftw_sincos && pass->precision == HYFFT_F32) {
+    int64_t sp = hy_cg_twiddle_split(pass->twiddle_n);
+    if ((sp + (pass->twiddle_n + sp - 1) / sp) * 8 <= 8192) spec->ftw_sincos = 2;
+  }
   spec->merge_odd = 1;
   int64_t nc = pass->algo != HY_ALGO_MIXED_RADIX ? pass->bluestein_m : pass->axis.n;
   int64_t min_loop = INT64_MAX;
@@ -1408,7 +1447,7 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
       } else {
         hy_strbuf_appendf(sb, "      {\n      real2 v = y%d_%d;\n", s, i);
       }
-      if (pass->twiddle_loop >= 0 && k->spec->ftw_sincos) {
+      if (pass->twiddle_loop >= 0 && k->spec->ftw_sincos == 1) {
         /* exp(sign*2*pi*i*a/N) with a reduced to (-N/2, N/2] in integers,
          * so x = 2a/N is in (-1, 1] and rounds once (exactly for N = 2^k). */
         int64_t mmax = pass->loops[pass->twiddle_loop].n - 1;
@@ -1419,6 +1458,15 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         hy_strbuf_appendf(sb, "        const real x = ((real)a * (real)2) / (real)%lld;\n", (long long)nt);
         hy_strbuf_append(sb, "        real ws, wc;\n        HY_SINCOSPI(x, ws, wc);\n");
         hy_strbuf_appendf(sb, "        v = cmul(v, MK(wc, %sws)); }\n", pass->sign < 0 ? "-" : "");
+      } else if (pass->twiddle_loop >= 0 && k->spec->ftw_sincos == 2) {
+        int64_t mmax = pass->loops[pass->twiddle_loop].n - 1;
+        int64_t nt = pass->twiddle_n, sp = hy_cg_twiddle_split(nt);
+        int shift = 0;
+        while (((int64_t)1 << shift) < sp) shift++;
+        hy_strbuf_appendf(sb, "      { const %s a = tm * (%s)e", k->idx, k->idx);
+        if (mmax > 0 && mmax * (k->n - 1) >= nt) hy_strbuf_appendf(sb, " %% %lld", (long long)nt);
+        hy_strbuf_appendf(sb, ";\n        v = cmul(v, cmul(ftw[a & %lld], ftw[%lld + (a >> %d)])); }\n",
+                          (long long)(sp - 1), (long long)sp, shift);
       } else if (pass->twiddle_loop >= 0) {
         int64_t mmax = pass->loops[pass->twiddle_loop].n - 1;
         if (mmax > 0 && mmax * (k->n - 1) >= pass->twiddle_n)
@@ -1862,7 +1910,9 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   else if (pass->fuse == HY_FUSE_RADER_SPECTRUM_OUT)
     HY_TRY(hy_cg_rader_spectrum_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
   /* On-the-fly twiddles keep the argument (one entry) so launches do not change. */
-  if (pass->twiddle_loop >= 0)
+  if (pass->twiddle_loop >= 0 && spec->ftw_sincos == 2)
+    HY_TRY(hy_cg_twiddle_pair_table(prog, pass->twiddle_n, pass->sign, pass->precision, &t_ftw));
+  else if (pass->twiddle_loop >= 0)
     HY_TRY(hy_cg_twiddle_table(prog, spec->ftw_sincos ? 1 : pass->twiddle_n, pass->sign,
                                pass->precision, &t_ftw));
 

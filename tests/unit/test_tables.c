@@ -7,9 +7,13 @@
  * Then the disk cache of long tables: a program generated with an empty
  * cache, again from the cache, again with the cache off, and again after
  * the cached files were damaged, holds the same tables byte for byte.
- * Last, the roots of unity all at once (hy_twiddle_roots_ld, which the
+ * Then the roots of unity all at once (hy_twiddle_roots_ld, which the
  * per-stage twiddle tables use) equal hy_twiddle_ld's one at a time, bit
- * for bit, for lengths with and without factors of 2, 4 and 8. */
+ * for bit, for lengths with and without factors of 2, 4 and 8.
+ * Last, the four-step twiddles of short f32 plans come from two short
+ * tables (W_N^j for j < s, then W_N^(s*i)), each entry hy_twiddle_ld
+ * rounded once, and the kernel indexes them by mask and shift; longer and
+ * f64 plans keep sincospi. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
@@ -187,8 +191,49 @@ static void test_roots(void) {
   }
 }
 
+static void test_twiddle_pairs(void) {
+  static const struct {
+    const char *token;
+    int64_t n;
+    int sign, pairs;
+  } cases[] = {{"c2c:f32:fwd:65536:b8", 65536, -1, 1},
+               {"c2c:f32:bwd:262144:b2", 262144, 1, 1},
+               {"c2c:f32:fwd:1048576", 1048576, -1, 0},
+               {"c2c:f64:fwd:65536:b8", 65536, -1, 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    hy_gpu_program prog;
+    if (!generate(cases[c].token, &prog)) continue;
+    int64_t n = cases[c].n, s = 1;
+    while (s * s < n) s <<= 1;
+    int64_t count = s + (n + s - 1) / s;
+    float *want = malloc((size_t)count * 2 * sizeof *want);
+    CHECK(want != NULL, "out of memory");
+    int found = 0;
+    for (int64_t j = 0; want && j < count; j++) {
+      long double re, im;
+      hy_twiddle_ld(j < s ? j : ((j - s) * s) % n, n, cases[c].sign, &re, &im);
+      want[2 * j] = (float)re;
+      want[2 * j + 1] = (float)im;
+    }
+    for (int t = 0; want && t < prog.ntables; t++)
+      found |= prog.tables[t].type == HY_TABLE_COMPLEX_F32 && prog.tables[t].count == count &&
+               memcmp(prog.tables[t].data, want, (size_t)count * 2 * sizeof *want) == 0;
+    char use[64];
+    snprintf(use, sizeof use, "ftw[a & %lld], ftw[%lld + (a >> ", (long long)(s - 1), (long long)s);
+    int indexed = prog.source.data && strstr(prog.source.data, use) != NULL;
+    int sincos = prog.source.data && strstr(prog.source.data, "HY_SINCOSPI(x, ws, wc)") != NULL;
+    CHECK(found == cases[c].pairs && indexed == cases[c].pairs && sincos == !cases[c].pairs,
+          "%s: pair table %s, indexed %s, sincospi %s; expected the %s", cases[c].token,
+          found ? "found" : "missing", indexed ? "yes" : "no", sincos ? "yes" : "no",
+          cases[c].pairs ? "pair table" : "sincospi");
+    free(want);
+    hy_gpu_program_free(&prog);
+  }
+}
+
 int main(void) {
   test_roots();
+  test_twiddle_pairs();
   /* References in order: every one computed before its key is in the memo
    * (the keys are distinct), and the later ones push the first out. */
   for (int i = 0; i < NKEYS; i++) {
