@@ -148,19 +148,29 @@ static hy_status hy_cg_table_add_keyed(hy_gpu_program *prog, int64_t count, hy_t
   return HYFFT_SUCCESS;
 }
 
-hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
-                                     hyfft_precision p, int *index) {
-  uint64_t key = hy_hash_str(HY_HASH_INIT, "twiddles");
+/* `count` roots W_n^j (sign), the first `split` of them for j = 0, 1, ...
+ * and the rest for j = split, 2*split, ... (the second table of
+ * hy_cg_twiddle_pair_table), each computed in long double and rounded
+ * once; `what` names the layout in the key. */
+static hy_status hy_cg_roots_table(hy_gpu_program *prog, const char *what, int64_t n,
+                                   int64_t split, int64_t count, int sign, hyfft_precision p,
+                                   int *index) {
+  uint64_t key = hy_hash_str(HY_HASH_INIT, what);
   key = hy_hash_u64(hy_hash_u64(hy_hash_u64(key, (uint64_t)n), (uint64_t)(sign + 2)), (uint64_t)p);
   if (hy_cg_table_find(prog, key, hy_cg_complex(p), index)) return HYFFT_SUCCESS;
-  void *data = hy_cg_table_alloc(n, hy_cg_complex(p));
-  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: twiddle table of %lld", (long long)n);
-  for (int64_t m = 0; m < n; m++) {
+  void *data = hy_cg_table_alloc(count, hy_cg_complex(p));
+  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: twiddle table of %lld", (long long)count);
+  for (int64_t j = 0; j < count; j++) {
     long double re, im;
-    hy_twiddle_ld(m, n, sign, &re, &im);
-    hy_cg_table_set(data, p, m, re, im);
+    hy_twiddle_ld(j < split ? j : ((j - split) * split) % n, n, sign, &re, &im);
+    hy_cg_table_set(data, p, j, re, im);
   }
-  return hy_cg_table_add_keyed(prog, n, hy_cg_complex(p), data, key, index);
+  return hy_cg_table_add_keyed(prog, count, hy_cg_complex(p), data, key, index);
+}
+
+hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
+                                     hyfft_precision p, int *index) {
+  return hy_cg_roots_table(prog, "twiddles", n, n, n, sign, p, index);
 }
 
 /* The four-step twiddles W_N^a of pass A as two short tables (ftwsin=2):
@@ -177,18 +187,8 @@ static int64_t hy_cg_twiddle_split(int64_t n) {
 
 static hy_status hy_cg_twiddle_pair_table(hy_gpu_program *prog, int64_t n, int sign,
                                           hyfft_precision p, int *index) {
-  int64_t s = hy_cg_twiddle_split(n), hi = (n + s - 1) / s, count = s + hi;
-  uint64_t key = hy_hash_str(HY_HASH_INIT, "twiddle pairs");
-  key = hy_hash_u64(hy_hash_u64(hy_hash_u64(key, (uint64_t)n), (uint64_t)(sign + 2)), (uint64_t)p);
-  if (hy_cg_table_find(prog, key, hy_cg_complex(p), index)) return HYFFT_SUCCESS;
-  void *data = hy_cg_table_alloc(count, hy_cg_complex(p));
-  if (!data) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: twiddle table of %lld", (long long)count);
-  for (int64_t j = 0; j < count; j++) {
-    long double re, im;
-    hy_twiddle_ld(j < s ? j : ((j - s) * s) % n, n, sign, &re, &im);
-    hy_cg_table_set(data, p, j, re, im);
-  }
-  return hy_cg_table_add_keyed(prog, count, hy_cg_complex(p), data, key, index);
+  int64_t s = hy_cg_twiddle_split(n);
+  return hy_cg_roots_table(prog, "twiddle pairs", n, s, s + (n + s - 1) / s, sign, p, index);
 }
 
 /* The tables of long transforms (chirps and Bluestein spectra of 4096
