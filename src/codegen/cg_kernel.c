@@ -176,19 +176,23 @@ hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
 /* The four-step twiddles W_N^a of pass A as two short tables (ftwsin=2):
  * entries [0, s) hold W_N^j, j < s, and entries [s, s + ceil(N/s)) hold
  * W_N^(s*i), so W_N^a = [a % s] * [s + a / s], one product of two
- * correctly rounded values. s is the power of two nearest above sqrt(N)
- * (2^24: 4096 + 4096 entries, 64 KB in f32, which L1 holds beside a
- * block's exchange buffer), so the index split is a mask and a shift. */
+ * correctly rounded values. s is the power of two at or above sqrt(N),
+ * so the index split is a mask and a shift (2^18: 512 + 512 entries). */
 static int64_t hy_cg_twiddle_split(int64_t n) {
   int64_t s = 1;
   while (s * s < n) s <<= 1;
   return s;
 }
 
+static int64_t hy_cg_twiddle_pair_count(int64_t n) {
+  int64_t s = hy_cg_twiddle_split(n);
+  return s + (n + s - 1) / s;
+}
+
 static hy_status hy_cg_twiddle_pair_table(hy_gpu_program *prog, int64_t n, int sign,
                                           hyfft_precision p, int *index) {
-  int64_t s = hy_cg_twiddle_split(n);
-  return hy_cg_roots_table(prog, "twiddle pairs", n, s, s + (n + s - 1) / s, sign, p, index);
+  return hy_cg_roots_table(prog, "twiddle pairs", n, hy_cg_twiddle_split(n),
+                           hy_cg_twiddle_pair_count(n), sign, p, index);
 }
 
 /* The tables of long transforms (chirps and Bluestein spectra of 4096
@@ -912,10 +916,9 @@ hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
    * 0.88-0.93, 10^6 1.25 -> 1.21), as did f64 past 8 KB (2^18 0.99 ->
    * 0.93); f64 within 8 KB measured even. `ftwsin=1/2` in the tuner. */
   spec->ftw_sincos = pass->twiddle_loop >= 0;
-  if (spec->ftw_sincos && pass->precision == HYFFT_F32) {
-    int64_t sp = hy_cg_twiddle_split(pass->twiddle_n);
-    if ((sp + (pass->twiddle_n + sp - 1) / sp) * 8 <= 8192) spec->ftw_sincos = 2;
-  }
+  if (spec->ftw_sincos && pass->precision == HYFFT_F32 &&
+      hy_cg_twiddle_pair_count(pass->twiddle_n) * 8 <= 8192)
+    spec->ftw_sincos = 2;
   spec->merge_odd = 1;
   int64_t nc = pass->algo != HY_ALGO_MIXED_RADIX ? pass->bluestein_m : pass->axis.n;
   int64_t min_loop = INT64_MAX;

@@ -40,6 +40,12 @@ int64_t hy_pass_count(const hy_pass *pass) {
   return count;
 }
 
+int hy_plan_tree_has_plane(const hy_plan_tree *tree) {
+  for (int i = 0; i < tree->npasses; i++)
+    if (tree->passes[i].plane_inner > 0) return 1;
+  return 0;
+}
+
 /* The keys src/codegen/cg_kernel.c understands (hy_cg_spec_apply); wisdom
  * files are checked against them so that a typo is an error, not a plan
  * that silently ignores it. */

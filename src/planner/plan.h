@@ -175,4 +175,7 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb);
 /* Total number of transforms a pass performs (product of loop lengths). */
 int64_t hy_pass_count(const hy_pass *pass);
 
+/* Whether a pass of the tree transforms whole 2D planes (plane_inner). */
+int hy_plan_tree_has_plane(const hy_plan_tree *tree);
+
 #endif /* HY_PLAN_H */

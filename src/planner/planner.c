@@ -69,9 +69,7 @@ hy_status hy_planner_plan_solver(const hy_problem *problem, const hy_device_caps
 
 int hy_planner_quick_tree(const hy_problem *problem, const hy_plan_tree *tree,
                           const hy_device_caps *caps, hy_plan_tree *out) {
-  int plane = 0;
-  for (int i = 0; i < tree->npasses; i++) plane |= tree->passes[i].plane_inner > 0;
-  if (!plane || !tree->solver) return 0;
+  if (!hy_plan_tree_has_plane(tree) || !tree->solver) return 0;
   hy_device_caps quick = *caps;
   quick.no_planes = 1;
   if (hy_planner_plan_solver(problem, &quick, tree->solver, out) != HYFFT_SUCCESS) {

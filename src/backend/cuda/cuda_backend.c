@@ -1181,8 +1181,7 @@ static hy_status hy_cuda_plan_prepare(void *device, const hy_problem *problem,
                                  may_tier ? &plain : NULL));
     /* A plan with a plane pass is tiered too: its quick tier is one pass
      * per axis, made only if the plane program is in no cache. */
-    int plane = 0;
-    for (int i = 0; i < tree->npasses; i++) plane |= tree->passes[i].plane_inner > 0;
+    int plane = hy_plan_tree_has_plane(tree);
     hy_cuda_quick quick = {problem, tree, &caps};
     void *state = NULL;
     /* A tiered plan's final program is compiled as one unit (a persistent
