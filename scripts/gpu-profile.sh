@@ -3,10 +3,12 @@
 # problem, on the GPU machine:
 #   bash scripts/gpu-profile.sh TOKEN...
 # For each problem, one `hyfft bench --vs cufft` run (one timed run, small
-# accuracy check) under ncu: speed of light, memory workload, occupancy,
-# launch statistics and warp stall reasons of every kernel launched, as
-# text in $OUT/profile-N.txt (N: the token's position), plus a one-line
-# summary per kernel on stdout. $PROFILE_KERNELS caps the kernels
+# accuracy check) under ncu: speed of light, compute and memory workload,
+# occupancy, launch statistics, warp stall reasons and shared-memory
+# wavefronts and bank conflicts of every kernel launched, as text in
+# $OUT/profile-N.txt (N: the token's position), plus a one-line summary
+# per kernel on stdout (duration; DRAM, L1/shared and issue-slot
+# utilisation; the top stall reason). $PROFILE_KERNELS caps the kernels
 # profiled per problem (default 10). Setting HYFFT_KERNEL_SPEC profiles a
 # generator variant.
 set -uo pipefail
@@ -28,17 +30,32 @@ for tok in "$@"; do
   timeout 240 "$ncu_bin" --clock-control none --launch-count "${PROFILE_KERNELS:-10}" \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
     --section LaunchStats --section WarpStateStats --section SchedulerStats \
+    --section ComputeWorkloadAnalysis \
+    --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum \
     "$hyfft" bench "$tok" --device cuda --vs cufft --runs 1 --warmup 0 --check-elems 4096 \
     >>"$f" 2>&1
-  # One line per kernel: name, duration, DRAM throughput, occupancy, registers.
-  awk '/^  [A-Za-z_].*\(.*\)x\(/ {name=substr($0,3)}
+  # One line per kernel: name, duration, DRAM / L1+shared / issue-slot
+  # utilisation, shared-memory wavefronts and bank conflicts, occupancy,
+  # registers, block, cycles per issued instruction, and the stall the
+  # profiler names first.
+  awk 'function flush() {
+         if (name != "")
+           printf "   %-40s %9s  dram %5s%%  l1 %5s%%  issue %5s%%  shm-wf %s conf %s  occ %5s%%  regs %4s  block %5s  cyc/issue %s  stall: %s\n",
+                  substr(name,1,40), d, dram, l1, iss, wf, conf, occ, reg, blk, cyc, stall
+         name = ""; stall = "-"
+       }
+       /^  [A-Za-z_].*\(.*\)x\(/ {flush(); name=substr($0,3)}
        /Duration/ {d=$NF" "$(NF-1)}
        /DRAM Throughput/ {dram=$NF}
+       /L1\/TEX Cache Throughput/ {l1=$NF}
+       /Issue Slots Busy/ {iss=$NF}
+       /l1tex__data_pipe_lsu_wavefronts_mem_shared.sum/ {wf=$NF}
+       /l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum/ {conf=$NF}
        /Achieved Occupancy/ {occ=$NF}
        /Registers Per Thread/ {reg=$NF}
        /Block Size/ {blk=$NF}
-       /Dynamic Shared Memory Per Block/ {shm=$NF}
-       /Warp Cycles Per Issued Instruction/ {
-         printf "   %-46s %10s  dram %5s%%  occ %5s%%  regs %4s  block %5s  cyc/issue %s\n",
-                substr(name,1,46), d, dram, occ, reg, blk, $NF }' "$f"
+       /Warp Cycles Per Issued Instruction/ {cyc=$NF}
+       /stalled waiting|stalled on|being stalled/ && stall == "-" {
+         m = $0; sub(/.*being stalled /, "", m); sub(/\. This.*/, "", m); stall = substr(m, 1, 70) }
+       END {flush()}' "$f"
 done

@@ -611,43 +611,35 @@ static hy_status hy_cuda_module_cached(hy_cuda_device *d, uint64_t key, hy_cuda_
   return hy_cuda_module_add(d, key, module, out);
 }
 
-/* Find or build the module for `key`; called with the context current. */
-static hy_status hy_cuda_module_get(hy_cuda_device *d, const hy_gpu_program *p, uint64_t key,
-                                    hy_cuda_module **out) {
-  *out = hy_cuda_module_find(d, key);
-  if (*out) return HYFFT_SUCCESS;
-
-  /* Compile outside the lock: NVRTC takes long and other plans of the
-   * context should not wait. Two threads racing on one key both build;
-   * the loser's module is dropped below. */
+/* Compile `source` with NVRTC, store its image in the disk cache and load
+ * it as the module for `key`; called with the context current. PTX images
+ * are valid too (the driver JITs them), so both are cached; the driver
+ * version in the key keeps them apart across upgrades. */
+static hy_status hy_cuda_module_build(hy_cuda_device *d, const char *source, uint64_t key,
+                                      hy_cuda_module **out) {
   void *image = NULL;
   size_t size = 0;
-  int from_disk = hy_cuda_cache_load(key, &image, &size) == HYFFT_SUCCESS;
-  if (!from_disk) {
-    int is_ptx = 0;
-    HY_TRY(hy_cuda_compile(p->source.data, d->arch, &image, &size, &is_ptx));
-    /* PTX images are valid too (the driver JITs them), so both are cached;
-     * the driver version in the key keeps them apart across upgrades. */
-    hy_cuda_cache_store(key, image, size);
-    atomic_fetch_add(&d->compiled, 1);
-  }
+  int is_ptx = 0;
+  HY_TRY(hy_cuda_compile(source, d->arch, &image, &size, &is_ptx));
+  hy_cuda_cache_store(key, image, size);
+  atomic_fetch_add(&d->compiled, 1);
   CUmodule module = NULL;
   CUresult r = d->cu->cuModuleLoadData(&module, image);
-  if (r != HY_CUDA_SUCCESS && from_disk) {
-    /* A cached image the driver rejects is rebuilt once. */
-    hy_free(image);
-    image = NULL;
-    int is_ptx = 0;
-    HY_TRY(hy_cuda_compile(p->source.data, d->arch, &image, &size, &is_ptx));
-    hy_cuda_cache_store(key, image, size);
-    atomic_fetch_add(&d->compiled, 1);
-    from_disk = 0;
-    r = d->cu->cuModuleLoadData(&module, image);
-  }
   hy_free(image);
   if (r != HY_CUDA_SUCCESS) return hy_cuda_fail(d->cu, r, "cuModuleLoadData");
-  if (from_disk) atomic_fetch_add(&d->disk_hits, 1);
   return hy_cuda_module_add(d, key, module, out);
+}
+
+/* Find or build the module for `key`; called with the context current.
+ * Compiles outside the lock: NVRTC takes long and other plans of the
+ * context should not wait. Two threads racing on one key both build; the
+ * loser's module is dropped by hy_cuda_module_add. A cached image the
+ * driver rejects counts as a miss, so it is rebuilt. */
+static hy_status hy_cuda_module_get(hy_cuda_device *d, const hy_gpu_program *p, uint64_t key,
+                                    hy_cuda_module **out) {
+  HY_TRY(hy_cuda_module_cached(d, key, out));
+  if (*out) return HYFFT_SUCCESS;
+  return hy_cuda_module_build(d, p->source.data, key, out);
 }
 
 /* Key of one kernel's own unit (prelude + its block): its text and what it
@@ -698,15 +690,8 @@ static hy_status hy_cuda_units_get(hy_cuda_device *d, const hy_gpu_program *p,
     CUresult r = d->cu->cuModuleLoadData(&module, units[i].image);
     if (r != HY_CUDA_SUCCESS && from_disk[i]) {
       /* A cached image the driver rejects is rebuilt once. */
-      hy_free(units[i].image);
-      units[i].image = NULL;
-      st = hy_cuda_compile(units[i].source, d->arch, &units[i].image, &units[i].size,
-                           &units[i].is_ptx);
-      if (st != HYFFT_SUCCESS) break;
-      hy_cuda_cache_store(keys[i], units[i].image, units[i].size);
-      atomic_fetch_add(&d->compiled, 1);
-      from_disk[i] = 0;
-      r = d->cu->cuModuleLoadData(&module, units[i].image);
+      st = hy_cuda_module_build(d, units[i].source, keys[i], &out[which[i]]);
+      continue;
     }
     if (r != HY_CUDA_SUCCESS) {
       st = hy_cuda_fail(d->cu, r, "cuModuleLoadData");
