@@ -745,6 +745,20 @@ static void hy_cuda_plan_free_in(hy_cuda_device *d, hy_cuda_plan *s) {
   hy_free(s);
 }
 
+/* Frees a plan that failed before anything of it reached the device (no
+ * modules, tables or background compile): its programs and itself. Needs
+ * no context. */
+static void hy_cuda_plan_discard(hy_cuda_plan *s) {
+  hy_cuda_loaded *parts[2] = {s->main, s->plain};
+  for (int i = 0; i < 2; i++) {
+    if (!parts[i]) continue;
+    hy_gpu_program_free(&parts[i]->program);
+    hy_free(parts[i]);
+  }
+  pthread_mutex_destroy(&s->lock);
+  hy_free(s);
+}
+
 /* A plan state around nothing yet: the caller sets main (and plain). */
 static hy_cuda_plan *hy_cuda_plan_new(void) {
   hy_cuda_plan *s = hy_calloc(1, sizeof *s);
@@ -886,17 +900,9 @@ hy_status hy_cuda_program_load(void *device, hy_gpu_program *program, void **pla
     return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CUDA plan state");
   }
   s->main = hy_cuda_loaded_new(program);
-  if (!s->main) {
-    pthread_mutex_destroy(&s->lock);
-    hy_free(s);
-    return HYFFT_OUT_OF_MEMORY;
-  }
-  hy_status st = hy_cuda_enter(d);
+  hy_status st = s->main ? hy_cuda_enter(d) : HYFFT_OUT_OF_MEMORY;
   if (st != HYFFT_SUCCESS) {
-    hy_gpu_program_free(&s->main->program);
-    hy_free(s->main);
-    pthread_mutex_destroy(&s->lock);
-    hy_free(s);
+    hy_cuda_plan_discard(s);
     return st;
   }
   st = hy_cuda_loaded_load_in(d, s->main);
@@ -959,12 +965,7 @@ static hy_status hy_cuda_program_load_tiered(hy_cuda_device *d, hy_gpu_program *
   }
   if (st == HYFFT_SUCCESS) st = hy_cuda_enter(d);
   if (st != HYFFT_SUCCESS) {
-    if (s->main) hy_gpu_program_free(&s->main->program);
-    if (s->plain) hy_gpu_program_free(&s->plain->program);
-    hy_free(s->main);
-    hy_free(s->plain);
-    pthread_mutex_destroy(&s->lock);
-    hy_free(s);
+    hy_cuda_plan_discard(s);
     return st;
   }
   hy_cuda_loaded *m = s->main;
