@@ -14,6 +14,7 @@
 
 #include "api/tune.h"
 #include "codegen/codegen.h"
+#include "planner/kernel_spec.h"
 #include "planner/planner.h"
 #include "planner/wisdom.h"
 
@@ -30,14 +31,6 @@ static _Thread_local hyfft_tune_info hy_tune_last;
 #define HY_TUNE_MARGIN 0.97
 #define HY_TUNE_MAX_REPS 100
 
-/* Variants of the generator switches tried on top of the model's choice
- * ("" first: it is the reference). Relative keys keep one meaning for
- * every pass of a multi-pass plan. Duplicates (variants that give the
- * same source as one tried before) are skipped. */
-static const char *const hy_tune_variants[] = {
-    "", "rader=1", "rader=0", "ftwsin=1", "ftwsin=2", "tmul=2", "tdiv=2", "mmul=2", "mdiv=2", "minblocks=3", "pad=0",
-    "pad=1", "tworadix=32", "tworadix=16", "persist=1", "minblocks=0", "split=1", "split=0", "twstage=0",
-    "tdiv=2,mmul=2", "merge=0", "merge=2", NULL};
 
 hyfft_status hyfft_last_tune_info(hyfft_tune_info *info) {
   if (!info) return hy_error(HYFFT_NULL_POINTER, "info is NULL");
@@ -229,11 +222,11 @@ static hy_status hy_measure(struct hyfft_context_s *ctx, const hy_problem *probl
     int nseen = 0, ok = 0;
     seen[nseen++] = hy_tune_source_hash(problem, &cand[0], &ctx->caps, &ok);
     for (int c = 0; c < ncand; c++) {
-      for (int v = 0; hy_tune_variants[v]; v++) {
+      for (int v = 0; hy_spec_tune_variants[v]; v++) {
         if (c == 0 && v == 0) continue;
         if (info.variants_tried >= HY_TUNE_MAX_VARIANTS || hy_now() - start > budget) break;
         *trial = cand[c];
-        if (hy_plan_tree_set_spec(trial, hy_tune_variants[v]) != HYFFT_SUCCESS) continue;
+        if (hy_planner_set_variant(problem, &ctx->caps, trial, hy_spec_tune_variants[v]) != HYFFT_SUCCESS) continue;
         uint64_t h = hy_tune_source_hash(problem, trial, &ctx->caps, &ok);
         int dup = 0;
         for (int i = 0; i < nseen && !dup; i++) dup = ok && seen[i] == h;
@@ -299,7 +292,7 @@ hy_status hy_plan_choose(struct hyfft_context_s *ctx, const hy_problem *problem,
   hy_strbuf_free(&key);
   /* Wisdom whose solver no longer applies falls back to planning anew. */
   if (wise && hy_planner_plan_solver(problem, &ctx->caps, w.solver, out) == HYFFT_SUCCESS &&
-      hy_plan_tree_set_spec(out, w.spec) == HYFFT_SUCCESS) {
+      hy_planner_set_variant(problem, &ctx->caps, out, w.spec) == HYFFT_SUCCESS) {
     hy_tune_last.from_wisdom = 1;
     snprintf(hy_tune_last.solver, sizeof hy_tune_last.solver, "%s", out->solver);
     snprintf(hy_tune_last.variant, sizeof hy_tune_last.variant, "%s", out->kernel_spec);

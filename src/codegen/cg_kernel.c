@@ -24,11 +24,11 @@
 #include <string.h>
 
 #include "codegen/cg_internal.h"
+#include "planner/kernel_spec.h"
 #include "planner/planner.h"
 #include "util/disk_cache.h"
 #include "util/twiddle.h"
 
-#define HY_CG_BANK 32
 #define HY_CG_MAX_STAGES (2 * HY_MAX_FACTORS)
 #define HY_CG_MAX_REGS 512
 
@@ -64,7 +64,6 @@ typedef struct hy_cg_kernel {
 
 /* ---- tables ------------------------------------------------------------ */
 
-static size_t hy_cg_elem(hyfft_precision p) { return p == HYFFT_F64 ? 16 : 8; }
 
 /* The table type of complex entries in precision p. */
 static hy_table_type hy_cg_complex(hyfft_precision p) {
@@ -173,26 +172,11 @@ hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
   return hy_cg_roots_table(prog, "twiddles", n, n, n, sign, p, index);
 }
 
-/* The four-step twiddles W_N^a of pass A as two short tables (ftwsin=2):
- * entries [0, s) hold W_N^j, j < s, and entries [s, s + ceil(N/s)) hold
- * W_N^(s*i), so W_N^a = [a % s] * [s + a / s], one product of two
- * correctly rounded values. s is the power of two at or above sqrt(N),
- * so the index split is a mask and a shift (2^18: 512 + 512 entries). */
-static int64_t hy_cg_twiddle_split(int64_t n) {
-  int64_t s = 1;
-  while (s * s < n) s <<= 1;
-  return s;
-}
-
-static int64_t hy_cg_twiddle_pair_count(int64_t n) {
-  int64_t s = hy_cg_twiddle_split(n);
-  return s + (n + s - 1) / s;
-}
 
 static hy_status hy_cg_twiddle_pair_table(hy_gpu_program *prog, int64_t n, int sign,
                                           hyfft_precision p, int *index) {
-  return hy_cg_roots_table(prog, "twiddle pairs", n, hy_cg_twiddle_split(n),
-                           hy_cg_twiddle_pair_count(n), sign, p, index);
+  return hy_cg_roots_table(prog, "twiddle pairs", n, hy_twiddle_split(n),
+                           hy_twiddle_pair_count(n), sign, p, index);
 }
 
 /* The tables of long transforms (chirps and Bluestein spectra of 4096
@@ -213,7 +197,7 @@ static hy_status hy_cg_table_cached(hy_gpu_program *prog, const char *what,
                                     const hy_cg_table_args *a, int64_t count,
                                     hy_status (*fill)(const hy_cg_table_args *a, void *data),
                                     int *index) {
-  size_t bytes = (size_t)count * hy_cg_elem(a->p);
+  size_t bytes = (size_t)count * hy_complex_bytes(a->p);
   uint64_t key = hy_hash_str(HY_HASH_INIT, what);
   key = hy_hash_u64(key, (uint64_t)a->n);
   key = hy_hash_u64(key, (uint64_t)a->m);
@@ -464,46 +448,6 @@ static int64_t hy_cg_primitive_root(int64_t p) {
   return 1;
 }
 
-static void hy_cg_spec_apply(hy_kernel_spec *spec, const char *text);
-
-/* Rader's convolution (length p - 1) against Bluestein's (a power of two
- * or a 3-5-smooth length past 2p - 1), measured on the H100 with both in
- * one pass: Rader won where p - 1 is a power of two times 1, 3 or 5 (257:
- * 0.53 against 1.46 ms, whose Bluestein length is 540 = 4*27*5; 641: 0.96
- * against 1.93 ms, 1296 = 16*81) and lost where p - 1 has several odd
- * factors (1009 = 1 + 16*9*7: 1.16 against 0.81 ms for 2048; 127 = 1 +
- * 2*9*7: 0.97 against 0.60 ms for 256): hy_rader_length_pays. */
-
-int hy_cg_effective_pass(const hy_pass *pass, hy_pass *out) {
-  *out = *pass;
-  if (pass->op != HY_PASS_DFT || pass->algo != HY_ALGO_BLUESTEIN || pass->twiddle_loop >= 0 ||
-      pass->fuse != HY_FUSE_NONE)
-    return 0;
-  int64_t n = pass->axis.n;
-  if (n < 3 || n - 1 > 65536 || hy_largest_prime_factor(n) != n) return 0;
-  /* The rule above, then $HYFFT_RADER, then the switch "rader=0/1" from
-   * $HYFFT_KERNEL_SPEC and from the pass's own variant (the tuner tries
-   * both). */
-  hy_kernel_spec probe;
-  memset(&probe, 0, sizeof probe);
-  probe.rader = hy_rader_length_pays(n);
-  const char *env = hy_getenv("HYFFT_RADER");
-  if (env && strcmp(env, "1") == 0) probe.rader = 1;
-  if (env && strcmp(env, "0") == 0) probe.rader = 0;
-  hy_cg_spec_apply(&probe, hy_getenv("HYFFT_KERNEL_SPEC"));
-  hy_cg_spec_apply(&probe, pass->kernel_spec);
-  if (!probe.rader) return 0;
-  int factors[HY_MAX_FACTORS], nf = 0;
-  if (hy_factorize(n - 1, HY_MAX_DIRECT_PRIME, factors, &nf) != HYFFT_SUCCESS) {
-    hy_error_clear();
-    return 0;
-  }
-  out->algo = HY_ALGO_RADER;
-  out->bluestein_m = n - 1;
-  out->nfactors = nf;
-  for (int i = 0; i < nf; i++) out->factors[i] = factors[i];
-  return 1;
-}
 
 /* Rader's tables for the prime p with smallest primitive root g: the
  * powers root^q mod p, q < p - 1, for root g (where the convolution reads
@@ -646,548 +590,6 @@ static hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k
   return hy_cg_table_add(prog, k->tw_count, hy_cg_complex(k->precision), data, index);
 }
 
-/* ---- spec --------------------------------------------------------------- */
-
-/* The radices of the pass's stages: the planner's factors (shared with the
- * CPU engine) with pairs of 3s and 5s merged per spec->merge_odd, so 3^7
- * takes 4 stages (9*9*9*3) instead of 7: fewer exchanges through local
- * memory, and the composite codelet's inner twiddles are constants.
- * Measured on the H100 against cuFFT: 2187 f32 0.81 -> 1.01, f64 0.83 ->
- * 1.00; 3125 f64 0.79 -> 0.90. Merging inside mixed lengths (1000 = 8*25*5,
- * 100^3) made the radix-8/4 stages uneven over fewer threads (f64 1000
- * 0.99 -> 0.89, f64 100^3 0.99 -> 0.78), so the default merges only powers
- * of one prime; 27 = 3^3 was slower than 9 (2187 f64 0.74), and 7s
- * merged into 49 lost too (49 f32 1.08 -> 0.94, 343 1.00 -> 0.63, 2401
- * unchanged at 0.92-0.93). */
-static int hy_cg_radices_of(const int *factors, int nfactors, int merge_odd, int pow2_radix,
-                            int *out) {
-  int n = 0, pure = 1, first = 0;
-  int64_t twos = 1;
-  for (int i = 0; i < nfactors; i++) {
-    if (factors[i] == 1) continue;
-    if (!first) first = factors[i];
-    if (factors[i] != first) pure = 0;
-  }
-  for (int i = 0; i < nfactors; i++) {
-    int f = factors[i];
-    if (f == 1) continue;
-    if (pow2_radix > 0 && (f & (f - 1)) == 0) {
-      twos *= f;
-      continue;
-    }
-    if ((merge_odd >= 2 || (merge_odd == 1 && pure)) && (f == 3 || f == 5)) {
-      int run = 1;
-      while (i + run < nfactors && factors[i + run] == f) run++;
-      while (run > 0) {
-        if (run >= 2) {
-          out[n++] = f * f;
-          run -= 2;
-        } else {
-          out[n++] = f;
-          run -= 1;
-        }
-      }
-      while (i + 1 < nfactors && factors[i + 1] == f) i++;
-      continue;
-    }
-    out[n++] = f;
-  }
-  /* The powers of two regrouped: as many stages of pow2_radix as fit,
-   * then the rest (2^14 with 32: 32 x 32 x 16, two exchanges, not three). */
-  while (twos > 1) {
-    int r = twos >= pow2_radix ? pow2_radix : (int)twos;
-    out[n++] = r;
-    twos /= r;
-  }
-  return n;
-}
-
-/* A plane pass merges within each axis's factors (B's, then A's), so that
- * no stage straddles the two axes. */
-static int hy_cg_radices(const hy_pass *pass, const hy_kernel_spec *spec, int *out) {
-  int merge_odd = spec->merge_odd, pow2 = spec->pow2_radix;
-  int split = pass->nfactors;
-  if (pass->plane_inner > 0) {
-    int64_t prod = 1;
-    for (split = 0; split < pass->nfactors && prod < pass->plane_inner; split++)
-      prod *= pass->factors[split];
-  }
-  int n = hy_cg_radices_of(pass->factors, split, merge_odd, pow2, out);
-  return n + hy_cg_radices_of(pass->factors + split, pass->nfactors - split, merge_odd, pow2,
-                              out + n);
-}
-
-static int hy_cg_max_radix(const hy_pass *pass, const hy_kernel_spec *spec) {
-  int radices[HY_MAX_FACTORS], r = 1;
-  int n = hy_cg_radices(pass, spec, radices);
-  for (int i = 0; i < n; i++)
-    if (radices[i] > r) r = radices[i];
-  return r;
-}
-
-/* Share of a pass's butterfly slots (stages x butterflies per thread x
- * threads) that threads spend idle, with T threads per transform, over
- * one transform (both halves of Bluestein alike). */
-static double hy_cg_idle_share(const hy_pass *pass, const hy_kernel_spec *spec, int T) {
-  int radices[HY_MAX_FACTORS];
-  int n = hy_cg_radices(pass, spec, radices);
-  int64_t nc = pass->algo != HY_ALGO_MIXED_RADIX ? pass->bluestein_m : pass->axis.n;
-  double work = 0, slots = 0;
-  for (int i = 0; i < n; i++) {
-    int64_t nb = nc / radices[i];
-    int64_t per = (nb + T - 1) / T;
-    work += (double)nb;
-    slots += (double)(per * T);
-  }
-  return slots > 0 ? 1.0 - work / slots : 0.0;
-}
-
-/* The most points a thread holds in one stage with T threads per
- * transform: its butterflies of that stage times the radix. */
-static int hy_cg_points_per_thread(const hy_pass *pass, const hy_kernel_spec *spec, int T) {
-  int radices[HY_MAX_FACTORS];
-  int n = hy_cg_radices(pass, spec, radices);
-  int64_t nc = pass->algo != HY_ALGO_MIXED_RADIX ? pass->bluestein_m : pass->axis.n;
-  int64_t most = 0;
-  for (int i = 0; i < n; i++) {
-    int64_t per = (nc / radices[i] + T - 1) / T * radices[i];
-    if (per > most) most = per;
-  }
-  return (int)most;
-}
-
-/* Local-memory row of one transform: lds_pad elements after every
- * 2^lds_pad_shift, odd so that threads reading the same element of
- * neighbouring transforms (the transposed store) hit different banks, then
- * lds_row_extra more (hy_cg_bank_layout). */
-static int hy_cg_row(int nc, const hy_kernel_spec *spec) {
-  int pad = spec->lds_pad;
-  int row = nc + pad * (nc >> spec->lds_pad_shift) + pad;
-  return (row % 2 ? row : row + 1) + spec->lds_row_extra;
-}
-
-static int64_t hy_cg_local_bytes(const hy_pass *pass, const hy_kernel_spec *spec, int nc) {
-  int64_t elem = (int64_t)hy_cg_elem(pass->precision) / (spec->split_exchange ? 2 : 1);
-  return (int64_t)spec->transforms_per_block * hy_cg_row(nc, spec) * elem;
-}
-
-/* Generator switches as text, "split=1,pad=0,threads=64,transforms=4":
- * $HYFFT_KERNEL_SPEC (the hook the tests use to reach every code path on
- * any device) and then the pass's own kernel_spec (what the tuner or
- * wisdom chose for this plan) override the model's choices. tmul/tdiv and
- * mmul/mdiv multiply/divide the threads per transform and transforms per
- * block, so one variant means the same thing for every pass of a plan.
- * Unknown keys and out-of-range values are ignored here (wisdom is checked
- * strictly when read); the limits below still apply. */
-static void hy_cg_spec_apply(hy_kernel_spec *spec, const char *text) {
-  while (text && *text) {
-    char key[32];
-    long v = 0;
-    int used = 0;
-    if (sscanf(text, "%31[a-z]=%ld%n", key, &v, &used) != 2) break;
-    if (strcmp(key, "split") == 0 && (v == 0 || v == 1)) spec->split_exchange = (int)v;
-    if (strcmp(key, "pad") == 0 && v >= 0 && v <= 8) spec->lds_pad = (int)v;
-    if (strcmp(key, "padbits") == 0 && v >= 2 && v <= 8) spec->lds_pad_shift = (int)v;
-    if (strcmp(key, "tworadix") == 0 && (v == 0 || v == 8 || v == 16 || v == 32 || v == 64))
-      spec->pow2_radix = (int)v;
-    if (strcmp(key, "rowadd") == 0 && v >= 0 && v <= 31) spec->lds_row_extra = (int)v;
-    if (strcmp(key, "threads") == 0 && v >= 1 && v <= 4096) spec->threads_per_transform = (int)v;
-    if (strcmp(key, "transforms") == 0 && v >= 1 && v <= 4096) spec->transforms_per_block = (int)v;
-    if (strcmp(key, "fastest") == 0 && (v == 0 || v == 1)) spec->transform_fastest = (int)v;
-    if (strcmp(key, "transposed") == 0 && (v == 0 || v == 1)) spec->store_transposed = (int)v;
-    if (strcmp(key, "stagein") == 0 && (v == 0 || v == 1)) spec->stage_load = (int)v;
-    if (strcmp(key, "stageout") == 0 && (v == 0 || v == 1)) spec->stage_store = (int)v;
-    if (strcmp(key, "minblocks") == 0 && v >= 0 && v <= 32) spec->min_blocks = (int)v;
-    if (strcmp(key, "twstage") == 0 && (v == 0 || v == 1)) spec->stage_twiddles = (int)v;
-    if (strcmp(key, "rader") == 0 && (v == 0 || v == 1)) spec->rader = (int)v;
-    if (strcmp(key, "ftwsin") == 0 && v >= 0 && v <= 2) spec->ftw_sincos = (int)v;
-    if (strcmp(key, "merge") == 0 && v >= 0 && v <= 2) spec->merge_odd = (int)v;
-    if (strcmp(key, "persist") == 0 && (v == 0 || v == 1)) spec->persist = (int)v;
-    if (strcmp(key, "ring") == 0 && v >= 2 && v <= 1 << 20) spec->persist_ring = (int)v;
-    if (strcmp(key, "lag") == 0 && v >= 1 && v <= 1 << 20) spec->persist_lag = (int)v;
-    if (strcmp(key, "hints") == 0 && (v == 0 || v == 1)) spec->persist_hints = (int)v;
-    if (strcmp(key, "tmul") == 0 && v >= 1 && v <= 16 && spec->threads_per_transform * v <= 4096)
-      spec->threads_per_transform *= (int)v;
-    if (strcmp(key, "tdiv") == 0 && v >= 1 && v <= 16 && spec->threads_per_transform / v >= 1)
-      spec->threads_per_transform /= (int)v;
-    if (strcmp(key, "mmul") == 0 && v >= 1 && v <= 16 && spec->transforms_per_block * v <= 4096)
-      spec->transforms_per_block *= (int)v;
-    if (strcmp(key, "mdiv") == 0 && v >= 1 && v <= 16 && spec->transforms_per_block / v >= 1)
-      spec->transforms_per_block /= (int)v;
-    text += used;
-    if (*text == ',') text++;
-  }
-}
-
-/* Whether the transforms of a pass lie back to back on one side (0: input,
- * 1: output): unit axis stride and one loop of stride n, so the M
- * transforms of a work-group are one contiguous run of M*n elements. */
-static int hy_cg_dense_run(const hy_pass *pass, int out) {
-  if (pass->nloops != 1) return 0;
-  int64_t as = out ? pass->axis.out_stride : pass->axis.in_stride;
-  int64_t ls = out ? pass->loops[0].out_stride : pass->loops[0].in_stride;
-  return as == 1 && ls == pass->axis.n;
-}
-
-/* Whether the transforms of a pass, in the order their index takes its
- * loops (smallest input stride fastest), lie back to back on the input
- * side: unit axis stride and loops that tile one contiguous run (the
- * planes of a 3D batch, loops [B:64n 64:n]). */
-static int hy_cg_dense_input(const hy_pass *pass) {
-  if (pass->axis.in_stride != 1) return 0;
-  int64_t next = pass->axis.n;
-  int used[HY_MAX_LOOPS] = {0};
-  for (int done = 0; done < pass->nloops;) {
-    int found = -1;
-    for (int l = 0; l < pass->nloops && found < 0; l++)
-      if (!used[l] && (pass->loops[l].n == 1 || pass->loops[l].in_stride == next)) found = l;
-    if (found < 0) return 0;
-    used[found] = 1;
-    done++;
-    if (pass->loops[found].n > 1) next *= pass->loops[found].n;
-  }
-  return 1;
-}
-
-/* The layout of local memory, chosen so that the exchanges of a pass are
- * free of bank conflicts. A warp's 8-byte (16-byte) accesses are served
- * 16 (8) threads at a time, 128 bytes over the 32 banks: W = 16 (8)
- * complex elements. Two things decide the wavefronts per access:
- *  - Within a row: the first stage stores with a stride of its radix R
- *    (thread j writes j*R + r); one element of padding every R elements
- *    (R = 16 or 32) moves neighbouring threads to neighbouring banks. The
- *    later stages write and every stage reads runs of W or more
- *    consecutive elements, which padding every 16 or 32 keeps apart.
- *  - Across rows: where a warp spans M < W transforms (threads across
- *    transforms, or the transposed store), each group of W threads reads
- *    W/M neighbouring elements of each of M rows, so the rows must start
- *    W/M elements apart modulo W. With M >= W, threads on the same element
- *    of neighbouring rows need odd rows (hy_cg_row's rounding).
- * Counted per access pattern for the standard table's passes, the
- * earlier layout (1 per 32, odd rows; 2 per 32 for 4 columns) took 1.2-2
- * wavefronts per group where this one takes 1. H100 against cuFFT, side
- * by side: 2^24 x4 0.94 -> 0.97, 4096^2 x4 0.94-0.95 -> 0.98. Switches
- * padbits= and rowadd= (or pad=) name a layout and keep this rule out. */
-static void hy_cg_bank_layout(const hy_pass *pass, const hy_kernel_spec *named,
-                              hy_kernel_spec *spec, int64_t nc, const hy_device_caps *caps) {
-  if (named->lds_pad >= 0 || named->lds_pad_shift >= 0 || named->lds_row_extra >= 0) return;
-  if (spec->split_exchange || spec->lds_pad == 0 || nc <= HY_CG_BANK) return;
-  int radices[HY_MAX_FACTORS];
-  int nr = hy_cg_radices(pass, spec, radices);
-  if (nr < 1) return;
-  hy_kernel_spec layout = *spec;
-  layout.lds_pad = 1;
-  layout.lds_pad_shift = radices[0] == 16 ? 4 : 5;
-  layout.lds_row_extra = 0;
-  int w = 128 / hy_cg_elem(pass->precision), m = spec->transforms_per_block;
-  if (m > 1 && m < w && (w % m) == 0 && (!spec->transform_fastest || spec->store_transposed)) {
-    int base = hy_cg_row((int)nc, &layout);
-    layout.lds_row_extra = (w / m - base % w + w) % w;
-  }
-  if (hy_cg_local_bytes(pass, &layout, (int)nc) <= caps->local_memory) *spec = layout;
-}
-
-hy_status hy_cg_default_spec(const hy_problem *problem, const hy_pass *pass,
-                             const hy_device_caps *caps, hy_kernel_spec *spec) {
-  memset(spec, 0, sizeof *spec);
-  spec->lds_pad_shift = 5;
-  spec->transforms_per_block = 1;
-  spec->threads_per_transform = 1;
-  spec->persist = -1;
-  spec->persist_hints = -1;
-  if (pass->op != HY_PASS_DFT) return HYFFT_SUCCESS;
-  /* With one W_n table, thread j of a stage reads entry r*(j % NS)*step:
-   * addresses r*step*8 bytes apart, up to 32 cache lines (32 L1 wavefronts)
-   * per warp-wide load, 15 such loads per radix-16 butterfly. Per-stage
-   * tables make each of them one or two wavefronts. */
-  spec->stage_twiddles = 1;
-  /* The four-step twiddle W_N^(m*k) of pass A from an N-entry table is one
-   * scattered read per output (a warp's neighbouring m are k entries
-   * apart), from a table of N*8 bytes that L2 cannot hold past N = 2^22.
-   * sincospi on the exactly reduced argument costs arithmetic instead and
-   * kept the error where it was (H100, against cuFFT: 2^16 0.92 -> 1.06,
-   * 2^20 0.77 -> 0.94, 2^24 0.47 -> 0.87, 10^6 0.92 -> 1.11; f64 2^20
-   * 0.87 -> 1.02; rel RMS unchanged to 3 digits).
-   * Where the two short tables of hy_cg_twiddle_pair_table take 8 KB or
-   * less, f32 reads them instead: one complex product for the sincospi
-   * (H100, 2026-11-23 23:55 UTC, two runs each against cuFFT: f32 2^16
-   * x1024 1.07-1.15 -> 1.25, 2^18 x256 1.03-1.04 -> 1.12-1.13; rel RMS
-   * 1.51e-07 -> 1.54e-07). Larger tables lost (2^20 even, 2^24 0.95 ->
-   * 0.88-0.93, 10^6 1.25 -> 1.21), as did f64 past 8 KB (2^18 0.99 ->
-   * 0.93); f64 within 8 KB measured even. `ftwsin=1/2` in the tuner. */
-  spec->ftw_sincos = pass->twiddle_loop >= 0;
-  if (spec->ftw_sincos && pass->precision == HYFFT_F32 &&
-      hy_cg_twiddle_pair_count(pass->twiddle_n) * 8 <= 8192)
-    spec->ftw_sincos = 2;
-  spec->merge_odd = 1;
-  int64_t nc = pass->algo != HY_ALGO_MIXED_RADIX ? pass->bluestein_m : pass->axis.n;
-  int64_t min_loop = INT64_MAX;
-  for (int l = 0; l < pass->nloops; l++) {
-    int64_t s = llabs(pass->loops[l].in_stride);
-    if (pass->loops[l].n > 1 && s < min_loop) min_loop = s;
-  }
-  spec->transform_fastest = llabs(pass->axis.in_stride) <= min_loop;
-  /* An f32 transform of 8192 or 16384 points fills its SM alone (one
-   * block of 67-135 KB), so its exchanges through local memory are not
-   * hidden behind another block's loads and stores; radix-32 stages take
-   * one exchange fewer (16384 = 32 x 32 x 16 on 512 threads instead of
-   * 16 x 16 x 16 x 4 on 1024, 128 registers, no spills). H100 against
-   * cuFFT, side by side: 16384 0.92 -> 1.03, 8192 0.95 -> 1.00. f64 8192
-   * (256 threads of 236 registers) lost, 0.93 -> 0.86, and so did the
-   * 4096-point columns (two exchanges either way), hence f32 along the
-   * transform from 8192 points, where 32s need fewer stages than 16s. */
-  if (pass->precision == HYFFT_F32 && pass->algo == HY_ALGO_MIXED_RADIX &&
-      spec->transform_fastest && pass->plane_inner == 0 && nc >= 8192) {
-    hy_kernel_spec by16 = *spec, by32 = *spec;
-    int radices[HY_MAX_FACTORS];
-    by16.pow2_radix = 16;
-    by32.pow2_radix = 32;
-    if (hy_cg_radices(pass, &by32, radices) < hy_cg_radices(pass, &by16, radices))
-      spec->pow2_radix = 32;
-  }
-  /* The merges decide the largest radix and so the threads below; the
-   * environment and the pass's variant may change them first. */
-  {
-    hy_kernel_spec probe = *spec;
-    hy_cg_spec_apply(&probe, hy_getenv("HYFFT_KERNEL_SPEC"));
-    hy_cg_spec_apply(&probe, pass->kernel_spec);
-    spec->merge_odd = probe.merge_odd;
-    spec->pow2_radix = probe.pow2_radix;
-  }
-  int wg = caps->max_work_group > 0 ? caps->max_work_group : 256;
-  int target = wg < 256 ? wg : 256;
-  int64_t t = nc / hy_cg_max_radix(pass, spec);
-  if (t < 1) t = 1;
-  if (t > target) t = target;
-  spec->threads_per_transform = (int)t;
-  spec->lds_pad = nc > HY_CG_BANK ? 1 : 0;
-  /* A long transform fills a block (nearly) alone: where 256 threads
-   * would hold more than 16 points each, one thread per butterfly of the
-   * largest radix (up to 1024) keeps ~16 points per
-   * thread, which fits the 64-128 registers that __launch_bounds__ allows
-   * such a block, instead of 32-64 points per thread that need 170-255
-   * registers and leave one 8-warp block per SM (measured with ptxas for
-   * sm_90: 8192 f32 174 -> 76 registers, 16384 f32 255 -> 64). */
-  int64_t per_butterfly = nc / hy_cg_max_radix(pass, spec);
-  if (per_butterfly > t && nc / t > 16) {
-    int most = wg < 1024 ? wg : 1024;
-    t = per_butterfly < most ? per_butterfly : most;
-    /* Bluestein holds two transforms and its tables: 8 points per
-     * thread (4099 f32, m = 8192: 1024 threads ran in 2.14 ms against
-     * 3.20 ms with 512, on the H100). */
-    if (pass->algo == HY_ALGO_BLUESTEIN && nc / 8 > t) t = nc / 8 < most ? nc / 8 : most;
-    spec->threads_per_transform = (int)t;
-  }
-  /* Mid lengths whose butterflies of the largest radix outnumber 256
-   * threads but fit a block: one thread each, where 256 would leave over
-   * 8% of the slots idle (H100: 2401 = 7^4 on 343 threads, none idle, 40
-   * registers: 0.96-0.98x cuFFT -> 0.99-1.01x against 128 threads, 11%
-   * idle, below). */
-  if (pass->algo == HY_ALGO_MIXED_RADIX && per_butterfly > t &&
-      per_butterfly <= (wg < 1024 ? wg : 1024) && hy_cg_idle_share(pass, spec, (int)t) > 0.08) {
-    t = per_butterfly;
-    spec->threads_per_transform = (int)t;
-  }
-  /* Threads that idle on the last butterfly of a stage: with 128 threads
-   * or more, when over 8% of the slots are idle and half the threads idle
-   * less than half as much, take half (H100, tuner: 2401 = 7^4 from 256
-   * threads, 33% idle, to 128, 11%: 1.05x; the 100 x 100 plane from 1024
-   * to 512: 1.06-1.08x). */
-  if (t >= 128 && hy_cg_idle_share(pass, spec, (int)t) > 0.08 &&
-      2.0 * hy_cg_idle_share(pass, spec, (int)(t / 2)) <
-          hy_cg_idle_share(pass, spec, (int)t)) {
-    t /= 2;
-    spec->threads_per_transform = (int)t;
-  }
-  int64_t count = hy_pass_count(pass);
-  int64_t min_out = INT64_MAX;
-  for (int l = 0; l < pass->nloops; l++) {
-    int64_t s = llabs(pass->loops[l].out_stride);
-    if (pass->loops[l].n > 1 && s < min_out) min_out = s;
-  }
-  int strided_out = spec->transform_fastest && llabs(pass->axis.out_stride) > min_out;
-  int64_t m = target / t;
-  /* Strided axes need enough neighbouring transforms for whole chunks
-   * (128 bytes); so do strided outputs (four-step pass B), which are
-   * written across M transforms by the transposed store: with one
-   * transform per block each 8-byte store was its own 32-byte sector. */
-  int64_t chunk = 128 / (int64_t)hy_cg_elem(pass->precision);
-  if ((!spec->transform_fastest || strided_out) && m < chunk) m = chunk;
-  if (m > count) m = count;
-  if (m * t > wg) m = wg / t;
-  if (m < 1) m = 1;
-  /* Blocks that stay inside one element of the outermost batch loop let
-   * the launches be cut into L2 chunks (codegen.c): prefer a divisor of
-   * that element's transform count down to M/2 (405 transforms: 12 -> 9). */
-  int64_t batch = problem->batch_rank > 0 ? problem->batch[0].n : 0;
-  if (batch > 1 && pass->nloops > 0 && pass->loops[0].n == batch && count % batch == 0) {
-    int64_t per = count / batch;
-    for (int64_t d = m; d >= 1 && 2 * d >= m; d--)
-      if (per % d == 0) {
-        m = d;
-        break;
-      }
-  }
-  spec->transforms_per_block = (int)m;
-  spec->store_transposed = strided_out && m >= 2;
-  /* Eight threads per transform of a plain batch (128 = 16 x 8): twice
-   * as many, half of them idle in the radix-16 stage, with as many
-   * transforms per block (512 threads, 48 registers). H100, two runs each:
-   * 128 x524288 f32 0.96x cuFFT -> 0.99x, f64 0.96-0.98x -> 1.00x. CUDA
-   * only: NVIDIA's OpenCL on the same H100 lost with it (97% -> 93% of
-   * copy). Plain batches only: f64 16384's 128-point four-step passes lost
-   * (1.04x -> 0.84x), f64 128^3's axis passes did not move (1.01x). */
-  if (t == 8 && caps->backend == HYFFT_BACKEND_CUDA && pass->algo == HY_ALGO_MIXED_RADIX &&
-      spec->transform_fastest &&
-      pass->nloops == 1 && pass->twiddle_loop < 0 && !spec->store_transposed &&
-      llabs(pass->axis.in_stride) == 1 && llabs(pass->axis.out_stride) == 1 && 2 * t * m <= wg)
-    spec->threads_per_transform = 16;
-  /* Short transforms: a warp spans 32/T transforms, so direct loads touch
-   * 8*T-byte pieces of many segments; staging through local memory makes
-   * every warp access 256 contiguous bytes (cuFFT is at the copy floor
-   * there). Longer transforms are already read in whole segments. */
-  if (spec->transform_fastest && t < 8 && pass->algo == HY_ALGO_MIXED_RADIX) {
-    spec->stage_load = hy_cg_dense_run(pass, 0);
-    spec->stage_store = hy_cg_dense_run(pass, 1) && !spec->store_transposed;
-  }
-  /* A four-step pass whose 16 columns take more than half the local memory
-   * runs one block per SM, whose load, compute and store phases then
-   * never overlap; 8 columns (64-byte pieces) let two blocks share the SM.
-   * Measured on the H100: 2^20 f32 0.95 -> 1.00 of cuFFT; with 4 columns
-   * it lost (f64 2^20 1.02 -> 0.96, f32 2^24 0.87 -> 0.32), hence 16 -> 8
-   * only; and the column pass of 1024^2 x64 (no twiddle, in place) lost
-   * too (1.03 -> 0.99), hence four-step passes only. */
-  if ((pass->twiddle_loop >= 0 || spec->store_transposed) && spec->transforms_per_block >= 16 &&
-      2 * hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory &&
-      hy_cg_local_bytes(pass, spec, (int)nc) <= caps->local_memory)
-    spec->transforms_per_block /= 2;
-  /* f64 four-step passes of 32 threads x 8 columns (512 points, as f64
-   * 2^18) run 2 blocks of 256 threads per SM at 128 registers; 4 columns
-   * per block (128 threads, 35 KB) let 4 smaller blocks share it. H100
-   * against cuFFT: f64 2^18 x128 0.93 -> 0.99 (13:12 UTC; 1.00 in the
-   * 06:27 tuning). Halving lost on the neighbouring shapes (f64 2^20, 64
-   * threads x 8: 1.02 -> 0.98; f64 2^16, 16 x 16: 1.13 -> 1.09), so it
-   * is kept to this one. */
-  if (pass->precision == HYFFT_F64 && caps->backend == HYFFT_BACKEND_CUDA &&
-      (pass->twiddle_loop >= 0 || spec->store_transposed) && spec->threads_per_transform == 32 &&
-      spec->transforms_per_block == 8)
-    spec->transforms_per_block = 4;
-  /* A four-step pass of blocks near 1024 threads whose threads take two
-   * or more butterflies of a smaller radix in some stage (1000 = 8x5x5x5
-   * on 125 threads x 8 columns: 10 points in the radix-5 stages, 49-60
-   * registers) fits one block per SM; twice the threads over half the
-   * columns (31 registers) fit two. H100, tuner (06:27 and 20:24 UTC):
-   * 10^6 x67 1.11-1.12x; f64 10^6 x32 unchanged (1.05-1.06x cuFFT, its
-   * 8 columns took 132 KB). Passes whose threads hold one butterfly of the
-   * largest radix per stage (4096 = 16^3) keep their columns: 2 per block
-   * lost there (f32 2^24 0.87 -> 0.32, above). */
-  if (caps->backend == HYFFT_BACKEND_CUDA && (pass->twiddle_loop >= 0 || spec->store_transposed) &&
-      spec->transforms_per_block >= 2 &&
-      (int64_t)spec->threads_per_transform * spec->transforms_per_block >= 768 &&
-      2 * spec->threads_per_transform <= wg &&
-      hy_cg_points_per_thread(pass, spec, spec->threads_per_transform) >
-          hy_cg_max_radix(pass, spec)) {
-    spec->threads_per_transform *= 2;
-    spec->transforms_per_block /= 2;
-  }
-  hy_cg_spec_apply(spec, hy_getenv("HYFFT_KERNEL_SPEC"));
-  hy_cg_spec_apply(spec, pass->kernel_spec);
-  if ((int64_t)spec->threads_per_transform * spec->transforms_per_block > wg)
-    spec->transforms_per_block = wg / spec->threads_per_transform > 0 ? wg / spec->threads_per_transform : 1;
-  if (spec->threads_per_transform > wg) spec->threads_per_transform = wg;
-  while (spec->transforms_per_block > 1 && hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory)
-    spec->transforms_per_block /= 2;
-  if (hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->split_exchange = 1;
-  if (hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->lds_pad = 0;
-  /* The transposed store moves complex values through local memory. */
-  /* The transposed store moves complex values through local memory; Rader
-   * stores its p outputs (one more than its convolution) directly. */
-  if (spec->split_exchange || pass->algo == HY_ALGO_RADER) spec->store_transposed = 0;
-  /* A plane pass loads through local memory (the load transposes the
-   * plane, hy_cg_stage_copy), complex, threads along the plane, from one
-   * dense run of planes or one plane per block, with per-stage twiddles. */
-  if (pass->plane_inner > 0) {
-    spec->stage_load = 1;
-    spec->transform_fastest = 1;
-    spec->stage_twiddles = 1;
-    if (!hy_cg_dense_input(pass)) spec->transforms_per_block = 1;
-    if (spec->split_exchange) {
-      spec->split_exchange = 0;
-      spec->lds_pad = 0;
-    }
-    while (spec->transforms_per_block > 1 && hy_cg_local_bytes(pass, spec, (int)nc) > caps->local_memory)
-      spec->transforms_per_block /= 2;
-  }
-  /* Rader permutes its input and output: through local memory, after a
-   * contiguous staged load and before a contiguous staged store, rather
-   * than by gathers and scatters in global memory (a warp's 32 permuted
-   * reads of an 8 KB row touched up to 32 sectors). */
-  if (pass->algo == HY_ALGO_RADER && !spec->split_exchange && spec->transform_fastest) {
-    spec->stage_load = hy_cg_dense_run(pass, 0);
-    spec->stage_store = hy_cg_dense_run(pass, 1);
-  }
-  /* Staging needs a dense run of transforms and complex local memory. */
-  if (pass->plane_inner == 0 && pass->algo != HY_ALGO_RADER &&
-      (spec->split_exchange || !spec->transform_fastest || pass->algo != HY_ALGO_MIXED_RADIX ||
-       !hy_cg_dense_run(pass, 0)))
-    spec->stage_load = 0;
-  if (spec->split_exchange || !spec->transform_fastest || spec->store_transposed ||
-      !hy_cg_dense_run(pass, 1))
-    spec->stage_store = 0;
-  /* Asking ptxas for more resident blocks per SM trades registers for
-   * occupancy. It is applied only where it was measured to help: a
-   * 512-thread f32 block that 76-80 registers left alone on its SM (8192
-   * points; H100: 0.649 -> 0.597 ms, 64 registers, no spills). Elsewhere it
-   * lets ptxas grow kernels up to the new cap (128-256 f32: 48 -> 64
-   * registers, 5 -> 4 blocks) or spill (127, 1009: 360-524 bytes), and
-   * 1024-4096 f32 measured the same with 4 blocks as with 3. */
-  /* What the environment or the pass's variant named: the local-memory
-   * layout (pad, padbits, rowadd) or minblocks (0 included: no demand)
-   * keeps the rules for it out. */
-  hy_kernel_spec named;
-  memset(&named, 0, sizeof named);
-  named.lds_pad = named.lds_pad_shift = named.lds_row_extra = named.min_blocks = -1;
-  hy_cg_spec_apply(&named, hy_getenv("HYFFT_KERNEL_SPEC"));
-  hy_cg_spec_apply(&named, pass->kernel_spec);
-  hy_cg_bank_layout(pass, &named, spec, nc, caps);
-  int free_blocks = named.min_blocks < 0;
-  if (caps->backend == HYFFT_BACKEND_CUDA && pass->precision == HYFFT_F32 && free_blocks &&
-      spec->threads_per_transform * spec->transforms_per_block == 512 &&
-      2 * (hy_cg_local_bytes(pass, spec, (int)nc) + 1024) <= caps->local_memory + 1024)
-    spec->min_blocks = 2;
-  /* Small blocks whose points per thread need more registers than three
-   * blocks per SM leave (65536 / (3 * 128) = 170): ptxas' free choice
-   * (181 registers for f64 3125 with radix-25 stages, 226 for the f64
-   * Bluestein pass of 1009) left 2 blocks of 4 warps per SM. Asking for 3
-   * measured on the H100 against cuFFT: f64 3125 0.89 -> 0.98, f64 1009
-   * 1.25 -> 1.39; where the estimate stays under the cap (f32 1009, 127,
-   * f64 4096) it did nothing or lost. The estimate: the most points a
-   * thread holds in a stage, times the words of a complex value, times 2
-   * (inputs and outputs of a stage) or 3 (Bluestein keeps its tables'
-   * values too). */
-  int block = spec->threads_per_transform * spec->transforms_per_block;
-  if (caps->backend == HYFFT_BACKEND_CUDA && free_blocks && block <= 128) {
-    int radices[HY_MAX_FACTORS], most = 0;
-    int nr = hy_cg_radices(pass, spec, radices);
-    for (int i = 0; i < nr; i++) {
-      int64_t per = (nc / radices[i] + spec->threads_per_transform - 1) / spec->threads_per_transform;
-      if (per * radices[i] > most) most = (int)(per * radices[i]);
-    }
-    int words = pass->precision == HYFFT_F64 ? 4 : 2;
-    int sets = pass->algo == HY_ALGO_MIXED_RADIX ? 2 : 3;
-    if ((int64_t)most * words * sets > 65536 / (3 * 128)) spec->min_blocks = 3;
-    /* f32 Bluestein passes of 128 threads that fit 128 registers: asking
-     * for the 4 blocks per SM they already get changes ptxas' schedule
-     * (same 128 registers, no spills, a different instruction order):
-     * f32 1009 x66510 0.767 -> 0.728 ms, 1.52 -> 1.61x cuFFT (H100, 18:10
-     * UTC); 3 blocks let it grow to 159 registers (1.52x), 5 spill. f64
-     * 1009 (3 blocks by the rule above) measured no better with 4. */
-    else if (pass->precision == HYFFT_F32 && pass->algo == HY_ALGO_BLUESTEIN && block == 128 &&
-             (int64_t)most * words * sets <= 65536 / (4 * 128))
-      spec->min_blocks = 4;
-  }
-  return HYFFT_SUCCESS;
-}
 
 /* ---- emission helpers -------------------------------------------------- */
 
@@ -1463,7 +865,7 @@ static void hy_cg_store_global(hy_cg_kernel *k, int s) {
         hy_strbuf_appendf(sb, "        v = cmul(v, MK(wc, %sws)); }\n", pass->sign < 0 ? "-" : "");
       } else if (pass->twiddle_loop >= 0 && k->spec->ftw_sincos == 2) {
         int64_t mmax = pass->loops[pass->twiddle_loop].n - 1;
-        int64_t nt = pass->twiddle_n, sp = hy_cg_twiddle_split(nt);
+        int64_t nt = pass->twiddle_n, sp = hy_twiddle_split(nt);
         int shift = 0;
         while (((int64_t)1 << shift) < sp) shift++;
         hy_strbuf_appendf(sb, "      { const %s a = tm * (%s)e", k->idx, k->idx);
@@ -1591,7 +993,7 @@ static void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
   int iters = (int)((run + block - 1) / block);
   /* A plane pass whose planes are not one dense run has one per block,
    * at the ib the prologue computed. */
-  int by_ib = !out && pass->plane_inner > 0 && !hy_cg_dense_input(pass);
+  int by_ib = !out && pass->plane_inner > 0 && !hy_pass_dense_input(pass);
   if (out) hy_strbuf_append(sb, "  HY_BARRIER();\n");
   if (by_ib)
     hy_strbuf_append(sb, "  {\n");
@@ -1837,11 +1239,11 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   k.M = spec->transforms_per_block;
   k.pad = spec->lds_pad;
   k.pad_shift = spec->lds_pad_shift;
-  k.row = hy_cg_row(k.nc, spec);
+  k.row = hy_spec_row(k.nc, spec);
   if (k.T < 1 || k.M < 1 || (int64_t)k.T * k.M > (caps->max_work_group > 0 ? caps->max_work_group : 1024))
     return hy_error(HYFFT_INVALID_ARGUMENT, "codegen: pass %d: %d threads x %d transforms per block",
                     pass_index, k.T, k.M);
-  int64_t lbytes = hy_cg_local_bytes(pass, spec, k.nc);
+  int64_t lbytes = hy_spec_local_bytes(pass, spec, k.nc);
 
   /* Stages. */
   int64_t prod = 1;
@@ -1850,7 +1252,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d factors multiply to %lld, not %lld",
                     pass_index, (long long)prod, (long long)nc);
   int radices[HY_MAX_FACTORS];
-  int nradices = hy_cg_radices(pass, spec, radices);
+  int nradices = hy_spec_radices(pass, spec, radices);
   int reps = k.bluestein || k.rader ? 2 : 1;
   for (int rep = 0; rep < reps; rep++) {
     int ns = 1;

@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "codegen/cg_internal.h"
+#include "planner/kernel_model.h"
 
 /* The pass over one element of the outermost batch loop: loops[0] gone
  * and its buffers' offsets (the persistent kernel passes each pass
@@ -246,7 +247,7 @@ static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree 
   int64_t stash_at = -1;
   for (int i = 0; i < k; i++) {
     const hy_launch *l = &plain->launches[i];
-    hy_cg_effective_pass(&tree->passes[i], &sh->full[i]);
+    sh->full[i] = tree->passes[i];
     const hy_pass *p = &sh->full[i];
     if (p->op != HY_PASS_DFT || p->algo != HY_ALGO_MIXED_RADIX || p->twiddle_loop == 0 ||
         p->fuse_loop == 0 || p->nloops < 1 || p->loops[0].n != sh->batch)
@@ -347,20 +348,9 @@ static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree 
   }
   if (stash_at >= 0) sh->stash_base = stash_at;
   if (!hy_cg_persist_layout(tree, sh, esize)) return 0;
-  /* By default only where it measured faster (H100, side by side with
-   * cuFFT): CUDA plans whose elements' intermediates take at most 2 MB
-   * (2^16 f32 1.06 -> 1.16-1.18, f64 1.01 -> 1.12-1.14, 2^18 f32 1.00 ->
-   * 1.01-1.12; the four fused passes of 65537, 1 MB slots: f64 1.83 ->
-   * 2.87, f32 1.69 -> 1.78 at lag 6). Elements of 4 MB and more lost in
-   * every ring, lag and hint tried (2^20 f32 1.01-1.04 -> 0.85-0.91, f64
-   * 2^18 0.93 -> 0.74-0.82, 2^22 0.98 -> 0.79-0.84, 10^6 1.14 ->
-   * 0.81-0.97). */
-  if (req->persist < 0) {
-    /* $HYFFT_L2_CHUNK asks for the chunked launches (codegen.c) instead. */
-    const char *chunk = hy_getenv("HYFFT_L2_CHUNK");
-    return caps->backend == HYFFT_BACKEND_CUDA && sh->use_ring &&
-           sh->slot_bytes <= ((int64_t)2 << 20) && !(chunk && *chunk);
-  }
+  /* By default where the planner's rule says it pays ($HYFFT_L2_CHUNK
+   * already turned the default off there, kernel_model.c). */
+  if (req->persist < 0) return hy_persist_pays(caps, sh->use_ring, sh->slot_bytes);
   return 1;
 }
 
@@ -526,14 +516,10 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
                         hy_gpu_program *out, int *made) {
   *made = 0;
   if (tree->npasses < 1) return HYFFT_SUCCESS;
-  /* The switches, as the first pass's kernel has them ($HYFFT_KERNEL_SPEC,
-   * then the plan's variant). */
-  hy_pass first;
-  hy_cg_effective_pass(&tree->passes[0], &first);
-  hy_kernel_spec req;
-  HY_TRY(hy_cg_default_spec(problem, &first, caps, &req));
+  /* The switches, as the first pass's kernel has them. */
+  const hy_kernel_spec *req = &tree->passes[0].spec;
   hy_cg_persist_shape sh;
-  if (!hy_cg_persist_shape_of(problem, tree, caps, plain, &req, &sh)) return HYFFT_SUCCESS;
+  if (!hy_cg_persist_shape_of(problem, tree, caps, plain, req, &sh)) return HYFFT_SUCCESS;
   const int k = sh.npasses;
   const hy_pass *full = sh.full;
   int64_t esize = problem->precision == HYFFT_F64 ? 16 : 8;
@@ -547,7 +533,7 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
   hy_kernel_spec specs[HY_PERSIST_MAX_PASSES];
   sh.block = 0;
   for (int i = 0; i < k; i++) {
-    HY_TRY(hy_cg_default_spec(problem, &full[i], caps, &specs[i]));
+    specs[i] = full[i].spec;
     int b = specs[i].threads_per_transform * specs[i].transforms_per_block;
     if (i > 0 && b != sh.block) return HYFFT_SUCCESS;
     sh.block = b;
@@ -579,7 +565,7 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
    * input and the last scatters its output (fused Rader: f64 65537 x511
    * 2.27 ms with them, 2.08 ms without, H100): a sector read or written
    * with evict-first is needed again by the neighbouring gathers. */
-  int hints = req.persist_hints >= 0 ? req.persist_hints : !hy_cg_pass_rader_fused(&full[0]);
+  int hints = req->persist_hints >= 0 ? req->persist_hints : !hy_cg_pass_rader_fused(&full[0]);
   if (dialect == HY_DIALECT_CUDA) hy_cg_persist_accessors(sb, hints);
   /* The pass functions, generated as the plain kernels were (same
    * switches) over one element. What their launches list between the
@@ -650,7 +636,7 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
   /* By default not where one block size for all passes grows the blocks
    * past 512 threads or fewer than two fit an SM (f64 12289 x2730: blocks
    * of 192 and 256 threads became 768 with 206 KB, 1.57x cuFFT -> 0.89x). */
-  if (req.persist < 0 &&
+  if (req->persist < 0 &&
       (sh.block > 512 || (caps->local_memory + 1024) / ((int64_t)shared + 1024) < 2))
     fits = 0;
   if (st != HYFFT_SUCCESS || !fits || nbufs + ntables + 1 > HY_MAX_KERNEL_ARGS ||

@@ -18,16 +18,10 @@
  * element order (hy_launch.batch_blocks). Chunks stay few enough for
  * HY_MAX_LAUNCHES.
  *
- * By default only plans of three or more passes that work in place on the
- * output (3D axis passes) are chunked, with half the L2 as the budget (the
- * rest holds the streaming input and output). Measured on the H100 against
- * the plain order: 128^3 x32 +9%, 100^3 x64 +5%, 64^3 x256 +4%; but plans
- * through a workspace lost 10-25% (2^18 x256, 2^20 x64, 10^6 x67, 65537
- * Bluestein) and 1024^2 x64 18%: chunks of a few hundred blocks leave SMs
- * idle at every launch's tail, and the workspace is still written back to
- * DRAM. $HYFFT_L2_CHUNK=BYTES sets the budget for every plan (0: never). */
+ * The budget, the bytes of L2 a chunk may take, is the planner's
+ * (hy_plan_tree.l2_chunk_bytes, kernel_model.c); 0 keeps the plain order. */
 static void hy_cg_schedule_chunks(const hy_problem *problem, const hy_plan_tree *tree,
-                                  const hy_device_caps *caps, hy_gpu_program *prog) {
+                                  hy_gpu_program *prog) {
   int n = prog->nlaunches;
   if (n < 2 || n != tree->npasses || problem->batch_rank < 1) return;
   int64_t batch = problem->batch[0].n;
@@ -41,14 +35,7 @@ static void hy_cg_schedule_chunks(const hy_problem *problem, const hy_plan_tree 
     int64_t bytes = hy_pass_count(pass) / batch * pass->axis.n * elem;
     if (bytes > per) per = bytes;
   }
-  int64_t budget = 0;
-  /* (Passes without a workspace: WORK0 holds at most the persistent
-   * kernel's counters, hy_plan_tree_reserve_sync.) */
-  int64_t work0 = tree->sync_ints > 0 ? tree->sync_offset : tree->work_elems[0];
-  if (tree->npasses >= 3 && work0 == 0 && tree->work_elems[1] == 0)
-    budget = caps->l2_cache / 2;
-  const char *env = hy_getenv("HYFFT_L2_CHUNK");
-  if (env && *env) budget = strtoll(env, NULL, 10);
+  int64_t budget = tree->l2_chunk_bytes;
   if (budget <= 0 || per <= 0 || per > budget) return;
   int64_t chunk = budget / per;
   if (chunk >= batch) return;
@@ -163,6 +150,9 @@ hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *t
     return hy_error(HYFFT_NULL_POINTER, "codegen: NULL argument");
   if (dialect != HY_DIALECT_OPENCL && dialect != HY_DIALECT_CUDA)
     return hy_error(HYFFT_INVALID_ARGUMENT, "codegen: unknown dialect %d", (int)dialect);
+  if (!tree->specs_ready)
+    return hy_error(HYFFT_INTERNAL, "codegen: the plan tree's kernel specs were not chosen "
+                    "(hy_planner_finalize)");
   memset(out, 0, sizeof *out);
   out->dialect = dialect;
   hy_strbuf_init(&out->source);
@@ -183,29 +173,18 @@ hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *t
 
   hy_status st = HYFFT_SUCCESS;
   for (int i = 0; i < tree->npasses && st == HYFFT_SUCCESS; i++) {
-    hy_pass effective;
-    hy_cg_effective_pass(&tree->passes[i], &effective);
-    const hy_pass *pass = &effective;
+    const hy_pass *pass = &tree->passes[i];
     if (pass->precision != problem->precision) {
       st = hy_error(HYFFT_INTERNAL, "codegen: pass %d precision differs from the problem's", i);
       break;
     }
-    hy_kernel_spec spec;
-    st = hy_cg_default_spec(problem, pass, caps, &spec);
-    /* Every second DFT pass of a multi-pass plan runs its blocks from the
-     * last to the first, so it begins with the data its predecessor wrote
-     * last, which L2 still holds (H100: 1024^2 x64 1.00 -> 1.02 of cuFFT,
-     * others within 1%). Baked into the kernel (a launch-time choice cost
-     * short transforms 10%). $HYFFT_REVERSE=0 turns it off. */
-    const char *rev = hy_getenv("HYFFT_REVERSE");
-    spec.reverse_blocks = tree->npasses >= 2 && i % 2 == 1 && !(rev && strcmp(rev, "0") == 0);
     if (st == HYFFT_SUCCESS) {
       hy_strbuf_append(sb, "/* ");
       hy_token_print(&named, sb);
       hy_strbuf_append(sb, " */\n");
       int k = out->nkernels;
       size_t begin = sb->len;
-      st = hy_cg_pass_kernel(problem, pass, i, caps, &spec, out);
+      st = hy_cg_pass_kernel(problem, pass, i, caps, &pass->spec, out);
       /* A block is one kernel and nothing at file scope besides: that is
        * what makes prelude + block a complete translation unit. */
       if (st == HYFFT_SUCCESS && out->nkernels != k + 1)
@@ -236,7 +215,7 @@ hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *t
       hy_gpu_program_free(out);
       return st;
     }
-    hy_cg_schedule_chunks(problem, tree, caps, out);
+    hy_cg_schedule_chunks(problem, tree, out);
     out->hash = hy_cg_program_hash(out);
     *plain = *out;
     *out = fused;
@@ -245,7 +224,7 @@ hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *t
     hy_gpu_program_free(out);
     *out = fused;
   } else {
-    hy_cg_schedule_chunks(problem, tree, caps, out);
+    hy_cg_schedule_chunks(problem, tree, out);
   }
   out->hash = hy_cg_program_hash(out);
   return HYFFT_SUCCESS;

@@ -13,9 +13,7 @@
 
 #include "backend/backend.h"
 
-/* Bump whenever generated source changes for the same input, so that stale
- * on-disk cache entries are never used. */
-#define HY_CODEGEN_VERSION 7
+/* HY_CODEGEN_VERSION (planner/plan.h) keys the kernel caches and wisdom. */
 
 #define HY_MAX_KERNELS 16
 #define HY_MAX_TABLES 16

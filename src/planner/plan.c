@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "planner/plan.h"
+#include "planner/kernel_spec.h"
 
 static const char *const hy_buffer_names[HY_BUF_COUNT] = {"in", "out", "work0", "work1"};
 
@@ -46,51 +46,13 @@ int hy_plan_tree_has_plane(const hy_plan_tree *tree) {
   return 0;
 }
 
-/* The keys src/codegen/cg_kernel.c understands (hy_cg_spec_apply); wisdom
- * files are checked against them so that a typo is an error, not a plan
- * that silently ignores it. */
-static const char *const hy_spec_keys[] = {
-    "split", "pad", "threads", "transforms", "fastest", "transposed", "stagein", "stageout",
-    "minblocks", "twstage", "ftwsin", "merge", "tmul", "tdiv", "mmul", "mdiv", "rader", "padbits", "rowadd", "tworadix", "persist", "ring", "lag", "hints", NULL};
-
-hy_status hy_kernel_spec_check(const char *spec) {
-  if (!spec) return HYFFT_SUCCESS;
-  if (strlen(spec) >= HY_KERNEL_SPEC_LEN)
-    return hy_error(HYFFT_INVALID_ARGUMENT, "kernel spec '%s' is longer than %d characters",
-                    spec, HY_KERNEL_SPEC_LEN - 1);
-  const char *s = spec;
-  while (*s) {
-    char key[32];
-    long v = 0;
-    int used = 0;
-    if (sscanf(s, "%31[a-z]=%ld%n", key, &v, &used) != 2 || used == 0)
-      return hy_error(HYFFT_INVALID_ARGUMENT, "kernel spec '%s': expected key=integer at '%s'",
-                      spec, s);
-    int known = 0;
-    for (int i = 0; hy_spec_keys[i] && !known; i++) known = strcmp(key, hy_spec_keys[i]) == 0;
-    if (!known) return hy_error(HYFFT_INVALID_ARGUMENT, "kernel spec '%s': unknown key '%s'", spec, key);
-    s += used;
-    if (*s == ',' && s[1]) s++;
-    else if (*s)
-      return hy_error(HYFFT_INVALID_ARGUMENT, "kernel spec '%s': expected ',' at '%s'", spec, s);
-  }
-  return HYFFT_SUCCESS;
-}
-
-hy_status hy_plan_tree_set_spec(hy_plan_tree *tree, const char *spec) {
-  if (!spec) spec = "";
-  HY_TRY(hy_kernel_spec_check(spec));
-  snprintf(tree->kernel_spec, sizeof tree->kernel_spec, "%s", spec);
-  for (int i = 0; i < tree->npasses; i++)
-    if (tree->passes[i].op == HY_PASS_DFT)
-      snprintf(tree->passes[i].kernel_spec, sizeof tree->passes[i].kernel_spec, "%s", spec);
-  return HYFFT_SUCCESS;
-}
-
 void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
   hy_strbuf_appendf(sb, "  solver %s: %d pass%s, model cost %.3g s\n", tree->solver,
                     tree->npasses, tree->npasses == 1 ? "" : "es", tree->cost);
   if (tree->kernel_spec[0]) hy_strbuf_appendf(sb, "  kernel variant %s\n", tree->kernel_spec);
+  if (tree->l2_chunk_bytes > 0)
+    hy_strbuf_appendf(sb, "  passes run chunk by chunk of the batch, %lld bytes of L2 a chunk\n",
+                      (long long)tree->l2_chunk_bytes);
   for (int i = 0; i < tree->npasses; i++) {
     const hy_pass *p = &tree->passes[i];
     static const char *const chirp_names[3] = {"chirp-pre", "chirp-spectrum", "chirp-post"};
@@ -120,6 +82,8 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     if (p->op == HY_PASS_DFT) {
       if (p->algo == HY_ALGO_BLUESTEIN)
         hy_strbuf_appendf(sb, " bluestein m=%lld radices", (long long)p->bluestein_m);
+      else if (p->algo == HY_ALGO_RADER)
+        hy_strbuf_appendf(sb, " rader m=%lld radices", (long long)p->bluestein_m);
       else
         hy_strbuf_append(sb, " radices");
       for (int f = 0; f < p->nfactors; f++)
@@ -138,5 +102,10 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     }
     if (p->scale != 1.0) hy_strbuf_appendf(sb, " scale %.17g", p->scale);
     hy_strbuf_append(sb, "\n");
+    if (tree->specs_ready && p->op == HY_PASS_DFT) {
+      hy_strbuf_append(sb, "      kernel ");
+      hy_kernel_spec_describe(&p->spec, sb);
+      hy_strbuf_append(sb, "\n");
+    }
   }
 }

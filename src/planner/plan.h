@@ -9,6 +9,11 @@
 
 #include "problem/problem.h"
 
+/* The version of what a plan tree generates: bump whenever generated
+ * source changes for the same input, so that stale on-disk cache entries
+ * and wisdom are never used. */
+#define HY_CODEGEN_VERSION 7
+
 #define HY_MAX_LOOPS (HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK + 2)
 #define HY_MAX_FACTORS 48
 #define HY_MAX_PASSES 16
@@ -84,10 +89,62 @@ typedef enum hy_dft_algo {
   HY_ALGO_BLUESTEIN = 1,   /* chirp-z via a convolution of length bluestein_m,
                               whose own radices are factors[] */
   HY_ALGO_RADER = 2        /* prime n by Rader: a cyclic convolution of length
-                              bluestein_m = n - 1 with radices factors[]. Never
-                              in a plan tree: the GPU generator uses it for a
-                              Bluestein pass it may replace (codegen.c) */
+                              bluestein_m = n - 1 with radices factors[]. GPU
+                              plans only: the planner turns a one-pass
+                              Bluestein pass into it where the model or the
+                              switch rader=1 says so (kernel_model.c) */
 } hy_dft_algo;
+
+/* The generator's switches for one DFT pass of a GPU plan (DESIGN rule 9),
+ * chosen by the planner (planner/kernel_model.c: the model's defaults,
+ * then $HYFFT_KERNEL_SPEC, then the plan's variant); their names in text
+ * are the key table of planner/kernel_spec.c. */
+typedef struct hy_kernel_spec {
+  int threads_per_transform; /* T: threads cooperating on one transform */
+  int transforms_per_block;  /* M: transforms one work-group handles */
+  int lds_pad;               /* complex elements of padding after every 2^lds_pad_shift */
+  int lds_pad_shift;         /* log2 of the padding period in elements (5: every 32) */
+  int lds_row_extra;         /* elements added to each transform's row after the padding
+                                (its residue modulo the banks decides whether threads on
+                                neighbouring transforms collide) */
+  int split_exchange;        /* 1: exchange real then imaginary parts (half the local memory) */
+  int transform_fastest;     /* 1: consecutive threads walk one transform (contiguous axis);
+                                0: consecutive threads walk neighbouring transforms (strided axis) */
+  int store_transposed;      /* 1: the last stage goes through local memory and is stored with
+                                consecutive threads on neighbouring transforms (outputs whose
+                                loop stride is smaller than the axis stride: four-step pass B) */
+  int stage_load;            /* 1: the block's inputs (one dense run of M transforms) are copied
+                                to local memory by consecutive threads first, so a warp spanning
+                                several short transforms still reads whole segments */
+  int stage_store;           /* 1: the same for the outputs, through local memory */
+  int stage_twiddles;        /* 1: twiddles from per-stage tables laid out [r-1][k], so the
+                                threads of a warp (consecutive k) read consecutive entries;
+                                0: one table of W_n indexed r*k*step (scattered reads) */
+  int ftw_sincos;            /* four-step twiddles: 0 reads of an N-entry table (a warp's 32
+                                reads hit 32 sectors), 1 sincospi on the fly, 2 the product
+                                of two short tables (hy_cg_twiddle_pair_table) */
+  int min_blocks;            /* CUDA: blocks per SM the register budget must allow
+                                (__launch_bounds__'s second argument); 0 or 1: no demand */
+  int reverse_blocks;        /* 1: the blocks run from the launch's last to its first
+                                (the planner sets it for every second pass of a plan) */
+  int merge_odd;             /* pairs of stages of 3 or 5 merged into one of 9 or 25:
+                                0 never, 1 when the length is a power of that prime,
+                                2 wherever two of them follow each other */
+  int pow2_radix;            /* 0: the planner's power-of-two factors (16s, then the rest);
+                                16/32/64: regrouped into stages of that radix */
+  int rader;                 /* a one-pass prime Bluestein pass as Rader (the planner
+                                then makes the pass HY_ALGO_RADER) */
+  int persist;               /* a two-pass plan as one persistent kernel (cg_persist.c, read
+                                from its first pass): 1 asked for, 0 refused, -1 the default */
+  int persist_ring;          /* its work slots; 0: about half of L2 */
+  int persist_lag;           /* elements its second pass runs behind; 0: half the ring */
+  int persist_hints;         /* 1: input and output streamed past L2 (CUDA cache hints);
+                                0: plain loads and stores; -1: the default (cg_persist.c) */
+  int body;                  /* 0: a kernel of its own; 1, 2 or 3: the function for the
+                                first, the last or a middle pass of a persistent kernel
+                                (cg_persist.c), which takes the block index and local
+                                memory from its caller */
+} hy_kernel_spec;
 
 typedef struct hy_pass {
   hy_pass_op op;
@@ -126,14 +183,14 @@ typedef struct hy_pass {
   int64_t fuse_split;
   int fuse_sign;
   int64_t aux_offset; /* Rader's fused steps: where their stash starts in WORK0 */
-  /* Generator switches chosen for this pass by the tuner or wisdom, in the
-   * $HYFFT_KERNEL_SPEC syntax ("key=value,..."; relative keys tmul/tdiv/
-   * mmul/mdiv scale the model's threads/transforms). Applied after the
-   * model defaults and the environment; "" keeps the model's choice. It
-   * lives in the pass, not in a global, so that plans of one process can
-   * use different variants; it reaches the kernel caches through the
-   * source it changes. */
+  /* The variant of the generator switches the tuner or wisdom chose for
+   * the plan ("key=value,..."; relative keys tmul/tdiv/mmul/mdiv scale
+   * the model's threads/transforms); "" keeps the model's choice. */
   char kernel_spec[HY_KERNEL_SPEC_LEN];
+  /* Every switch of the kernel that runs this pass (GPU DFT passes, once
+   * the planner finalised the tree): the model's defaults with
+   * $HYFFT_KERNEL_SPEC and kernel_spec applied. */
+  hy_kernel_spec spec;
 } hy_pass;
 
 typedef struct hy_plan_tree {
@@ -148,16 +205,13 @@ typedef struct hy_plan_tree {
   int64_t sync_offset, sync_ints;
   double cost;           /* model cost in seconds (estimated) */
   char kernel_spec[HY_KERNEL_SPEC_LEN]; /* the variant every DFT pass got ("" = model) */
+  /* GPU plans: 1 once the planner filled every pass's spec (the generator
+   * refuses a tree without them); the bytes of L2 one chunk of the batch
+   * may take when the passes run chunk by chunk (0: the plain pass order). */
+  int specs_ready;
+  int64_t l2_chunk_bytes;
 } hy_plan_tree;
 
-/* Give every DFT pass of the tree the generator switches `spec` (NULL or
- * "" for the model's). Returns HYFFT_INVALID_ARGUMENT when spec is too long
- * or not well formed (hy_kernel_spec_check). */
-hy_status hy_plan_tree_set_spec(hy_plan_tree *tree, const char *spec);
-
-/* Whether spec is "key=integer[,key=integer...]" with keys the generator
- * knows (empty is fine). On failure the detail message names the bad part. */
-hy_status hy_kernel_spec_check(const char *spec);
 
 /* Reserve the counters of a persistent kernel at the end of WORK0
  * (sync_offset, sync_ints) when the tree is 2-4 DFT passes over a batch of

@@ -1,10 +1,13 @@
 /* Ask every registered solver for a plan; rank the candidates by the cost
  * model. The measuring planner (api/tune.c) times the best few. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner/planner.h"
+#include "planner/kernel_model.h"
+#include "planner/kernel_spec.h"
 
 hy_status hy_planner_candidates(const hy_problem *problem, const hy_device_caps *caps,
                                 hy_plan_tree *out, int max, int *count) {
@@ -25,6 +28,8 @@ hy_status hy_planner_candidates(const hy_problem *problem, const hy_device_caps 
     candidate->solver = hy_solvers[i]->name;
     if (caps->backend != HYFFT_BACKEND_CPU) hy_plan_tree_reserve_sync(candidate);
     candidate->cost = hy_cost_tree(candidate, problem, caps);
+    st = hy_planner_finalize(problem, caps, candidate);
+    if (st != HYFFT_SUCCESS) break;
     /* Insertion into the sorted list; ties keep registry order, so the
      * first entry is what the model alone would choose. */
     int at = n;
@@ -50,8 +55,10 @@ hy_status hy_planner_plan(const hy_problem *problem, const hy_device_caps *caps,
   return hy_planner_candidates(problem, caps, out, 1, &n);
 }
 
-hy_status hy_planner_plan_solver(const hy_problem *problem, const hy_device_caps *caps,
-                                 const char *solver, hy_plan_tree *out) {
+/* The named solver's tree with its cost, not finalised; HYFFT_NO_SOLVER
+ * (no message) when it is unknown or does not apply. */
+static hy_status hy_planner_solver_tree(const hy_problem *problem, const hy_device_caps *caps,
+                                        const char *solver, hy_plan_tree *out) {
   for (int i = 0; hy_solvers[i]; i++) {
     if (strcmp(hy_solvers[i]->name, solver) != 0) continue;
     memset(out, 0, sizeof *out);
@@ -65,6 +72,34 @@ hy_status hy_planner_plan_solver(const hy_problem *problem, const hy_device_caps
   }
   hy_error_clear();
   return HYFFT_NO_SOLVER;
+}
+
+hy_status hy_planner_plan_solver(const hy_problem *problem, const hy_device_caps *caps,
+                                 const char *solver, hy_plan_tree *out) {
+  HY_TRY(hy_planner_solver_tree(problem, caps, solver, out));
+  return hy_planner_finalize(problem, caps, out);
+}
+
+hy_status hy_planner_set_variant(const hy_problem *problem, const hy_device_caps *caps,
+                                 hy_plan_tree *tree, const char *spec) {
+  if (!spec) spec = "";
+  HY_TRY(hy_kernel_spec_check(spec));
+  /* The solver's tree afresh: the variant may undo a choice the model
+   * made for the last one (rader=0 after the model's Rader). */
+  if (tree->solver) {
+    hy_plan_tree fresh;
+    hy_status st = hy_planner_solver_tree(problem, caps, tree->solver, &fresh);
+    if (st == HYFFT_NO_SOLVER)
+      return hy_error(HYFFT_INTERNAL, "planner: solver %s no longer plans this problem",
+                      tree->solver);
+    HY_TRY(st);
+    *tree = fresh;
+  }
+  snprintf(tree->kernel_spec, sizeof tree->kernel_spec, "%s", spec);
+  for (int i = 0; i < tree->npasses; i++)
+    if (tree->passes[i].op == HY_PASS_DFT)
+      snprintf(tree->passes[i].kernel_spec, sizeof tree->passes[i].kernel_spec, "%s", spec);
+  return hy_planner_finalize(problem, caps, tree);
 }
 
 int hy_planner_quick_tree(const hy_problem *problem, const hy_plan_tree *tree,

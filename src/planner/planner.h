@@ -28,6 +28,13 @@ hy_status hy_planner_candidates(const hy_problem *problem, const hy_device_caps 
  * when it is unknown or does not apply. */
 hy_status hy_planner_plan_solver(const hy_problem *problem, const hy_device_caps *caps,
                                  const char *solver, hy_plan_tree *out);
+/* Give every DFT pass of a tree the generator switches `spec` ("" or NULL
+ * for the model's): the tree is planned again by its solver and
+ * finalised with them (kernel_model.h). HYFFT_INVALID_ARGUMENT when spec
+ * is too long, not well formed or names an unknown key or a value out of
+ * range (hy_kernel_spec_check). */
+hy_status hy_planner_set_variant(const hy_problem *problem, const hy_device_caps *caps,
+                                 hy_plan_tree *tree, const char *spec);
 /* A tree that compiles quickly for a plan whose tree has a plane pass
  * (one kernel over whole 2D planes: NVRTC takes most of a second for a
  * 100 x 100 plane): the same solver with one pass per axis, when it needs

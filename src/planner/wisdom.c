@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/codegen.h"
+#include "planner/kernel_spec.h"
 #include "planner/planner.h"
 #include "planner/wisdom.h"
 

@@ -65,7 +65,7 @@ static uint64_t hash_problem(const char *token, const char *variant, hy_dialect 
   hy_plan_tree tree, quick;
   if (hy_token_parse(token, &user) != HYFFT_SUCCESS || hy_problem_make(&user, &prob) != HYFFT_SUCCESS ||
       hy_planner_plan(&prob, caps, 0, &tree) != HYFFT_SUCCESS ||
-      hy_plan_tree_set_spec(&tree, variant) != HYFFT_SUCCESS) {
+      hy_planner_set_variant(&prob, caps, &tree, variant) != HYFFT_SUCCESS) {
     hy_error_clear();
     return 0;
   }
@@ -79,7 +79,10 @@ static uint64_t hash_problem(const char *token, const char *variant, hy_dialect 
   hy_gpu_program_free(&prog);
   hy_gpu_program_free(&plain);
   if (hy_planner_quick_tree(&prob, &tree, caps, &quick)) {
-    hy_plan_tree_set_spec(&quick, variant);
+    /* The quick tier is planned without plane passes (hy_planner_quick_tree). */
+    hy_device_caps quick_caps = *caps;
+    quick_caps.no_planes = 1;
+    hy_planner_set_variant(&prob, &quick_caps, &quick, variant);
     if (hy_codegen_plan(&prob, &quick, caps, dialect, &prog) == HYFFT_SUCCESS) {
       h = hash_program(hy_hash_u64(h, 1), &prog);
       hy_gpu_program_free(&prog);

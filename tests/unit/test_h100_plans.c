@@ -431,9 +431,12 @@ int main(void) {
               memcmp(main_prog.source.data, prog.source.data, prog.source.len) == 0,
           "%s: tiers change the main program", token);
     if (persistent) {
+      /* The switches are the planner's: plan again with persist=0. */
+      hy_plan_tree tree0;
       setenv("HYFFT_KERNEL_SPEC", "persist=0", 1);
-      CHECK_OK(hy_codegen_plan(&prob, &tree, &caps, HY_DIALECT_CUDA, &plain0));
+      CHECK_OK(hy_planner_plan(&prob, &caps, 0, &tree0));
       setenv("HYFFT_KERNEL_SPEC", "", 1);
+      CHECK_OK(hy_codegen_plan(&prob, &tree0, &caps, HY_DIALECT_CUDA, &plain0));
       CHECK(plain.source.data && plain.hash == plain0.hash && plain.nkernels == tree.npasses &&
                 plain.nlaunches == plain0.nlaunches && plain.ntables == plain0.ntables,
             "%s: the plain tier is not persist=0's program (%d kernels, %d launches)", token,

@@ -1,0 +1,31 @@
+/* The kernel model: what the planner decides for each pass of a GPU plan
+ * besides its algorithm and factors. It turns a one-pass prime Bluestein
+ * pass into Rader where that pays, fills every pass's kernel spec (threads,
+ * transforms per block, local-memory layout, twiddle source, stage
+ * radices, register demand, block order), and sets the L2 chunk budget of
+ * the tree. The generator then reads the tree and decides nothing. */
+#ifndef HY_KERNEL_MODEL_H
+#define HY_KERNEL_MODEL_H
+
+#include "backend/backend.h"
+
+/* Fill the specs of every pass of a solver's tree for a GPU device (the
+ * variant in tree->kernel_spec applied on top of the model and
+ * $HYFFT_KERNEL_SPEC), turn one-pass Bluestein passes into Rader where the
+ * model or the switch rader=1 says so, and set tree->l2_chunk_bytes and
+ * specs_ready. CPU trees are left as they are (specs_ready 0). */
+hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *caps,
+                              hy_plan_tree *tree);
+
+/* The model's spec for one pass (Rader already decided). */
+hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
+                        const hy_device_caps *caps, hy_kernel_spec *spec);
+
+/* Whether a chain of passes should run as one persistent kernel by default:
+ * on CUDA, when its intermediates go through a ring of work slots (more of
+ * them than L2 holds) of at most 2 MB each. Read by the generator's
+ * persistent-kernel builder and by the four-step solver's choice of fused
+ * Rader, which pays only where its chain runs persistent. */
+int hy_persist_pays(const hy_device_caps *caps, int uses_ring, int64_t slot_bytes);
+
+#endif /* HY_KERNEL_MODEL_H */
