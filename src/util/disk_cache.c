@@ -46,9 +46,8 @@ void hy_disk_cache_path(const hy_disk_kind *kind, uint64_t key, char *path, size
 
 /* Checksum of a payload: hy_hash_bytes, whose long inputs go a word at a
  * time in four lanes, so a warm plan does not wait on a byte-at-a-time
- * hash of its megabytes of tables (FNV-1a ran at under 1 GB/s: 4 ms of
- * 65537 f64's warm plan). It guards against damaged files, not against
- * an adversary. */
+ * hash of its megabytes of tables. It guards against damaged files, not
+ * against an adversary. */
 static uint64_t hy_cache_checksum(const void *data, size_t size) {
   return hy_hash_bytes(HY_HASH_INIT, data, size);
 }

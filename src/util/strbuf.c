@@ -79,8 +79,8 @@ static int hy_strbuf_simple_format(const char *fmt) {
 
 /* What vsnprintf would write for a simple format (above), without its
  * stream set-up per call: most of the generator's appends are these, and
- * formatting them through vsnprintf was most of generating a long plan's
- * source. 1 when done; 0, with part of it written, at a null string
+ * formatting them through vsnprintf would dominate generating a long
+ * plan's source. 1 when done; 0, with part of it written, at a null string
  * argument, which is left to vsnprintf. */
 static int hy_strbuf_simplef(hy_strbuf *sb, const char *fmt, va_list ap) {
   const char *p = fmt;

@@ -28,7 +28,8 @@ int hy_num_threads(void) {
  * quarter of an even share rather than split statically: on a machine
  * whose cores are also busy with other processes a thread that is not
  * scheduled for a while would otherwise hold the whole team at the
- * closing barrier for its full share; now the others take its pieces.
+ * closing barrier for its full share, while with pieces the others take
+ * over the ones it has not claimed.
  * Inside a parallel region (a caller's own, or an outer loop of ours)
  * the loop runs on the calling thread: nested teams only oversubscribe
  * the cores. */

@@ -90,24 +90,8 @@ typedef struct hy_cpu_run {
   double scale;
 } hy_cpu_run;
 
-/* Scratch for whole arrays (four-step intermediates, long Bluestein
- * convolutions): 64-byte aligned, and from 8 MiB on 2 MiB aligned with
- * transparent huge pages requested, which saves most of the page faults
- * and TLB misses of the strided passes. Free with the same byte count. */
-void *hy_cpu_big_alloc(size_t bytes);
-void hy_cpu_big_free(void *p, size_t bytes);
-
-/* Per-thread scratch kept from one execution to the next, so that batched
- * runs stop paying malloc and fresh-page faults on every call. Slot 0
- * holds a group's lane buffers, slot 1 a four-step intermediate. A slot
- * already lent out on this thread (re-entry) or a request above 64 MiB
- * gets a plain allocation instead; either way return it with
- * hy_cpu_scratch_put (same slot and size). NULL when out of memory. */
-#define HY_CPU_SCRATCH_SLOTS 2
-void *hy_cpu_scratch_get(int slot, size_t bytes);
-void hy_cpu_scratch_put(int slot, void *p, size_t bytes);
-
-/* Per-precision kernel plans (cpu_engine_impl.h). */
+/* Per-precision kernel plans (cpu_engine_stages.h via cpu_engine_impl.h;
+ * hy_cpu_kp_free, precision-independent, in cpu_node.c). */
 hy_status hy_cpu_kp_init_f32(hy_cpu_kp *kp, int64_t n, const int *factors, int nfactors, int sign);
 hy_status hy_cpu_kp_init_f64(hy_cpu_kp *kp, int64_t n, const int *factors, int nfactors, int sign);
 void hy_cpu_kp_free(hy_cpu_kp *kp);

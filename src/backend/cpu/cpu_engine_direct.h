@@ -1,0 +1,69 @@
+/* CPU engine impl, part 4 of 6: the driver of DIRECT nodes. hy_direct_range
+ * runs a range of lane groups on one thread: gather into per-thread
+ * scratch, the Stockham kernel plan, scatter, with later groups' input
+ * prefetched ahead. hy_job is the shared argument of this and the batched
+ * Bluestein driver. Included only by cpu_engine_impl.h, once per
+ * precision. */
+
+typedef struct hy_job {
+  const hy_cpu_node *node;
+  const hy_cpu_run *run;
+  int64_t count;
+  int failed;
+} hy_job;
+
+static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  hy_job *job = arg;
+  const hy_cpu_node *node = job->node;
+  const int64_t n = node->n;
+  /* LANES vectors of slack after the four arrays: the scatter of n < LANES
+   * reads a whole tile from any of them. */
+  const size_t bytes = sizeof(hy_v) * (4 * (size_t)n + L_);
+  hy_v *buf = hy_cpu_scratch_get(0, bytes);
+  if (!buf) {
+    __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  hy_v *ar = buf, *ai = buf + n, *br = buf + 2 * n, *bi = buf + 3 * n;
+  memset(buf + 4 * n, 0, sizeof(hy_v) * L_);
+  /* Prefetch about HY_PF_BYTES ahead: one group is too close to hide
+   * DRAM latency when groups are small. */
+  const int64_t gbytes = (int64_t)sizeof(hy_r) * 2 * L_ * n;
+  int64_t ahead = HY_PF_BYTES / gbytes;
+  if (ahead < 1) ahead = 1;
+  for (int64_t g = begin; g < begin + ahead && g < end; g++) {
+    hy_lanes pl;
+    hy_lanes_make(job->run, g * L_, job->count, L_, &pl);
+    hy_prefetch_group(job->run, &pl, n);
+  }
+  const hy_cpu_run *run = job->run;
+  const hyfft_dim *inner = run->nloops > 0 ? &run->loops[run->nloops - 1] : NULL;
+  hy_lanes cur[1], pl;
+  int have = 0;
+  for (int64_t g = begin; g < end; g++) {
+    /* Groups inside one run of the innermost loop are the previous group
+     * moved by LANES steps: no index decomposition per group. */
+    const int64_t pos = inner ? (g * L_) % inner->n : 0;
+    if (have && inner && pos >= L_ && pos + L_ <= inner->n && g * L_ + L_ <= job->count) {
+      for (int v = 0; v < L_; v++) {
+        cur->so[v] += L_ * inner->in_stride;
+        cur->dof[v] += L_ * inner->out_stride;
+        if (run->twiddle_loop == run->nloops - 1) cur->m[v] += L_;
+      }
+    } else {
+      hy_lanes_make(run, g * L_, job->count, L_, cur);
+    }
+    have = 1;
+    /* Neighbouring lanes, or whole transforms back to back, make the
+     * groups one sequential stream, which the hardware prefetches. */
+    if (g + ahead < end && !cur->contig_in && !hy_lanes_block(cur, run->axis.in_stride, n, 0)) {
+      hy_lanes_make(run, (g + ahead) * L_, job->count, L_, &pl);
+      hy_prefetch_group(run, &pl, n);
+    }
+    hy_gather(job->run, cur, n, ar, ai);
+    int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
+    hy_scatter(node, job->run, cur, n, where ? br : ar, where ? bi : ai);
+  }
+  hy_cpu_scratch_put(0, buf, bytes);
+}

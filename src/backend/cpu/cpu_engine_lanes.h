@@ -1,0 +1,344 @@
+/* CPU engine impl, part 3 of 6: lane groups and data movement of batched
+ * runs. A run's loop nest is decomposed into groups of HY_LANES transforms
+ * (hy_lanes: each lane's input/output offset and twiddle-loop index); the
+ * gather turns a group's interleaved input into split lane vectors and the
+ * scatter writes them back with the run's scale and four-step twiddle,
+ * using the cheapest path the layout allows (contiguous lanes, register
+ * transposes of LANES x LANES tiles, back-to-back short transforms, or
+ * element loops). Prefetching of strided groups lives here too. Included
+ * only by cpu_engine_impl.h, once per precision. */
+
+/* ---- batched runs --------------------------------------------------- */
+
+static int64_t hy_run_count(const hy_cpu_run *run) {
+  int64_t c = 1;
+  for (int l = 0; l < run->nloops; l++) c *= run->loops[l].n;
+  return c;
+}
+
+/* Element offsets of transform t of the loop nest, and its index along
+ * the twiddle loop. */
+static void hy_run_offsets(const hy_cpu_run *run, int64_t t, int64_t *so, int64_t *dof,
+                           int64_t *m) {
+  int64_t a = 0, b = 0, mm = 0;
+  for (int l = run->nloops - 1; l >= 0; l--) {
+    int64_t n = run->loops[l].n, idx = t % n;
+    t /= n;
+    a += idx * run->loops[l].in_stride;
+    b += idx * run->loops[l].out_stride;
+    if (l == run->twiddle_loop) mm = idx;
+  }
+  *so = a;
+  *dof = b;
+  *m = mm;
+}
+
+/* exp(sign*2*pi*i*p/T) for 0 <= p < T, in double */
+HY_INLINE void hy_tw_eval(const hy_cpu_twiddle *tw, int64_t p, double *wr, double *wi) {
+  const double *l = tw->lo + 2 * (p & tw->mask), *h = tw->hi + 2 * (p >> tw->shift);
+  *wr = l[0] * h[0] - l[1] * h[1];
+  *wi = l[0] * h[1] + l[1] * h[0];
+}
+
+typedef struct hy_lanes {
+  int count;      /* valid lanes */
+  int contig_in;  /* lane v at so[0] + v, all lanes valid */
+  int contig_out;
+  int64_t so[L_], dof[L_], m[L_];
+} hy_lanes;
+
+static void hy_lanes_make(const hy_cpu_run *run, int64_t t0, int64_t total, int width,
+                          hy_lanes *ln) {
+  ln->count = (int)(total - t0 < width ? total - t0 : width);
+  const int last = run->nloops - 1;
+  const hyfft_dim *in = last >= 0 ? &run->loops[last] : NULL;
+  if (in && t0 % in->n + ln->count <= in->n) {
+    /* All lanes along the innermost loop: one index decomposition instead
+     * of one (with a division per loop) per lane. */
+    hy_run_offsets(run, t0, &ln->so[0], &ln->dof[0], &ln->m[0]);
+    for (int v = 1; v < ln->count; v++) {
+      ln->so[v] = ln->so[0] + v * in->in_stride;
+      ln->dof[v] = ln->dof[0] + v * in->out_stride;
+      ln->m[v] = ln->m[0] + (run->twiddle_loop == last ? v : 0);
+    }
+  } else {
+    for (int v = 0; v < ln->count; v++) hy_run_offsets(run, t0 + v, &ln->so[v], &ln->dof[v], &ln->m[v]);
+  }
+  ln->contig_in = ln->contig_out = ln->count == width;
+  for (int v = 1; v < ln->count; v++) {
+    if (ln->so[v] != ln->so[0] + v) ln->contig_in = 0;
+    if (ln->dof[v] != ln->dof[0] + v) ln->contig_out = 0;
+  }
+}
+
+/* All LANES lanes valid and their transforms stored back to back with
+ * unit stride: the group is one contiguous block of LANES*n elements. */
+static int hy_lanes_block(const hy_lanes *ln, int64_t stride, int64_t n, int out) {
+  if (ln->count != L_ || stride != 1) return 0;
+  const int64_t *o = out ? ln->dof : ln->so;
+  for (int v = 1; v < L_; v++)
+    if (o[v] != o[0] + v * n) return 0;
+  return 1;
+}
+
+/* One LANES x LANES tile: elements j0..j0+LANES-1 of each row (NULL rows
+ * read as zero), transposed into ar/ai[j0 + q] for q < nc. */
+HY_INLINE void hy_gather_tile(const hy_r *const *rows, int64_t is, int64_t j0, int64_t nc,
+                              hy_v *restrict ar, hy_v *restrict ai) {
+  const hy_vi even = HY_EVEN, odd = HY_ODD;
+  hy_v tr[L_], ti[L_];
+  for (int v = 0; v < L_; v++) {
+    if (!rows[v]) {
+      tr[v] = ti[v] = (hy_v){0};
+      continue;
+    }
+    const hy_r *p = rows[v] + 2 * j0 * is;
+    hy_v lo, hi;
+    if (is == 1) {
+      memcpy(&lo, p, sizeof lo);
+      memcpy(&hi, p + L_, sizeof hi);
+    } else {
+      hy_r t[2 * L_];
+      for (int q = 0; q < L_; q++) {
+        t[2 * q] = p[2 * q * is];
+        t[2 * q + 1] = p[2 * q * is + 1];
+      }
+      memcpy(&lo, t, sizeof lo);
+      memcpy(&hi, t + L_, sizeof hi);
+    }
+    tr[v] = __builtin_shuffle(lo, hi, even);
+    ti[v] = __builtin_shuffle(lo, hi, odd);
+  }
+  hy_transpose(tr);
+  hy_transpose(ti);
+  for (int q = 0; q < nc; q++) {
+    ar[j0 + q] = tr[q];
+    ai[j0 + q] = ti[q];
+  }
+}
+
+/* The inverse of hy_gather_tile for lanes v < count: columns j0..j0+nc-1
+ * of (fr, fi), times sc, to rows[v] + j0*os. A row of a tile narrower than
+ * LANES (nc < LANES) is written whole, LANES elements from row start, so
+ * rows must then be padded scratch written in increasing order. */
+HY_INLINE void hy_scatter_tile(hy_r *const *rows, int count, int64_t os, int64_t j0,
+                               const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc,
+                               int scaled) {
+  const hy_vi ilo = HY_ILO, ihi = HY_IHI;
+  hy_v tr[L_], ti[L_];
+  for (int q = 0; q < L_; q++) {
+    tr[q] = fr[j0 + q];
+    ti[q] = fi[j0 + q];
+    if (scaled) {
+      tr[q] *= sc;
+      ti[q] *= sc;
+    }
+  }
+  hy_transpose(tr);
+  hy_transpose(ti);
+  for (int v = 0; v < count; v++) {
+    hy_r *q = rows[v] + 2 * j0 * os;
+    hy_v lo = __builtin_shuffle(tr[v], ti[v], ilo), hi = __builtin_shuffle(tr[v], ti[v], ihi);
+    if (os == 1) {
+      memcpy(q, &lo, sizeof lo);
+      memcpy(q + L_, &hi, sizeof hi);
+    } else {
+      hy_r t[2 * L_];
+      memcpy(t, &lo, sizeof lo);
+      memcpy(t + L_, &hi, sizeof hi);
+      for (int e = 0; e < L_; e++) {
+        q[2 * e * os] = t[2 * e];
+        q[2 * e * os + 1] = t[2 * e + 1];
+      }
+    }
+  }
+}
+
+/* Interleaved source -> split lane vectors, LANES wide. */
+HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_lanes *ln, int64_t n,
+                                hy_v *restrict ar, hy_v *restrict ai) {
+  const hy_r *src = run->src;
+  const int64_t is = run->axis.in_stride;
+  if (ln->contig_in) {
+    const hy_vi even = HY_EVEN, odd = HY_ODD;
+    for (int64_t j = 0; j < n; j++) {
+      const hy_r *p = src + 2 * (ln->so[0] + j * is);
+      hy_v lo, hi;
+      memcpy(&lo, p, sizeof lo);
+      memcpy(&hi, p + L_, sizeof hi);
+      ar[j] = __builtin_shuffle(lo, hi, even);
+      ai[j] = __builtin_shuffle(lo, hi, odd);
+    }
+    return;
+  }
+  /* Separate transforms: LANES x LANES tiles, each lane read along its
+   * own transform, then transposed in registers. */
+  const hy_r *rows[L_];
+  for (int v = 0; v < L_; v++) rows[v] = v < ln->count ? src + 2 * ln->so[v] : NULL;
+  if (n >= L_) {
+    int64_t j0 = 0;
+    for (; j0 + L_ <= n; j0 += L_) hy_gather_tile(rows, is, j0, L_, ar, ai);
+    /* The rest as one tile ending at n: it overlaps the previous one and
+     * rewrites the same values, which is far cheaper than element loops. */
+    if (j0 < n) hy_gather_tile(rows, is, n - L_, L_, ar, ai);
+    return;
+  }
+  if (hy_lanes_block(ln, is, n, 0)) {
+    /* n < LANES transforms stored back to back: rows of LANES elements
+     * read straight from the block run into the next row, which the
+     * transpose drops; only rows that would run past the block's end are
+     * copied into zero-padded scratch first. */
+    hy_r pad[L_][2 * L_];
+    const hy_r *b0 = src + 2 * ln->so[0];
+    for (int v = 0; v < L_; v++) {
+      if ((v + 1) * n + (L_ - n) <= L_ * n) {
+        rows[v] = b0 + 2 * v * n;
+        continue;
+      }
+      for (int e = 0; e < 2 * L_; e++) pad[v][e] = e < 2 * n ? b0[2 * v * n + e] : 0;
+      rows[v] = pad[v];
+    }
+    hy_gather_tile(rows, 1, 0, n, ar, ai);
+    return;
+  }
+  hy_r *rr = (hy_r *)ar, *ri = (hy_r *)ai;
+  for (int v = 0; v < L_; v++) {
+    const hy_r *p = src + 2 * ln->so[v < ln->count ? v : 0];
+    for (int64_t j = 0; j < n; j++) {
+      rr[j * L_ + v] = v < ln->count ? p[2 * j * is] : 0;
+      ri[j * L_ + v] = v < ln->count ? p[2 * j * is + 1] : 0;
+    }
+  }
+}
+
+/* Split lane vectors -> interleaved destination, with scale and the
+ * run's twiddle (evaluated in double). */
+HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run,
+                                 const hy_lanes *ln, int64_t n, hy_v *restrict fr,
+                                 hy_v *restrict fi) {
+  hy_r *dst = run->dst;
+  const int64_t os = run->axis.out_stride;
+  double scale = run->scale;
+  if (run->twiddle_loop >= 0 && node->tw.n > 0) {
+    const int64_t T = node->tw.n;
+    int seq = node->tw.lane != NULL;
+    for (int v = 1; v < ln->count; v++)
+      if (ln->m[v] != ln->m[0] + v) seq = 0;
+    if (seq) {
+      /* Lanes are consecutive loop indices m0 + v: w^((m0+v)k) is a
+       * per-k scalar w^(m0 k) times the table's w^(v k), all in double. */
+      typedef double hy_vd __attribute__((vector_size(L_ * sizeof(double))));
+      const double *lr = node->tw.lane, *li = node->tw.lane + n * L_;
+      int64_t p = 0, d = ln->m[0] % T;
+      for (int64_t k = 0; k < n; k++) {
+        double br, bi;
+        hy_tw_eval(&node->tw, p, &br, &bi);
+        br *= scale;
+        bi *= scale;
+        hy_vd vr, vi;
+        memcpy(&vr, lr + k * L_, sizeof vr);
+        memcpy(&vi, li + k * L_, sizeof vi);
+        hy_vd wr = br * vr - bi * vi, wi = br * vi + bi * vr;
+        hy_vd x = __builtin_convertvector(fr[k], hy_vd), y = __builtin_convertvector(fi[k], hy_vd);
+        fr[k] = __builtin_convertvector(x * wr - y * wi, hy_v);
+        fi[k] = __builtin_convertvector(x * wi + y * wr, hy_v);
+        p += d;
+        if (p >= T) p -= T;
+      }
+      scale = 1.0;
+    } else {
+      int64_t p[L_], d[L_];
+      for (int v = 0; v < ln->count; v++) {
+        p[v] = 0;
+        d[v] = ln->m[v] % T;
+      }
+      for (int64_t k = 0; k < n; k++) {
+        hy_v xr = fr[k], xi = fi[k];
+        for (int v = 0; v < ln->count; v++) {
+          double wr, wi, x = (double)xr[v], y = (double)xi[v];
+          hy_tw_eval(&node->tw, p[v], &wr, &wi);
+          hy_r *q = dst + 2 * (ln->dof[v] + k * os);
+          q[0] = (hy_r)((x * wr - y * wi) * scale);
+          q[1] = (hy_r)((x * wi + y * wr) * scale);
+          p[v] += d[v];
+          if (p[v] >= T) p[v] -= T;
+        }
+      }
+      return;
+    }
+  }
+  const hy_r sc = (hy_r)scale;
+  if (ln->contig_out) {
+    const hy_vi ilo = HY_ILO, ihi = HY_IHI;
+    for (int64_t k = 0; k < n; k++) {
+      hy_r *q = dst + 2 * (ln->dof[0] + k * os);
+      hy_v xr = fr[k], xi = fi[k];
+      if (scale != 1.0) {
+        xr *= sc;
+        xi *= sc;
+      }
+      hy_v lo = __builtin_shuffle(xr, xi, ilo), hi = __builtin_shuffle(xr, xi, ihi);
+      memcpy(q, &lo, sizeof lo);
+      memcpy(q + L_, &hi, sizeof hi);
+    }
+    return;
+  }
+  hy_r *rows[L_];
+  for (int v = 0; v < L_; v++) rows[v] = dst + 2 * ln->dof[v < ln->count ? v : 0];
+  const int scaled = scale != 1.0;
+  if (n >= L_) {
+    int64_t k0 = 0;
+    for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, ln->count, os, k0, fr, fi, sc, scaled);
+    /* Overlapping last tile: rewrites a few elements with equal values. */
+    if (k0 < n) hy_scatter_tile(rows, ln->count, os, n - L_, fr, fi, sc, scaled);
+    return;
+  }
+  if (hy_lanes_block(ln, os, n, 1)) {
+    /* Mirror of the gather: whole rows of LANES elements written in
+     * increasing order straight into the block (each row's overrun is
+     * rewritten by the next row); rows that would run past the block's
+     * end go through scratch. Columns n.. of (fr, fi) are read (the lane
+     * buffers have LANES vectors of zeroed slack) and never land. */
+    hy_r pad[L_][2 * L_];
+    hy_r *b0 = dst + 2 * ln->dof[0];
+    for (int v = 0; v < L_; v++)
+      rows[v] = (v + 1) * n + (L_ - n) <= L_ * n ? b0 + 2 * v * n : pad[v];
+    hy_scatter_tile(rows, L_, 1, 0, fr, fi, sc, scaled);
+    for (int v = 0; v < L_; v++)
+      if (rows[v] == pad[v])
+        for (int e = 0; e < n; e++) memcpy(b0 + 2 * (v * n + e), pad[v] + 2 * e, 2 * sizeof(hy_r));
+    return;
+  }
+  const hy_r *rr = (const hy_r *)fr, *ri = (const hy_r *)fi;
+  for (int v = 0; v < ln->count; v++) {
+    hy_r *q = dst + 2 * ln->dof[v];
+    for (int64_t k = 0; k < n; k++) {
+      q[2 * k * os] = rr[k * L_ + v] * sc;
+      q[2 * k * os + 1] = ri[k * L_ + v] * sc;
+    }
+  }
+}
+
+/* Start loading a later group's input while this group computes, for
+ * groups whose lanes are separate strided transforms: their elements are
+ * read in transposed order, which the hardware prefetchers do not follow.
+ * (Stores need no prefetch: they do not stall the core.) */
+#ifndef HY_PF_BYTES
+#define HY_PF_BYTES 16384
+#endif
+static void hy_prefetch_group(const hy_cpu_run *run, const hy_lanes *ln, int64_t n) {
+  /* Neighbouring lanes are read as whole lines in order, which the
+   * hardware follows by itself. */
+  if (ln->contig_in) return;
+  const char *src = run->src;
+  const int64_t e = 2 * (int64_t)sizeof(hy_r), is = run->axis.in_stride * e;
+  for (int v = 0; v < ln->count; v++) {
+    const char *p = src + ln->so[v] * e;
+    if (is == e) {
+      for (int64_t b = 0; b < n * e; b += 64) __builtin_prefetch(p + b, 0, 3);
+      __builtin_prefetch(p + n * e - 1, 0, 3);
+    } else {
+      for (int64_t j = 0; j < n; j++) __builtin_prefetch(p + j * is, 0, 3);
+    }
+  }
+}

@@ -1,0 +1,144 @@
+/* CPU engine impl, part 6 of 6: running a node, and four-step (LARGE)
+ * nodes. hy_cpu_node_run dispatches by node kind and picks the thread
+ * split for each; hy_large_run does n = n1*n2 as two batched sub-runs
+ * with the twiddle between them, whole transforms per thread when the
+ * batch is large enough. Included only by cpu_engine_impl.h, once per
+ * precision. */
+
+static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run);
+
+hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run) {
+  hy_job job = {node, run, hy_run_count(run), 0};
+  if (job.count == 0) return HYFFT_SUCCESS;
+  switch (node->kind) {
+    case HY_CPU_DIRECT: {
+      int64_t groups = (job.count + L_ - 1) / L_;
+      /* Each thread gets at least ~16K points: waking a team costs more
+       * than transforming fewer. */
+      int64_t grain = 16384 / (node->n * L_);
+      hy_parallel_for(groups, grain < 1 ? 1 : grain, hy_direct_range, &job);
+      break;
+    }
+    case HY_CPU_BLUESTEIN: {
+      int64_t groups = (job.count + HY_BL_LANES - 1) / HY_BL_LANES;
+      if (job.count < HY_BL_LANES || groups < hy_num_threads() || node->m > 4 * HY_CPU_DIRECT_MAX)
+        return hy_bluestein_wide(node, run);
+      hy_parallel_for(groups, 1, hy_bluestein_range, &job);
+      break;
+    }
+    default:
+      return hy_large_run(node, run);
+  }
+  if (job.failed)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: no scratch for length %lld", (long long)node->n);
+  return HYFFT_SUCCESS;
+}
+
+/* Four-step: n = n1*n2, x[a*n2 + b] -> X[c + n1*d]. First n2 transforms of
+ * length n1 (stride n2), twiddled by w_n^(b*c), into tmp[c*ld + b]; then
+ * n1 transforms of length n2 from the rows of tmp to X with stride n1.
+ * Out of place, tmp is not needed: the first half writes row b of the
+ * output viewed as n2 x n1 (y[c + n1*b]), and the second half transforms
+ * each column c of it in place, which is exactly where X[c + n1*d] goes;
+ * two arrays instead of three stay in cache.
+ * Transforms of the batch run one after the other, each parallel inside. */
+typedef struct hy_large_job {
+  const hy_cpu_node *node;
+  const hy_cpu_run *run;
+  int failed; /* hy_status of the first failure, 0 if none */
+} hy_large_job;
+
+/* Transforms [begin, end) of the batch, one after the other, on this
+ * thread's scratch. */
+static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  hy_large_job *job = arg;
+  const hy_cpu_node *node = job->node;
+  const hy_cpu_run *run = job->run;
+  const int64_t n = node->n, n1 = node->n1, n2 = node->n2;
+  const int twiddled = run->twiddle_loop >= 0 && node->tw.n > 0;
+  /* Rows of tmp padded by one cache line: power-of-two row strides would
+   * send every column access of the first half to the same cache sets. */
+  const int64_t ld = n2 + 64 / (2 * (int64_t)sizeof(hy_r));
+  /* Same base pointer here means in place (the backend copies any other
+   * overlapping input away first). */
+  const int via_tmp = run->src == run->dst;
+  const size_t bytes = via_tmp ? sizeof(hy_r) * 2 * (size_t)(n1 * ld) : 0;
+  hy_r *tmp = via_tmp ? hy_cpu_scratch_get(1, bytes) : NULL;
+  if (via_tmp && !tmp) {
+    __atomic_store_n(&job->failed, (int)HYFFT_OUT_OF_MEMORY, __ATOMIC_RELAXED);
+    return;
+  }
+  hy_status st = HYFFT_SUCCESS;
+  const hy_r *src = run->src;
+  hy_r *dst = run->dst;
+  const int64_t is = run->axis.in_stride, os = run->axis.out_stride;
+  for (int64_t t = begin; t < end && st == HYFFT_SUCCESS; t++) {
+    int64_t so, dof, m;
+    hy_run_offsets(run, t, &so, &dof, &m);
+    hy_cpu_run ra = {0}, rb = {0};
+    ra.src = src + 2 * so;
+    ra.dst = tmp;
+    ra.axis = (hyfft_dim){n1, n2 * is, ld};
+    ra.nloops = 1;
+    ra.loops[0] = (hyfft_dim){n2, is, 1};
+    ra.twiddle_loop = 0;
+    ra.scale = 1.0;
+    rb.src = tmp;
+    rb.dst = dst + 2 * dof;
+    rb.axis = (hyfft_dim){n2, 1, n1 * os};
+    rb.nloops = 1;
+    rb.loops[0] = (hyfft_dim){n1, ld, os};
+    rb.twiddle_loop = -1;
+    rb.scale = twiddled ? 1.0 : run->scale;
+    if (!via_tmp) {
+      ra.dst = dst + 2 * dof;
+      ra.axis = (hyfft_dim){n1, n2 * is, os};
+      ra.loops[0] = (hyfft_dim){n2, is, n1 * os};
+      rb.src = dst + 2 * dof;
+      rb.axis = (hyfft_dim){n2, n1 * os, n1 * os};
+      rb.loops[0] = (hyfft_dim){n1, os, os};
+    }
+    st = HY_SFX(hy_cpu_node_run)(node->a, &ra);
+    if (st == HYFFT_SUCCESS) st = HY_SFX(hy_cpu_node_run)(node->b, &rb);
+    if (st == HYFFT_SUCCESS && twiddled) {
+      int64_t p = 0, d = m % node->tw.n;
+      for (int64_t k = 0; k < n; k++) {
+        hy_r *q = dst + 2 * (dof + k * os);
+        double wr, wi, x = q[0], y = q[1];
+        hy_tw_eval(&node->tw, p, &wr, &wi);
+        q[0] = (hy_r)((x * wr - y * wi) * run->scale);
+        q[1] = (hy_r)((x * wi + y * wr) * run->scale);
+        p += d;
+        if (p >= node->tw.n) p -= node->tw.n;
+      }
+    }
+  }
+  hy_cpu_scratch_put(1, tmp, bytes);
+  if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, (int)st, __ATOMIC_RELAXED);
+}
+
+/* A batch with at least one transform per thread runs whole transforms in
+ * parallel in one team (the sub-runs inside stay on their thread); fewer
+ * transforms run one after the other, each parallel inside. Splitting
+ * every transform over the threads costs two team wake-ups and barriers
+ * per transform and shares each one's cache lines between cores. */
+static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
+  const int64_t count = hy_run_count(run);
+  hy_large_job job = {node, run, 0};
+  const int threads = hy_num_threads();
+  /* Whole transforms per thread only while each thread's share of
+   * memory stays modest: past 32 MiB a transform is long enough to keep
+   * every thread busy inside it, and in place each thread would hold a
+   * scratch copy of that size. */
+  const int64_t tbytes = node->n * 2 * (int64_t)sizeof(hy_r);
+  if (count >= 2 && count >= threads && tbytes <= ((int64_t)32 << 20))
+    hy_parallel_for(count, 1, hy_large_range, &job);
+  else
+    hy_large_range(&job, 0, count, 0);
+  if (job.failed == (int)HYFFT_OUT_OF_MEMORY)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: no scratch for length %lld", (long long)node->n);
+  if (job.failed)
+    return hy_error((hy_status)job.failed, "cpu engine: four-step run of length %lld failed", (long long)node->n);
+  return HYFFT_SUCCESS;
+}
