@@ -180,6 +180,7 @@ const hy_backend hy_backend_cuda = {
     .write = hy_cuda_write,
     .read = hy_cuda_read,
     .synchronize = hy_cuda_synchronize,
+    .plan_tiers = hy_cuda_plan_tiers,
     .plan_prepare = hy_cuda_plan_prepare,
     .plan_release = hy_cuda_plan_release,
     .plan_source = hy_cuda_plan_source,

@@ -71,8 +71,8 @@ typedef struct hy_cuda_loaded {
  * and a kernel over whole 2D planes (axis_passes.c; most of a second for
  * 100 x 100). Each has a quick alternative: the plain program of one
  * kernel per pass the persistent one was made from, or the program of one
- * pass per axis (hy_planner_quick_tree), whose small kernels compile in
- * parallel in a fraction of that. So when such a program is in neither
+ * pass per axis (the quick tree plan_prepare is given), whose small
+ * kernels compile in parallel in a fraction of that. So when such a program is in neither
  * cache, the plan is tiered: it loads the quick program (`plain`) and
  * runs it, while a thread compiles the main one (`job`; its tables are
  * uploaded already). The first execution after that compile has finished,
@@ -175,8 +175,11 @@ hy_status hy_cuda_execute(void *device, const void *plan_state, const hy_plan_tr
 /* Switch a tiered plan to its final program once its compile is done (or,
  * with `wait`, after waiting for it); called with the context current. */
 void hy_cuda_plan_settle(hy_cuda_device *d, hy_cuda_plan *s, int wait);
+/* 1 when plans may be tiered (not $HYFFT_CUDA_BACKGROUND=0): the
+ * backend table's plan_tiers. */
+int hy_cuda_plan_tiers(void *device);
 hy_status hy_cuda_plan_prepare(void *device, const hy_problem *problem, const hy_plan_tree *tree,
-                               void **plan_state);
+                               const hy_plan_tree *quick_tree, void **plan_state);
 void hy_cuda_plan_release(void *device, void *plan_state);
 hy_status hy_cuda_plan_source(void *device, const void *plan_state, hy_strbuf *sb);
 int64_t hy_cuda_plan_workspace(void *device, const void *plan_state);

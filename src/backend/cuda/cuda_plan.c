@@ -3,16 +3,17 @@
  * the blocks it was generated for. A plan whose program compiles long (a
  * persistent kernel, or a kernel over whole 2D planes) is tiered: it runs
  * a quick program at once while the long one compiles on a thread, and
- * switches when that is done (hy_cuda_plan in cuda_internal.h). */
+ * switches when that is done (hy_cuda_plan in cuda_internal.h). A plane
+ * plan's quick program is generated from the quick tree the planner hands
+ * to plan_prepare: the backend plans nothing. */
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.h"
-#include "planner/planner.h"
 
-/* Where a plan with a plane pass gets its quick program: the same solver's
- * tree with one pass per axis (hy_planner_quick_tree). It is planned and
- * generated only when the plane program is in neither cache, so a warm
- * plan costs no more than an untiered one. */
+/* Where a plan with a plane pass gets its quick program: the quick tree
+ * plan_prepare was given (one pass per axis, hy_planner_quick_tree), NULL
+ * when the planner has none. It is generated only when the plane program
+ * is in neither cache, so a warm plan costs no more than an untiered one. */
 typedef struct hy_cuda_quick {
   const hy_problem *problem;
   const hy_plan_tree *tree;
@@ -20,12 +21,11 @@ typedef struct hy_cuda_quick {
 } hy_cuda_quick;
 
 /* The quick program from `q` into *plain, or 0 (nothing made, no error
- * left) when the solver has no quick tree that fits the plan's workspace. */
+ * left) when there is no quick tree or it does not generate. */
 static int hy_cuda_quick_program(const hy_cuda_quick *q, hy_gpu_program *plain) {
   memset(plain, 0, sizeof *plain);
-  hy_plan_tree quick;
-  if (!q || !hy_planner_quick_tree(q->problem, q->tree, q->caps, &quick)) return 0;
-  if (hy_codegen_plan(q->problem, &quick, q->caps, HY_DIALECT_CUDA, plain) != HYFFT_SUCCESS) {
+  if (!q || !q->tree) return 0;
+  if (hy_codegen_plan(q->problem, q->tree, q->caps, HY_DIALECT_CUDA, plain) != HYFFT_SUCCESS) {
     hy_error_clear();
     memset(plain, 0, sizeof *plain);
     return 0;
@@ -186,8 +186,16 @@ int hy_cuda_plan_tier(const void *plan_state) {
 
 /* ---- plans ------------------------------------------------------------------ */
 
-hy_status hy_cuda_plan_prepare(void *device, const hy_problem *problem,
-                                      const hy_plan_tree *tree, void **plan_state) {
+/* 1 unless $HYFFT_CUDA_BACKGROUND=0: plans may be tiered. Read at each
+ * plan, so a process may change it between plans. */
+int hy_cuda_plan_tiers(void *device) {
+  (void)device;
+  const char *env = hy_getenv("HYFFT_CUDA_BACKGROUND");
+  return !(env && strcmp(env, "0") == 0);
+}
+
+hy_status hy_cuda_plan_prepare(void *device, const hy_problem *problem, const hy_plan_tree *tree,
+                               const hy_plan_tree *quick_tree, void **plan_state) {
   hy_cuda_device *d = device;
   hy_device_caps caps = d->caps;
   /* The generator sizes blocks from the caps and marks every kernel with
@@ -195,18 +203,18 @@ hy_status hy_cuda_plan_prepare(void *device, const hy_problem *problem,
    * block may have. Should a kernel still report a smaller thread limit
    * (a driver or compiler that ignores the bound), it is generated again
    * with that limit instead of failing with LAUNCH_OUT_OF_RESOURCES. */
-  const char *env = hy_getenv("HYFFT_CUDA_BACKGROUND");
-  int may_tier = !(env && strcmp(env, "0") == 0);
+  int may_tier = hy_cuda_plan_tiers(device);
   for (int attempt = 0;; attempt++) {
     hy_gpu_program program, plain;
     memset(&program, 0, sizeof program);
     memset(&plain, 0, sizeof plain);
     HY_TRY(hy_codegen_plan_tiers(problem, tree, &caps, HY_DIALECT_CUDA, &program,
                                  may_tier ? &plain : NULL));
-    /* A plan with a plane pass is tiered too: its quick tier is one pass
-     * per axis, made only if the plane program is in no cache. */
+    /* A plan with a plane pass is tiered too: its quick tier is the quick
+     * tree (one pass per axis), generated only if the plane program is in
+     * no cache. */
     int plane = hy_plan_tree_has_plane(tree);
-    hy_cuda_quick quick = {problem, tree, &caps};
+    hy_cuda_quick quick = {problem, quick_tree, &caps};
     void *state = NULL;
     /* A tiered plan's final program is compiled as one unit (a persistent
      * program's clearing kernel is tiny; a plane plan's other kernels are
