@@ -66,10 +66,9 @@ typedef struct hy_cuda_loaded {
 
 /* What a plan runs: most plans one program, `main`, from the start.
  *
- * Two kinds of program are long compiles: a persistent kernel
- * (cg_persist.c; 1.2-1.6 s for the 65537-point plans on the H100's host)
- * and a kernel over whole 2D planes (axis_passes.c; most of a second for
- * 100 x 100). Each has a quick alternative: the plain program of one
+ * Two kinds of program are long compiles, long enough to dominate the
+ * time to create a plan: a persistent kernel (cg_persist.c) and a kernel
+ * over whole 2D planes (axis_passes.c). Each has a quick alternative: the plain program of one
  * kernel per pass the persistent one was made from, or the program of one
  * pass per axis (the quick tree plan_prepare is given), whose small
  * kernels compile in parallel in a fraction of that. So when such a program is in neither
