@@ -105,8 +105,11 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
   if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
     st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
   if (st == HYFFT_SUCCESS) st = hy_plan_choose(context, &p->problem, flags, &p->tree);
-  if (st == HYFFT_SUCCESS)
-    st = context->backend->plan_prepare(context->device, &p->problem, &p->tree, &p->backend_state);
+  if (st == HYFFT_SUCCESS) {
+    p->has_quick = hy_plan_quick(context, &p->problem, &p->tree, &p->quick);
+    st = context->backend->plan_prepare(context->device, &p->problem, &p->tree,
+                                        p->has_quick ? &p->quick : NULL, &p->backend_state);
+  }
   if (st == HYFFT_SUCCESS)
     hy_exec_fit_workspace(context->backend, context->device, p->backend_state, &p->tree);
   if (st != HYFFT_SUCCESS) {
@@ -277,6 +280,10 @@ hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, si
   hy_token_print(&plan->problem.user, &sb);
   hy_strbuf_appendf(&sb, " on %s (%s)\n", plan->context->info.spec, plan->context->info.name);
   hy_plan_tree_describe(&plan->tree, &sb);
+  if (plan->has_quick) {
+    hy_strbuf_append(&sb, "  first tier while the plane kernel compiles:\n");
+    hy_plan_tree_describe(&plan->quick, &sb);
+  }
   hy_status st = hy_strbuf_export(&sb, buf, buf_size, needed);
   hy_strbuf_free(&sb);
   return st;

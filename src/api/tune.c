@@ -277,6 +277,13 @@ static int hy_measure_env(void) {
   return env && strcmp(env, "0") != 0;
 }
 
+int hy_plan_quick(struct hyfft_context_s *ctx, const hy_problem *problem,
+                  const hy_plan_tree *tree, hy_plan_tree *quick) {
+  const hy_backend *b = ctx->backend;
+  if (!b->plan_tiers || !b->plan_tiers(ctx->device)) return 0;
+  return hy_planner_quick_tree(problem, tree, &ctx->caps, quick);
+}
+
 hy_status hy_plan_choose(struct hyfft_context_s *ctx, const hy_problem *problem, unsigned flags,
                          hy_plan_tree *out) {
   if (hy_forced_tree) {

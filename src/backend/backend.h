@@ -23,7 +23,7 @@ typedef struct hy_device_caps {
    * unlimited (INT64_MAX) on the CPU, limited by local memory on GPUs. */
   int64_t max_pass_length[2];
   /* A planner restriction, not the device's: no plane passes (the quick
-   * first tier of a CUDA plan, hy_planner_quick_tree). */
+   * first tier of a tiered plan, hy_planner_quick_tree). */
   int no_planes;
 } hy_device_caps;
 
@@ -52,12 +52,21 @@ typedef struct hy_backend {
                     size_t bytes, int blocking);
   hy_status (*synchronize)(void *device, void *queue);
 
+  /* Optional: 1 when plans on this device may start on a quick first tier
+   * (one pass per axis) and switch to the tree's own kernels once those
+   * have compiled in the background, as CUDA plans with a plane pass do;
+   * the caller then plans that tier (hy_planner_quick_tree) and hands it
+   * to plan_prepare. NULL or 0: never, and plan_prepare gets NULL. */
+  int (*plan_tiers)(void *device);
   /* Plans: prepare compiles/builds what the tree needs and returns an
    * opaque state for execute (plans run from several threads; a state that
    * changes after prepare guards that itself, like a CUDA plan that
-   * switches to kernels it compiled in the background). */
+   * switches to kernels it compiled in the background). `quick` is the
+   * plan's quick first tier (see plan_tiers), NULL when it has none; a
+   * backend runs it while the tree's plane kernel compiles, and plans
+   * nothing itself. */
   hy_status (*plan_prepare)(void *device, const hy_problem *problem, const hy_plan_tree *tree,
-                            void **plan_state);
+                            const hy_plan_tree *quick, void **plan_state);
   void (*plan_release)(void *device, void *plan_state);
   /* Optional: complex elements of WORK0 the prepared plan touches when
    * fewer than its tree's work_elems[0] (0: the tree's). The plan's

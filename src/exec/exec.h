@@ -26,6 +26,10 @@ struct hyfft_plan_s {
   hyfft_context context;
   hy_problem problem;
   hy_plan_tree tree;
+  /* The quick first tier the backend runs while the tree's plane kernel
+   * compiles (hy_plan_quick), when has_quick; shown by hyfft_plan_describe. */
+  hy_plan_tree quick;
+  int has_quick;
   void *backend_state;
   /* Plan-owned workspace on the device, allocated once at creation; its
    * users take the lock so that concurrent executions stay correct. */

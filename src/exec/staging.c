@@ -163,7 +163,10 @@ static hy_status hy_stage_sub_create(struct hyfft_plan_s *plan, int64_t n, unsig
   /* Chosen like any plan (wisdom, measuring, the model): a chunk's batch
    * may well get another tree than the whole problem's. */
   HY_TRY(hy_plan_choose(ctx, &sub->problem, flags, &sub->tree));
-  HY_TRY(ctx->backend->plan_prepare(ctx->device, &sub->problem, &sub->tree, &sub->state));
+  hy_plan_tree quick;
+  int has_quick = hy_plan_quick(ctx, &sub->problem, &sub->tree, &quick);
+  HY_TRY(ctx->backend->plan_prepare(ctx->device, &sub->problem, &sub->tree,
+                                    has_quick ? &quick : NULL, &sub->state));
   hy_exec_fit_workspace(ctx->backend, ctx->device, sub->state, &sub->tree);
   return HYFFT_SUCCESS;
 }

@@ -142,8 +142,10 @@ static void hy_cpu_plan_release(void *device, void *plan_state) {
 }
 
 static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
-                                     const hy_plan_tree *tree, void **plan_state) {
+                                     const hy_plan_tree *tree, const hy_plan_tree *quick,
+                                     void **plan_state) {
   (void)problem;
+  (void)quick; /* no tiers: the CPU backend compiles nothing */
   hy_cpu_plan *plan = hy_calloc(1, sizeof *plan);
   if (!plan) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: plan state");
   hy_status st = HYFFT_SUCCESS;

@@ -27,7 +27,7 @@ void *hy_cuda_context(void *device);
  * on failure. The state is what plan_prepare returns. */
 hy_status hy_cuda_program_load(void *device, hy_gpu_program *program, void **plan_state);
 /* Wait for a tiered plan's background compile and switch it to the
- * persistent kernel (see hy_cuda_plan in cuda_backend.c); at once for
+ * persistent kernel (see hy_cuda_plan in cuda_internal.h); at once for
  * other plans. Returns the compile's failure, if it failed: the plan then
  * keeps running its plain kernels. */
 hy_status hy_cuda_plan_wait(void *device, void *plan_state);

@@ -39,7 +39,7 @@ hy_status hy_cuda_units_build(hy_cuda_unit *units, const uint64_t *keys, int *fr
 
 /* One unit compiled on a thread of its own while the caller goes on: a
  * plan's persistent kernel (one long compile) builds in the background
- * while the plan already runs its plain kernels (cuda_backend.c).
+ * while the plan already runs its plain kernels (cuda_plan.c).
  *
  * hy_cuda_background_start copies the source and starts the thread, which
  * compiles it for sm_<arch> and stores the image in the disk cache under

@@ -336,7 +336,9 @@ static void hy_cl_plan_release(void *device, void *plan_state) {
 }
 
 static hy_status hy_cl_plan_prepare(void *device, const hy_problem *problem,
-                                    const hy_plan_tree *tree, void **plan_state) {
+                                    const hy_plan_tree *tree, const hy_plan_tree *quick,
+                                    void **plan_state) {
+  (void)quick; /* no tiers (no plan_tiers): always NULL */
   hy_cl_device *dev = device;
   const hy_cl_api *api = dev->api;
   hy_cl_plan *plan = calloc(1, sizeof *plan);

@@ -282,7 +282,7 @@ static void test_pass_direct(int64_t n, hy_dft_algo algo, hyfft_precision prec, 
     CHECK(m == 1, "n = %lld not smooth in the test", (long long)n);
   }
   void *state = NULL;
-  CHECK_OK(b->plan_prepare(dev, NULL, &tree, &state));
+  CHECK_OK(b->plan_prepare(dev, NULL, &tree, NULL, &state));
   size_t esz = prec == HYFFT_F64 ? 16 : 8;
   int64_t in_elems = 3 + loops_a * (2 * loops_b + 1) * n + 8;
   int64_t out_elems = 1 + loops_a * loops_b * n + 8;

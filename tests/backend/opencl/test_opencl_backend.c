@@ -519,7 +519,7 @@ static void test_cpu_runs_gpu_tree(void) {
           (long long)c.n1, (long long)tree.passes[0].plane_inner, cases[ci].planes ? "one" : "none");
     void *dev = NULL, *state = NULL;
     CHECK_OK(hy_backend_cpu.open(0, &dev));
-    CHECK_OK(hy_backend_cpu.plan_prepare(dev, &p, &tree, &state));
+    CHECK_OK(hy_backend_cpu.plan_prepare(dev, &p, &tree, NULL, &state));
     size_t elem = c.f64 ? 16 : 8;
     void *out = calloc(c.count, elem);
     void *work = calloc((size_t)(tree.work_elems[0] + 1), elem);
