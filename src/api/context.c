@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/tune.h"
+#include "api/api.h"
+#include "util/settings.h"
 #include "exec/exec.h"
 
 /* Parse "cpu", "cuda", "cuda:N", "opencl", "opencl:P:D", "auto".
@@ -90,7 +91,7 @@ static hy_status hy_find_device(const char *spec, const hy_backend **backend, in
 hyfft_status hyfft_context_create(const char *device_spec, hyfft_context *context) {
   hy_error_clear();
   if (!context) return hy_error(HYFFT_NULL_POINTER, "context is NULL");
-  const char *spec = device_spec ? device_spec : hy_getenv("HYFFT_DEVICE");
+  const char *spec = device_spec ? device_spec : hy_settings_get()->device;
   if (!spec) spec = "auto";
   const hy_backend *backend = NULL;
   int index = 0;
@@ -126,12 +127,6 @@ hyfft_status hyfft_context_destroy(hyfft_context context) {
                     (void *)context);
   hy_context_release(context);
   return HYFFT_SUCCESS;
-}
-
-void hy_context_release(struct hyfft_context_s *context) {
-  if (atomic_fetch_sub(&context->refs, 1) != 1) return;
-  context->backend->close(context->device);
-  free(context);
 }
 
 static hy_status hy_check_context(hyfft_context context) {

@@ -2,9 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/tune.h"
-#include "exec/exec.h"
-#include "exec/staging.h"
+#include "api/api.h"
 #include "planner/planner.h"
 
 static hy_status hy_check_plan(hyfft_plan plan) {
@@ -96,45 +94,13 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
   if (flags & ~(unsigned)HYFFT_MEASURE)
     return hy_error(HYFFT_INVALID_ARGUMENT, "unknown planner flags 0x%x", flags);
 
-  struct hyfft_plan_s *p = calloc(1, sizeof *p);
-  if (!p) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a plan");
-  hy_status st = hy_problem_make(problem, &p->problem);
-  /* The planner has C2C solvers only; say so plainly instead of NO_SOLVER. */
-  if (st == HYFFT_SUCCESS && p->problem.kind != HYFFT_C2C)
-    st = hy_error(HYFFT_NOT_SUPPORTED, "R2C/C2R transforms are not implemented yet");
-  if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
-    st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
-  if (st == HYFFT_SUCCESS) st = hy_plan_choose(context, &p->problem, flags, &p->tree);
-  if (st == HYFFT_SUCCESS) {
-    p->has_quick = hy_plan_quick(context, &p->problem, &p->tree, &p->quick);
-    st = context->backend->plan_prepare(context->device, &p->problem, &p->tree,
-                                        p->has_quick ? &p->quick : NULL, &p->backend_state);
-  }
-  if (st == HYFFT_SUCCESS)
-    hy_exec_fit_workspace(context->backend, context->device, p->backend_state, &p->tree);
+  struct hyfft_plan_s *p = NULL;
+  HY_TRY(hy_exec_plan_create(context, problem, flags, NULL, &p));
+  hy_status st = hy_handle_register(p, HY_HANDLE_PLAN);
   if (st != HYFFT_SUCCESS) {
-    free(p);
+    hy_exec_plan_destroy(p);
     return st;
   }
-  p->context = context;
-  pthread_mutex_init(&p->work_lock, NULL);
-  size_t elem = p->problem.precision == HYFFT_F64 ? 16 : 8;
-  for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++) {
-    if (p->tree.work_elems[w] > 0)
-      st = context->backend->alloc(context->device, (size_t)p->tree.work_elems[w] * elem, &p->work[w]);
-  }
-  if (st == HYFFT_SUCCESS) st = hy_stage_create(p, flags);
-  if (st == HYFFT_SUCCESS) st = hy_handle_register(p, HY_HANDLE_PLAN);
-  if (st != HYFFT_SUCCESS) {
-    hy_stage_destroy(p);
-    for (int w = 0; w < 2; w++)
-      if (p->work[w]) context->backend->release(context->device, p->work[w]);
-    context->backend->plan_release(context->device, p->backend_state);
-    pthread_mutex_destroy(&p->work_lock);
-    free(p);
-    return st;
-  }
-  atomic_fetch_add(&context->refs, 1);
   *plan = p;
   return HYFFT_SUCCESS;
 }
@@ -253,14 +219,7 @@ hyfft_status hyfft_plan_destroy(hyfft_plan plan) {
   if (!plan) return hy_error(HYFFT_NULL_POINTER, "plan is NULL");
   if (!hy_handle_unregister(plan, HY_HANDLE_PLAN))
     return hy_error(HYFFT_INVALID_HANDLE, "plan %p is not live (destroyed twice?)", (void *)plan);
-  const hy_backend *b = plan->context->backend;
-  hy_stage_destroy(plan);
-  for (int w = 0; w < 2; w++)
-    if (plan->work[w]) b->release(plan->context->device, plan->work[w]);
-  b->plan_release(plan->context->device, plan->backend_state);
-  pthread_mutex_destroy(&plan->work_lock);
-  hy_context_release(plan->context);
-  free(plan);
+  hy_exec_plan_destroy(plan);
   return HYFFT_SUCCESS;
 }
 
@@ -303,9 +262,7 @@ hyfft_status hyfft_plan_source(hyfft_plan plan, char *buf, size_t buf_size, size
 hyfft_status hyfft_plan_wait(hyfft_plan plan) {
   hy_error_clear();
   HY_TRY(hy_check_plan(plan));
-  const hy_backend *b = plan->context->backend;
-  if (b->plan_wait) HY_TRY(b->plan_wait(plan->context->device, plan->backend_state));
-  return hy_stage_wait(plan);
+  return hy_exec_plan_wait(plan);
 }
 
 hyfft_status hyfft_plan_workspace_size(hyfft_plan plan, size_t *bytes) {

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/tune.h"
+#include "api/api.h"
+#include "util/settings.h"
 #include "planner/wisdom.h"
 
 static hy_status hy_check_context(hyfft_context context) {
@@ -111,7 +112,7 @@ hy_status hy_wisdom_env_import(void) {
   pthread_mutex_lock(&hy_env_lock);
   hy_status st = HYFFT_SUCCESS;
   if (!hy_env_done) {
-    const char *path = hy_getenv("HYFFT_WISDOM");
+    const char *path = hy_settings_get()->wisdom;
     char *text = NULL;
     int missing = 0;
     if (path) st = hy_read_file(path, &text, &missing);

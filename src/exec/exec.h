@@ -27,7 +27,7 @@ struct hyfft_plan_s {
   hy_problem problem;
   hy_plan_tree tree;
   /* The quick first tier the backend runs while the tree's plane kernel
-   * compiles (hy_plan_quick), when has_quick; shown by hyfft_plan_describe. */
+   * compiles (hy_exec_plan_prepare), when has_quick; shown by hyfft_plan_describe. */
   hy_plan_tree quick;
   int has_quick;
   void *backend_state;
@@ -41,7 +41,32 @@ struct hyfft_plan_s {
   struct hy_stage *stage;
 };
 
-/* Run a plan on caller data (hyfft_execute / hyfft_execute_async). Checks
+/* Create a plan of `problem` (a user description, validated here) on
+ * `context`: its tree, backend state, plan-owned workspace and staging
+ * state. `tree` NULL chooses the tree (hy_exec_choose: wisdom, measuring,
+ * the cost model); otherwise that tree is used as is (the measuring
+ * planner builds its candidates so). The plan holds a reference to the
+ * context. api/plan.c wraps this for the public call and registers the
+ * handle. */
+hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_problem *problem,
+                              unsigned flags, const hy_plan_tree *tree,
+                              struct hyfft_plan_s **plan);
+/* Release everything hy_exec_plan_create made, and the context reference. */
+void hy_exec_plan_destroy(struct hyfft_plan_s *plan);
+/* Wait until the plan's final kernels are in place (a CUDA plan compiles
+ * its persistent kernel in the background), its stage's sub-plans too. */
+hy_status hy_exec_plan_wait(struct hyfft_plan_s *plan);
+
+/* Tree and backend state of a canonical problem: `fixed` NULL chooses the
+ * tree, else *tree = *fixed; the planner's quick first tier goes to
+ * *quick and *has_quick where the backend tiers plans (both may be NULL:
+ * not kept); then the backend prepares it and the workspace is fitted.
+ * Staging builds its chunk sub-plans with this. */
+hy_status hy_exec_plan_prepare(struct hyfft_context_s *context, const hy_problem *problem,
+                               unsigned flags, const hy_plan_tree *fixed, hy_plan_tree *tree,
+                               hy_plan_tree *quick, int *has_quick, void **state);
+
+/* Run a plan on caller data (the public execute calls). Checks
  * the pointers (NULL, aliasing, in-place rules) before touching data,
  * stages host data through the device for GPU backends, and supplies
  * workspace. */

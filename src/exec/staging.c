@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/tune.h"
 #include "exec/exec.h"
 #include "exec/staging.h"
+#include "util/settings.h"
 
 typedef struct hy_stage_sub {
   hy_problem problem;
@@ -162,13 +162,8 @@ static hy_status hy_stage_sub_create(struct hyfft_plan_s *plan, int64_t n, unsig
   HY_TRY(hy_problem_make(&u, &sub->problem));
   /* Chosen like any plan (wisdom, measuring, the model): a chunk's batch
    * may well get another tree than the whole problem's. */
-  HY_TRY(hy_plan_choose(ctx, &sub->problem, flags, &sub->tree));
-  hy_plan_tree quick;
-  int has_quick = hy_plan_quick(ctx, &sub->problem, &sub->tree, &quick);
-  HY_TRY(ctx->backend->plan_prepare(ctx->device, &sub->problem, &sub->tree,
-                                    has_quick ? &quick : NULL, &sub->state));
-  hy_exec_fit_workspace(ctx->backend, ctx->device, sub->state, &sub->tree);
-  return HYFFT_SUCCESS;
+  return hy_exec_plan_prepare(ctx, &sub->problem, flags, NULL, &sub->tree, NULL, NULL,
+                              &sub->state);
 }
 
 static void hy_stage_unchunk(struct hyfft_plan_s *plan) {
@@ -235,10 +230,9 @@ hy_status hy_stage_create(struct hyfft_plan_s *plan, unsigned flags) {
   plan->stage = NULL;
   if (p->memory != HYFFT_MEMORY_HOST || b->id == HYFFT_BACKEND_CPU || !hy_stage_hooks(b))
     return HYFFT_SUCCESS;
-  /* The lead's switch back to the per-call path, should the staged one
+  /* HYFFT_STAGING=simple: the per-call path, should the staged one
    * misbehave on some machine. */
-  const char *mode = getenv("HYFFT_STAGING");
-  if (mode && strcmp(mode, "simple") == 0) return HYFFT_SUCCESS;
+  if (hy_settings_get()->staging_simple) return HYFFT_SUCCESS;
 
   struct hy_stage *s = calloc(1, sizeof *s);
   if (!s) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a plan's staging state");
@@ -293,8 +287,8 @@ int hy_stage_is_chunked(const struct hyfft_plan_s *plan) {
 /* ---- execution ----------------------------------------------------------- */
 
 /* Copies between the user's pageable memory and the pinned buffers run on
- * several cores: one core's memcpy (about 7 GB/s measured on the H100
- * host) would otherwise be the pipeline's bottleneck, well below the bus. */
+ * several cores: one core's memcpy is slower than the host-device bus and
+ * would otherwise be the pipeline's bottleneck. */
 typedef struct hy_stage_copy {
   char *dst;
   const char *src;

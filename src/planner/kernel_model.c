@@ -6,6 +6,7 @@
 #include "planner/kernel_model.h"
 #include "planner/kernel_spec.h"
 #include "planner/planner.h"
+#include "util/settings.h"
 
 
 /* Rader's convolution (length p - 1) against Bluestein's (a power of two
@@ -29,10 +30,10 @@ static int hy_model_rader_pass(const hy_pass *pass, hy_pass *out) {
   hy_kernel_spec probe;
   memset(&probe, 0, sizeof probe);
   probe.rader = hy_rader_length_pays(n);
-  const char *env = hy_getenv("HYFFT_RADER");
+  const char *env = hy_settings_get()->rader_raw;
   if (env && strcmp(env, "1") == 0) probe.rader = 1;
   if (env && strcmp(env, "0") == 0) probe.rader = 0;
-  hy_kernel_spec_apply(&probe, hy_getenv("HYFFT_KERNEL_SPEC"));
+  hy_kernel_spec_apply(&probe, hy_settings_get()->kernel_spec);
   hy_kernel_spec_apply(&probe, pass->kernel_spec);
   if (!probe.rader) return 0;
   int factors[HY_MAX_FACTORS], nf = 0;
@@ -147,7 +148,7 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * environment and the pass's variant may change them first. */
   {
     hy_kernel_spec probe = *spec;
-    hy_kernel_spec_apply(&probe, hy_getenv("HYFFT_KERNEL_SPEC"));
+    hy_kernel_spec_apply(&probe, hy_settings_get()->kernel_spec);
     hy_kernel_spec_apply(&probe, pass->kernel_spec);
     spec->merge_odd = probe.merge_odd;
     spec->pow2_radix = probe.pow2_radix;
@@ -288,7 +289,7 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     spec->threads_per_transform *= 2;
     spec->transforms_per_block /= 2;
   }
-  hy_kernel_spec_apply(spec, hy_getenv("HYFFT_KERNEL_SPEC"));
+  hy_kernel_spec_apply(spec, hy_settings_get()->kernel_spec);
   hy_kernel_spec_apply(spec, pass->kernel_spec);
   if ((int64_t)spec->threads_per_transform * spec->transforms_per_block > wg)
     spec->transforms_per_block = wg / spec->threads_per_transform > 0 ? wg / spec->threads_per_transform : 1;
@@ -345,7 +346,7 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   hy_kernel_spec named;
   memset(&named, 0, sizeof named);
   named.lds_pad = named.lds_pad_shift = named.lds_row_extra = named.min_blocks = -1;
-  hy_kernel_spec_apply(&named, hy_getenv("HYFFT_KERNEL_SPEC"));
+  hy_kernel_spec_apply(&named, hy_settings_get()->kernel_spec);
   hy_kernel_spec_apply(&named, pass->kernel_spec);
   hy_model_bank_layout(pass, &named, spec, nc, caps);
   int free_blocks = named.min_blocks < 0;
@@ -404,7 +405,7 @@ static int64_t hy_model_l2_chunk(const hy_plan_tree *tree, const hy_device_caps 
    * kernel's counters (hy_plan_tree_reserve_sync). */
   int64_t work0 = tree->sync_ints > 0 ? tree->sync_offset : tree->work_elems[0];
   if (tree->npasses >= 3 && work0 == 0 && tree->work_elems[1] == 0) budget = caps->l2_cache / 2;
-  const char *env = hy_getenv("HYFFT_L2_CHUNK");
+  const char *env = hy_settings_get()->l2_chunk_raw;
   if (env && *env) budget = strtoll(env, NULL, 10);
   return budget > 0 ? budget : 0;
 }
@@ -414,9 +415,9 @@ hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *c
   tree->specs_ready = 0;
   tree->l2_chunk_bytes = 0;
   if (caps->backend == HYFFT_BACKEND_CPU) return HYFFT_SUCCESS;
-  const char *env_spec = hy_getenv("HYFFT_KERNEL_SPEC");
-  const char *rev = hy_getenv("HYFFT_REVERSE");
-  const char *chunk_env = hy_getenv("HYFFT_L2_CHUNK");
+  const char *env_spec = hy_settings_get()->kernel_spec;
+  const char *rev = hy_settings_get()->reverse_raw;
+  const char *chunk_env = hy_settings_get()->l2_chunk_raw;
   for (int i = 0; i < tree->npasses; i++) {
     hy_pass *pass = &tree->passes[i];
     hy_pass chosen;

@@ -40,7 +40,7 @@ hy_status hy_planner_set_variant(const hy_problem *problem, const hy_device_caps
  * 100 x 100 plane): the same solver with one pass per axis, when it needs
  * no more workspace than `tree` for its passes' data (its counters are
  * not used: such a tree is never a persistent kernel). 1 and *out when
- * there is one, else 0. The plan layer (hy_plan_quick, api/tune.c) hands
+ * there is one, else 0. The plan layer (hy_exec_plan_prepare, exec/plan.c) hands
  * it to plan_prepare of a backend that tiers plans: a CUDA plan runs its
  * program while the plane kernel compiles (cuda_plan.c, tiered plans). */
 int hy_planner_quick_tree(const hy_problem *problem, const hy_plan_tree *tree,

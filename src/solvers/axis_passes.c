@@ -13,12 +13,13 @@
 #include <string.h>
 
 #include "planner/planner.h"
+#include "util/settings.h"
 
 /* Whether the innermost two axes make one plane pass; fills `pass`'s
  * axis, factors and plane_inner if so. */
 static int hy_axis_plane(const hy_problem *problem, const hy_device_caps *caps, hy_pass *pass) {
   if (caps->backend == HYFFT_BACKEND_CPU || caps->no_planes || problem->rank < 2) return 0;
-  const char *env = hy_getenv("HYFFT_PLANES");
+  const char *env = hy_settings_get()->planes_raw;
   if (env && strcmp(env, "0") == 0) return 0;
   const hyfft_dim *a = &problem->dims[problem->rank - 2], *b = &problem->dims[problem->rank - 1];
   if (a->n < 2 || b->n < 2 || b->in_stride != 1 || b->out_stride != 1 || a->in_stride != b->n ||

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "planner/planner.h"
+#include "util/settings.h"
 
 typedef struct hy_fs_ctx {
   const hy_problem *problem;
@@ -268,7 +269,7 @@ static hy_status hy_fs_fused_chain(hy_fs_ctx *c, int64_t n, int64_t m, int64_t n
 static hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
                                        hy_buffer dst, int64_t out_stride, int nloops,
                                        const hyfft_dim *loops) {
-  if (c->caps->backend == HYFFT_BACKEND_CPU || hy_getenv("HYFFT_BLUESTEIN_UNFUSED"))
+  if (c->caps->backend == HYFFT_BACKEND_CPU || hy_settings_get()->bluestein_unfused)
     return HYFFT_NO_SOLVER;
   if (!hy_fs_chain_fits(c, in_stride, out_stride, nloops, loops)) return HYFFT_NO_SOLVER;
   int64_t m = hy_bluestein_length(n), n1, n2, dense[HY_MAX_LOOPS];
@@ -298,7 +299,7 @@ static hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, i
  * $HYFFT_RADER=1 asks for Rader wherever it applies, 0 never. */
 static int hy_fs_rader_pays(const hy_fs_ctx *c, int64_t n, int64_t n1, int64_t n2, int nloops,
                             int64_t count) {
-  const char *env = hy_getenv("HYFFT_RADER");
+  const char *env = hy_settings_get()->rader_raw;
   if (env && strcmp(env, "0") == 0) return 0;
   if (n < 3 || hy_largest_prime_factor(n) != n || !hy_rader_length_pays(n)) return 0;
   if (c->problem->precision == HYFFT_F64 || (env && strcmp(env, "1") == 0)) return 1;
@@ -322,7 +323,7 @@ static int hy_fs_rader_pays(const hy_fs_ctx *c, int64_t n, int64_t n1, int64_t n
 static hy_status hy_fs_rader_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
                                    hy_buffer dst, int64_t out_stride, int nloops,
                                    const hyfft_dim *loops) {
-  if (c->caps->backend == HYFFT_BACKEND_CPU || hy_getenv("HYFFT_BLUESTEIN_UNFUSED"))
+  if (c->caps->backend == HYFFT_BACKEND_CPU || hy_settings_get()->bluestein_unfused)
     return HYFFT_NO_SOLVER;
   if (!hy_fs_chain_fits(c, in_stride, out_stride, nloops, loops)) return HYFFT_NO_SOLVER;
   int64_t m = n - 1, n1, n2, dense[HY_MAX_LOOPS], count = 1;
@@ -438,7 +439,7 @@ static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, in
 static hy_status hy_four_step_plan(const hy_problem *problem, const hy_device_caps *caps,
                                    hy_plan_tree *out) {
   if (problem->rank == 0 || problem->kind != HYFFT_C2C) return HYFFT_NO_SOLVER;
-  const char *passes = hy_getenv("HYFFT_FOUR_STEP_PASSES");
+  const char *passes = hy_settings_get()->four_step_passes_raw;
   hy_fs_ctx c = {problem, caps, caps->max_pass_length[problem->precision], 0,
                  !(passes && strcmp(passes, "2") == 0), out};
   if (c.limit < 4) return HYFFT_NO_SOLVER;

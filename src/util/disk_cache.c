@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/disk_cache.h"
+#include "util/settings.h"
 
 #define HY_DISK_CACHE_MAX ((uint64_t)1 << 30)
 
@@ -21,15 +22,16 @@ typedef struct hy_cache_header {
 
 /* The cache directory, or 0 when caching on disk is off. */
 static int hy_cache_dir(char *dir, size_t size) {
-  const char *env = hy_getenv("HYFFT_CACHE_DIR");
+  const hy_settings *set = hy_settings_get();
+  const char *env = set->cache_dir;
   int n;
   if (env) {
     if (strcmp(env, "off") == 0 || strcmp(env, "none") == 0) return 0;
     n = snprintf(dir, size, "%s", env);
-  } else if (hy_getenv("XDG_CACHE_HOME")) {
-    n = snprintf(dir, size, "%s/hyfft", hy_getenv("XDG_CACHE_HOME"));
-  } else if (hy_getenv("HOME")) {
-    n = snprintf(dir, size, "%s/.cache/hyfft", hy_getenv("HOME"));
+  } else if (set->xdg_cache_home) {
+    n = snprintf(dir, size, "%s/hyfft", set->xdg_cache_home);
+  } else if (set->home) {
+    n = snprintf(dir, size, "%s/.cache/hyfft", set->home);
   } else {
     return 0;
   }

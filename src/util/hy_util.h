@@ -102,7 +102,8 @@ void hy_parallel_for(int64_t count, int64_t grain, hy_range_fn fn, void *arg);
 
 /* ---- environment --------------------------------------------------------- */
 
-/* getenv that treats an empty value as unset. */
+/* getenv that treats an empty value as unset. util/settings.c reads the
+ * environment through it; other code reads hy_settings_get() instead. */
 const char *hy_getenv(const char *name);
 
 #endif /* HY_UTIL_H */

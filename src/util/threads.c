@@ -5,17 +5,15 @@
 #include <unistd.h>
 
 #include "hy_util.h"
+#include "settings.h"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 int hy_num_threads(void) {
-  const char *v = hy_getenv("HYFFT_NUM_THREADS");
-  if (v) {
-    long n = strtol(v, NULL, 10);
-    if (n >= 1 && n <= 4096) return (int)n;
-  }
+  int n = hy_settings_get()->num_threads;
+  if (n > 0) return n;
 #ifdef _OPENMP
   return omp_get_num_procs();
 #else

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/settings.h"
 #include "check.h"
 #include "codegen/codegen.h"
 #include "planner/planner.h"
@@ -126,6 +127,7 @@ int main(int argc, char **argv) {
   static const char *const env[] = {"HYFFT_KERNEL_SPEC", "HYFFT_RADER", "HYFFT_L2_CHUNK",
                                     "HYFFT_REVERSE", "HYFFT_PERSIST", "HYFFT_MEASURE", NULL};
   for (int i = 0; env[i]; i++) unsetenv(env[i]);
+  hy_settings_reload();
   static char tokens[512][128];
   char path[1024];
   snprintf(path, sizeof path, "%s/standard.txt", argv[1]);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/settings.h"
 #include "check.h"
 #include "codegen/codegen.h"
 #include "planner/planner.h"
@@ -118,6 +119,7 @@ int main(void) {
   /* The plain kernels' shapes: the persistent kernel (checked at the end)
    * kept out. */
   setenv("HYFFT_KERNEL_SPEC", "persist=0", 1);
+  hy_settings_reload();
   for (size_t i = 0; i < sizeof hy_cases / sizeof hy_cases[0]; i++) {
     const expected *e = &hy_cases[i];
     hyfft_problem user;
@@ -164,6 +166,7 @@ int main(void) {
       {"c2c:f32:fwd:1009:b3", "rader=1", 1}};
   for (size_t i = 0; i < sizeof rader_cases / sizeof rader_cases[0]; i++) {
     setenv("HYFFT_KERNEL_SPEC", rader_cases[i].env_spec, 1);
+    hy_settings_reload();
     hy_plan_tree tree;
     hy_gpu_program prog;
     if (!plan_program(rader_cases[i].token, &caps, &tree, &prog)) continue;
@@ -176,6 +179,7 @@ int main(void) {
     hy_gpu_program_free(&prog);
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
+  hy_settings_reload();
   /* Primes too long for one pass: Rader's steps fused into the four-step
    * passes where p - 1 is 2^a x 1, 3 or 5 (a >= 4) in f64; in f32 where
    * the chain also runs as one persistent kernel (65537 x1023: split
@@ -192,6 +196,7 @@ int main(void) {
       {"c2c:f64:fwd:65537:b3", "0", HY_FUSE_CHIRP_IN},   {"c2c:f32:fwd:65537:b3", "1", HY_FUSE_RADER_IN}};
   for (size_t i = 0; i < sizeof fused_cases / sizeof fused_cases[0]; i++) {
     setenv("HYFFT_RADER", fused_cases[i].rader_env, 1);
+    hy_settings_reload();
     hy_plan_tree tree;
     hy_gpu_program prog;
     if (!plan_program(fused_cases[i].token, &caps, &tree, &prog)) continue;
@@ -204,6 +209,7 @@ int main(void) {
     hy_gpu_program_free(&prog);
   }
   setenv("HYFFT_RADER", "", 1);
+  hy_settings_reload();
   /* Over a second axis the chain does not run as one persistent kernel
    * (five passes), so f32 keeps Bluestein there. */
   {
@@ -232,6 +238,7 @@ int main(void) {
       {"c2c:f32:fwd:1009:b66510", "minblocks=0", 0}};
   for (size_t i = 0; i < sizeof blocks_cases / sizeof blocks_cases[0]; i++) {
     setenv("HYFFT_KERNEL_SPEC", blocks_cases[i].env_spec, 1);
+    hy_settings_reload();
     hy_plan_tree tree;
     hy_gpu_program prog;
     if (!plan_program(blocks_cases[i].token, &caps, &tree, &prog)) continue;
@@ -246,6 +253,7 @@ int main(void) {
     hy_gpu_program_free(&prog);
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
+  hy_settings_reload();
   /* Threads per transform of the first kernel: one per butterfly of the
    * largest radix where 256 threads would idle over 8% of the slots and
    * the butterflies fit a block (2401 = 7^4: 343, none idle); where 256
@@ -268,6 +276,7 @@ int main(void) {
       {"c2c:f32:fwd:2401:b27950", "threads=128", 0, 128}};
   for (size_t i = 0; i < sizeof thread_cases / sizeof thread_cases[0]; i++) {
     setenv("HYFFT_KERNEL_SPEC", thread_cases[i].env_spec, 1);
+    hy_settings_reload();
     hy_device_caps on = caps;
     if (thread_cases[i].opencl) on.backend = HYFFT_BACKEND_OPENCL;
     hy_plan_tree tree;
@@ -286,6 +295,7 @@ int main(void) {
     hy_gpu_program_free(&prog);
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
+  hy_settings_reload();
   /* Local-memory layouts (hy_cg_bank_layout) and radix-32 stages: the
    * first kernel's stages, its row length and padding period. f32 8192
    * and 16384 take radix-32 stages (one exchange fewer), f64 8192 and the
@@ -304,6 +314,7 @@ int main(void) {
       {"c2c:f32:fwd:16384:b4096", "tworadix=16", "stages 16x16x16x4, local rows of 17409 elements padded by 1 every 16"}};
   for (size_t i = 0; i < sizeof layout_cases / sizeof layout_cases[0]; i++) {
     setenv("HYFFT_KERNEL_SPEC", layout_cases[i].env_spec, 1);
+    hy_settings_reload();
     hy_plan_tree tree;
     hy_gpu_program prog;
     if (!plan_program(layout_cases[i].token, &caps, &tree, &prog)) continue;
@@ -371,6 +382,7 @@ int main(void) {
      * $HYFFT_RADER=0; the generator ignores it in the spec. */
     setenv("HYFFT_RADER", strstr(persist_cases[i].env_spec, "bluestein") ? "0" : "", 1);
     setenv("HYFFT_KERNEL_SPEC", persist_cases[i].env_spec, 1);
+    hy_settings_reload();
     hy_plan_tree tree;
     hy_gpu_program prog;
     if (!plan_program(persist_cases[i].token, &caps, &tree, &prog)) continue;
@@ -409,6 +421,7 @@ int main(void) {
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
   setenv("HYFFT_RADER", "", 1);
+  hy_settings_reload();
   /* Tiers (hy_codegen_plan_tiers, for CUDA plans that run plain kernels
    * while their persistent kernel compiles): the same persistent program
    * as hy_codegen_plan's, with the plain program it was made from, which
@@ -434,8 +447,10 @@ int main(void) {
       /* The switches are the planner's: plan again with persist=0. */
       hy_plan_tree tree0;
       setenv("HYFFT_KERNEL_SPEC", "persist=0", 1);
+      hy_settings_reload();
       CHECK_OK(hy_planner_plan(&prob, &caps, 0, &tree0));
       setenv("HYFFT_KERNEL_SPEC", "", 1);
+      hy_settings_reload();
       CHECK_OK(hy_codegen_plan(&prob, &tree0, &caps, HY_DIALECT_CUDA, &plain0));
       CHECK(plain.source.data && plain.hash == plain0.hash && plain.nkernels == tree.npasses &&
                 plain.nlaunches == plain0.nlaunches && plain.ntables == plain0.ntables,

@@ -10,6 +10,7 @@
 #include "codegen/codegen.h"
 #include "planner/kernel_spec.h"
 #include "planner/planner.h"
+#include "util/settings.h"
 #include "../backend/cuda/h100_caps.h"
 
 static void describe(const hy_plan_tree *tree, char *out, size_t size) {
@@ -23,6 +24,7 @@ static void describe(const hy_plan_tree *tree, char *out, size_t size) {
 int main(void) {
   unsetenv("HYFFT_KERNEL_SPEC");
   unsetenv("HYFFT_RADER");
+  hy_settings_reload();
   /* Checking: well formed, known keys, values in range. */
   CHECK_OK(hy_kernel_spec_check(""));
   CHECK_OK(hy_kernel_spec_check("threads=64,transforms=4,tworadix=32,tworadix=0"));
@@ -75,10 +77,12 @@ int main(void) {
   CHECK_STATUS(hy_planner_set_variant(&prob, &caps, &tree, "rader=2"), HYFFT_INVALID_ARGUMENT);
   /* $HYFFT_KERNEL_SPEC is read when the planner plans. */
   setenv("HYFFT_KERNEL_SPEC", "rader=0", 1);
+  hy_settings_reload();
   CHECK_OK(hy_planner_plan(&prob, &caps, 0, &tree));
   CHECK(tree.passes[0].algo == HY_ALGO_BLUESTEIN, "HYFFT_KERNEL_SPEC=rader=0: algo %d",
         (int)tree.passes[0].algo);
   unsetenv("HYFFT_KERNEL_SPEC");
+  hy_settings_reload();
 
   /* The CPU executes Bluestein itself: its trees are left alone. */
   hy_device_caps cpu = caps;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/settings.h"
 #include "check.h"
 #include "codegen/codegen.h"
 #include "planner/planner.h"
@@ -103,15 +104,18 @@ int main(void) {
    * and two-pass plans are not (measured slower, codegen.c). */
   setenv("HYFFT_L2_CHUNK", "", 1);
   setenv("HYFFT_PLANES", "0", 1); /* 3D as three axis passes */
+  hy_settings_reload();
   expect("c2c:f32:fwd:64x64x64:b256", 256, 1);
   expect("c2c:f32:fwd:128x128x128:b32", 32, 1);
   setenv("HYFFT_PLANES", "", 1); /* a plane pass and one axis pass */
+  hy_settings_reload();
   expect("c2c:f32:fwd:64x64x64:b256", 256, 0);
   expect("c2c:f32:fwd:1048576:b64", 64, 0);
   expect("c2c:f32:fwd:1024x1024:b64", 64, 0);
   expect("c2c:f32:fwd:256x256x256:b4", 4, 0); /* 128 MB per element */
   /* Any multi-pass plan with the budget given. */
   setenv("HYFFT_L2_CHUNK", "25000000", 1);
+  hy_settings_reload();
   expect("c2c:f32:fwd:1048576:b64", 64, 1);          /* four-step, 8 MB per element */
   expect("c2c:f32:fwd:65536:b1024", 1024, 1);        /* capped by HY_MAX_LAUNCHES */
   expect("c2c:f64:fwd:1024x1024:b32", 32, 1);
@@ -122,10 +126,13 @@ int main(void) {
   expect("c2c:f32:fwd:16777216:b4", 4, 0);
   /* Off by the environment, and a budget of one element per chunk. */
   setenv("HYFFT_L2_CHUNK", "0", 1);
+  hy_settings_reload();
   expect("c2c:f32:fwd:1048576:b64", 64, 0);
   setenv("HYFFT_L2_CHUNK", "1", 1);
+  hy_settings_reload();
   expect("c2c:f32:fwd:1048576:b64", 64, 0); /* an element exceeds 1 byte: plain */
   setenv("HYFFT_L2_CHUNK", "8388608", 1);
+  hy_settings_reload();
   expect("c2c:f32:fwd:1048576:b20", 20, 1); /* one element per chunk */
   return hy_test_summary();
 }

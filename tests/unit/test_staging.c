@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/settings.h"
 #include "check.h"
 #include "exec/exec.h"
 #include "exec/staging.h"
@@ -399,6 +400,7 @@ static void test_pipeline(void) {
 
   /* The lead's switch: no stage at all, the per-call path. */
   setenv("HYFFT_STAGING", "simple", 1);
+  hy_settings_reload();
   hyfft_plan plan = NULL;
   CHECK_OK(hyfft_plan_token(gpu, "c2c:f32:fwd:1024:b4099", HYFFT_ESTIMATE, &plan));
   if (plan) {
@@ -407,6 +409,7 @@ static void test_pipeline(void) {
   }
   pipeline_case(cpu, gpu, "c2c:f32:fwd:1024:b4099", -1, 2);
   unsetenv("HYFFT_STAGING");
+  hy_settings_reload();
 
   gpu->backend = &hy_backend_cpu;
   CHECK_OK(hyfft_context_destroy(gpu));

@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "util/settings.h"
 #include "check.h"
 #include "codegen/codegen.h"
 #include "planner/planner.h"
@@ -117,6 +118,7 @@ static void test_disk_tables(void) {
   char dir[] = "/tmp/hyfft-tables-XXXXXX";
   CHECK(mkdtemp(dir) != NULL, "temporary directory");
   setenv("HYFFT_CACHE_DIR", dir, 1);
+  hy_settings_reload();
   /* 65537 both ways: a chirp of 65537 and a spectrum of 2^17 entries
    * (fused four-step passes), which differ between the signs only; f64
    * 4099: a one-pass Bluestein with 8192-entry tables. All are generated
@@ -137,11 +139,13 @@ static void test_disk_tables(void) {
       hy_gpu_program_free(&again);
     }
     setenv("HYFFT_CACHE_DIR", "off", 1);
+    hy_settings_reload();
     if (generate(tokens[t], &off)) {
       CHECK(same_tables(&first[t], &off), "%s: tables with and without the cache differ", tokens[t]);
       hy_gpu_program_free(&off);
     }
     setenv("HYFFT_CACHE_DIR", dir, 1);
+    hy_settings_reload();
   }
   table_files(dir, 1);
   for (int t = 0; t < NT; t++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_compile.h"
+#include "util/settings.h"
 
 /* Pick what to build: sm_<arch> when this NVRTC knows it, else PTX for the
  * newest architecture it knows below `arch` (the driver JIT-compiles PTX
@@ -56,11 +57,11 @@ hy_status hy_cuda_compile(const char *source, int arch, void **image, size_t *si
   opts[nopts++] = "-std=c++17";
   /* Line tables cost nothing at run time and let compute-sanitizer and
    * profilers point at generated source lines. */
-  if (hy_getenv("HYFFT_CUDA_LINEINFO")) opts[nopts++] = "-lineinfo";
+  if (hy_settings_get()->cuda_lineinfo) opts[nopts++] = "-lineinfo";
   /* $HYFFT_NVRTC_OPTIONS: more options, separated by spaces (they are part
    * of every image's cache key, hy_cuda_options_hash). */
   char extra[256];
-  const char *env = hy_getenv("HYFFT_NVRTC_OPTIONS");
+  const char *env = hy_settings_get()->nvrtc_options;
   snprintf(extra, sizeof extra, "%s", env ? env : "");
   for (char *save = NULL, *tok = strtok_r(extra, " ", &save);
        tok && nopts < (int)(sizeof opts / sizeof opts[0]); tok = strtok_r(NULL, " ", &save))
@@ -114,9 +115,9 @@ hy_status hy_cuda_compile(const char *source, int arch, void **image, size_t *si
 }
 
 uint64_t hy_cuda_options_hash(uint64_t h) {
-  const char *env = hy_getenv("HYFFT_NVRTC_OPTIONS");
+  const char *env = hy_settings_get()->nvrtc_options;
   h = hy_hash_str(h, env ? env : "");
-  return hy_hash_u64(h, hy_getenv("HYFFT_CUDA_LINEINFO") ? 1 : 0);
+  return hy_hash_u64(h, hy_settings_get()->cuda_lineinfo ? 1 : 0);
 }
 
 /* ---- several units in parallel -------------------------------------------- */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_api.h"
+#include "util/settings.h"
 
 /* ---- driver ------------------------------------------------------------- */
 
@@ -124,7 +125,7 @@ static char hy_nv_reason[512];
 
 static void *hy_nv_open(void) {
   static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-  const char *homes[3] = {hy_getenv("CUDA_HOME"), hy_getenv("CUDA_PATH"), "/usr/local/cuda"};
+  const char *homes[3] = {hy_settings_get()->cuda_home, hy_settings_get()->cuda_path, "/usr/local/cuda"};
   char path[256];
   for (int n = 0; n < 3; n++) {
     for (int h = 0; h < 3; h++) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.h"
+#include "util/settings.h"
 
 /* Where a plan with a plane pass gets its quick program: the quick tree
  * plan_prepare was given (one pass per axis, hy_planner_quick_tree), NULL
@@ -190,7 +191,7 @@ int hy_cuda_plan_tier(const void *plan_state) {
  * plan, so a process may change it between plans. */
 int hy_cuda_plan_tiers(void *device) {
   (void)device;
-  const char *env = hy_getenv("HYFFT_CUDA_BACKGROUND");
+  const char *env = hy_settings_get()->cuda_background_raw;
   return !(env && strcmp(env, "0") == 0);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "backend/opencl/cl_internal.h"
+#include "util/settings.h"
 
 static hy_cl_api hy_cl_api_table;
 static const hy_cl_api *hy_cl_api_loaded;
@@ -17,7 +18,7 @@ static pthread_once_t hy_cl_once = PTHREAD_ONCE_INIT;
   } while (0)
 
 static void hy_cl_do_load(void) {
-  const char *path = hy_getenv("HYFFT_OPENCL_LIBRARY");
+  const char *path = hy_settings_get()->opencl_library;
   void *lib = dlopen(path ? path : "libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib && !path) lib = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
   if (!lib) return;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend/opencl/cl_internal.h"
+#include "util/settings.h"
 
 #define HY_CL_MAX_DEVICES 64
 
@@ -98,9 +99,9 @@ static int64_t hy_cl_pass_limit(const hyfft_device_info *info, size_t elem) {
   int64_t limit = info->local_memory / (int64_t)elem;
   int64_t wg = info->max_work_group < 256 ? info->max_work_group : 256;
   if (limit > 16 * wg) limit = 16 * wg;
-  const char *env = hy_getenv("HYFFT_OPENCL_MAX_PASS");
-  if (env) {
-    long long v = atoll(env);
+  const hy_settings *set = hy_settings_get();
+  if (set->opencl_max_pass_raw) {
+    int64_t v = set->opencl_max_pass;
     if (v >= 2 && v < limit) limit = v;
   }
   return limit;

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/settings.h"
 #include "backend/cuda/cuda_api.h"
 #include "backend/cuda/cuda_backend.h"
 #include "exec/exec.h"
@@ -181,6 +182,7 @@ static void hy_test_no_gpu(void) {
 static void hy_test_cache_entry_roundtrip(const char *dir) {
   /* Disk cache format checks that need no GPU. */
   setenv("HYFFT_CACHE_DIR", dir, 1);
+  hy_settings_reload();
   uint64_t key = 0x1234abcdull;
   const char payload[] = "image bytes";
   hy_cuda_cache_store(key, payload, sizeof payload);
@@ -223,6 +225,7 @@ static void hy_test_backend_gpu(const char *self, const char *dir) {
 
   /* Fresh cache directory: compiled once, then memory hit in this context. */
   setenv("HYFFT_CACHE_DIR", dir, 1);
+  hy_settings_reload();
   hy_gpu_program p;
   hy_fill_program(&p);
   void *state = NULL;
@@ -652,8 +655,10 @@ static void hy_test_staged_chunks(void) {
     hyfft_plan host = NULL, dplan = NULL, simple = NULL;
     CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &host));
     setenv("HYFFT_STAGING", "simple", 1);
+    hy_settings_reload();
     CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &simple));
     unsetenv("HYFFT_STAGING");
+    hy_settings_reload();
     prob.memory = HYFFT_MEMORY_DEVICE;
     CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &dplan));
     if (!host || !dplan || !simple) {
@@ -1015,6 +1020,7 @@ static void hy_test_tiered(const char *dir) {
   mkdir(sub, 0755);
   char *saved = getenv("HYFFT_CACHE_DIR") ? strdup(getenv("HYFFT_CACHE_DIR")) : NULL;
   setenv("HYFFT_CACHE_DIR", sub, 1);
+  hy_settings_reload();
   hyfft_context ctx = NULL, cpu = NULL;
   CHECK_OK(hyfft_context_create("cuda:0", &ctx));
   CHECK_OK(hyfft_context_create("cpu", &cpu));
@@ -1044,6 +1050,7 @@ static void hy_test_tiered(const char *dir) {
     hyfft_plan_destroy(plan);
     /* $HYFFT_CUDA_BACKGROUND=0: compiled before the plan is returned. */
     setenv("HYFFT_CUDA_BACKGROUND", "0", 1);
+    hy_settings_reload();
     CHECK_OK(hyfft_problem_parse("c2c:f64:bwd:65536:b64", &prob));
     prob.memory = HYFFT_MEMORY_DEVICE;
     plan = NULL;
@@ -1052,18 +1059,21 @@ static void hy_test_tiered(const char *dir) {
           "HYFFT_CUDA_BACKGROUND=0: a persistent plan without tiers");
     hyfft_plan_destroy(plan);
     unsetenv("HYFFT_CUDA_BACKGROUND");
+    hy_settings_reload();
     /* Executions from several threads across the switch (a new cache:
      * tiered again). */
     char sub2[560];
     snprintf(sub2, sizeof sub2, "%s/threads", sub);
     mkdir(sub2, 0755);
     setenv("HYFFT_CACHE_DIR", sub2, 1);
+    hy_settings_reload();
     hy_tiered_threads(ctx, cpu, "c2c:f32:fwd:65536:b64");
   }
   hyfft_context_destroy(cpu);
   hyfft_context_destroy(ctx);
   if (saved) setenv("HYFFT_CACHE_DIR", saved, 1);
   else unsetenv("HYFFT_CACHE_DIR");
+  hy_settings_reload();
   free(saved);
 }
 

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/settings.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_compile.h"
 #include "common/check.h"
@@ -96,6 +97,7 @@ static void hy_test_build(const char *token, const char *dir) {
   hy_units u;
   hy_units_make(&p, &u);
   setenv("HYFFT_CACHE_DIR", dir, 1);
+  hy_settings_reload();
 
   double t0 = hy_now();
   CHECK_OK(hy_cuda_units_build(u.unit, u.key, u.from_disk, u.n, 90));
@@ -152,6 +154,7 @@ static void hy_test_build(const char *token, const char *dir) {
   /* One unit that does not compile fails the build with its name and
    * log; no image is left (cache off, so nothing comes from disk). */
   setenv("HYFFT_CACHE_DIR", "off", 1);
+  hy_settings_reload();
   const char *saved = u.unit[bad].source;
   u.unit[bad].source = "extern \"C\" __global__ void hy_broken_unit( { }\n";
   CHECK_STATUS(hy_cuda_units_build(u.unit, u.key, u.from_disk, u.n, 90), HYFFT_COMPILE_ERROR);
@@ -185,6 +188,7 @@ static void hy_test_background(const char *dir) {
   if (st != HYFFT_SUCCESS) return;
   CHECK(strstr(p.source.data, "hy_persist_passes") != NULL, "65536 x64 is a persistent program");
   setenv("HYFFT_CACHE_DIR", dir, 1);
+  hy_settings_reload();
   const uint64_t key = 0x7165726564ull; /* any key: the test's own entry */
   hy_cuda_background *job = NULL;
   double t0 = hy_now();
@@ -245,15 +249,18 @@ static void hy_test_nvrtc_options(void) {
   int is_ptx = 0;
   uint64_t plain = hy_cuda_options_hash(1);
   setenv("HYFFT_NVRTC_OPTIONS", "-Ofc=mid --hyfft-no-such-option", 1);
+  hy_settings_reload();
   CHECK(hy_cuda_options_hash(1) != plain, "the options change the image keys");
   CHECK_STATUS(hy_cuda_compile(src, 90, &image, &size, &is_ptx), HYFFT_COMPILE_ERROR);
   CHECK(image == NULL && strstr(hyfft_last_error(), "hyfft-no-such-option") != NULL,
         "NVRTC names the unknown option: %.200s", hyfft_last_error());
   setenv("HYFFT_NVRTC_OPTIONS", "-Ofc=mid", 1);
+  hy_settings_reload();
   CHECK_OK(hy_cuda_compile(src, 90, &image, &size, &is_ptx));
   CHECK(image && size > 0, "a known option compiles");
   hy_free(image);
   unsetenv("HYFFT_NVRTC_OPTIONS");
+  hy_settings_reload();
   CHECK(hy_cuda_options_hash(1) == plain, "without the variable the keys are as before");
 }
 
@@ -262,6 +269,7 @@ static void hy_test_nvrtc_options(void) {
 static void hy_test_backend(const char *token, const char *dir) {
   const hy_backend *b = &hy_backend_cuda;
   setenv("HYFFT_CACHE_DIR", dir, 1);
+  hy_settings_reload();
   void *dev = NULL;
   CHECK_OK(b->open(0, &dev));
   if (!dev) return;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/settings.h"
 #include "backend/cpu/ops_chirp.h"
 #include "backend/opencl/cl_internal.h"
 #include "common/check.h"
@@ -347,6 +348,7 @@ static void test_disk_cache(const char *spec) {
   char dir[] = "/tmp/hyfft-cl-cache-XXXXXX";
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
   setenv("HYFFT_CACHE_DIR", dir, 1);
+  hy_settings_reload();
   tcase c;
   tcase_make(&c, 1, 30, 2, 0, -1, 0.25);
   char path[512] = "";
@@ -405,6 +407,7 @@ static void test_persist(hyfft_context ctx) {
   size_t ws[2] = {0, 0};
   for (int v = 0; v < 2; v++) {
     setenv("HYFFT_KERNEL_SPEC", specs[v], 1);
+    hy_settings_reload();
     hyfft_plan plan;
     CHECK_OK(hyfft_plan_token(ctx, "c2c:f32:fwd:4096:b16", 0, &plan));
     CHECK_OK(hyfft_plan_workspace_size(plan, &ws[v]));
@@ -420,6 +423,7 @@ static void test_persist(hyfft_context ctx) {
     CHECK_OK(hyfft_plan_destroy(plan));
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
+  hy_settings_reload();
   CHECK(memcmp(out[0], out[1], sizeof(float) * 2 * n * batch) == 0,
         "persistent output differs from the two-launch plan's");
   /* Plain: 16 elements of 4096 plus the counters; ring: 3 elements plus the counters. */
@@ -579,6 +583,7 @@ int main(int argc, char **argv) {
   }
   /* Small passes so that the async test exercises four-step workspace. */
   setenv("HYFFT_OPENCL_MAX_PASS", "128", 1);
+  hy_settings_reload();
   test_specs(ndev);
   hyfft_context ctx;
   CHECK_OK(hyfft_context_create("opencl", &ctx));

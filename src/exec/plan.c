@@ -1,0 +1,104 @@
+/* Plans below the public API: creation from a user description (tree
+ * chosen or given), destruction, and waiting for background compiles.
+ * api/plan.c, the measuring planner (exec/choose.c) and staging
+ * (exec/staging.c) all build plans through these. */
+#include <stdlib.h>
+
+#include "exec/choose.h"
+#include "exec/exec.h"
+#include "exec/staging.h"
+#include "planner/planner.h"
+
+void hy_context_release(struct hyfft_context_s *context) {
+  if (atomic_fetch_sub(&context->refs, 1) != 1) return;
+  context->backend->close(context->device);
+  free(context);
+}
+
+/* The quick first tier of a chosen tree: when the context's backend tiers
+ * plans (plan_tiers) and the planner has a quick tree for `tree`
+ * (hy_planner_quick_tree: a tree with a plane pass), *quick is that tree
+ * and 1 is returned, else 0. */
+static int hy_exec_plan_quick(struct hyfft_context_s *ctx, const hy_problem *problem,
+                              const hy_plan_tree *tree, hy_plan_tree *quick) {
+  const hy_backend *b = ctx->backend;
+  if (!b->plan_tiers || !b->plan_tiers(ctx->device)) return 0;
+  return hy_planner_quick_tree(problem, tree, &ctx->caps, quick);
+}
+
+hy_status hy_exec_plan_prepare(struct hyfft_context_s *context, const hy_problem *problem,
+                               unsigned flags, const hy_plan_tree *fixed, hy_plan_tree *tree,
+                               hy_plan_tree *quick, int *has_quick, void **state) {
+  hy_plan_tree own_quick;
+  int own_has = 0;
+  if (!quick || !has_quick) {
+    quick = &own_quick;
+    has_quick = &own_has;
+  }
+  if (fixed)
+    *tree = *fixed;
+  else
+    HY_TRY(hy_exec_choose(context, problem, flags, tree));
+  *has_quick = hy_exec_plan_quick(context, problem, tree, quick);
+  HY_TRY(context->backend->plan_prepare(context->device, problem, tree,
+                                        *has_quick ? quick : NULL, state));
+  hy_exec_fit_workspace(context->backend, context->device, *state, tree);
+  return HYFFT_SUCCESS;
+}
+
+hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_problem *problem,
+                              unsigned flags, const hy_plan_tree *tree,
+                              struct hyfft_plan_s **plan) {
+  struct hyfft_plan_s *p = calloc(1, sizeof *p);
+  if (!p) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a plan");
+  hy_status st = hy_problem_make(problem, &p->problem);
+  /* The planner has C2C solvers only; say so plainly instead of NO_SOLVER. */
+  if (st == HYFFT_SUCCESS && p->problem.kind != HYFFT_C2C)
+    st = hy_error(HYFFT_NOT_SUPPORTED, "R2C/C2R transforms are not implemented yet");
+  if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
+    st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
+  if (st == HYFFT_SUCCESS)
+    st = hy_exec_plan_prepare(context, &p->problem, flags, tree, &p->tree, &p->quick,
+                              &p->has_quick, &p->backend_state);
+  if (st != HYFFT_SUCCESS) {
+    free(p);
+    return st;
+  }
+  p->context = context;
+  pthread_mutex_init(&p->work_lock, NULL);
+  size_t elem = p->problem.precision == HYFFT_F64 ? 16 : 8;
+  for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++) {
+    if (p->tree.work_elems[w] > 0)
+      st = context->backend->alloc(context->device, (size_t)p->tree.work_elems[w] * elem, &p->work[w]);
+  }
+  if (st == HYFFT_SUCCESS) st = hy_stage_create(p, flags);
+  if (st != HYFFT_SUCCESS) {
+    hy_stage_destroy(p);
+    for (int w = 0; w < 2; w++)
+      if (p->work[w]) context->backend->release(context->device, p->work[w]);
+    context->backend->plan_release(context->device, p->backend_state);
+    pthread_mutex_destroy(&p->work_lock);
+    free(p);
+    return st;
+  }
+  atomic_fetch_add(&context->refs, 1);
+  *plan = p;
+  return HYFFT_SUCCESS;
+}
+
+void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
+  const hy_backend *b = plan->context->backend;
+  hy_stage_destroy(plan);
+  for (int w = 0; w < 2; w++)
+    if (plan->work[w]) b->release(plan->context->device, plan->work[w]);
+  b->plan_release(plan->context->device, plan->backend_state);
+  pthread_mutex_destroy(&plan->work_lock);
+  hy_context_release(plan->context);
+  free(plan);
+}
+
+hy_status hy_exec_plan_wait(struct hyfft_plan_s *plan) {
+  const hy_backend *b = plan->context->backend;
+  if (b->plan_wait) HY_TRY(b->plan_wait(plan->context->device, plan->backend_state));
+  return hy_stage_wait(plan);
+}

@@ -1,0 +1,137 @@
+/* The environment snapshot (util/settings.h). Snapshots are immutable and
+ * never freed: a reader may hold one while hy_settings_reload installs the
+ * next, and reloads are rare (tests), so the few bytes they keep are the
+ * price of lock-free reads. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/hy_util.h"
+#include "util/settings.h"
+
+/* Every raw string field and the variable it holds. */
+static const struct {
+  const char *name;
+  size_t offset;
+} hy_settings_vars[] = {
+    {"HYFFT_DEVICE", offsetof(hy_settings, device)},
+    {"HYFFT_WISDOM", offsetof(hy_settings, wisdom)},
+    {"HYFFT_MEASURE", offsetof(hy_settings, measure_raw)},
+    {"HYFFT_MEASURE_BUDGET", offsetof(hy_settings, measure_budget_raw)},
+    {"HYFFT_STAGING", offsetof(hy_settings, staging)},
+    {"HYFFT_NUM_THREADS", offsetof(hy_settings, num_threads_raw)},
+    {"HYFFT_CACHE_DIR", offsetof(hy_settings, cache_dir)},
+    {"XDG_CACHE_HOME", offsetof(hy_settings, xdg_cache_home)},
+    {"HOME", offsetof(hy_settings, home)},
+    {"HYFFT_KERNEL_SPEC", offsetof(hy_settings, kernel_spec)},
+    {"HYFFT_RADER", offsetof(hy_settings, rader_raw)},
+    {"HYFFT_L2_CHUNK", offsetof(hy_settings, l2_chunk_raw)},
+    {"HYFFT_REVERSE", offsetof(hy_settings, reverse_raw)},
+    {"HYFFT_PLANES", offsetof(hy_settings, planes_raw)},
+    {"HYFFT_BLUESTEIN_UNFUSED", offsetof(hy_settings, bluestein_unfused)},
+    {"HYFFT_FOUR_STEP_PASSES", offsetof(hy_settings, four_step_passes_raw)},
+    {"HYFFT_OPENCL_LIBRARY", offsetof(hy_settings, opencl_library)},
+    {"HYFFT_OPENCL_MAX_PASS", offsetof(hy_settings, opencl_max_pass_raw)},
+    {"CUDA_HOME", offsetof(hy_settings, cuda_home)},
+    {"CUDA_PATH", offsetof(hy_settings, cuda_path)},
+    {"HYFFT_CUDA_BACKGROUND", offsetof(hy_settings, cuda_background_raw)},
+    {"HYFFT_CUDA_LINEINFO", offsetof(hy_settings, cuda_lineinfo)},
+    {"HYFFT_NVRTC_OPTIONS", offsetof(hy_settings, nvrtc_options)},
+};
+#define HY_SETTINGS_NVARS (sizeof hy_settings_vars / sizeof hy_settings_vars[0])
+
+typedef struct hy_settings_node {
+  hy_settings s;
+  struct hy_settings_node *retired; /* the snapshot this one replaced */
+} hy_settings_node;
+
+static _Atomic(hy_settings_node *) hy_settings_current;
+static pthread_once_t hy_settings_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t hy_settings_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Used only when the first snapshot cannot be allocated: every variable
+ * unset. */
+static hy_settings_node hy_settings_fallback;
+
+static const char **hy_settings_field(hy_settings *s, size_t i) {
+  return (const char **)(void *)((char *)s + hy_settings_vars[i].offset);
+}
+
+static int hy_settings_is(const char *raw, const char *value) {
+  return raw && strcmp(raw, value) == 0;
+}
+
+/* The parsed fields, from the raw ones. */
+static void hy_settings_parse(hy_settings *s) {
+  s->measure = s->measure_raw && strcmp(s->measure_raw, "0") != 0;
+  double budget = s->measure_budget_raw ? atof(s->measure_budget_raw) : 0;
+  s->measure_budget = budget > 0 ? budget : HY_SETTINGS_MEASURE_BUDGET_DEFAULT;
+  s->staging_simple = hy_settings_is(s->staging, "simple");
+  s->num_threads = 0;
+  if (s->num_threads_raw) {
+    long n = strtol(s->num_threads_raw, NULL, 10);
+    if (n >= 1 && n <= 4096) s->num_threads = (int)n;
+  }
+  s->rader = hy_settings_is(s->rader_raw, "1") ? 1 : hy_settings_is(s->rader_raw, "0") ? 0 : -1;
+  s->l2_chunk_set = s->l2_chunk_raw != NULL;
+  s->l2_chunk = s->l2_chunk_raw ? strtoll(s->l2_chunk_raw, NULL, 10) : 0;
+  s->reverse = !hy_settings_is(s->reverse_raw, "0");
+  s->planes = !hy_settings_is(s->planes_raw, "0");
+  s->four_step_three = !hy_settings_is(s->four_step_passes_raw, "2");
+  s->opencl_max_pass = s->opencl_max_pass_raw ? atoll(s->opencl_max_pass_raw) : 0;
+  s->cuda_background = !hy_settings_is(s->cuda_background_raw, "0");
+}
+
+/* A new snapshot of the environment in one allocation (the node, then the
+ * copied strings), or NULL when memory is short. */
+static hy_settings_node *hy_settings_read(void) {
+  const char *raw[HY_SETTINGS_NVARS];
+  size_t bytes = sizeof(hy_settings_node);
+  for (size_t i = 0; i < HY_SETTINGS_NVARS; i++) {
+    raw[i] = hy_getenv(hy_settings_vars[i].name);
+    if (raw[i]) bytes += strlen(raw[i]) + 1;
+  }
+  hy_settings_node *node = calloc(1, bytes);
+  if (!node) return NULL;
+  char *text = (char *)(node + 1);
+  for (size_t i = 0; i < HY_SETTINGS_NVARS; i++) {
+    if (!raw[i]) continue;
+    size_t len = strlen(raw[i]) + 1;
+    memcpy(text, raw[i], len);
+    *hy_settings_field(&node->s, i) = text;
+    text += len;
+  }
+  hy_settings_parse(&node->s);
+  return node;
+}
+
+static void hy_settings_first(void) {
+  hy_settings_node *node = hy_settings_read();
+  if (!node) {
+    node = &hy_settings_fallback;
+    hy_settings_parse(&node->s);
+  }
+  atomic_store_explicit(&hy_settings_current, node, memory_order_release);
+}
+
+const hy_settings *hy_settings_get(void) {
+  hy_settings_node *node = atomic_load_explicit(&hy_settings_current, memory_order_acquire);
+  if (!node) {
+    pthread_once(&hy_settings_once, hy_settings_first);
+    node = atomic_load_explicit(&hy_settings_current, memory_order_acquire);
+  }
+  return &node->s;
+}
+
+void hy_settings_reload(void) {
+  pthread_once(&hy_settings_once, hy_settings_first);
+  pthread_mutex_lock(&hy_settings_lock);
+  hy_settings_node *node = hy_settings_read();
+  /* Out of memory: the current snapshot stays. */
+  if (node) {
+    node->retired = atomic_load_explicit(&hy_settings_current, memory_order_relaxed);
+    atomic_store_explicit(&hy_settings_current, node, memory_order_release);
+  }
+  pthread_mutex_unlock(&hy_settings_lock);
+}
