@@ -1,14 +1,83 @@
-/* Internals of the kernel generator, in three levels:
+/* Internals of the kernel generator, in levels (no file calls one above it):
  *   cg_dialect.c  the tiny layer that differs between OpenCL C and CUDA C;
+ *   cg_emit.c     emission helpers every level uses;
  *   cg_radix.c    straight-line radix butterflies and constant twiddles;
- *   cg_kernel.c   whole kernels (loads, stages, exchanges, stores) and the
- *                 tables and launches they need;
+ *   cg_tables.c   the program's tables (values from src/tables/);
+ *   cg_access.c   memory access: loads, stores, exchanges, loop indices;
+ *   cg_stage.c    one Stockham stage (twiddles and butterfly);
+ *   cg_kernel.c, cg_pointwise.c, cg_persist.c  whole kernels: one pass,
+ *                 Bluestein's pointwise steps, the persistent kernel;
  *   codegen.c     hy_codegen_plan: the program of a plan tree.
- * Everything here only appends text to a hy_strbuf. */
+ * Every switch comes from the plan tree (hy_pass.spec); nothing here
+ * decides what runs. Everything appends text to a hy_strbuf. */
 #ifndef HY_CG_INTERNAL_H
 #define HY_CG_INTERNAL_H
 
 #include "codegen/codegen.h"
+#include "planner/kernel_spec.h"
+
+/* ---- the state of one kernel while it is generated ---- */
+#define HY_CG_MAX_STAGES (2 * HY_MAX_FACTORS)
+#define HY_CG_MAX_REGS 512
+
+typedef struct hy_cg_stage {
+  int radix;
+  int ns;     /* product of the earlier radices */
+  int nb;     /* butterflies: NC / radix */
+  int per;    /* butterflies per thread: ceil(nb / T) */
+  int guard;  /* per * T > nb: some threads idle on the last butterfly */
+  int sign;   /* of the butterfly */
+  int conj;   /* use the conjugate of the (sign -1) table twiddle */
+  int kdiv;   /* twiddle index k = (j % NS) / kdiv: B in the second axis of a plane pass
+                 (its twiddles leave out the first axis's frequency), else 1 */
+} hy_cg_stage;
+
+typedef struct hy_cg_kernel {
+  hy_strbuf *sb;
+  hyfft_precision precision;
+  const hy_pass *pass;
+  const hy_kernel_spec *spec;
+  int64_t n;  /* transform length */
+  int nc;     /* computed length: n, or the Bluestein convolution length */
+  int bluestein;
+  int rader;  /* HY_ALGO_RADER: permuted load/store around a length n-1 convolution */
+  int T, M, pad, pad_shift, row;
+  int nstages;
+  hy_cg_stage st[HY_CG_MAX_STAGES];
+  int forward_end; /* Bluestein: index of the last forward stage */
+  const char *idx; /* index type: "int" or "hy_i64" */
+  int tw_off[HY_CG_MAX_STAGES]; /* stage_twiddles: where stage s's table starts */
+  int64_t tw_count;             /* entries of the per-stage twiddle tables */
+} hy_cg_kernel;
+
+/* ---- emission helpers (cg_emit.c) ---- */
+void hy_cg_lx(hy_cg_kernel *k, const char *e);
+void hy_cg_decl_regs(hy_cg_kernel *k, char prefix, int s);
+void hy_cg_open_b(hy_cg_kernel *k, int s, int b);
+void hy_cg_close_b(hy_cg_kernel *k);
+void hy_cg_out_pos(hy_cg_kernel *k, int s);
+
+/* ---- memory access (cg_access.c) ---- */
+void hy_cg_load_global(hy_cg_kernel *k);
+void hy_cg_load_local(hy_cg_kernel *k, int s, int part);
+void hy_cg_load_rader_local(hy_cg_kernel *k);
+void hy_cg_store_global(hy_cg_kernel *k, int s);
+void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count);
+void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out);
+void hy_cg_exchange(hy_cg_kernel *k, int s);
+int64_t hy_cg_extent(const hy_pass *pass, int out);
+void hy_cg_loop_order(const hy_pass *pass, int by_out, int *order);
+void hy_cg_emit_stash_index(hy_cg_kernel *k, const int *order, const char *indent, const char *from, const char *out);
+
+/* ---- steps (cg_stage.c) ---- */
+void hy_cg_compute(hy_cg_kernel *k, int s);
+
+/* ---- program tables (cg_tables.c) ---- */
+hy_status hy_cg_twiddle_pair_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_precision p, int *index);
+hy_status hy_cg_rader_perm_table(hy_gpu_program *prog, int64_t p, int64_t root, int *index);
+hy_status hy_cg_rader_spectrum_table(hy_gpu_program *prog, int64_t p, int sign, hyfft_precision prec, int *index);
+hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k, int sign, int *index);
+hy_status hy_cg_rader_tables(hy_gpu_program *prog, int64_t p, int sign, hyfft_precision prec, int *t_in, int *t_out, int *t_b);
 
 
 /* ---- dialect layer ---- */
@@ -52,7 +121,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                             const hy_device_caps *caps, const hy_kernel_spec *spec,
                             hy_gpu_program *prog);
 
-/* Tables (cg_kernel.c): added to prog (identical ones shared), index out. */
+/* Tables (cg_tables.c): added to prog (identical ones shared), index out. */
 hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_precision p,
                               int *index);
 hy_status hy_cg_chirp_table(hy_gpu_program *prog, int64_t n, int sign, hyfft_precision p,

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "codegen/cg_internal.h"
-#include "util/twiddle.h"
+#include "tables/twiddle.h"
 
 #define HY_CG_MAX_RADIX 64
 

@@ -136,9 +136,4 @@ int hy_gpu_program_has_units(const hy_gpu_program *program);
 /* Kernel k's own translation unit: the prelude, then its block. */
 hy_status hy_gpu_program_unit(const hy_gpu_program *program, int k, hy_strbuf *out);
 
-/* The chirp-spectrum table of Bluestein (HY_CHIRP_SPECTRUM in plan.h):
- * m complex values of precision p, computed in long double and rounded
- * once, written to data. Shared with the CPU backend's pointwise pass. */
-hy_status hy_cg_bluestein_spectrum(int64_t n, int64_t m, int sign, hyfft_precision p, void *data);
-
 #endif /* HY_CODEGEN_H */

@@ -26,9 +26,10 @@
 #include "util/settings.h"
 #include "check.h"
 #include "codegen/codegen.h"
+#include "tables/spectra.h"
 #include "planner/planner.h"
 #include "../backend/cuda/h100_caps.h"
-#include "util/twiddle.h"
+#include "tables/twiddle.h"
 
 typedef struct key {
   int64_t n, m;
@@ -55,7 +56,7 @@ static void *worker(void *arg) {
     for (int i = 0; i < NKEYS; i++) {
       const key *k = &hy_keys[(i * 5 + id + round) % NKEYS];
       void *got = malloc(bytes_of(k));
-      if (!got || hy_cg_bluestein_spectrum(k->n, k->m, k->sign, k->p, got) != HYFFT_SUCCESS ||
+      if (!got || hy_tables_bluestein_spectrum(k->n, k->m, k->sign, k->p, got) != HYFFT_SUCCESS ||
           !same(k, got))
         bad++;
       free(got);
@@ -244,7 +245,7 @@ int main(void) {
     reference[i] = malloc(bytes_of(&hy_keys[i]));
     CHECK(reference[i] != NULL, "out of memory");
     if (!reference[i]) return hy_test_summary();
-    CHECK_OK(hy_cg_bluestein_spectrum(hy_keys[i].n, hy_keys[i].m, hy_keys[i].sign, hy_keys[i].p,
+    CHECK_OK(hy_tables_bluestein_spectrum(hy_keys[i].n, hy_keys[i].m, hy_keys[i].sign, hy_keys[i].p,
                                       reference[i]));
   }
   /* Keys that differ only in the sign must give different spectra, or the
@@ -254,7 +255,7 @@ int main(void) {
   /* Again, one at a time: recent keys from the memo, early ones afresh. */
   for (int i = NKEYS - 1; i >= 0; i--) {
     void *got = malloc(bytes_of(&hy_keys[i]));
-    CHECK_OK(hy_cg_bluestein_spectrum(hy_keys[i].n, hy_keys[i].m, hy_keys[i].sign, hy_keys[i].p, got));
+    CHECK_OK(hy_tables_bluestein_spectrum(hy_keys[i].n, hy_keys[i].m, hy_keys[i].sign, hy_keys[i].p, got));
     CHECK(same(&hy_keys[i], got), "n=%lld m=%lld sign %d: the second spectrum differs",
           (long long)hy_keys[i].n, (long long)hy_keys[i].m, hy_keys[i].sign);
     free(got);

@@ -14,7 +14,7 @@
 
 #include "backend/cpu/cpu_engine.h"
 #include "backend/cpu/cpu_scratch.h"
-#include "util/twiddle.h"
+#include "tables/twiddle.h"
 
 #include "backend/cpu/cpu_engine_codelets.h"
 #include "backend/cpu/cpu_engine_stages.h"

@@ -1,11 +1,11 @@
 /* Building the CPU engine's execution nodes from a pass: the choice
  * between one gathered transform, a four-step split and Bluestein, and the
- * tables each needs (all from long double, see util/twiddle.h). */
+ * tables each needs (all from long double, see tables/twiddle.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_node.h"
-#include "util/twiddle.h"
+#include "tables/twiddle.h"
 
 void hy_cpu_kp_free(hy_cpu_kp *kp) {
   for (int s = 0; s < kp->nstages; s++) {

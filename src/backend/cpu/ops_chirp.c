@@ -3,8 +3,8 @@
  * kernels, so both backends give the same numbers. */
 #include "backend/cpu/ops_chirp.h"
 
-#include "codegen/codegen.h"
-#include "util/twiddle.h"
+#include "tables/spectra.h"
+#include "tables/twiddle.h"
 
 typedef struct hy_chirp_run {
   const hy_pass *pass;
@@ -67,7 +67,7 @@ hy_status hy_cpu_op_chirp(const hy_pass *pass, const void *src, void *dst) {
   double *table = hy_malloc((size_t)len * 2 * sizeof(double));
   if (!table) return hy_error(HYFFT_OUT_OF_MEMORY, "chirp pass: table of %lld", (long long)len);
   if (pass->chirp_step == HY_CHIRP_SPECTRUM) {
-    hy_status st = hy_cg_bluestein_spectrum(n, m, pass->sign, HYFFT_F64, table);
+    hy_status st = hy_tables_bluestein_spectrum(n, m, pass->sign, HYFFT_F64, table);
     if (st != HYFFT_SUCCESS) {
       hy_free(table);
       return st;
@@ -79,7 +79,7 @@ hy_status hy_cpu_op_chirp(const hy_pass *pass, const void *src, void *dst) {
         hy_free(table);
         return hy_error(HYFFT_OUT_OF_MEMORY, "chirp pass: table of %lld", (long long)len);
       }
-      st = hy_cg_bluestein_spectrum(n, m, pass->sign, HYFFT_F32, f);
+      st = hy_tables_bluestein_spectrum(n, m, pass->sign, HYFFT_F32, f);
       for (int64_t i = 0; i < 2 * len && st == HYFFT_SUCCESS; i++) table[i] = f[i];
       hy_free(f);
       if (st != HYFFT_SUCCESS) {

@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "util/hy_util.h"
-#include "util/twiddle.h"
+#include "tables/twiddle.h"
 
 #define HY_PI_2L 1.570796326794896619231321691639751442L
 

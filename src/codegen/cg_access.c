@@ -1,0 +1,459 @@
+/* Memory-access level of the generator: how a kernel reads its inputs and
+ * writes its outputs. Loads from global memory (strided, staged through
+ * local memory, Rader's permuted gather), exchanges between stages through
+ * local memory (whole complex values or real and imaginary parts one at a
+ * time, rows padded against bank conflicts), stores to global memory
+ * (scaled, four-step twiddled, transposed across transforms, Rader's
+ * scatter), and the index arithmetic that maps a transform number to its
+ * place over the pass's loops. Everything here appends text. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cg_internal.h"
+#include "planner/kernel_spec.h"
+
+void hy_cg_load_global(hy_cg_kernel *k) {
+  hy_strbuf *sb = k->sb;
+  const hy_cg_stage *st = &k->st[0];
+  int64_t is = k->pass->axis.in_stride;
+  hy_strbuf_append(sb, "  if (valid) {\n");
+  for (int b = 0; b < st->per; b++) {
+    hy_cg_open_b(k, 0, b);
+    for (int r = 0; r < st->radix; r++) {
+      int i = b * st->radix + r;
+      hy_strbuf_appendf(sb, "    { const int e = j + %d;\n", r * st->nb);
+      char addr[128];
+      if (is == 1)
+        snprintf(addr, sizeof addr, "ib + (%s)e", k->idx);
+      else
+        snprintf(addr, sizeof addr, "ib + (%s)e * %lld", k->idx, (long long)is);
+      if (k->bluestein) {
+        /* Only the first n points are data; the rest is zero padding. */
+        hy_strbuf_appendf(sb, "      if (e < %lld) ", (long long)k->n);
+        hy_strbuf_appendf(sb, "x0_%d = cmul(src[%s], chirp[e]);\n", i, addr);
+      } else if (k->rader) {
+        /* Convolution input q is x at g^q mod p. */
+        if (is == 1)
+          hy_strbuf_appendf(sb, "      x0_%d = src[ib + (%s)rin[e]];\n", i, k->idx);
+        else
+          hy_strbuf_appendf(sb, "      x0_%d = src[ib + (%s)rin[e] * %lld];\n", i, k->idx,
+                            (long long)is);
+      } else if (k->pass->fuse == HY_FUSE_RADER_IN) {
+        /* Rader's input i = fk + S*e is x at g^i mod N (fz[i]), from the
+         * transform's start (ib less the fused loop's offset). */
+        const hy_pass *ps = k->pass;
+        int64_t lis = ps->loops[ps->fuse_loop].in_stride;
+        hy_strbuf_appendf(sb, "      const %s fi = fk + (%s)e * %lld;\n", k->idx, k->idx,
+                          (long long)ps->fuse_split);
+        hy_strbuf_appendf(sb, "      x0_%d = src[ib - fk * %lld + (%s)fz[fi] * %lld];\n", i,
+                          (long long)lis, k->idx, (long long)lis);
+      } else if (k->pass->fuse == HY_FUSE_CHIRP_IN) {
+        /* Element fk + S*e of the chirped, zero-padded Bluestein input. */
+        hy_strbuf_appendf(sb, "      const %s fi = fk + (%s)e * %lld;\n", k->idx, k->idx,
+                          (long long)k->pass->fuse_split);
+        hy_strbuf_appendf(sb, "      if (fi < %lld) x0_%d = cmul(src[%s], fz[fi]);\n",
+                          (long long)k->pass->chirp_n, i, addr);
+      } else {
+        hy_strbuf_appendf(sb, "      x0_%d = src[%s];\n", i, addr);
+      }
+      hy_strbuf_append(sb, "    }\n");
+    }
+    hy_cg_close_b(k);
+  }
+  hy_strbuf_append(sb, "  }\n");
+}
+
+/* part: 0 = complex, 1 = real parts, 2 = imaginary parts */
+static void hy_cg_store_local(hy_cg_kernel *k, int s, int part) {
+  hy_strbuf *sb = k->sb;
+  const hy_cg_stage *st = &k->st[s];
+  static const char *const sel[3] = {"", ".x", ".y"};
+  for (int b = 0; b < st->per; b++) {
+    hy_cg_open_b(k, s, b);
+    hy_cg_out_pos(k, s);
+    for (int r = 0; r < st->radix; r++) {
+      char e[48];
+      snprintf(e, sizeof e, "o + %d", r * st->ns);
+      hy_strbuf_append(sb, "    ");
+      hy_cg_lx(k, e);
+      hy_strbuf_appendf(sb, " = y%d_%d%s;\n", s, b * st->radix + r, sel[part]);
+    }
+    hy_cg_close_b(k);
+  }
+}
+
+void hy_cg_load_local(hy_cg_kernel *k, int s, int part) {
+  hy_strbuf *sb = k->sb;
+  const hy_cg_stage *st = &k->st[s];
+  static const char *const sel[3] = {"", ".x", ".y"};
+  for (int b = 0; b < st->per; b++) {
+    hy_cg_open_b(k, s, b);
+    for (int r = 0; r < st->radix; r++) {
+      char e[48];
+      snprintf(e, sizeof e, "j + %d", r * st->nb);
+      hy_strbuf_appendf(sb, "    x%d_%d%s = ", s, b * st->radix + r, sel[part]);
+      hy_cg_lx(k, e);
+      hy_strbuf_append(sb, ";\n");
+    }
+    hy_cg_close_b(k);
+  }
+}
+
+/* Rader's first stage from a staged row: convolution input q = j + r*NB
+ * is x at rin[q] (g^q mod p) of the row in local memory. */
+void hy_cg_load_rader_local(hy_cg_kernel *k) {
+  hy_strbuf *sb = k->sb;
+  const hy_cg_stage *st = &k->st[0];
+  for (int b = 0; b < st->per; b++) {
+    hy_cg_open_b(k, 0, b);
+    for (int r = 0; r < st->radix; r++) {
+      hy_strbuf_appendf(sb, "    { const int e = rin[j + %d];\n      x0_%d = ", r * st->nb,
+                        b * st->radix + r);
+      hy_cg_lx(k, "e");
+      hy_strbuf_append(sb, "; }\n");
+    }
+    hy_cg_close_b(k);
+  }
+}
+
+/* Fused Rader's last store (HY_FUSE_RADER_OUT): convolution output
+ * fo = S*e + fk (fk: the value of the variable named `fk`) plus x_0 is X
+ * at g^-fo = g^(L-fo) mod N (fz[L - fo], L = N - 1) from the transform's
+ * start (`o`, the output offset, less the fused loop's part); the thread
+ * of fo = 0 also writes
+ * X_0 = x_0 plus the kept sum of the inputs. x_0 and the sum come from
+ * the stash slot `st` and are scaled here; `v` is already scaled. */
+static void hy_cg_emit_rader_store(hy_cg_kernel *k, const char *in, const char *fk, const char *o,
+                                   const char *st, const char *v) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  int64_t los = pass->loops[pass->fuse_loop].out_stride;
+  hy_strbuf_appendf(sb, "%sconst %s fo = (%s)e * %lld + %s;\n", in, k->idx, k->idx,
+                    (long long)pass->fuse_split, fk);
+  hy_strbuf_appendf(sb, "%sconst %s obase = %s - %s * %lld;\n", in, k->idx, o, fk, (long long)los);
+  hy_strbuf_appendf(sb, "%sconst real2 vr = %s;\n", in, v);
+  for (int part = 0; part < 2; part++) {
+    const char *name = part == 0 ? "x0" : "a0";
+    hy_strbuf_appendf(sb, "%s%sreal2 %s = aux[%lld + 2 * %s%s];\n", in, part ? "  " : "", name,
+                      (long long)pass->aux_offset, st, part ? " + 1" : "");
+    if (pass->scale != 1.0) {
+      hy_strbuf_appendf(sb, "%s%s%s = cscale(%s, ", in, part ? "  " : "", name, name);
+      hy_cg_literal(sb, k->precision, (long double)pass->scale);
+      hy_strbuf_append(sb, ");\n");
+    }
+    if (part == 0) {
+      hy_strbuf_appendf(sb, "%sdst[obase + (%s)fz[fo == 0 ? 0 : %lld - fo] * %lld] = "
+                            "MK(x0.x + vr.x, x0.y + vr.y);\n",
+                        in, k->idx, (long long)pass->bluestein_m, (long long)los);
+      hy_strbuf_appendf(sb, "%sif (fo == 0) {\n", in);
+    }
+  }
+  hy_strbuf_appendf(sb, "%s  dst[obase] = MK(x0.x + a0.x, x0.y + a0.y);\n%s}\n", in, in);
+}
+
+void hy_cg_store_global(hy_cg_kernel *k, int s) {
+  hy_strbuf *sb = k->sb;
+  const hy_cg_stage *st = &k->st[s];
+  const hy_pass *pass = k->pass;
+  int64_t os = pass->axis.out_stride;
+  hy_strbuf_append(sb, "  if (valid) {\n");
+  for (int b = 0; b < st->per; b++) {
+    hy_cg_open_b(k, s, b);
+    hy_cg_out_pos(k, s);
+    for (int r = 0; r < st->radix; r++) {
+      int i = b * st->radix + r;
+      hy_strbuf_appendf(sb, "    { const int e = o + %d;\n", r * st->ns);
+      if (k->bluestein) {
+        if ((int64_t)k->nc > k->n) hy_strbuf_appendf(sb, "      if (e < %lld) {\n", (long long)k->n);
+        else hy_strbuf_append(sb, "      {\n");
+        hy_strbuf_appendf(sb, "      real2 v = cmul(y%d_%d, chirp[e]);\n", s, i);
+      } else if (k->rader) {
+        hy_strbuf_appendf(sb, "      {\n      real2 v = MK(y%d_%d.x + hx0.x, y%d_%d.y + hx0.y);\n", s, i,
+                          s, i);
+      } else {
+        hy_strbuf_appendf(sb, "      {\n      real2 v = y%d_%d;\n", s, i);
+      }
+      if (pass->twiddle_loop >= 0 && k->spec->ftw_sincos == 1) {
+        /* exp(sign*2*pi*i*a/N) with a reduced to (-N/2, N/2] in integers,
+         * so x = 2a/N is in (-1, 1] and rounds once (exactly for N = 2^k). */
+        int64_t mmax = pass->loops[pass->twiddle_loop].n - 1;
+        int64_t nt = pass->twiddle_n;
+        hy_strbuf_appendf(sb, "      { %s a = tm * (%s)e", k->idx, k->idx);
+        if (mmax > 0 && mmax * (k->n - 1) >= nt) hy_strbuf_appendf(sb, " %% %lld", (long long)nt);
+        hy_strbuf_appendf(sb, ";\n        if (a > %lld) a -= %lld;\n", (long long)(nt / 2), (long long)nt);
+        hy_strbuf_appendf(sb, "        const real x = ((real)a * (real)2) / (real)%lld;\n", (long long)nt);
+        hy_strbuf_append(sb, "        real ws, wc;\n        HY_SINCOSPI(x, ws, wc);\n");
+        hy_strbuf_appendf(sb, "        v = cmul(v, MK(wc, %sws)); }\n", pass->sign < 0 ? "-" : "");
+      } else if (pass->twiddle_loop >= 0 && k->spec->ftw_sincos == 2) {
+        int64_t mmax = pass->loops[pass->twiddle_loop].n - 1;
+        int64_t nt = pass->twiddle_n, sp = hy_twiddle_split(nt);
+        int shift = 0;
+        while (((int64_t)1 << shift) < sp) shift++;
+        hy_strbuf_appendf(sb, "      { const %s a = tm * (%s)e", k->idx, k->idx);
+        if (mmax > 0 && mmax * (k->n - 1) >= nt) hy_strbuf_appendf(sb, " %% %lld", (long long)nt);
+        hy_strbuf_appendf(sb, ";\n        v = cmul(v, cmul(ftw[a & %lld], ftw[%lld + (a >> %d)])); }\n",
+                          (long long)(sp - 1), (long long)sp, shift);
+      } else if (pass->twiddle_loop >= 0) {
+        int64_t mmax = pass->loops[pass->twiddle_loop].n - 1;
+        if (mmax > 0 && mmax * (k->n - 1) >= pass->twiddle_n)
+          hy_strbuf_appendf(sb, "      v = cmul(v, ftw[(tm * (%s)e) %% %lld]);\n", k->idx,
+                            (long long)pass->twiddle_n);
+        else
+          hy_strbuf_appendf(sb, "      v = cmul(v, ftw[tm * (%s)e]);\n", k->idx);
+      }
+      int64_t fuse_n = pass->fuse == HY_FUSE_CHIRP_OUT ? pass->chirp_n : pass->bluestein_m;
+      if (pass->fuse == HY_FUSE_RADER_SPECTRUM_OUT) {
+        /* Output 0 of the forward transform is the sum of the inputs
+         * x_n, n > 0: kept for X_0 before the spectrum multiply. */
+        hy_strbuf_appendf(sb, "      const %s fo = (%s)e * %lld + fk;\n", k->idx, k->idx,
+                          (long long)pass->fuse_split);
+        hy_strbuf_appendf(sb, "      if (fo == 0) aux[%lld + 2 * st + 1] = v;\n",
+                          (long long)pass->aux_offset);
+        hy_strbuf_append(sb, "      v = cmul(v, fz[fo]);\n");
+      }
+      if (pass->fuse == HY_FUSE_SPECTRUM_OUT || pass->fuse == HY_FUSE_CHIRP_OUT) {
+        /* Output k = S*e + fk of the Bluestein convolution. */
+        hy_strbuf_appendf(sb, "      const %s fo = (%s)e * %lld + fk;\n", k->idx, k->idx,
+                          (long long)pass->fuse_split);
+        hy_strbuf_appendf(sb, "      if (fo < %lld) v = cmul(v, fz[fo]);\n", (long long)fuse_n);
+      }
+      if (pass->scale != 1.0) {
+        hy_strbuf_append(sb, "      v = cscale(v, ");
+        hy_cg_literal(sb, k->precision, (long double)pass->scale);
+        hy_strbuf_append(sb, ");\n");
+      }
+      if (pass->fuse == HY_FUSE_RADER_OUT && !k->spec->store_transposed) {
+        /* Straight from the registers (hy_cg_emit_rader_store). */
+        hy_strbuf_append(sb, "      {\n");
+        hy_cg_emit_rader_store(k, "        ", "fk", "ob", "st", "v");
+        hy_strbuf_append(sb, "      }\n");
+      } else if (k->rader && k->spec->stage_store) {
+        /* Convolution output r is X at g^-r mod p, placed in the row. */
+        hy_strbuf_append(sb, "      { const int x = rout[e]; ");
+        hy_cg_lx(k, "x");
+        hy_strbuf_append(sb, " = v; }\n");
+      } else if (k->rader) {
+        /* Convolution output r is X at g^-r mod p. */
+        hy_strbuf_appendf(sb, "      dst[ob + (%s)rout[e] * %lld] = v;\n", k->idx, (long long)os);
+      } else if (k->spec->store_transposed || k->spec->stage_store) {
+        hy_strbuf_append(sb, "      ");
+        hy_cg_lx(k, "e");
+        hy_strbuf_append(sb, " = v;\n");
+      } else if (os == 1) {
+        if (pass->fuse == HY_FUSE_CHIRP_OUT) hy_strbuf_appendf(sb, "      if (fo < %lld)", (long long)fuse_n);
+        hy_strbuf_appendf(sb, "      dst[ob + (%s)e] = v;\n", k->idx);
+      } else {
+        if (pass->fuse == HY_FUSE_CHIRP_OUT) hy_strbuf_appendf(sb, "      if (fo < %lld)", (long long)fuse_n);
+        hy_strbuf_appendf(sb, "      dst[ob + (%s)e * %lld] = v;\n", k->idx, (long long)os);
+      }
+      hy_strbuf_append(sb, "      }\n    }\n");
+    }
+    hy_cg_close_b(k);
+  }
+  hy_strbuf_append(sb, "  }\n");
+}
+
+/* Second half of the transposed store: the work-group's outputs are in
+ * local memory; thread i stores element i / M of transform i % M, so
+ * consecutive threads write neighbouring transforms (coalesced when their
+ * loop stride is small). */
+void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  int block = k->T * k->M;
+  int iters = (int)((k->n * k->M + block - 1) / block);
+  hy_strbuf_append(sb, "  HY_BARRIER();\n");
+  hy_strbuf_appendf(sb, "  for (int it = 0; it < %d; it++) {\n", iters);
+  hy_strbuf_appendf(sb, "    const int i = HY_LID + it * %d;\n", block);
+  hy_strbuf_appendf(sb, "    const int mm = i %% %d, e = i / %d;\n", k->M, k->M);
+  hy_strbuf_appendf(sb, "    const %s tj = (%s)(HY_GID * %d + mm);\n", k->idx, k->idx, k->M);
+  hy_strbuf_appendf(sb, "    if (e < %lld && tj < %lld) {\n", (long long)k->n, (long long)count);
+  hy_strbuf_appendf(sb, "      %s o2 = %lld;\n", k->idx, (long long)pass->dst_offset);
+  int fk2 = pass->fuse == HY_FUSE_CHIRP_OUT || pass->fuse == HY_FUSE_RADER_OUT;
+  if (fk2) hy_strbuf_appendf(sb, "      %s fk2 = 0;\n", k->idx);
+  int order[HY_MAX_LOOPS];
+  hy_cg_loop_order(pass, k->spec->store_transposed, order);
+  if (pass->nloops > 0) {
+    hy_strbuf_appendf(sb, "      %s rem = tj, q;\n", k->idx);
+    hy_cg_emit_loop_offsets(sb, pass, order, "      ", NULL, "o2", NULL, fk2 ? "fk2" : NULL);
+  }
+  char e[64];
+  if (k->pad)
+    snprintf(e, sizeof e, "lds[mm * %d + e + (e >> %d) * %d]", k->row, k->pad_shift, k->pad);
+  else
+    snprintf(e, sizeof e, "lds[mm * %d + e]", k->row);
+  if (pass->fuse == HY_FUSE_RADER_OUT) {
+    /* From local memory, as in hy_cg_emit_rader_store. */
+    hy_cg_emit_stash_index(k, order, "      ", "tj", "st2");
+    hy_cg_emit_rader_store(k, "      ", "fk2", "o2", "st2", e);
+    hy_strbuf_append(sb, "    }\n  }\n");
+    return;
+  }
+  /* The fused output chirp keeps only the first N outputs. */
+  if (pass->fuse == HY_FUSE_CHIRP_OUT)
+    hy_strbuf_appendf(sb, "      if ((%s)e * %lld + fk2 < %lld)", k->idx, (long long)pass->fuse_split,
+                      (long long)pass->chirp_n);
+  hy_strbuf_appendf(sb, "      dst[o2 + (%s)e * %lld] = %s;\n", k->idx,
+                    (long long)pass->axis.out_stride, e);
+  hy_strbuf_append(sb, "    }\n  }\n");
+}
+
+/* Staged load (out = 0) or store (out = 1) of a dense run: the work-group's
+ * M*n elements move between global and local memory with consecutive
+ * threads on consecutive elements, so every warp reads or writes whole
+ * segments however short the transforms are. */
+void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  int block = k->T * k->M;
+  int64_t run = k->n * k->M;
+  int iters = (int)((run + block - 1) / block);
+  /* A plane pass whose planes are not one dense run has one per block,
+   * at the ib the prologue computed. */
+  int by_ib = !out && pass->plane_inner > 0 && !hy_pass_dense_input(pass);
+  if (out) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+  if (by_ib)
+    hy_strbuf_append(sb, "  {\n");
+  else
+    hy_strbuf_appendf(sb, "  {\n    const %s base = (%s)(HY_GID * %lld);\n", k->idx, k->idx,
+                      (long long)run);
+  hy_strbuf_appendf(sb, "#pragma unroll\n    for (int it = 0; it < %d; it++) {\n", iters);
+  hy_strbuf_appendf(sb, "      const int i = HY_LID + it * %d;\n", block);
+  /* The last work-group may hold fewer than M transforms. */
+  hy_strbuf_append(sb, "      if (");
+  if ((int64_t)iters * block > run) hy_strbuf_appendf(sb, "i < %lld && ", (long long)run);
+  if (by_ib)
+    hy_strbuf_append(sb, "valid) {\n");
+  else
+    hy_strbuf_appendf(sb, "base + i < %lld) {\n", (long long)(count * k->n));
+  if (!out && pass->plane_inner > 0) {
+    /* Plane element (a, b) at a*B + b goes to the Stockham position
+     * b*A + a: the stages run B's radices over the plane's rows first,
+     * and the output comes out in the plane's own order. */
+    int64_t B = pass->plane_inner, A = k->n / B;
+    hy_strbuf_appendf(sb, "        const int mm = i / %lld, p = i %% %lld;\n", (long long)k->n,
+                      (long long)k->n);
+    hy_strbuf_appendf(sb, "        const int e = (p %% %lld) * %lld + p / %lld;\n", (long long)B,
+                      (long long)A, (long long)B);
+  } else {
+    hy_strbuf_appendf(sb, "        const int mm = i / %lld, e = i %% %lld;\n", (long long)k->n,
+                      (long long)k->n);
+  }
+  char l[96];
+  if (k->pad)
+    snprintf(l, sizeof l, "lds[mm * %d + e + (e >> %d) * %d]", k->row, k->pad_shift, k->pad);
+  else
+    snprintf(l, sizeof l, "lds[mm * %d + e]", k->row);
+  if (out)
+    hy_strbuf_appendf(sb, "        dst[%lld + base + i] = %s;\n", (long long)pass->dst_offset, l);
+  else if (by_ib)
+    hy_strbuf_appendf(sb, "        %s = src[ib + i];\n", l);
+  else
+    hy_strbuf_appendf(sb, "        %s = src[%lld + base + i];\n", l, (long long)pass->src_offset);
+  hy_strbuf_append(sb, "      }\n    }\n  }\n");
+  if (!out) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+}
+
+/* Move the outputs of stage s into the inputs of stage s+1 through local
+ * memory. A barrier first when an earlier exchange (or the staged load) may
+ * still be reading. */
+void hy_cg_exchange(hy_cg_kernel *k, int s) {
+  hy_strbuf *sb = k->sb;
+  if (s > 0 || k->spec->stage_load) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+  if (!k->spec->split_exchange) {
+    hy_cg_store_local(k, s, 0);
+    hy_strbuf_append(sb, "  HY_BARRIER();\n");
+    hy_cg_load_local(k, s + 1, 0);
+  } else {
+    hy_cg_store_local(k, s, 1);
+    hy_strbuf_append(sb, "  HY_BARRIER();\n");
+    hy_cg_load_local(k, s + 1, 1);
+    hy_strbuf_append(sb, "  HY_BARRIER();\n");
+    hy_cg_store_local(k, s, 2);
+    hy_strbuf_append(sb, "  HY_BARRIER();\n");
+    hy_cg_load_local(k, s + 1, 2);
+  }
+}
+
+/* Largest element index a pass touches on one side, for the index type. */
+int64_t hy_cg_extent(const hy_pass *pass, int out) {
+  int64_t e = out ? pass->dst_offset : pass->src_offset;
+  int64_t s = out ? pass->axis.out_stride : pass->axis.in_stride;
+  e += (pass->axis.n - 1) * llabs(s);
+  for (int l = 0; l < pass->nloops; l++)
+    e += (pass->loops[l].n - 1) * llabs(out ? pass->loops[l].out_stride : pass->loops[l].in_stride);
+  return e;
+}
+
+/* Loop order for decomposing the transform index: smallest input stride
+ * fastest, so the M transforms of a work-group are memory neighbours; or,
+ * for a transposed store (by_out: each transform is read as one contiguous
+ * row anyway), smallest output stride fastest, so that the store writes
+ * neighbours (the last pass of a three-pass four-step, whose reading-order
+ * neighbours lie far apart in the output). */
+void hy_cg_loop_order(const hy_pass *pass, int by_out, int *order) {
+  for (int l = 0; l < pass->nloops; l++) order[l] = l;
+  for (int a = 1; a < pass->nloops; a++)
+    for (int b = a; b > 0; b--) {
+      const hyfft_dim *la = &pass->loops[order[b]], *lb = &pass->loops[order[b - 1]];
+      int64_t sa = llabs(by_out ? la->out_stride : la->in_stride);
+      int64_t sb = llabs(by_out ? lb->out_stride : lb->in_stride);
+      if (sa < sb) {
+        int tmp = order[b];
+        order[b] = order[b - 1];
+        order[b - 1] = tmp;
+      } else {
+        break;
+      }
+    }
+}
+
+void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *order,
+                             const char *indent, const char *in_var, const char *out_var,
+                             const char *tm_var, const char *fk_var) {
+  for (int a = 0; a < pass->nloops; a++) {
+    const hyfft_dim *d = &pass->loops[order[a]];
+    if (a == pass->nloops - 1)
+      hy_strbuf_appendf(sb, "%sq = rem;\n", indent);
+    else
+      hy_strbuf_appendf(sb, "%sq = rem %% %lld; rem /= %lld;\n", indent, (long long)d->n,
+                        (long long)d->n);
+    if (in_var && out_var)
+      hy_strbuf_appendf(sb, "%s%s += q * %lld; %s += q * %lld;\n", indent, in_var,
+                        (long long)d->in_stride, out_var, (long long)d->out_stride);
+    else if (out_var)
+      hy_strbuf_appendf(sb, "%s%s += q * %lld;\n", indent, out_var, (long long)d->out_stride);
+    if (tm_var && order[a] == pass->twiddle_loop)
+      hy_strbuf_appendf(sb, "%s%s = q;\n", indent, tm_var);
+    if (fk_var && order[a] == pass->fuse_loop)
+      hy_strbuf_appendf(sb, "%s%s = q;\n", indent, fk_var);
+  }
+}
+
+/* Fused Rader's stash slot: `out` = the transform index `from` (taken
+ * apart in `order`, as for the offsets) over the loops other than the
+ * fused step's, row-major in loop order, so every pass of the plan finds
+ * the same slot for one transform. */
+void hy_cg_emit_stash_index(hy_cg_kernel *k, const int *order, const char *indent,
+                                   const char *from, const char *out) {
+  const hy_pass *pass = k->pass;
+  int64_t stride[HY_MAX_LOOPS], prod = 1;
+  for (int l = pass->nloops - 1; l >= 0; l--) {
+    stride[l] = prod;
+    if (l != pass->fuse_loop) prod *= pass->loops[l].n;
+  }
+  hy_strbuf_appendf(k->sb, "%s%s %s = 0;\n%s{\n%s  %s rs = %s, qs;\n", indent, k->idx, out, indent,
+                    indent, k->idx, from);
+  for (int a = 0; a < pass->nloops; a++) {
+    const hyfft_dim *d = &pass->loops[order[a]];
+    if (a == pass->nloops - 1)
+      hy_strbuf_appendf(k->sb, "%s  qs = rs;\n", indent);
+    else
+      hy_strbuf_appendf(k->sb, "%s  qs = rs %% %lld; rs /= %lld;\n", indent, (long long)d->n,
+                        (long long)d->n);
+    if (order[a] != pass->fuse_loop)
+      hy_strbuf_appendf(k->sb, "%s  %s += qs * %lld;\n", indent, out, (long long)stride[order[a]]);
+  }
+  hy_strbuf_appendf(k->sb, "%s  (void)qs;\n%s}\n", indent, indent);
+}

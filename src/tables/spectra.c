@@ -1,0 +1,275 @@
+/* Long tables computed in long double and rounded once: the spectrum of
+ * Bluestein's chirp kernel, the spectrum of Rader's convolution kernel and
+ * the number theory Rader needs (powers modulo a prime, primitive roots),
+ * with a long double FFT of any length to compute spectra and a small
+ * process-wide memo of recent spectra. The GPU generator and the CPU
+ * backend both fill their tables from here. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables/spectra.h"
+#include "tables/twiddle.h"
+
+void hy_tables_store(void *data, hyfft_precision p, int64_t i, long double re,
+                            long double im) {
+  if (p == HYFFT_F64) {
+    ((double *)data)[2 * i] = (double)re;
+    ((double *)data)[2 * i + 1] = (double)im;
+  } else {
+    ((float *)data)[2 * i] = (float)re;
+    ((float *)data)[2 * i + 1] = (float)im;
+  }
+}
+
+/* In-place long double DFT (sign -1) of x[0..n), by recursive decimation
+ * in time over the smallest prime factor (any n; a large prime factor
+ * costs O(n*p)). Twiddles come from wr/wi, the n0 roots W_n0^j of the
+ * top-level length, with stride n0/n at length n: the same angles as
+ * evaluating each twiddle, in long double, without a sincos per
+ * butterfly (65537's Bluestein spectrum, m = 2^17, took a second). */
+static void hy_tables_fft_ld_rec(long double *re, long double *im, int64_t n, long double *sre,
+                             long double *sim, const long double *wr, const long double *wi,
+                             int64_t stride) {
+  if (n == 1) return;
+  int64_t p = 2;
+  while (n % p) p++;
+  int64_t q = n / p;
+  /* split into p decimated subsequences, transform each */
+  for (int64_t r = 0; r < p; r++)
+    for (int64_t i = 0; i < q; i++) {
+      sre[r * q + i] = re[i * p + r];
+      sim[r * q + i] = im[i * p + r];
+    }
+  for (int64_t r = 0; r < p; r++)
+    hy_tables_fft_ld_rec(sre + r * q, sim + r * q, q, re, im, wr, wi, stride * p);
+  for (int64_t k = 0; k < n; k++) {
+    long double ar = 0, ai = 0;
+    for (int64_t r = 0; r < p; r++) {
+      int64_t j = (r * k) % n * stride;
+      long double xr = sre[r * q + k % q], xi = sim[r * q + k % q];
+      ar += xr * wr[j] - xi * wi[j];
+      ai += xr * wi[j] + xi * wr[j];
+    }
+    re[k] = ar;
+    im[k] = ai;
+  }
+}
+
+/* The same transform for a power of two, iteratively: bit-reversed
+ * order, then radix-2 butterflies (65537's spectrum, 2^17 points: 86 ->
+ * 10 ms). */
+static void hy_tables_fft_ld_pow2(long double *re, long double *im, int64_t n, const long double *wr,
+                              const long double *wi) {
+  for (int64_t i = 1, j = 0; i < n; i++) {
+    int64_t bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j |= bit;
+    if (i < j) {
+      long double t = re[i];
+      re[i] = re[j];
+      re[j] = t;
+      t = im[i];
+      im[i] = im[j];
+      im[j] = t;
+    }
+  }
+  for (int64_t len = 2; len <= n; len <<= 1) {
+    int64_t half = len / 2, step = n / len;
+    for (int64_t i = 0; i < n; i += len)
+      for (int64_t j = 0; j < half; j++) {
+        long double w_r = wr[j * step], w_i = wi[j * step];
+        long double *ar = &re[i + j], *ai = &im[i + j], *br = &re[i + j + half], *bi = &im[i + j + half];
+        long double tr = *br * w_r - *bi * w_i, ti = *br * w_i + *bi * w_r;
+        *br = *ar - tr;
+        *bi = *ai - ti;
+        *ar += tr;
+        *ai += ti;
+      }
+  }
+}
+
+hy_status hy_tables_fft_ld(long double *re, long double *im, int64_t n, long double *sre,
+                              long double *sim) {
+  long double *w = hy_malloc((size_t)n * 2 * sizeof(long double));
+  if (!w) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: roots of unity for length %lld", (long long)n);
+  for (int64_t j = 0; j < n; j++) hy_twiddle_ld(j, n, -1, &w[j], &w[n + j]);
+  if ((n & (n - 1)) == 0)
+    hy_tables_fft_ld_pow2(re, im, n, w, w + n);
+  else
+    hy_tables_fft_ld_rec(re, im, n, sre, sim, w, w + n, 1);
+  hy_free(w);
+  return HYFFT_SUCCESS;
+}
+
+/* The spectra computed last in this process, so that plans of the same
+ * length (a host plan's staged sub-plans, forward and inverse pairs made
+ * again) share the long double FFT: up to HY_TABLES_MEMO entries, 64 MB in
+ * all, the oldest replaced first. Entries are copies; callers own their
+ * data. */
+#define HY_TABLES_MEMO 8
+#define HY_TABLES_MEMO_BYTES ((size_t)64 << 20)
+typedef struct hy_tables_memo_entry {
+  int64_t n, m;
+  int sign;
+  hyfft_precision p;
+  size_t bytes;
+  void *data;
+  uint64_t used;
+} hy_tables_memo_entry;
+static hy_tables_memo_entry hy_tables_memo[HY_TABLES_MEMO];
+static uint64_t hy_tables_memo_clock;
+static pthread_mutex_t hy_tables_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int hy_tables_memo_get(int64_t n, int64_t m, int sign, hyfft_precision p, void *data,
+                          size_t bytes) {
+  int found = 0;
+  pthread_mutex_lock(&hy_tables_memo_lock);
+  for (int i = 0; i < HY_TABLES_MEMO && !found; i++) {
+    hy_tables_memo_entry *e = &hy_tables_memo[i];
+    if (e->data && e->n == n && e->m == m && e->sign == sign && e->p == p && e->bytes == bytes) {
+      memcpy(data, e->data, bytes);
+      e->used = ++hy_tables_memo_clock;
+      found = 1;
+    }
+  }
+  pthread_mutex_unlock(&hy_tables_memo_lock);
+  return found;
+}
+
+static void hy_tables_memo_put(int64_t n, int64_t m, int sign, hyfft_precision p, const void *data,
+                           size_t bytes) {
+  if (bytes > HY_TABLES_MEMO_BYTES / HY_TABLES_MEMO) return;
+  void *copy = hy_malloc(bytes);
+  if (!copy) return; /* only a missed shortcut */
+  memcpy(copy, data, bytes);
+  pthread_mutex_lock(&hy_tables_memo_lock);
+  /* An empty slot, else the one used longest ago. */
+  int slot = 0;
+  for (int i = 0; i < HY_TABLES_MEMO; i++) {
+    if (!hy_tables_memo[i].data) {
+      slot = i;
+      break;
+    }
+    if (hy_tables_memo[i].used < hy_tables_memo[slot].used) slot = i;
+  }
+  hy_tables_memo_entry *e = &hy_tables_memo[slot];
+  void *old = e->data;
+  *e = (hy_tables_memo_entry){n, m, sign, p, bytes, copy, ++hy_tables_memo_clock};
+  pthread_mutex_unlock(&hy_tables_memo_lock);
+  hy_free(old);
+}
+
+/* Spectrum of the Bluestein kernel b_j = conj(chirp_j) (wrapped for
+ * negative j), divided by m so the inverse transform needs no scaling,
+ * rounded into data (m complex values of precision p). */
+hy_status hy_tables_bluestein_spectrum(int64_t n, int64_t m, int sign, hyfft_precision p, void *data) {
+  size_t bytes = (size_t)m * (p == HYFFT_F64 ? 16 : 8);
+  if (hy_tables_memo_get(n, m, sign, p, data, bytes)) return HYFFT_SUCCESS;
+  long double *buf = hy_malloc((size_t)m * 4 * sizeof(long double));
+  if (!buf) return hy_error(HYFFT_OUT_OF_MEMORY, "Bluestein spectrum of length %lld", (long long)m);
+  long double *re = buf, *im = buf + m, *sre = buf + 2 * m, *sim = buf + 3 * m;
+  for (int64_t j = 0; j < m; j++) re[j] = im[j] = 0;
+  for (int64_t j = 0; j < n; j++) {
+    long double cr, ci;
+    hy_chirp_ld(j, n, sign, &cr, &ci);
+    re[j] = cr;
+    im[j] = -ci;
+    if (j > 0) {
+      re[m - j] = cr;
+      im[m - j] = -ci;
+    }
+  }
+  hy_status st = hy_tables_fft_ld(re, im, m, sre, sim);
+  if (st != HYFFT_SUCCESS) {
+    hy_free(buf);
+    return st;
+  }
+  for (int64_t k = 0; k < m; k++) hy_tables_store(data, p, k, re[k] / m, im[k] / m);
+  hy_free(buf);
+  hy_tables_memo_put(n, m, sign, p, data, bytes);
+  return HYFFT_SUCCESS;
+}
+
+int64_t hy_tables_powmod(int64_t b, int64_t e, int64_t m) {
+  int64_t r = 1;
+  b %= m;
+  while (e > 0) {
+    if (e & 1) r = (int64_t)((__int128)r * b % m);
+    b = (int64_t)((__int128)b * b % m);
+    e >>= 1;
+  }
+  return r;
+}
+
+/* The smallest primitive root of the prime p. */
+int64_t hy_tables_primitive_root(int64_t p) {
+  int64_t f[64], nf = 0, m = p - 1;
+  for (int64_t d = 2; d * d <= m; d++)
+    if (m % d == 0) {
+      f[nf++] = d;
+      while (m % d == 0) m /= d;
+    }
+  if (m > 1) f[nf++] = m;
+  for (int64_t g = 2; g < p; g++) {
+    int ok = 1;
+    for (int i = 0; i < nf && ok; i++) ok = hy_tables_powmod(g, (p - 1) / f[i], p) != 1;
+    if (ok) return g;
+  }
+  return 1;
+}
+
+/* Rader's permutation: g^q mod p for q < p - 1. */
+void hy_tables_rader_powers(int64_t p, int64_t g, int32_t *data) {
+  int64_t m = p - 1;
+  /* g^q mod p in 8 interleaved chains (entry q + 8 is entry q times g^8),
+   * so the multiplications do not wait on each other; each product is
+   * reduced through a double quotient estimate (exact while p < 2^26, so
+   * that products stay below 2^52) and one correction either way. One
+   * chain with a division per entry took most of a warm plan's 1.3 ms at
+   * p = 65537. */
+  enum { CHAINS = 8 };
+  if (p >= ((int64_t)1 << 26)) {
+    int64_t a = 1;
+    for (int64_t q = 0; q < m; q++) {
+      data[q] = (int32_t)a;
+      a = (int64_t)((__int128)a * g % p);
+    }
+    return;
+  }
+  const double inv_p = 1.0 / (double)p;
+  int64_t chain[CHAINS], step = 1;
+  for (int c = 0; c < CHAINS; c++) {
+    chain[c] = step;
+    step = step * g % p;
+  }
+  for (int64_t q0 = 0; q0 < m; q0 += CHAINS) {
+    for (int c = 0; c < CHAINS; c++) {
+      int64_t q = q0 + c;
+      if (q >= m) break;
+      data[q] = (int32_t)chain[c];
+      int64_t t = chain[c] * step;
+      t -= (int64_t)((double)t * inv_p) * p;
+      t = t < 0 ? t + p : t;
+      chain[c] = t >= p ? t - p : t;
+    }
+  }
+}
+
+hy_status hy_tables_rader_spectrum(int64_t p, int sign, hyfft_precision prec, void *data) {
+  int64_t m = p - 1, ginv = hy_tables_powmod(hy_tables_primitive_root(p), p - 2, p);
+  long double *buf = hy_malloc((size_t)m * 4 * sizeof(long double));
+  if (!buf) return hy_error(HYFFT_OUT_OF_MEMORY, "Rader spectrum of %lld", (long long)p);
+  long double *re = buf, *im = buf + m, *sre = buf + 2 * m, *sim = buf + 3 * m;
+  int64_t b = 1;
+  for (int64_t q = 0; q < m; q++) {
+    hy_twiddle_ld(b, p, sign, &re[q], &im[q]); /* b_q = W^(sign * g^-q) */
+    b = b * ginv % p;
+  }
+  hy_status st = hy_tables_fft_ld(re, im, m, sre, sim);
+  if (st == HYFFT_SUCCESS)
+    for (int64_t k = 0; k < m; k++) hy_tables_store(data, prec, k, re[k] / m, im[k] / m);
+  hy_free(buf);
+  return st;
+}
