@@ -13,7 +13,7 @@
 #ifndef HY_CG_INTERNAL_H
 #define HY_CG_INTERNAL_H
 
-#include "codegen/codegen.h"
+#include "codegen/program.h"
 #include "planner/kernel_spec.h"
 
 /* ---- the state of one kernel while it is generated ---- */

@@ -166,6 +166,9 @@ hy_status hy_cuda_check_program(const hy_cuda_device *d, const hy_gpu_program *p
 hy_status hy_cuda_loaded_functions(hy_cuda_device *d, hy_cuda_loaded *s);
 hy_status hy_cuda_loaded_tables(hy_cuda_device *d, hy_cuda_loaded *s);
 hy_status hy_cuda_loaded_load_in(hy_cuda_device *d, hy_cuda_loaded *s);
+/* Every launch of a loaded program; called with the context current. */
+hy_status hy_cuda_launch_all(hy_cuda_device *d, const hy_cuda_loaded *s,
+                             void *const buffers[HY_BUF_COUNT], void *queue);
 hy_status hy_cuda_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
                           void *const buffers[HY_BUF_COUNT], void *queue);
 

@@ -264,3 +264,32 @@ int64_t hy_cuda_plan_workspace(void *device, const void *plan_state) {
   if (!s || s->plain) return 0;
   return s->main->program.work_elems;
 }
+
+/* Running a plan: its plain tier on request, else the active program,
+ * switching to the final one first when its background compile is done. */
+hy_status hy_cuda_plan_run_tier(void *device, const void *plan_state, int tier,
+                                void *const buffers[HY_BUF_COUNT], void *queue) {
+  hy_cuda_device *d = device;
+  hy_cuda_plan *plan = (hy_cuda_plan *)plan_state;
+  if (tier == 1 && !plan->plain)
+    return hy_error(HYFFT_INVALID_ARGUMENT, "the plan has no plain tier");
+  HY_TRY(hy_cuda_enter(d));
+  const hy_cuda_loaded *s = plan->plain;
+  if (tier != 1) {
+    hy_cuda_plan_settle(d, plan, 0);
+    s = atomic_load(&plan->active);
+  }
+  hy_status st = hy_cuda_launch_all(d, s, buffers, queue);
+  hy_cuda_leave(d);
+  return st;
+}
+
+hy_status hy_cuda_program_run(void *device, const void *plan_state,
+                              void *const buffers[HY_BUF_COUNT], void *queue) {
+  return hy_cuda_plan_run_tier(device, plan_state, 0, buffers, queue);
+}
+
+hy_status hy_cuda_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
+                                 void *const buffers[HY_BUF_COUNT], void *queue) {
+  return hy_cuda_program_run(device, plan_state, buffers, queue);
+}

@@ -198,8 +198,8 @@ hy_status hy_cuda_program_load(void *device, hy_gpu_program *program, void **pla
 }
 
 /* Every launch of a loaded program; called with the context current. */
-static hy_status hy_cuda_launch_all(hy_cuda_device *d, const hy_cuda_loaded *s,
-                                    void *const buffers[HY_BUF_COUNT], void *queue) {
+hy_status hy_cuda_launch_all(hy_cuda_device *d, const hy_cuda_loaded *s,
+                             void *const buffers[HY_BUF_COUNT], void *queue) {
   const hy_gpu_program *p = &s->program;
   CUstream stream = hy_cuda_stream(d, queue);
   hy_status st = HYFFT_SUCCESS;
@@ -229,31 +229,4 @@ static hy_status hy_cuda_launch_all(hy_cuda_device *d, const hy_cuda_loaded *s,
     if (r != HY_CUDA_SUCCESS) st = hy_cuda_fail(d->cu, r, p->names[l->kernel]);
   }
   return st;
-}
-
-hy_status hy_cuda_plan_run_tier(void *device, const void *plan_state, int tier,
-                                void *const buffers[HY_BUF_COUNT], void *queue) {
-  hy_cuda_device *d = device;
-  hy_cuda_plan *plan = (hy_cuda_plan *)plan_state;
-  if (tier == 1 && !plan->plain)
-    return hy_error(HYFFT_INVALID_ARGUMENT, "the plan has no plain tier");
-  HY_TRY(hy_cuda_enter(d));
-  const hy_cuda_loaded *s = plan->plain;
-  if (tier != 1) {
-    hy_cuda_plan_settle(d, plan, 0);
-    s = atomic_load(&plan->active);
-  }
-  hy_status st = hy_cuda_launch_all(d, s, buffers, queue);
-  hy_cuda_leave(d);
-  return st;
-}
-
-hy_status hy_cuda_program_run(void *device, const void *plan_state,
-                              void *const buffers[HY_BUF_COUNT], void *queue) {
-  return hy_cuda_plan_run_tier(device, plan_state, 0, buffers, queue);
-}
-
-hy_status hy_cuda_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
-                                 void *const buffers[HY_BUF_COUNT], void *queue) {
-  return hy_cuda_program_run(device, plan_state, buffers, queue);
 }
