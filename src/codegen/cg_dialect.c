@@ -1,6 +1,8 @@
-/* The only place where OpenCL C and CUDA C differ: qualifiers, barriers,
+/* The layer where OpenCL C and CUDA C differ: qualifiers, barriers,
  * thread and block ids, the complex vector type and the 64-bit index type.
- * Kernels are written against the macros defined in the preamble. */
+ * Kernels are written against the macros defined in the preamble; the
+ * persistent kernel (cg_persist.c) and its steps (cg_kernel.c) test the
+ * dialect themselves for cache hints, atomics and waits. */
 #include "codegen/cg_internal.h"
 
 void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision) {

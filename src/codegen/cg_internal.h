@@ -80,24 +80,24 @@ hy_status hy_cg_stage_twiddle_table(hy_gpu_program *prog, hy_cg_kernel *k, int s
 hy_status hy_cg_rader_tables(hy_gpu_program *prog, int64_t p, int sign, hyfft_precision prec, int *t_in, int *t_out, int *t_b);
 
 
-/* ---- dialect layer ---- */
+/* ---- dialect layer (cg_dialect.c) ---- */
 void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision);
 /* "__kernel void NAME(" or "extern \"C\" __global__ void __launch_bounds__(B[, MIN]) NAME(";
  * block is the exact work-group size every launch of the kernel uses. */
 void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int block,
                        int min_blocks);
-/* Qualifier for a global pointer parameter ("__global " / ""). */
-/* Emit the statements that split a transform index held in `rem` (with
- * `q` declared beside it) into the pass's loop indices, taking the loops in
- * `order` (fastest first); each loop's strides are added to `in_var` and
- * `out_var` (either may be NULL), the index of the four-step twiddle loop
- * is stored in `tm_var` and that of the fused Bluestein step's loop in
- * `fk_var` if those are not NULL. The last loop takes the remaining index
- * as it is. Every statement starts with `indent`. */
+/* Emit the statements (cg_access.c) that split a transform index held in
+ * `rem` (with `q` declared beside it) into the pass's loop indices, taking
+ * the loops in `order` (fastest first); each loop's strides are added to
+ * `in_var` and `out_var` (either may be NULL), the index of the four-step
+ * twiddle loop is stored in `tm_var` and that of the fused Bluestein
+ * step's loop in `fk_var` if those are not NULL. The last loop takes the
+ * remaining index as it is. Every statement starts with `indent`. */
 void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *order,
                              const char *indent, const char *in_var, const char *out_var,
                              const char *tm_var, const char *fk_var);
 
+/* Qualifier for a global pointer parameter ("__global " / ""). */
 const char *hy_cg_global(hy_dialect dialect);
 /* The kernel's first statement: hy_gid (HY_GID), the index of the block
  * in its pass, hy_block0 (the launch's first block) plus the block's place
@@ -130,9 +130,10 @@ hy_status hy_cg_bluestein_table(hy_gpu_program *prog, int64_t n, int64_t m, int 
                                 hyfft_precision p, int *index);
 
 /* The persistent kernel of a plan of 2-4 passes (cg_persist.c): when the
- * switch persist=1 asks for it and the plain program `plain` qualifies,
- * *made = 1 and `out` holds the program (a clearing kernel and the
- * persistent kernel); otherwise *made = 0 and `out` is untouched. */
+ * switch persist=1 or the default (hy_persist_pays) asks for it and the
+ * plain program `plain` qualifies, *made = 1 and `out` holds the program
+ * (a clearing kernel and the persistent kernel); otherwise *made = 0 and
+ * `out` is untouched. */
 hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
                         const hy_device_caps *caps, const hy_gpu_program *plain,
                         hy_gpu_program *out, int *made);

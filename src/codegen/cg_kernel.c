@@ -250,14 +250,14 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   int uses_lds = k.nstages > 1 || spec->store_transposed || spec->stage_load || spec->stage_store;
   const char *lds_type = spec->split_exchange ? "real" : "real2";
   if (spec->body) {
-    /* A step of a persistent kernel (codegen.c): a function the kernel
+    /* A step of a persistent kernel (cg_persist.c): a function the kernel
      * calls with the block's index and its local memory. The first pass
-     * streams its input past L2 (evict first); the second reads what the
-     * first wrote in L2, past L1 (which other SMs' writes do not update),
-     * and streams its output. OpenCL has no cache hints: a volatile read
+     * streams its input past L2 (evict first); every later pass reads what
+     * the one before wrote in L2, past L1 (which other SMs' writes do not
+     * update), and the last streams its output. OpenCL has no cache hints: a volatile read
      * keeps L1 out. A CUDA call, not inlined: inlined into the ticket loop
-     * the two passes took 2x the registers of their own kernels or spilled
-     * (ptxas, sm_90); as calls each keeps its kernel's count. */
+     * the passes take more registers than their own kernels or spill; as
+     * calls each keeps its kernel's count. */
     hy_strbuf_appendf(sb, "%s void %s(",
                       prog->dialect == HY_DIALECT_CUDA ? "__device__ __noinline__" : "HY_FN",
                       prog->names[prog->nkernels]);
@@ -287,8 +287,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     /* CUDA: the function takes the kernel's shared memory itself (below)
      * and is told that every pointer it takes is global, so that each
      * access compiles to a shared or global instruction without relying
-     * on NVVM following the call (it did not for the input's accessor,
-     * which was read with generic loads). */
+     * on NVVM following the call (which it does not do for the input's
+     * accessor: without the assumption it is read with generic loads). */
     hy_strbuf_append(sb, ", const hy_i64 hy_gid) {\n  __builtin_assume(__isGlobal(src.p));\n");
     hy_strbuf_appendf(sb, "  __builtin_assume(__isGlobal(dst%s));\n",
                       spec->body == 2 ? ".p" : "");

@@ -5,7 +5,7 @@
  * The two-pass case is described first; longer chains follow below.
  *
  * Launching pass 1 over chunks of the batch and then pass 2 (codegen.c's
- * L2 chunks) lost to the idle SMs at the tail of every launch. Here the
+ * L2 chunks) leaves SMs idle at the tail of every launch. Here the
  * blocks stay resident and take tickets from a counter, in an order that
  * interleaves the passes element by element of the outermost batch loop:
  *
@@ -311,9 +311,8 @@ static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree 
    * first) gets (s + 1) * lag slots, so that its first pass over element
    * e waits only on the last pass over e - ring, which ran s + 1 lags
    * earlier. The rings together take half of L2 for two passes and three
-   * quarters for longer chains, whose lag measured best there (f64 65537
-   * x511, 1 MB slots: lag 4 2.68x cuFFT, lag 5-6 2.86-2.87x, lag 7-8
-   * 2.78x; f32 65537: lag 4 1.56x, 6-8 1.78-1.79x; H100). */
+   * quarters for longer chains, whose lag measured best there (on the
+   * H100, see docs/notes-from-src.md). */
   int64_t budget = caps->l2_cache > 0 ? caps->l2_cache / 2 : (int64_t)16 << 20;
   if (k > 2) budget = budget * 3 / 2;
   int64_t weight = 0, span_max = 1;
@@ -447,9 +446,8 @@ static int hy_cg_persist_two_waits(const hy_cg_persist_shape *sh) {
 static void hy_cg_persist_counters(hy_strbuf *sb, const hy_cg_persist_shape *sh) {
   long long batch = sh->batch;
   /* One branch per pass, each setting every variable, and one wait where
-   * one is enough: the f64 2^16 kernel had 110 registers instead of 128
-   * and ran at 0.65x the speed (H100) with the waits set by separate ifs
-   * and two waits for every ticket. */
+   * one is enough: waits set by separate ifs, and two waits for every
+   * ticket, change the kernel's register allocation and make it slower. */
   int two = hy_cg_persist_two_waits(sh);
   hy_strbuf_append(sb, two ? "    int wi1, wn1, wi2, wn2, si;\n" : "    int wi, wn, si;\n");
   for (int i = 0; i < sh->npasses; i++) {
@@ -526,10 +524,9 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
   int64_t nctr = 1 + k * sh.batch, off_bytes = sh.ctr_at * esize;
 
   /* Every pass must run with blocks of one size. Taking the least common
-   * multiple (more transforms per block in the smaller passes) gave wrong
-   * results for elements whose passes took two blocks each on PoCL (f32
-   * 12289 by fused Bluestein: 192- and 256-thread blocks run at 768), a
-   * race not found yet; so the passes must agree as generated. */
+   * multiple (more transforms per block in the smaller passes) gives wrong
+   * results on PoCL for elements whose passes take two blocks each (a race
+   * whose cause is not known); so the passes must agree as generated. */
   hy_kernel_spec specs[HY_PERSIST_MAX_PASSES];
   sh.block = 0;
   for (int i = 0; i < k; i++) {
@@ -550,7 +547,7 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
   out->prelude_begin = plain->prelude_begin;
   out->prelude_end = plain->prelude_end;
   /* The passes' tables are the plain program's: borrowed, not computed
-   * again (fused Rader's powers of g took most of f64 65537's generation);
+   * again (fused Rader's powers of g are most of a long plan's generation);
    * codegen.c hands them over when this program replaces the plain one. */
   out->reuse = plain;
   const char *g = hy_cg_global(dialect);
@@ -562,9 +559,9 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
 
   out->kernel_begin[1] = sb->len;
   /* Streaming hints by default, but not where the first pass gathers its
-   * input and the last scatters its output (fused Rader: f64 65537 x511
-   * 2.27 ms with them, 2.08 ms without, H100): a sector read or written
-   * with evict-first is needed again by the neighbouring gathers. */
+   * input and the last scatters its output (fused Rader, where the hints
+   * measured slower): a sector read or written with evict-first is needed
+   * again by the neighbouring gathers. */
   int hints = req->persist_hints >= 0 ? req->persist_hints : !hy_cg_pass_rader_fused(&full[0]);
   if (dialect == HY_DIALECT_CUDA) hy_cg_persist_accessors(sb, hints);
   /* The pass functions, generated as the plain kernels were (same
@@ -614,11 +611,10 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
   }
   sh.tickets = 0;
   for (int i = 0; i < k; i++) sh.tickets += sh.batch * sh.blocks[i];
-  /* The kernel needs the registers of its largest pass and then some (f64
-   * 65537: passes of 98-104, the kernel 142, so one block of 256 threads
-   * per SM where the passes ran two). Chains of more than two passes with
-   * blocks of 256 threads or fewer ask for two blocks per SM (at most 128
-   * registers; ptxas spilled 4 bytes there). */
+  /* The kernel needs the registers of its largest pass and then some, so
+   * fewer of its blocks may fit an SM than of the passes' own kernels.
+   * Chains of more than two passes with blocks of 256 threads or fewer ask
+   * for two blocks per SM (at most 128 registers per thread). */
   if (k > 2 && sh.block <= 256 && min_blocks < 2 &&
       (caps->local_memory + 1024) / ((int64_t)shared + 1024) >= 2)
     min_blocks = 2;
@@ -633,9 +629,8 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
     for (int j = 0; j < nbufs; j++) seen |= bufs[j] == want[i];
     if (!seen) bufs[nbufs++] = want[i];
   }
-  /* By default not where one block size for all passes grows the blocks
-   * past 512 threads or fewer than two fit an SM (f64 12289 x2730: blocks
-   * of 192 and 256 threads became 768 with 206 KB, 1.57x cuFFT -> 0.89x). */
+  /* By default not where the blocks have more than 512 threads or fewer
+   * than two fit an SM: such a kernel is slower than the plain launches. */
   if (req->persist < 0 &&
       (sh.block > 512 || (caps->local_memory + 1024) / ((int64_t)shared + 1024) < 2))
     fits = 0;
@@ -677,8 +672,8 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
   hy_strbuf_append(sb, "  for (;;) {\n");
   /* One thread claims the ticket and decodes it, the block reads the
    * job from local memory: every pass branch below then depends on values
-   * the compiler can see are the same for the whole block (PoCL computed
-   * wrong results with every thread decoding a ticket in loops). */
+   * the compiler can see are the same for the whole block (PoCL computes
+   * wrong results when every thread decodes a ticket in loops). */
   hy_strbuf_appendf(sb, "    if (HY_LID == 0) {\n    const int tk = %s(hy_ctr, 1);\n    hy_job[0] = tk;\n"
                         "    if (tk < %lld) {\n",
                     dialect == HY_DIALECT_CUDA ? "atomicAdd" : "atomic_add", (long long)sh.tickets);
@@ -688,9 +683,9 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
                        "    HY_BARRIER();\n");
   hy_strbuf_appendf(sb, "    if (tk >= %lld) break;\n", (long long)sh.tickets);
   /* The waits, counts and barriers are the same statements for every
-   * ticket (a wait for 0 passes at once): PoCL's work-item loops hung on a
-   * count by one thread that ran straight into the next ticket's claim,
-   * and gave wrong results now and then with the waits inside the pass
+   * ticket (a wait for 0 passes at once): PoCL's work-item loops hang on
+   * a count by one thread that runs straight into the next ticket's claim,
+   * and give wrong results now and then with the waits inside the pass
    * branches. */
   hy_cg_persist_counters(sb, &sh);
   hy_cg_persist_wait(sb, dialect, hy_cg_persist_two_waits(&sh));

@@ -16,7 +16,7 @@ int hy_strided_columns(int64_t length, hyfft_precision p, const hy_device_caps *
 /* A GPU pass with a strided side moves M neighbouring transforms per block,
  * so each row of the data is read or written in pieces of M*elem bytes;
  * pieces under a 128-byte line waste DRAM bandwidth. Time over the copy
- * floor by piece size, from H100 runs against cuFFT (docs/performance.md:
+ * floor by piece size, measured on the H100 (docs/performance.md:
  * 16384^2 columns, 8192^2 columns, four-step 2^16-2^24 with sincospi
  * twiddles): 8 bytes 4.3x, 16 bytes 2.4x, 32 bytes 1.5x, 64 bytes 1.25x,
  * 128 bytes 1.1x. On the CPU every pass counts 1. */

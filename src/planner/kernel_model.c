@@ -10,12 +10,11 @@
 
 
 /* Rader's convolution (length p - 1) against Bluestein's (a power of two
- * or a 3-5-smooth length past 2p - 1), measured on the H100 with both in
- * one pass: Rader won where p - 1 is a power of two times 1, 3 or 5 (257:
- * 0.53 against 1.46 ms, whose Bluestein length is 540 = 4*27*5; 641: 0.96
- * against 1.93 ms, 1296 = 16*81) and lost where p - 1 has several odd
- * factors (1009 = 1 + 16*9*7: 1.16 against 0.81 ms for 2048; 127 = 1 +
- * 2*9*7: 0.97 against 0.60 ms for 256): hy_rader_length_pays. */
+ * or a 3-5-smooth length past 2p - 1), with both in one pass: Rader's
+ * shorter convolution moves less data where p - 1 is a power of two times
+ * 1, 3 or 5; with several odd factors in p - 1 Bluestein's length is
+ * faster (measured on the H100, see docs/notes-from-src.md):
+ * hy_rader_length_pays. */
 
 static int hy_model_rader_pass(const hy_pass *pass, hy_pass *out) {
   *out = *pass;
@@ -62,11 +61,10 @@ static int hy_model_rader_pass(const hy_pass *pass, hy_pass *out) {
  *    W/M neighbouring elements of each of M rows, so the rows must start
  *    W/M elements apart modulo W. With M >= W, threads on the same element
  *    of neighbouring rows need odd rows (hy_spec_row's rounding).
- * Counted per access pattern for the standard table's passes, the
- * earlier layout (1 per 32, odd rows; 2 per 32 for 4 columns) took 1.2-2
- * wavefronts per group where this one takes 1. H100 against cuFFT, side
- * by side: 2^24 x4 0.94 -> 0.97, 4096^2 x4 0.94-0.95 -> 0.98. Switches
- * padbits= and rowadd= (or pad=) name a layout and keep this rule out. */
+ * Counted per access pattern for the standard table's passes, this
+ * layout takes 1 wavefront per group, where one element of padding per 32
+ * with odd rows (2 per 32 for 4 columns) takes 1.2-2. Switches padbits=
+ * and rowadd= (or pad=) name a layout and keep this rule out. */
 static void hy_model_bank_layout(const hy_pass *pass, const hy_kernel_spec *named,
                               hy_kernel_spec *spec, int64_t nc, const hy_device_caps *caps) {
   if (named->lds_pad >= 0 || named->lds_pad_shift >= 0 || named->lds_row_extra >= 0) return;
@@ -103,17 +101,14 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   /* The four-step twiddle W_N^(m*k) of pass A from an N-entry table is one
    * scattered read per output (a warp's neighbouring m are k entries
    * apart), from a table of N*8 bytes that L2 cannot hold past N = 2^22.
-   * sincospi on the exactly reduced argument costs arithmetic instead and
-   * kept the error where it was (H100, against cuFFT: 2^16 0.92 -> 1.06,
-   * 2^20 0.77 -> 0.94, 2^24 0.47 -> 0.87, 10^6 0.92 -> 1.11; f64 2^20
-   * 0.87 -> 1.02; rel RMS unchanged to 3 digits).
+   * sincospi on the exactly reduced argument costs arithmetic instead,
+   * keeps the error where the table has it and is faster.
    * Where the two short tables of hy_cg_twiddle_pair_table take 8 KB or
-   * less, f32 reads them instead: one complex product for the sincospi
-   * (H100, 2026-11-23 23:55 UTC, two runs each against cuFFT: f32 2^16
-   * x1024 1.07-1.15 -> 1.25, 2^18 x256 1.03-1.04 -> 1.12-1.13; rel RMS
-   * 1.51e-07 -> 1.54e-07). Larger tables lost (2^20 even, 2^24 0.95 ->
-   * 0.88-0.93, 10^6 1.25 -> 1.21), as did f64 past 8 KB (2^18 0.99 ->
-   * 0.93); f64 within 8 KB measured even. `ftwsin=1/2` in the tuner. */
+   * less, f32 reads them instead: one complex product for the sincospi,
+   * faster at about the same error. Larger tables, and f64 tables past
+   * 8 KB, are slower than sincospi; f64 tables within 8 KB measure even,
+   * so f64 keeps sincospi (measured on the H100, see
+   * docs/notes-from-src.md). The switch is `ftwsin=1/2`. */
   spec->ftw_sincos = pass->twiddle_loop >= 0;
   if (spec->ftw_sincos && pass->precision == HYFFT_F32 &&
       hy_twiddle_pair_count(pass->twiddle_n) * 8 <= 8192)
@@ -130,11 +125,10 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * block of 67-135 KB), so its exchanges through local memory are not
    * hidden behind another block's loads and stores; radix-32 stages take
    * one exchange fewer (16384 = 32 x 32 x 16 on 512 threads instead of
-   * 16 x 16 x 16 x 4 on 1024, 128 registers, no spills). H100 against
-   * cuFFT, side by side: 16384 0.92 -> 1.03, 8192 0.95 -> 1.00. f64 8192
-   * (256 threads of 236 registers) lost, 0.93 -> 0.86, and so did the
-   * 4096-point columns (two exchanges either way), hence f32 along the
-   * transform from 8192 points, where 32s need fewer stages than 16s. */
+   * 16 x 16 x 16 x 4 on 1024). Measured faster for f32 only: f64 8192's
+   * radix-32 threads need too many registers, and 4096-point columns take
+   * two exchanges either way; hence f32 along the transform from 8192
+   * points, where 32s need fewer stages than 16s. */
   if (pass->precision == HYFFT_F32 && pass->algo == HY_ALGO_MIXED_RADIX &&
       spec->transform_fastest && pass->plane_inner == 0 && nc >= 8192) {
     hy_kernel_spec by16 = *spec, by32 = *spec;
@@ -165,23 +159,20 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * largest radix (up to 1024) keeps ~16 points per
    * thread, which fits the 64-128 registers that __launch_bounds__ allows
    * such a block, instead of 32-64 points per thread that need 170-255
-   * registers and leave one 8-warp block per SM (measured with ptxas for
-   * sm_90: 8192 f32 174 -> 76 registers, 16384 f32 255 -> 64). */
+   * registers and leave one 8-warp block per SM. */
   int64_t per_butterfly = nc / hy_spec_max_radix(pass, spec);
   if (per_butterfly > t && nc / t > 16) {
     int most = wg < 1024 ? wg : 1024;
     t = per_butterfly < most ? per_butterfly : most;
     /* Bluestein holds two transforms and its tables: 8 points per
-     * thread (4099 f32, m = 8192: 1024 threads ran in 2.14 ms against
-     * 3.20 ms with 512, on the H100). */
+     * thread, which measured faster than 16 (see docs/notes-from-src.md). */
     if (pass->algo == HY_ALGO_BLUESTEIN && nc / 8 > t) t = nc / 8 < most ? nc / 8 : most;
     spec->threads_per_transform = (int)t;
   }
   /* Mid lengths whose butterflies of the largest radix outnumber 256
    * threads but fit a block: one thread each, where 256 would leave over
-   * 8% of the slots idle (H100: 2401 = 7^4 on 343 threads, none idle, 40
-   * registers: 0.96-0.98x cuFFT -> 0.99-1.01x against 128 threads, 11%
-   * idle, below). */
+   * 8% of the slots idle (measured faster than the halving below, e.g.
+   * 2401 = 7^4 on 343 threads, none idle, against 128 threads, 11% idle). */
   if (pass->algo == HY_ALGO_MIXED_RADIX && per_butterfly > t &&
       per_butterfly <= (wg < 1024 ? wg : 1024) && hy_spec_idle_share(pass, spec, (int)t) > 0.08) {
     t = per_butterfly;
@@ -189,9 +180,8 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   }
   /* Threads that idle on the last butterfly of a stage: with 128 threads
    * or more, when over 8% of the slots are idle and half the threads idle
-   * less than half as much, take half (H100, tuner: 2401 = 7^4 from 256
-   * threads, 33% idle, to 128, 11%: 1.05x; the 100 x 100 plane from 1024
-   * to 512: 1.06-1.08x). */
+   * less than half as much, take half (e.g. 2401 = 7^4 from 256 threads,
+   * 33% idle, to 128, 11%; measured faster, see docs/notes-from-src.md). */
   if (t >= 128 && hy_spec_idle_share(pass, spec, (int)t) > 0.08 &&
       2.0 * hy_spec_idle_share(pass, spec, (int)(t / 2)) <
           hy_spec_idle_share(pass, spec, (int)t)) {
@@ -209,7 +199,7 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   /* Strided axes need enough neighbouring transforms for whole chunks
    * (128 bytes); so do strided outputs (four-step pass B), which are
    * written across M transforms by the transposed store: with one
-   * transform per block each 8-byte store was its own 32-byte sector. */
+   * transform per block each 8-byte store is its own 32-byte sector. */
   int64_t chunk = 128 / (int64_t)hy_complex_bytes(pass->precision);
   if ((!spec->transform_fastest || strided_out) && m < chunk) m = chunk;
   if (m > count) m = count;
@@ -231,11 +221,9 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   spec->store_transposed = strided_out && m >= 2;
   /* Eight threads per transform of a plain batch (128 = 16 x 8): twice
    * as many, half of them idle in the radix-16 stage, with as many
-   * transforms per block (512 threads, 48 registers). H100, two runs each:
-   * 128 x524288 f32 0.96x cuFFT -> 0.99x, f64 0.96-0.98x -> 1.00x. CUDA
-   * only: NVIDIA's OpenCL on the same H100 lost with it (97% -> 93% of
-   * copy). Plain batches only: f64 16384's 128-point four-step passes lost
-   * (1.04x -> 0.84x), f64 128^3's axis passes did not move (1.01x). */
+   * transforms per block, measured faster. CUDA only: NVIDIA's OpenCL is
+   * slower with it. Plain batches only: four-step passes of the same
+   * length are slower with it, and axis passes do not gain. */
   if (t == 8 && caps->backend == HYFFT_BACKEND_CUDA && pass->algo == HY_ALGO_MIXED_RADIX &&
       spec->transform_fastest &&
       pass->nloops == 1 && pass->twiddle_loop < 0 && !spec->store_transposed &&
@@ -251,35 +239,30 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   }
   /* A four-step pass whose 16 columns take more than half the local memory
    * runs one block per SM, whose load, compute and store phases then
-   * never overlap; 8 columns (64-byte pieces) let two blocks share the SM.
-   * Measured on the H100: 2^20 f32 0.95 -> 1.00 of cuFFT; with 4 columns
-   * it lost (f64 2^20 1.02 -> 0.96, f32 2^24 0.87 -> 0.32), hence 16 -> 8
-   * only; and the column pass of 1024^2 x64 (no twiddle, in place) lost
-   * too (1.03 -> 0.99), hence four-step passes only. */
+   * never overlap; 8 columns (64-byte pieces) let two blocks share the SM
+   * (measured faster on the H100). Halving again to 4 columns is slower,
+   * hence 16 -> 8 only; so is halving a plain column pass (no twiddle, in
+   * place), hence four-step passes only. */
   if ((pass->twiddle_loop >= 0 || spec->store_transposed) && spec->transforms_per_block >= 16 &&
       2 * hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory &&
       hy_spec_local_bytes(pass, spec, (int)nc) <= caps->local_memory)
     spec->transforms_per_block /= 2;
   /* f64 four-step passes of 32 threads x 8 columns (512 points, as f64
    * 2^18) run 2 blocks of 256 threads per SM at 128 registers; 4 columns
-   * per block (128 threads, 35 KB) let 4 smaller blocks share it. H100
-   * against cuFFT: f64 2^18 x128 0.93 -> 0.99 (13:12 UTC; 1.00 in the
-   * 06:27 tuning). Halving lost on the neighbouring shapes (f64 2^20, 64
-   * threads x 8: 1.02 -> 0.98; f64 2^16, 16 x 16: 1.13 -> 1.09), so it
-   * is kept to this one. */
+   * per block (128 threads, 35 KB) let 4 smaller blocks share it, which
+   * measured faster. Halving is slower on the neighbouring shapes (64
+   * threads x 8, 16 x 16), so it is kept to this one. */
   if (pass->precision == HYFFT_F64 && caps->backend == HYFFT_BACKEND_CUDA &&
       (pass->twiddle_loop >= 0 || spec->store_transposed) && spec->threads_per_transform == 32 &&
       spec->transforms_per_block == 8)
     spec->transforms_per_block = 4;
   /* A four-step pass of blocks near 1024 threads whose threads take two
    * or more butterflies of a smaller radix in some stage (1000 = 8x5x5x5
-   * on 125 threads x 8 columns: 10 points in the radix-5 stages, 49-60
-   * registers) fits one block per SM; twice the threads over half the
-   * columns (31 registers) fit two. H100, tuner (06:27 and 20:24 UTC):
-   * 10^6 x67 1.11-1.12x; f64 10^6 x32 unchanged (1.05-1.06x cuFFT, its
-   * 8 columns took 132 KB). Passes whose threads hold one butterfly of the
-   * largest radix per stage (4096 = 16^3) keep their columns: 2 per block
-   * lost there (f32 2^24 0.87 -> 0.32, above). */
+   * on 125 threads x 8 columns: 10 points in the radix-5 stages) fits
+   * one block per SM; twice the threads over half the columns need fewer
+   * registers per thread and fit two, which measured faster. Passes whose
+   * threads hold one butterfly of the largest radix per stage
+   * (4096 = 16^3) keep their columns: 2 per block are slower there. */
   if (caps->backend == HYFFT_BACKEND_CUDA && (pass->twiddle_loop >= 0 || spec->store_transposed) &&
       spec->transforms_per_block >= 2 &&
       (int64_t)spec->threads_per_transform * spec->transforms_per_block >= 768 &&
@@ -298,7 +281,6 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     spec->transforms_per_block /= 2;
   if (hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->split_exchange = 1;
   if (hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->lds_pad = 0;
-  /* The transposed store moves complex values through local memory. */
   /* The transposed store moves complex values through local memory; Rader
    * stores its p outputs (one more than its convolution) directly. */
   if (spec->split_exchange || pass->algo == HY_ALGO_RADER) spec->store_transposed = 0;
@@ -320,7 +302,7 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   /* Rader permutes its input and output: through local memory, after a
    * contiguous staged load and before a contiguous staged store, rather
    * than by gathers and scatters in global memory (a warp's 32 permuted
-   * reads of an 8 KB row touched up to 32 sectors). */
+   * reads of an 8 KB row touch up to 32 sectors). */
   if (pass->algo == HY_ALGO_RADER && !spec->split_exchange && spec->transform_fastest) {
     spec->stage_load = hy_pass_dense_run(pass, 0);
     spec->stage_store = hy_pass_dense_run(pass, 1);
@@ -334,12 +316,10 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
       !hy_pass_dense_run(pass, 1))
     spec->stage_store = 0;
   /* Asking ptxas for more resident blocks per SM trades registers for
-   * occupancy. It is applied only where it was measured to help: a
-   * 512-thread f32 block that 76-80 registers left alone on its SM (8192
-   * points; H100: 0.649 -> 0.597 ms, 64 registers, no spills). Elsewhere it
-   * lets ptxas grow kernels up to the new cap (128-256 f32: 48 -> 64
-   * registers, 5 -> 4 blocks) or spill (127, 1009: 360-524 bytes), and
-   * 1024-4096 f32 measured the same with 4 blocks as with 3. */
+   * occupancy. It is applied only where it measured faster: a 512-thread
+   * f32 block that its register count would leave alone on its SM (8192
+   * points). Elsewhere it lets ptxas grow kernels up to the new cap (fewer
+   * blocks per SM) or spill, or changes nothing. */
   /* What the environment or the pass's variant named: the local-memory
    * layout (pad, padbits, rowadd) or minblocks (0 included: no demand)
    * keeps the rules for it out. */
@@ -356,11 +336,10 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     spec->min_blocks = 2;
   /* Small blocks whose points per thread need more registers than three
    * blocks per SM leave (65536 / (3 * 128) = 170): ptxas' free choice
-   * (181 registers for f64 3125 with radix-25 stages, 226 for the f64
-   * Bluestein pass of 1009) left 2 blocks of 4 warps per SM. Asking for 3
-   * measured on the H100 against cuFFT: f64 3125 0.89 -> 0.98, f64 1009
-   * 1.25 -> 1.39; where the estimate stays under the cap (f32 1009, 127,
-   * f64 4096) it did nothing or lost. The estimate: the most points a
+   * (e.g. f64 3125 with radix-25 stages, the f64 Bluestein pass of 1009)
+   * leaves 2 blocks of 4 warps per SM, and asking for 3 measured faster;
+   * where the estimate stays under the cap, asking does nothing or is
+   * slower. The estimate: the most points a
    * thread holds in a stage, times the words of a complex value, times 2
    * (inputs and outputs of a stage) or 3 (Bluestein keeps its tables'
    * values too). */
@@ -376,11 +355,10 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     int sets = pass->algo == HY_ALGO_MIXED_RADIX ? 2 : 3;
     if ((int64_t)most * words * sets > 65536 / (3 * 128)) spec->min_blocks = 3;
     /* f32 Bluestein passes of 128 threads that fit 128 registers: asking
-     * for the 4 blocks per SM they already get changes ptxas' schedule
-     * (same 128 registers, no spills, a different instruction order):
-     * f32 1009 x66510 0.767 -> 0.728 ms, 1.52 -> 1.61x cuFFT (H100, 18:10
-     * UTC); 3 blocks let it grow to 159 registers (1.52x), 5 spill. f64
-     * 1009 (3 blocks by the rule above) measured no better with 4. */
+     * for the 4 blocks per SM they already get changes ptxas' instruction
+     * order (same registers, no spills), which measured faster; 3 blocks
+     * let the kernel grow, 5 spill. f64 (3 blocks by the rule above) is no
+     * faster with 4. */
     else if (pass->precision == HYFFT_F32 && pass->algo == HY_ALGO_BLUESTEIN && block == 128 &&
              (int64_t)most * words * sets <= 65536 / (4 * 128))
       spec->min_blocks = 4;

@@ -171,14 +171,12 @@ int64_t hy_twiddle_pair_count(int64_t n) {
 /* The radices of the pass's stages: the planner's factors (shared with the
  * CPU engine) with pairs of 3s and 5s merged per spec->merge_odd, so 3^7
  * takes 4 stages (9*9*9*3) instead of 7: fewer exchanges through local
- * memory, and the composite codelet's inner twiddles are constants.
- * Measured on the H100 against cuFFT: 2187 f32 0.81 -> 1.01, f64 0.83 ->
- * 1.00; 3125 f64 0.79 -> 0.90. Merging inside mixed lengths (1000 = 8*25*5,
- * 100^3) made the radix-8/4 stages uneven over fewer threads (f64 1000
- * 0.99 -> 0.89, f64 100^3 0.99 -> 0.78), so the default merges only powers
- * of one prime; 27 = 3^3 was slower than 9 (2187 f64 0.74), and 7s
- * merged into 49 lost too (49 f32 1.08 -> 0.94, 343 1.00 -> 0.63, 2401
- * unchanged at 0.92-0.93). */
+ * memory, and the composite codelet's inner twiddles are constants
+ * (measured faster on the H100, see docs/notes-from-src.md). Merging
+ * inside mixed lengths (1000 = 8*25*5, 100^3) makes the radix-8/4 stages
+ * uneven over fewer threads and is slower, so the default merges only
+ * powers of one prime; 27 = 3^3 is slower than 9, and 7s merged into 49
+ * are slower than 7s. */
 static int hy_spec_radices_of(const int *factors, int nfactors, int merge_odd, int pow2_radix,
                             int *out) {
   int n = 0, pure = 1, first = 0;

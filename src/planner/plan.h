@@ -134,10 +134,13 @@ typedef struct hy_kernel_spec {
                                 16/32/64: regrouped into stages of that radix */
   int rader;                 /* a one-pass prime Bluestein pass as Rader (the planner
                                 then makes the pass HY_ALGO_RADER) */
-  int persist;               /* a two-pass plan as one persistent kernel (cg_persist.c, read
-                                from its first pass): 1 asked for, 0 refused, -1 the default */
-  int persist_ring;          /* its work slots; 0: about half of L2 */
-  int persist_lag;           /* elements its second pass runs behind; 0: half the ring */
+  int persist;               /* a chain of 2-4 passes as one persistent kernel (cg_persist.c,
+                                read from its first pass): 1 asked for, 0 refused, -1 the
+                                default */
+  int persist_ring;          /* its work slots per ring; 0: the rings take about half of L2
+                                (three quarters for chains of more than two passes) */
+  int persist_lag;           /* elements each pass runs behind the one before; 0: from the
+                                ring budget (half the ring for two passes) */
   int persist_hints;         /* 1: input and output streamed past L2 (CUDA cache hints);
                                 0: plain loads and stores; -1: the default (cg_persist.c) */
   int body;                  /* 0: a kernel of its own; 1, 2 or 3: the function for the

@@ -64,8 +64,8 @@ hy_status hy_factorize(int64_t n, int64_t max_prime, int *factors, int *nfactors
 int64_t hy_bluestein_length(int64_t n);
 /* Whether Rader's convolution of length p - 1 (p prime) is the one to
  * use on a GPU: p - 1 = 2^a times 1, 3 or 5 with a >= 4 (measured against
- * Bluestein, src/codegen/cg_kernel.c for one pass and
- * src/solvers/four_step.c for the fused passes). */
+ * Bluestein: planner/kernel_model.c for one pass, solvers/four_step.c
+ * hy_fs_rader_pays for the fused passes). */
 int hy_rader_length_pays(int64_t p);
 /* Choose the 1D algorithm for length n and fill pass->algo/factors/bluestein_m. */
 hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass);

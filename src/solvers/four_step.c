@@ -57,9 +57,9 @@ static int hy_fs_divisors(int64_t n, int64_t limit, int64_t *out, int max) {
  * (0: one pass). When no two-pass split fits, d is the longest pass A that
  * fits and the rest splits again (three or more passes). The rest of a
  * split may itself split once more (three passes) where the model prices
- * that lower: 2^26 as 1024 x 256 x 256 measured 1.23 ms against 2.80 ms
- * for 8192 x 8192 on the H100, since its strided passes move 64 columns
- * per block instead of 2 (the transposed store groups its transforms by
+ * that lower: 2^26 as 1024 x 256 x 256 is faster than 8192 x 8192
+ * (measured on the H100), since its strided passes move 64 columns per
+ * block instead of 2 (the transposed store groups its transforms by
  * output stride, so the last pass writes neighbours).
  * $HYFFT_FOUR_STEP_PASSES=2 keeps two passes wherever two fit.
  * Returns a negative cost when no way fits (a large prime: Bluestein). */
@@ -283,13 +283,12 @@ static hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, i
 /* Whether fused Rader serves the prime n of a chain split n1 x n2 over
  * `count` transforms. Its gather and scatter read and write single
  * elements at random: 8-byte f32 values use a quarter of each 32-byte
- * sector, 16-byte f64 values half. Measured on the H100 against fused
- * Bluestein, in four launches: f64 65537 x511 3.27 -> 3.04 ms, f64 12289
- * x2730 3.27 -> 2.68 ms, but f32 65537 x1023 3.28 -> 3.97 ms and f32 40961
- * 3.26 -> 3.65 ms. As one persistent kernel (cg_persist.c), the rest of
- * each sector is still in L2 when the neighbouring gathers need it, and
- * f32 65537 x1023 takes 2.45-2.49 ms (2.28-2.32x cuFFT, against 1.69x for
- * Bluestein; 18:02 and 18:12 UTC). So f64 always, and f32 where the
+ * sector, 16-byte f64 values half. In separate launches, fused Rader is
+ * faster than fused Bluestein for f64 and slower for f32 (measured on the
+ * H100, see docs/notes-from-src.md). As one persistent kernel
+ * (cg_persist.c), the rest of each sector is still in L2 when the
+ * neighbouring gathers need it, and f32 Rader is faster than Bluestein
+ * too. So f64 always, and f32 where the
  * generator will make the chain persistent by default: on CUDA, with both
  * halves of the split alike (passes of one block size), slots of at most
  * 2 MB, one loop of transforms (a batch, as measured), and more
