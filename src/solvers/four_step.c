@@ -16,20 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/planner.h"
+#include "solvers/four_step.h"
 #include "util/settings.h"
 
-typedef struct hy_fs_ctx {
-  const hy_problem *problem;
-  const hy_device_caps *caps;
-  int64_t limit; /* longest one-pass transform on the device */
-  int inner;     /* planning the rest of a split (pass B): one pass when it fits */
-  int three;     /* three passes where the model prefers them (off: $HYFFT_FOUR_STEP_PASSES=2) */
-  hy_plan_tree *tree;
-} hy_fs_ctx;
-
 /* Whether a length fits one pass, with its algorithm chosen in *pass. */
-static int hy_fs_fits(hy_fs_ctx *c, int64_t n, hy_pass *pass, hy_status *st) {
+int hy_fs_fits(hy_fs_ctx *c, int64_t n, hy_pass *pass, hy_status *st) {
   *st = hy_choose_dft_algo(n, pass);
   if (*st != HYFFT_SUCCESS) return 0;
   int64_t on_chip = pass->algo == HY_ALGO_BLUESTEIN ? pass->bluestein_m : n;
@@ -63,7 +54,7 @@ static int hy_fs_divisors(int64_t n, int64_t limit, int64_t *out, int max) {
  * output stride, so the last pass writes neighbours).
  * $HYFFT_FOUR_STEP_PASSES=2 keeps two passes wherever two fit.
  * Returns a negative cost when no way fits (a large prime: Bluestein). */
-static double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int64_t *split) {
+double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int64_t *split) {
   const hy_problem *p = c->problem;
   *split = 0;
   double best = -1.0;
@@ -107,7 +98,7 @@ static double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int
   return best;
 }
 
-static hy_status hy_fs_add_pass(hy_fs_ctx *c, hy_pass **out) {
+hy_status hy_fs_add_pass(hy_fs_ctx *c, hy_pass **out) {
   if (c->tree->npasses >= HY_MAX_PASSES) return HYFFT_NO_SOLVER;
   *out = &c->tree->passes[c->tree->npasses++];
   return HYFFT_SUCCESS;
@@ -121,7 +112,7 @@ static hy_status hy_fs_add_pass(hy_fs_ctx *c, hy_pass **out) {
  * one contiguous piece, as both read and write the original data; with no
  * inner loop (a batched 1D axis) each transform is contiguous. Grows the
  * buffer's size to hold the layout. */
-static hy_status hy_fs_layout(hy_fs_ctx *c, int64_t n, int64_t axis_stride, int nloops,
+hy_status hy_fs_layout(hy_fs_ctx *c, int64_t n, int64_t axis_stride, int nloops,
                               const hyfft_dim *loops, hy_buffer work, int64_t *dense,
                               int64_t *inner) {
   int order[HY_MAX_LOOPS];
@@ -152,232 +143,9 @@ static hy_status hy_fs_layout(hy_fs_ctx *c, int64_t n, int64_t axis_stride, int 
   return HYFFT_SUCCESS;
 }
 
-static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride,
-                            hy_buffer dst, int64_t out_stride, int nloops,
-                            const hyfft_dim *loops);
-
-static hy_status hy_fs_chirp(hy_fs_ctx *c, hy_chirp_step step, int64_t n, int64_t m,
-                             hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride,
-                             int nloops, const hyfft_dim *loops) {
-  hy_pass *pass;
-  HY_TRY(hy_fs_add_pass(c, &pass));
-  hy_pass_init(pass, HY_PASS_CHIRP, c->problem->precision, c->problem->sign);
-  pass->chirp_step = step;
-  pass->chirp_n = n;
-  pass->bluestein_m = m;
-  pass->src = src;
-  pass->dst = dst;
-  pass->axis = (hyfft_dim){step == HY_CHIRP_POST ? n : m, in_stride, out_stride};
-  pass->nloops = nloops;
-  for (int l = 0; l < nloops; l++) pass->loops[l] = loops[l];
-  return HYFFT_SUCCESS;
-}
-
-/* Whether a fused chain has room (passes, loops) and reads and writes
- * each transform along its axis (no loop strides below the axis's: not
- * the columns of a 2D array). */
-static int hy_fs_chain_fits(const hy_fs_ctx *c, int64_t in_stride, int64_t out_stride, int nloops,
-                            const hyfft_dim *loops) {
-  if (nloops + 1 > HY_MAX_LOOPS || c->tree->npasses + 4 > HY_MAX_PASSES) return 0;
-  for (int l = 0; l < nloops; l++)
-    if (loops[l].n > 1 && (llabs(loops[l].in_stride) < llabs(in_stride) ||
-                           llabs(loops[l].out_stride) < llabs(out_stride)))
-      return 0;
-  return 1;
-}
-
-/* The split m = n1 * n2 of a fused chain's convolution (two passes, n1
- * in one, mixed radix) and WORK0/WORK1 laid out to hold the batch densely,
- * m per transform; HYFFT_NO_SOLVER when m does not split so. */
-static hy_status hy_fs_chain_split(hy_fs_ctx *c, int64_t m, int nloops, const hyfft_dim *loops,
-                                   int64_t *n1, int64_t *n2, int64_t *dense) {
-  *n2 = 0;
-  if (hy_fs_best(c, m, 1, 0, n2) < 0 || *n2 == 0) return HYFFT_NO_SOLVER;
-  *n1 = m / *n2;
-  hy_pass probe;
-  hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, c->problem->sign);
-  hy_status st;
-  if (!hy_fs_fits(c, *n1, &probe, &st) || probe.algo != HY_ALGO_MIXED_RADIX) return HYFFT_NO_SOLVER;
-  int64_t inner = 1;
-  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK0, dense, &inner));
-  return hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK1, dense, &inner);
-}
-
-/* The four passes of a fused convolution of length m = n1 * n2 (n2 the
- * length of the A passes) over the transforms of `loops`, through WORK1
- * and WORK0 (laid out by `dense`): A1 src -> WORK1 (forward, fused step
- * fuse[0]), B1 WORK1 -> WORK0 (fuse[1]), A2 WORK0 -> WORK1 (inverse), B2
- * WORK1 -> dst (fuse[2]). Bluestein's and Rader's chains differ only in
- * the steps and Rader's stash (aux). */
-static hy_status hy_fs_fused_chain(hy_fs_ctx *c, int64_t n, int64_t m, int64_t n1, int64_t n2,
-                                   hy_buffer src, int64_t in_stride, hy_buffer dst,
-                                   int64_t out_stride, int nloops, const hyfft_dim *loops,
-                                   const int64_t *dense, const hy_fuse fuse[3], int64_t aux) {
-  const hy_problem *p = c->problem;
-  for (int rep = 0; rep < 2; rep++) {
-    int sign = rep == 0 ? -1 : 1;
-    hy_pass *a, *b;
-    HY_TRY(hy_fs_add_pass(c, &a));
-    hy_pass_init(a, HY_PASS_DFT, p->precision, sign);
-    HY_TRY(hy_choose_dft_algo(n2, a));
-    a->src = rep == 0 ? src : HY_BUF_WORK0;
-    a->dst = HY_BUF_WORK1;
-    int64_t is = rep == 0 ? in_stride : 1;
-    a->axis = (hyfft_dim){n2, n1 * is, n1};
-    for (int l = 0; l < nloops; l++)
-      a->loops[a->nloops++] = (hyfft_dim){loops[l].n, rep == 0 ? loops[l].in_stride : dense[l], dense[l]};
-    a->twiddle_loop = a->nloops;
-    a->twiddle_n = m;
-    a->loops[a->nloops++] = (hyfft_dim){n1, is, 1};
-    if (rep == 0) {
-      a->fuse = fuse[0];
-      a->fuse_loop = a->twiddle_loop;
-      a->fuse_split = n1;
-    }
-    HY_TRY(hy_fs_add_pass(c, &b));
-    hy_pass_init(b, HY_PASS_DFT, p->precision, sign);
-    HY_TRY(hy_choose_dft_algo(n1, b));
-    b->src = HY_BUF_WORK1;
-    b->dst = rep == 0 ? HY_BUF_WORK0 : dst;
-    int64_t os = rep == 0 ? 1 : out_stride;
-    b->axis = (hyfft_dim){n1, 1, n2 * os};
-    for (int l = 0; l < nloops; l++)
-      b->loops[b->nloops++] = (hyfft_dim){loops[l].n, dense[l], rep == 0 ? dense[l] : loops[l].out_stride};
-    b->fuse_loop = b->nloops;
-    b->loops[b->nloops++] = (hyfft_dim){n2, n1, os};
-    b->fuse = fuse[rep + 1];
-    b->fuse_split = n2;
-    for (hy_pass *q = a; q <= b; q++) {
-      q->chirp_n = n;
-      q->bluestein_m = m;
-      q->fuse_sign = p->sign;
-      q->aux_offset = aux;
-    }
-  }
-  return HYFFT_SUCCESS;
-}
-
-/* Fused Bluestein (a large prime on a GPU): the convolution of length
- * M = N1*N2 runs as two two-pass four-step transforms whose passes also do
- * the pointwise steps (hy_fuse): pass A1 reads the input times the chirp
- * (zero past N) into WORK1, pass B1 multiplies by the chirp's spectrum on
- * its way to WORK0, pass A2 goes back to WORK1, and pass B2 applies the
- * output chirp and stores the first N outputs. Four passes over the data
- * where the unfused chain takes seven. Returns HYFFT_NO_SOLVER (nothing
- * added) when it does not apply: the CPU, an axis read across transforms,
- * or an M that needs more than two passes. */
-static hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
-                                       hy_buffer dst, int64_t out_stride, int nloops,
-                                       const hyfft_dim *loops) {
-  if (c->caps->backend == HYFFT_BACKEND_CPU || hy_settings_get()->bluestein_unfused)
-    return HYFFT_NO_SOLVER;
-  if (!hy_fs_chain_fits(c, in_stride, out_stride, nloops, loops)) return HYFFT_NO_SOLVER;
-  int64_t m = hy_bluestein_length(n), n1, n2, dense[HY_MAX_LOOPS];
-  hy_status st = hy_fs_chain_split(c, m, nloops, loops, &n1, &n2, dense);
-  if (st != HYFFT_SUCCESS) return st;
-  static const hy_fuse steps[3] = {HY_FUSE_CHIRP_IN, HY_FUSE_SPECTRUM_OUT, HY_FUSE_CHIRP_OUT};
-  return hy_fs_fused_chain(c, n, m, n1, n2, src, in_stride, dst, out_stride, nloops, loops, dense,
-                           steps, 0);
-}
-
-/* Whether fused Rader serves the prime n of a chain split n1 x n2 over
- * `count` transforms. Its gather and scatter read and write single
- * elements at random: 8-byte f32 values use a quarter of each 32-byte
- * sector, 16-byte f64 values half. In separate launches, fused Rader is
- * faster than fused Bluestein for f64 and slower for f32 (measured on the
- * H100, see docs/notes-from-src.md). As one persistent kernel
- * (cg_persist.c), the rest of each sector is still in L2 when the
- * neighbouring gathers need it, and f32 Rader is faster than Bluestein
- * too. So f64 always, and f32 where the
- * generator will make the chain persistent by default: on CUDA, with both
- * halves of the split alike (passes of one block size), slots of at most
- * 2 MB, one loop of transforms (a batch, as measured), and more
- * intermediates than L2 holds (so that they go through a ring). The
- * generator decides by itself; this mirrors its conditions, and
- * test_h100_plans checks that the two agree on the measured cases.
- * $HYFFT_RADER=1 asks for Rader wherever it applies, 0 never. */
-static int hy_fs_rader_pays(const hy_fs_ctx *c, int64_t n, int64_t n1, int64_t n2, int nloops,
-                            int64_t count) {
-  const char *env = hy_settings_get()->rader_raw;
-  if (env && strcmp(env, "0") == 0) return 0;
-  if (n < 3 || hy_largest_prime_factor(n) != n || !hy_rader_length_pays(n)) return 0;
-  if (c->problem->precision == HYFFT_F64 || (env && strcmp(env, "1") == 0)) return 1;
-  int64_t slot = (n - 1) * 8, l2 = c->caps->l2_cache > 0 ? c->caps->l2_cache : 0;
-  return c->caps->backend == HYFFT_BACKEND_CUDA && n1 == n2 && slot <= ((int64_t)2 << 20) &&
-         nloops == 1 && l2 > 0 && count > 1 && count > l2 / slot;
-}
-
-/* Fused Rader (a large prime N whose N - 1 = L is 2^a times 1, 3 or 5,
- * a >= 4: 65537 = 2^16 + 1; where it pays, see hy_fs_rader_pays) on a GPU: the
- * cyclic convolution of Rader's permuted input with its kernel has length
- * L instead of Bluestein's 2L or more, so the same four fused passes (hy_fs_bluestein_fused) move about
- * half the data. Pass A1 gathers x at g^i mod N (and keeps x_0 aside),
- * B1 multiplies by the kernel's spectrum (and keeps the sum of the inputs
- * aside), A2 transforms back, B2 scatters x_0 plus each output to g^-k mod
- * N and writes X_0. The two kept values per transform sit in WORK0 behind
- * the intermediate (hy_pass.aux_offset). $HYFFT_RADER=0 leaves these
- * primes to Bluestein; $HYFFT_BLUESTEIN_UNFUSED to the seven-pass chain
- * (no fused steps at all). Returns HYFFT_NO_SOLVER (nothing added) when it
- * does not apply. */
-static hy_status hy_fs_rader_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
-                                   hy_buffer dst, int64_t out_stride, int nloops,
-                                   const hyfft_dim *loops) {
-  if (c->caps->backend == HYFFT_BACKEND_CPU || hy_settings_get()->bluestein_unfused)
-    return HYFFT_NO_SOLVER;
-  if (!hy_fs_chain_fits(c, in_stride, out_stride, nloops, loops)) return HYFFT_NO_SOLVER;
-  int64_t m = n - 1, n1, n2, dense[HY_MAX_LOOPS], count = 1;
-  hy_status st = hy_fs_chain_split(c, m, nloops, loops, &n1, &n2, dense);
-  if (st != HYFFT_SUCCESS) return st;
-  for (int l = 0; l < nloops; l++)
-    if (hy_mul_overflow_i64(count, loops[l].n, &count)) return HYFFT_NO_SOLVER;
-  if (!hy_fs_rader_pays(c, n, n1, n2, nloops, count)) return HYFFT_NO_SOLVER;
-  /* The stash: two values per transform behind WORK0's intermediate. */
-  int64_t aux = c->tree->work_elems[0];
-  c->tree->work_elems[0] += 2 * count;
-  static const hy_fuse steps[3] = {HY_FUSE_RADER_IN, HY_FUSE_RADER_SPECTRUM_OUT, HY_FUSE_RADER_OUT};
-  return hy_fs_fused_chain(c, n, m, n1, n2, src, in_stride, dst, out_stride, nloops, loops, dense,
-                           steps, aux);
-}
-
-/* Bluestein whose convolution does not fit one pass (a large prime): the
- * chirped, zero-padded input goes to WORK0, is transformed there (length M,
- * through WORK1), multiplied by the chirp's spectrum, transformed back, and
- * the output chirp is applied on the way to dst. */
-static hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
-                                 hy_buffer dst, int64_t out_stride, int nloops,
-                                 const hyfft_dim *loops) {
-  if (src == HY_BUF_WORK0 || src == HY_BUF_WORK1 || dst == HY_BUF_WORK0 || dst == HY_BUF_WORK1)
-    return HYFFT_NO_SOLVER;
-  int before = c->tree->npasses;
-  int64_t work[2] = {c->tree->work_elems[0], c->tree->work_elems[1]};
-  hy_status fused = hy_fs_rader_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
-  if (fused != HYFFT_NO_SOLVER) return fused;
-  c->tree->npasses = before;
-  c->tree->work_elems[0] = work[0];
-  c->tree->work_elems[1] = work[1];
-  fused = hy_fs_bluestein_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
-  if (fused != HYFFT_NO_SOLVER) return fused;
-  c->tree->npasses = before;
-  int64_t m = hy_bluestein_length(n);
-  int64_t dense[HY_MAX_LOOPS];
-  int64_t inner = 1;
-  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK0, dense, &inner));
-  hyfft_dim into[HY_MAX_LOOPS], within[HY_MAX_LOOPS], out_of[HY_MAX_LOOPS];
-  for (int l = 0; l < nloops; l++) {
-    into[l] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
-    within[l] = (hyfft_dim){loops[l].n, dense[l], dense[l]};
-    out_of[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
-  }
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, n, m, src, in_stride, HY_BUF_WORK0, 1, nloops, into));
-  HY_TRY(hy_fs_axis(c, m, -1, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
-  HY_TRY(hy_fs_axis(c, m, 1, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
-  return hy_fs_chirp(c, HY_CHIRP_POST, n, m, HY_BUF_WORK0, 1, dst, out_stride, nloops, out_of);
-}
-
 /* DFT of length n along one axis over loops[], src -> dst; the buffers at
  * both ends may be work buffers (Bluestein's inner transforms). */
-static hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride,
+hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride,
                             hy_buffer dst, int64_t out_stride, int nloops,
                             const hyfft_dim *loops) {
   const hy_problem *p = c->problem;

@@ -1,0 +1,85 @@
+/* Bluestein for prime-length axes too long for one pass: the chirp-z
+ * transform as a convolution of a smooth length m >= 2n - 1, either fused
+ * into four four-step passes (GPU) or as the chain of pointwise chirp passes
+ * around two transforms of length m. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/four_step.h"
+#include "util/settings.h"
+
+hy_status hy_fs_chirp(hy_fs_ctx *c, hy_chirp_step step, int64_t n, int64_t m,
+                             hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride,
+                             int nloops, const hyfft_dim *loops) {
+  hy_pass *pass;
+  HY_TRY(hy_fs_add_pass(c, &pass));
+  hy_pass_init(pass, HY_PASS_CHIRP, c->problem->precision, c->problem->sign);
+  pass->chirp_step = step;
+  pass->chirp_n = n;
+  pass->bluestein_m = m;
+  pass->src = src;
+  pass->dst = dst;
+  pass->axis = (hyfft_dim){step == HY_CHIRP_POST ? n : m, in_stride, out_stride};
+  pass->nloops = nloops;
+  for (int l = 0; l < nloops; l++) pass->loops[l] = loops[l];
+  return HYFFT_SUCCESS;
+}
+
+/* Fused Bluestein (a large prime on a GPU): the convolution of length
+ * M = N1*N2 runs as two two-pass four-step transforms whose passes also do
+ * the pointwise steps (hy_fuse): pass A1 reads the input times the chirp
+ * (zero past N) into WORK1, pass B1 multiplies by the chirp's spectrum on
+ * its way to WORK0, pass A2 goes back to WORK1, and pass B2 applies the
+ * output chirp and stores the first N outputs. Four passes over the data
+ * where the unfused chain takes seven. Returns HYFFT_NO_SOLVER (nothing
+ * added) when it does not apply: the CPU, an axis read across transforms,
+ * or an M that needs more than two passes. */
+hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
+                                       hy_buffer dst, int64_t out_stride, int nloops,
+                                       const hyfft_dim *loops) {
+  if (c->caps->backend == HYFFT_BACKEND_CPU || hy_settings_get()->bluestein_unfused)
+    return HYFFT_NO_SOLVER;
+  if (!hy_fs_chain_fits(c, in_stride, out_stride, nloops, loops)) return HYFFT_NO_SOLVER;
+  int64_t m = hy_bluestein_length(n), n1, n2, dense[HY_MAX_LOOPS];
+  hy_status st = hy_fs_chain_split(c, m, nloops, loops, &n1, &n2, dense);
+  if (st != HYFFT_SUCCESS) return st;
+  static const hy_fuse steps[3] = {HY_FUSE_CHIRP_IN, HY_FUSE_SPECTRUM_OUT, HY_FUSE_CHIRP_OUT};
+  return hy_fs_fused_chain(c, n, m, n1, n2, src, in_stride, dst, out_stride, nloops, loops, dense,
+                           steps, 0);
+}
+
+/* Bluestein whose convolution does not fit one pass (a large prime): the
+ * chirped, zero-padded input goes to WORK0, is transformed there (length M,
+ * through WORK1), multiplied by the chirp's spectrum, transformed back, and
+ * the output chirp is applied on the way to dst. */
+hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride,
+                                 hy_buffer dst, int64_t out_stride, int nloops,
+                                 const hyfft_dim *loops) {
+  if (src == HY_BUF_WORK0 || src == HY_BUF_WORK1 || dst == HY_BUF_WORK0 || dst == HY_BUF_WORK1)
+    return HYFFT_NO_SOLVER;
+  int before = c->tree->npasses;
+  int64_t work[2] = {c->tree->work_elems[0], c->tree->work_elems[1]};
+  hy_status fused = hy_fs_rader_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
+  if (fused != HYFFT_NO_SOLVER) return fused;
+  c->tree->npasses = before;
+  c->tree->work_elems[0] = work[0];
+  c->tree->work_elems[1] = work[1];
+  fused = hy_fs_bluestein_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
+  if (fused != HYFFT_NO_SOLVER) return fused;
+  c->tree->npasses = before;
+  int64_t m = hy_bluestein_length(n);
+  int64_t dense[HY_MAX_LOOPS];
+  int64_t inner = 1;
+  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK0, dense, &inner));
+  hyfft_dim into[HY_MAX_LOOPS], within[HY_MAX_LOOPS], out_of[HY_MAX_LOOPS];
+  for (int l = 0; l < nloops; l++) {
+    into[l] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
+    within[l] = (hyfft_dim){loops[l].n, dense[l], dense[l]};
+    out_of[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
+  }
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, n, m, src, in_stride, HY_BUF_WORK0, 1, nloops, into));
+  HY_TRY(hy_fs_axis(c, m, -1, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
+  HY_TRY(hy_fs_axis(c, m, 1, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
+  return hy_fs_chirp(c, HY_CHIRP_POST, n, m, HY_BUF_WORK0, 1, dst, out_stride, nloops, out_of);
+}

@@ -1,0 +1,43 @@
+/* Internals shared by the solvers of long axes (four_step.c and the
+ * prime-length chains it hands a prime axis to: rader.c, bluestein.c,
+ * fused_chain.c). Not part of the planner's interface. */
+#ifndef HY_SOLVERS_FOUR_STEP_H
+#define HY_SOLVERS_FOUR_STEP_H
+
+#include "planner/planner.h"
+
+typedef struct hy_fs_ctx {
+  const hy_problem *problem;
+  const hy_device_caps *caps;
+  int64_t limit; /* longest one-pass transform on the device */
+  int inner;     /* planning the rest of a split (pass B): one pass when it fits */
+  int three;     /* three passes where the model prefers them (off: $HYFFT_FOUR_STEP_PASSES=2) */
+  hy_plan_tree *tree;
+} hy_fs_ctx;
+
+/* Whether a length fits one pass, with its algorithm chosen in *pass. */
+int hy_fs_fits(hy_fs_ctx *c, int64_t n, hy_pass *pass, hy_status *st);
+/* Model time, in copy-floor passes, of a length-n DFT along one axis, and
+ * its best split n = (n / *split) * *split (0: one pass). */
+double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int64_t *split);
+/* A new pass at the end of the tree (HYFFT_NO_SOLVER when it is full). */
+hy_status hy_fs_add_pass(hy_fs_ctx *c, hy_pass **out);
+/* The work-buffer layout of a split axis (four_step.c). */
+hy_status hy_fs_layout(hy_fs_ctx *c, int64_t n, int64_t axis_stride, int nloops, const hyfft_dim *loops, hy_buffer work, int64_t *dense, int64_t *inner);
+/* DFT of length n along one axis over loops[], src -> dst: one pass, a
+ * four-step split, or a prime-length chain (four_step.c). */
+hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
+/* A pointwise Bluestein step (bluestein.c). */
+hy_status hy_fs_chirp(hy_fs_ctx *c, hy_chirp_step step, int64_t n, int64_t m, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
+/* The fused four-pass convolution chains (fused_chain.c). */
+int hy_fs_chain_fits(const hy_fs_ctx *c, int64_t in_stride, int64_t out_stride, int nloops, const hyfft_dim *loops);
+hy_status hy_fs_chain_split(hy_fs_ctx *c, int64_t m, int nloops, const hyfft_dim *loops, int64_t *n1, int64_t *n2, int64_t *dense);
+hy_status hy_fs_fused_chain(hy_fs_ctx *c, int64_t n, int64_t m, int64_t n1, int64_t n2, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops, const int64_t *dense, const hy_fuse fuse[3], int64_t aux);
+/* Prime-length axes too long for one pass: fused Rader (rader.c), fused
+ * Bluestein and the unfused Bluestein chain (bluestein.c). Each returns
+ * HYFFT_NO_SOLVER, having added nothing, when it does not apply. */
+hy_status hy_fs_rader_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
+hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
+hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
+
+#endif /* HY_SOLVERS_FOUR_STEP_H */
