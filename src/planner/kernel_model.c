@@ -381,6 +381,8 @@ hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *c
     /* $HYFFT_L2_CHUNK asks for the chunked launches instead of the
      * persistent kernel's default. */
     if (spec.persist < 0 && chunk_env && *chunk_env) spec.persist = 0;
+    /* The switch reads back what the tree holds: 1 where the pass is Rader. */
+    spec.rader = pass->algo == HY_ALGO_RADER;
     pass->spec = spec;
   }
   tree->l2_chunk_bytes = hy_model_l2_chunk(tree, caps);
