@@ -166,7 +166,18 @@ hy_status hy_cpu_op_real_table(const hy_pass *pass, double **table) {
   if (m < 1) return hy_error(HYFFT_INTERNAL, "real pass: %lld elements", (long long)pass->axis.n);
   double *t = hy_malloc(sizeof(double) * 2 * (size_t)(m + 1));
   if (!t) return hy_error(HYFFT_OUT_OF_MEMORY, "real pass: twiddles for n = %lld", (long long)(2 * m));
-  hy_twiddle_table_f64(t, m + 1, 1, 2 * m, pass->op == HY_PASS_R2C_POST ? -1 : 1);
+  /* T_k for k <= m/2 from long double; the rest by the exact symmetry
+   * T_m-k = -conj(T_k) (exp(sign*pi*i) = -1), half the sinl/cosl calls. */
+  int sign = pass->op == HY_PASS_R2C_POST ? -1 : 1;
+  for (int64_t k = 0; 2 * k <= m; k++) {
+    long double re, im;
+    hy_twiddle_ld(k, 2 * m, sign, &re, &im);
+    t[2 * k] = (double)re;
+    t[2 * k + 1] = (double)im;
+    if (2 * k == m) continue;
+    t[2 * (m - k)] = -(double)re;
+    t[2 * (m - k) + 1] = (double)im;
+  }
   *table = t;
   return HYFFT_SUCCESS;
 }
