@@ -112,7 +112,10 @@ typedef struct hyfft_dim {
 
 /* A full problem description. Transform dims are listed slowest first (row
  * major); for R2C and C2R the last transform dim is the one halved
- * (n/2+1 complex elements on the complex side). */
+ * (n/2+1 complex elements on the complex side). C2R treats the imaginary
+ * parts of bins 0 and n/2 as zero (as FFTW does) and, out of place, leaves
+ * its input unchanged. R2C/C2R run on the CPU backend; CUDA and OpenCL
+ * contexts answer HYFFT_NOT_SUPPORTED for them. */
 typedef struct hyfft_problem {
   hyfft_kind kind;
   hyfft_precision precision;

@@ -39,6 +39,8 @@ static double hy_cost_pass(const hy_pass *pass, const hy_problem *problem,
   double flops;
   if (pass->op == HY_PASS_COPY) {
     flops = count;
+  } else if (pass->op >= HY_PASS_WIDEN) {
+    flops = count * 10.0 * n; /* a pointwise step of a real transform */
   } else if (pass->algo == HY_ALGO_BLUESTEIN) {
     double m = (double)pass->bluestein_m;
     flops = count * (2.0 * 5.0 * m * log2(m) + 6.0 * m + 12.0 * n);

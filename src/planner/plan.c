@@ -56,9 +56,15 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
   for (int i = 0; i < tree->npasses; i++) {
     const hy_pass *p = &tree->passes[i];
     static const char *const chirp_names[3] = {"chirp-pre", "chirp-spectrum", "chirp-post"};
-    const char *op = p->op == HY_PASS_COPY ? "copy"
-                     : p->op == HY_PASS_DFT ? "dft"
-                                            : chirp_names[p->chirp_step];
+    const char *op = p->op == HY_PASS_COPY            ? "copy"
+                     : p->op == HY_PASS_DFT           ? "dft"
+                     : p->op == HY_PASS_CHIRP         ? chirp_names[p->chirp_step]
+                     : p->op == HY_PASS_WIDEN         ? (p->real_pairs ? "pack-real-pairs" : "widen-real")
+                     : p->op == HY_PASS_NARROW        ? (p->real_pairs ? "unpack-real-pairs" : "real-part")
+                     : p->op == HY_PASS_R2C_POST      ? "r2c-post"
+                     : p->op == HY_PASS_C2R_PRE       ? "c2r-pre"
+                     : p->op == HY_PASS_C2R_EXTEND    ? "c2r-extend"
+                                                      : "unknown";
     hy_strbuf_appendf(sb, "    pass %d: %s %s", i, op, hy_buffer_names[p->src]);
     if (p->src_offset) hy_strbuf_appendf(sb, "+%lld", (long long)p->src_offset);
     hy_strbuf_appendf(sb, " -> %s", hy_buffer_names[p->dst]);
@@ -66,6 +72,13 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     if (p->op == HY_PASS_CHIRP)
       hy_strbuf_appendf(sb, " n=%lld (N=%lld M=%lld) stride %lld->%lld", (long long)p->axis.n,
                         (long long)p->chirp_n, (long long)p->bluestein_m,
+                        (long long)p->axis.in_stride, (long long)p->axis.out_stride);
+    if (p->op == HY_PASS_R2C_POST || p->op == HY_PASS_C2R_PRE)
+      hy_strbuf_appendf(sb, " n=%lld (real %lld) stride %lld->%lld", (long long)p->axis.n,
+                        (long long)(2 * (p->axis.n - 1)), (long long)p->axis.in_stride,
+                        (long long)p->axis.out_stride);
+    if (p->op == HY_PASS_WIDEN || p->op == HY_PASS_NARROW || p->op == HY_PASS_C2R_EXTEND)
+      hy_strbuf_appendf(sb, " n=%lld stride %lld->%lld", (long long)p->axis.n,
                         (long long)p->axis.in_stride, (long long)p->axis.out_stride);
     if (p->op == HY_PASS_DFT && p->plane_inner > 0)
       hy_strbuf_appendf(sb, " n=%lld (plane %lldx%lld) stride %lld->%lld", (long long)p->axis.n,

@@ -2,8 +2,16 @@
  *
  * A plan tree is a short sequence of passes. Each pass is one kernel launch
  * on a GPU or one parallel loop on the CPU: a batched 1D DFT along one axis
- * (or, for rank-0 problems, a scaled copy). Passes move data between four
- * logical buffers: the caller's input and output and two workspaces. */
+ * (or, for rank-0 problems, a scaled copy), or a pointwise step (Bluestein's
+ * chirps, the pre- and post-processing of real transforms). Passes move
+ * data between four logical buffers: the caller's input and output and two
+ * workspaces.
+ *
+ * In R2C and C2R plans one end of the problem holds reals. A pointwise real
+ * step (HY_PASS_WIDEN ...) counts that end in reals; a DFT or copy pass
+ * that names that buffer views it as complex: complex element j is the
+ * reals 2j and 2j+1 (the planner only does so where the real axis has unit
+ * stride and every other real stride is even). */
 #ifndef HY_PLAN_H
 #define HY_PLAN_H
 
@@ -29,10 +37,48 @@ typedef enum hy_buffer {
 } hy_buffer;
 
 typedef enum hy_pass_op {
-  HY_PASS_COPY = 0, /* dst = scale * src over the loops (axis.n == 1) */
-  HY_PASS_DFT = 1,  /* batched 1D DFT along axis */
-  HY_PASS_CHIRP = 2 /* pointwise step of a multi-pass Bluestein along axis (chirp_step) */
+  HY_PASS_COPY = 0,  /* dst = scale * src over the loops (axis.n == 1) */
+  HY_PASS_DFT = 1,   /* batched 1D DFT along axis */
+  HY_PASS_CHIRP = 2, /* pointwise step of a multi-pass Bluestein along axis (chirp_step) */
+  /* The pointwise steps of real transforms (R2C and C2R plans, CPU only;
+   * solvers/real.c). Each runs over the loops like the others and
+   * multiplies what it stores by scale. Where one end of a pass holds
+   * reals (the input of R2C, the output of C2R), the strides and the
+   * offset of that end count real elements; every other end counts
+   * complex ones. */
+  HY_PASS_WIDEN = 3,      /* real -> complex along axis, axis.n complex outputs:
+                             real_pairs 0: dst_e = (src_e, 0);
+                             real_pairs 1: dst_e = (src_2e, src_2e+1), the
+                             reals at 2e*in_stride and (2e+1)*in_stride */
+  HY_PASS_NARROW = 4,     /* complex -> real along axis, axis.n complex inputs:
+                             real_pairs 0: dst_e = Re src_e;
+                             real_pairs 1: dst_2e = Re src_e, dst_2e+1 = Im src_e
+                             (at 2e*out_stride and (2e+1)*out_stride) */
+  HY_PASS_R2C_POST = 5,   /* even n = 2m, axis.n = m + 1: from Z = DFT_m(z),
+                             z_j = x_2j + i x_2j+1 (elements 0..m-1 of src,
+                             Z_m read as Z_0), the first m + 1 outputs of
+                             DFT_n(x): with P = Z_k + conj(Z_m-k),
+                             Q = Z_k - conj(Z_m-k), T_k = exp(-2 pi i k/n),
+                             dst_k = (P - i T_k Q) / 2, k = 0..m (imaginary
+                             parts of k = 0 and k = m exactly 0). sign -1 */
+  HY_PASS_C2R_PRE = 6,    /* even n = 2m, axis.n = m + 1 (inputs X_0..X_m of a
+                             Hermitian spectrum; the imaginary parts of X_0
+                             and X_m are taken as 0): with P = X_k + conj(X_m-k),
+                             Q = X_k - conj(X_m-k), T_k = exp(+2 pi i k/n),
+                             dst_k = P + i T_k Q for k = 0..m-1 (m outputs),
+                             so that DFT_m with sign +1 of dst gives
+                             x_2j + i x_2j+1 of the unnormalised C2R. sign +1 */
+  HY_PASS_C2R_EXTEND = 7  /* any n, axis.n = n outputs from the n/2 + 1 inputs
+                             of a half spectrum: dst_e = src_e for e <= n/2,
+                             conj(src_n-e) for e > n/2, with the imaginary
+                             parts of src_0 (and src_n/2, n even) taken as 0 */
 } hy_pass_op;
+/* R2C_POST, C2R_PRE and C2R_EXTEND may run in place (src and dst the same
+ * memory with the same layout in bytes): R2C_POST and C2R_PRE read both
+ * elements of each pair k, m-k before they write either, and EXTEND's
+ * mirrored reads (1 <= n-e < n/2) see values it leaves unchanged. WIDEN
+ * and NARROW may run in place where each complex element covers the bytes
+ * of the reals it is made of (real_pairs 1, or axis.n == 1). */
 
 /* The pointwise steps of Bluestein when its convolution (length M =
  * bluestein_m) is too long for one pass: PRE, a forward DFT of length M
@@ -186,6 +232,10 @@ typedef struct hy_pass {
   int64_t fuse_split;
   int fuse_sign;
   int64_t aux_offset; /* Rader's fused steps: where their stash starts in WORK0 */
+  /* HY_PASS_WIDEN / HY_PASS_NARROW: 1 when each complex element holds two
+   * neighbouring reals of the real axis, 0 when it holds one real and an
+   * imaginary part 0. */
+  int real_pairs;
   /* The variant of the generator switches the tuner or wisdom chose for
    * the plan ("key=value,..."; relative keys tmul/tdiv/mmul/mdiv scale
    * the model's threads/transforms); "" keeps the model's choice. */

@@ -5,10 +5,12 @@
 extern const hy_solver hy_solver_copy;
 extern const hy_solver hy_solver_axis_passes;
 extern const hy_solver hy_solver_four_step;
+extern const hy_solver hy_solver_real;
 
 const hy_solver *const hy_solvers[] = {
     &hy_solver_copy,
     &hy_solver_axis_passes,
     &hy_solver_four_step,
+    &hy_solver_real,
     NULL,
 };

@@ -193,12 +193,39 @@ static void build_matrix(tokens *t, hyt_level level) {
   both_prec(t, 1, "1024:b2:dev");
   both_prec(t, 0, "17x31:dev:ip");
 
-  /* 11. real transforms (skipped while a backend does not do them yet). */
+  /* 11. real transforms (CPU; skipped on a backend that does not do them
+   * yet): even, odd, prime and Bluestein lengths, 1-3 dims, batches,
+   * strides that do and do not allow the complex view of the reals,
+   * in place (FFTW's padded layout), scale. */
   static const char *const real[] = {"r2c:f32:1024",      "r2c:f64:17x31",   "r2c:f64:16x16x16:b2",
                                      "r2c:f32:1000:b3",   "c2r:f32:1024",    "c2r:f64:17x31",
                                      "c2r:f64:16x16x16:b2", "c2r:f32:1001:b3", "r2c:f32:127",
                                      "c2r:f64:1"};
   for (size_t i = 0; i < sizeof real / sizeof *real; i++) add(t, "%s", real[i]);
+  static const char *const real_shapes[] = {
+      "2",        "3",         "6",          "15",        "4099",       "8x10",
+      "9x6",      "7x9x11",    "6x8x10",     "64:b5",     "1:b3",       "33:b3x2",
+      "64:ip",    "63:b4:ip",  "17x32:ip",   "6x7x8:b2:ip",
+      "100:b3:is=2:os=3:idist=211:odist=307", "12x10:is=23,2:os=11,1",
+      "16:b3:idist=40:odist=9", "9:b2:is=3:idist=1000:odist=5",
+      "20:scale=1/N",          "10x5:b2:scale=0.5"};
+  static const char *const real_shapes_c2r[] = {
+      "2",        "3",         "6",          "15",        "4099",       "8x10",
+      "9x6",      "7x9x11",    "6x8x10",     "64:b5",     "1:b3",       "33:b3x2",
+      "64:ip",    "63:b4:ip",  "17x32:ip",   "6x7x8:b2:ip",
+      "100:b3:is=3:os=2:idist=307:odist=211", "12x10:is=11,1:os=23,2",
+      "16:b3:idist=9:odist=40", "9:b2:os=3:idist=5:odist=1000",
+      "20:scale=1/N",          "10x5:b2:scale=0.5"};
+  for (size_t i = 0; i < sizeof real_shapes / sizeof *real_shapes; i++) {
+    add(t, "r2c:%s:%s", i % 2 ? "f64" : "f32", real_shapes[i]);
+    add(t, "c2r:%s:%s", i % 2 ? "f32" : "f64", real_shapes_c2r[i]);
+  }
+  if (!quick) {
+    add(t, "r2c:f64:65537");
+    add(t, "c2r:f32:65536:b2");
+    add(t, "r2c:f32:256x1009");
+    add(t, "c2r:f64:64x64x64");
+  }
 }
 
 /* ---- one case --------------------------------------------------------------- */

@@ -169,8 +169,9 @@ int hyt_run(hyfft_plan plan, hyt_buffers *b, const hyt_cvec *x, hyt_cvec *y,
 hyfft_status hyt_plan(hyt_device *dev, const hyfft_problem *prob, hyfft_plan *plan);
 
 /* A status that means "this backend does not do that yet" rather than a bug:
- * only accepted for R2C/C2R (C2C must always plan) and for f64 on devices
- * without double precision. */
+ * only accepted for R2C/C2R off the CPU backend (C2C must always plan, and
+ * the CPU plans real transforms too) and for f64 on devices without double
+ * precision. */
 int hyt_is_skip(const hyt_device *dev, const hyfft_problem *prob, hyfft_status st);
 
 /* The token of a problem (parsed tokens print back as given). */

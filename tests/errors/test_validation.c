@@ -182,10 +182,21 @@ static void test_bad_problems(hyfft_context ctx) {
   BAD("c2c:f32:fwd:8", p.scale = -INFINITY, HYFFT_INVALID_ARGUMENT, "scale");
   BAD("c2c:f32:fwd:8", p.memory = (hyfft_memory)5, HYFFT_INVALID_ARGUMENT, "memory");
   BAD("c2c:f32:fwd:8", p.inplace = 2, HYFFT_INVALID_ARGUMENT, "inplace");
-  /* Valid but not implemented yet. */
-  BAD("r2c:f32:8", (void)0, HYFFT_NOT_SUPPORTED, "R2C");
-  BAD("c2r:f64:8x8:b2:ip", (void)0, HYFFT_NOT_SUPPORTED, "R2C");
 #undef BAD
+
+  /* Real transforms plan on the CPU (other backends: test_opencl_backend.c). */
+  {
+    static const char *const real_tokens[] = {"r2c:f32:8", "c2r:f64:8x8:b2:ip", "r2c:f64:7x1",
+                                               "c2r:f32:1:b3"};
+    for (size_t i = 0; i < sizeof real_tokens / sizeof *real_tokens; i++) {
+      hyfft_plan rplan;
+      p = base(real_tokens[i]);
+      hyfft_status st = hyfft_plan_create(ctx, &p, HYFFT_ESTIMATE, &rplan);
+      CHECK(st == HYFFT_SUCCESS, "%s: plan_create returned %s (%s)", real_tokens[i],
+            hyfft_status_name(st), hyfft_last_error());
+      if (st == HYFFT_SUCCESS) CHECK_OK(hyfft_plan_destroy(rplan));
+    }
+  }
 
   /* A dim of length 1 may carry any stride. */
   p = base("c2c:f32:fwd:1x8:b1");

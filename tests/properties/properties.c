@@ -5,9 +5,16 @@
  * matching hyfft_execute bit for bit, and one plan executed from 4 threads
  * at once giving bit-identical results to serial runs.
  *
+ * R2C and C2R problems get the checks that hold for real data: the round
+ * trip C2R(R2C(x)) = N x (through the problem and its partner of the other
+ * kind with the layouts swapped), C2R of a spectrum that is not Hermitian
+ * (rank 1: the result must be FFTW's, as if the self-conjugate bins had no
+ * imaginary part), the unchanged out-of-place input, untouched gaps, the
+ * caller workspace and the threads.
+ *
  *   hyfft_properties [--device SPEC] [--level quick|standard|full] [--seed S]
  *                    [--device-buffers] [--verbose] [TOKEN...]
- * Tokens must be C2C problems. */
+ * Tokens are C2C, R2C or C2R problems. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>
@@ -34,6 +41,15 @@ static const char *const matrix_quick[] = {
     "c2c:f32:fwd:1024:ip",    "c2c:f64:bwd:17x31:ip",   "c2c:f32:fwd:128:b4:ip:is=2:os=2:idist=300:odist=300",
     "c2c:f64:fwd:1024:scale=1/N", "c2c:f32:bwd:1009:scale=0.5",
     "c2c:f64:fwd:256:b2:dev",
+    "r2c:f32:1024",           "c2r:f64:1024",           "r2c:f64:1000:b3",
+    "c2r:f32:1001:b3",        "r2c:f32:127",            "c2r:f64:13",
+    "r2c:f64:2",              "c2r:f32:1",              "r2c:f32:17x31",
+    "c2r:f64:16x18",          "r2c:f64:6x7x9:b2",       "c2r:f32:5x4x8",
+    "r2c:f32:64:b4:ip",       "c2r:f64:17x31:ip",       "c2r:f32:33:b3:ip",
+    "r2c:f64:10:b3:is=3:os=2:idist=40:odist=17",
+    "c2r:f32:10:b3:is=2:os=3:idist=17:odist=40",
+    "c2r:f64:9:b2:os=2:odist=19", "r2c:f32:8x6:is=13,2:os=5,1",
+    "c2r:f64:1000:scale=1/N", "r2c:f32:97:b2:scale=0.5",
 };
 
 static const char *const matrix_standard[] = {
@@ -41,6 +57,8 @@ static const char *const matrix_standard[] = {
     "c2c:f32:bwd:15015",      "c2c:f64:fwd:2187",       "c2c:f32:fwd:64x64x64",
     "c2c:f64:bwd:256x1009",   "c2c:f32:fwd:16:b65537",  "c2c:f64:bwd:4099:b3",
     "c2c:f32:fwd:65536:ip",
+    "r2c:f64:65537",          "c2r:f32:65536:b2",       "r2c:f32:64x64x64",
+    "c2r:f64:100x1009",
 };
 
 static const char *const matrix_full[] = {
@@ -255,6 +273,103 @@ done:
   hyt_cvec_free(&x), hyt_cvec_free(&fx), hyt_cvec_free(&bx), hyt_cvec_free(&want);
 }
 
+/* The partner of a real problem: the other kind, the other sign, the
+ * layouts swapped. */
+static hyfft_problem real_partner(const hyfft_problem *p) {
+  hyfft_problem q = *p;
+  q.kind = p->kind == HYFFT_R2C ? HYFFT_C2R : HYFFT_R2C;
+  q.sign = -p->sign;
+  for (int d = 0; d < q.rank; d++) {
+    q.dims[d].in_stride = p->dims[d].out_stride;
+    q.dims[d].out_stride = p->dims[d].in_stride;
+  }
+  for (int d = 0; d < q.batch_rank; d++) {
+    q.batch[d].in_stride = p->batch[d].out_stride;
+    q.batch[d].out_stride = p->batch[d].in_stride;
+  }
+  return q;
+}
+
+/* C2R(R2C(x)) = N * scale^2 * x for real x, the case's plan on one side and
+ * its partner's on the other. */
+static void check_real_round_trip(case_ctx *c, hyt_rng *rng) {
+  const hyfft_problem *p = &c->lay.prob;
+  hyfft_problem q = real_partner(p);
+  char why[256];
+  hyt_layout qlay;
+  if (hyt_layout_make(&q, &qlay, why, sizeof why)) {
+    hy_test_fail("%s seed=%llu: real round trip: %s", c->token, seed_of(c), why);
+    return;
+  }
+  int r2c_case = p->kind == HYFFT_R2C;
+  const hyt_layout *flay = r2c_case ? &c->lay : &qlay, *blay = r2c_case ? &qlay : &c->lay;
+  hyfft_plan qplan = NULL;
+  hyt_buffers qb;
+  memset(&qb, 0, sizeof qb);
+  hyt_cvec x, fx = {0, NULL}, bx = {0, NULL}, want;
+  if (hyt_cvec_alloc(&x, flay->count_in) || hyt_cvec_alloc(&want, flay->count_in)) exit(2);
+  hyfft_status st = hyt_plan(c->dev, &q, &qplan);
+  if (st != HYFFT_SUCCESS) {
+    hy_test_fail("%s seed=%llu: real round trip: planning the partner: %s (%s)", c->token,
+                 seed_of(c), hyfft_status_name(st), hyfft_last_error());
+    goto done;
+  }
+  if (hyt_buffers_alloc(&qlay, c->dev, &qb)) {
+    hy_test_fail("%s seed=%llu: real round trip: cannot allocate buffers", c->token, seed_of(c));
+    goto done;
+  }
+  random_vec(flay, rng, &x);
+  for (int64_t i = 0; i < x.n; i++) x.v[2 * i + 1] = 0;
+  hyfft_plan fplan = r2c_case ? c->plan : qplan, bplan = r2c_case ? qplan : c->plan;
+  hyt_buffers *fb = r2c_case ? &c->bufs : &qb, *bb = r2c_case ? &qb : &c->bufs;
+  if (!fft(c, fplan, fb, &x, &fx) && !fft(c, bplan, bb, &fx, &bx)) {
+    long double s = scale_of(p), f = (long double)flay->n_total * s * s;
+    for (int64_t i = 0; i < 2 * x.n; i++) want.v[i] = f * x.v[i];
+    hyt_errors e = hyt_compare(blay, &bx, &want);
+    if (e.pass) hy_test_pass();
+    else
+      hy_test_fail("%s seed=%llu: real round trip: rms %.3g (gate %.3g) max %.3g (gate %.3g)",
+                   c->token, seed_of(c), e.rms, e.rms_gate, e.max, e.max_gate);
+    if (c->opt->verbose)
+      printf("  %-4s %-12s rms %.3e max %.3e (gates %.3e, %.3e)\n", e.pass ? "ok" : "FAIL",
+             "round trip", e.rms, e.max, e.rms_gate, e.max_gate);
+  }
+done:
+  if (qplan) hyfft_plan_destroy(qplan);
+  hyt_buffers_free(&qb);
+  hyt_layout_free(&qlay);
+  hyt_cvec_free(&x), hyt_cvec_free(&fx), hyt_cvec_free(&bx), hyt_cvec_free(&want);
+}
+
+/* C2R of a half spectrum that is not Hermitian (rank 1): FFTW's result,
+ * as if the imaginary parts of X_0 and X_n/2 (n even) were 0:
+ * x_j = Re X_0 + (-1)^j Re X_n/2 + 2 sum_{0<k<n/2} Re(X_k exp(2 pi i jk/n)),
+ * times scale, summed directly in long double. */
+static void check_c2r_not_hermitian(case_ctx *c, hyt_rng *rng) {
+  const hyt_layout *lay = &c->lay;
+  const hyfft_problem *p = &lay->prob;
+  int64_t n = p->dims[0].n, h = n / 2 + 1;
+  hyt_cvec x, y = {0, NULL}, want;
+  if (hyt_cvec_alloc(&x, lay->count_in) || hyt_cvec_alloc(&want, lay->count_out)) exit(2);
+  random_vec(lay, rng, &x); /* every imaginary part random, X_0's too */
+  long double s = scale_of(p);
+  for (int64_t b = 0; b < lay->batch_total; b++) {
+    const long double *X = x.v + 2 * b * h;
+    for (int64_t j = 0; j < n; j++) {
+      long double sum = X[0];
+      if (n % 2 == 0) sum += (j % 2 ? -1 : 1) * X[2 * (n / 2)];
+      for (int64_t k = 1; 2 * k < n; k++) {
+        long double re, im;
+        phase(1, (long double)((j * k) % n) / (long double)n, &re, &im);
+        sum += 2 * (X[2 * k] * re - X[2 * k + 1] * im);
+      }
+      want.v[2 * (b * n + j)] = s * sum;
+    }
+  }
+  if (!fft(c, c->plan, &c->bufs, &x, &y)) judge(c, "not hermitian", &y, &want);
+  hyt_cvec_free(&x), hyt_cvec_free(&y), hyt_cvec_free(&want);
+}
+
 /* ---- concurrent execution ------------------------------------------------ */
 
 typedef struct thread_job {
@@ -412,11 +527,6 @@ static void run_case(hyt_device *dev, const hyt_options *opt, const char *token,
                  hyfft_status_name(s), hyfft_last_error());
     return;
   }
-  if (prob.kind != HYFFT_C2C) {
-    printf("SKIP %s: the property suite checks C2C problems only\n", token);
-    (*skipped)++;
-    return;
-  }
   char why[256];
   if (hyt_layout_make(&prob, &c.lay, why, sizeof why)) {
     hy_test_fail("%s seed=%llu: %s", token, seed_of(&c), why);
@@ -452,10 +562,18 @@ static void run_case(hyt_device *dev, const hyt_options *opt, const char *token,
   for (int d = 0; d < prob.rank; d++)
     j[d] = (int64_t)(hyt_rng_next(&rng) % (uint64_t)prob.dims[d].n);
 
-  check_linearity(&c, &rng);
-  if (!c.failed_call) check_impulse(&c, zero, "impulse 0");
-  if (!c.failed_call) check_impulse(&c, j, "impulse j");
-  if (!c.failed_call) {
+  int real = prob.kind != HYFFT_C2C;
+  if (real) {
+    check_real_round_trip(&c, &rng);
+    if (!c.failed_call && prob.kind == HYFFT_C2R && prob.rank == 1 &&
+        prob.dims[0].n <= 4096 && c.lay.count_out <= 65536)
+      check_c2r_not_hermitian(&c, &rng);
+  } else {
+    check_linearity(&c, &rng);
+  }
+  if (!c.failed_call && !real) check_impulse(&c, zero, "impulse 0");
+  if (!c.failed_call && !real) check_impulse(&c, j, "impulse j");
+  if (!c.failed_call && !real) {
     int last = prob.rank - 1;
     int64_t s1 = 1 + (int64_t)(hyt_rng_next(&rng) % (uint64_t)prob.dims[last].n);
     check_shift(&c, &rng, last, s1, "shift last");
@@ -464,7 +582,7 @@ static void run_case(hyt_device *dev, const hyt_options *opt, const char *token,
       check_shift(&c, &rng, 0, s0, "shift first");
     }
   }
-  if (!c.failed_call) check_round_trip(&c, &rng);
+  if (!c.failed_call && !real) check_round_trip(&c, &rng);
   if (!c.failed_call) check_async_workspace(&c, &rng);
   /* Four threads with their own buffers; bounded so a run stays short. */
   if (!c.failed_call && c.lay.count_in <= (INT64_C(1) << 20)) check_threads(&c, &rng);

@@ -7,11 +7,13 @@
 
 #include "backend/cpu/cpu_node.h"
 #include "backend/cpu/ops_chirp.h"
+#include "backend/cpu/ops_real.h"
 
 typedef struct hy_cpu_plan {
   int npasses;
   hy_cpu_node *nodes[HY_MAX_PASSES];
   hy_cpu_node *plane_nodes[HY_MAX_PASSES]; /* a plane pass's second axis (A) */
+  double *tables[HY_MAX_PASSES];           /* a real pass's twiddles (ops_real.h) */
 } hy_cpu_plan;
 
 /* A context needs no device state; open hands out this address. */
@@ -137,6 +139,7 @@ static void hy_cpu_plan_release(void *device, void *plan_state) {
   for (int i = 0; i < plan->npasses; i++) {
     hy_cpu_node_free(plan->nodes[i]);
     hy_cpu_node_free(plan->plane_nodes[i]);
+    hy_free(plan->tables[i]);
   }
   hy_free(plan);
 }
@@ -180,6 +183,8 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
                              &plan->nodes[i]);
     } else if (pass->op == HY_PASS_CHIRP) {
       plan->nodes[i] = NULL; /* pointwise: hy_cpu_op_chirp needs no node */
+    } else if (hy_cpu_op_is_real(pass->op)) {
+      st = hy_cpu_op_real_table(pass, &plan->tables[i]); /* pointwise, no node */
     } else {
       st = hy_error(HYFFT_NOT_SUPPORTED, "cpu backend: pass %d has unknown op %d", i, (int)pass->op);
     }
@@ -330,6 +335,12 @@ static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_p
     size_t elem = pass->precision == HYFFT_F64 ? 16 : 8;
     if (!buffers[pass->src] || !buffers[pass->dst])
       return hy_error(HYFFT_INTERNAL, "cpu backend: pass %d uses a buffer that was not supplied", i);
+    if (hy_cpu_op_is_real(pass->op)) {
+      /* Offsets in reals at a real end: the op applies them itself. */
+      hy_status rst = hy_cpu_op_real(pass, plan->tables[i], buffers[pass->src], buffers[pass->dst]);
+      if (rst != HYFFT_SUCCESS) return rst;
+      continue;
+    }
     const char *src = (const char *)buffers[pass->src] + pass->src_offset * (int64_t)elem;
     char *dst = (char *)buffers[pass->dst] + pass->dst_offset * (int64_t)elem;
     if (pass->op == HY_PASS_CHIRP) {

@@ -1,0 +1,297 @@
+/* Real transforms (R2C forward, C2R backward) on the CPU backend.
+ *
+ * The last transform axis (length n) is the real one; its complex side
+ * holds h = n/2 + 1 elements. The other axes are ordinary C2C passes over
+ * those h-element rows: after the real axis for R2C (in place on the
+ * output), before it for C2R.
+ *
+ * Along the real axis:
+ *   even n = 2m, R2C: the reals viewed as m complex values z_j = x_2j +
+ *     i x_2j+1, a DFT of length m, then HY_PASS_R2C_POST (in place on the
+ *     output) forms the m + 1 outputs. The DFT reads the input directly
+ *     where its layout allows the complex view (unit stride along the real
+ *     axis, every other real stride even), else a HY_PASS_WIDEN with
+ *     real_pairs packs it into WORK0 first.
+ *   even n, C2R: HY_PASS_C2R_PRE turns the m + 1 inputs into the m values
+ *     whose DFT of length m (sign +1) is x_2j + i x_2j+1, written straight
+ *     into the output viewed as complex where its layout allows, else into
+ *     WORK0 and unpacked by HY_PASS_NARROW with real_pairs.
+ *   odd n, R2C: HY_PASS_WIDEN into WORK0 (imaginary parts 0), a complex
+ *     DFT of length n in place there, and a copy of its first h outputs.
+ *   odd n, C2R: HY_PASS_C2R_EXTEND rebuilds the whole Hermitian spectrum
+ *     in WORK0, a complex DFT of length n (sign +1) in place, and
+ *     HY_PASS_NARROW keeps the real parts.
+ *   n = 1: one WIDEN (R2C) or NARROW (C2R) pass.
+ * C2R follows FFTW: the result is as if the imaginary parts of the
+ * self-conjugate bins (0, and n/2 for even n) were 0. An out-of-place C2R
+ * never writes its input: the C2C passes of a multi-dimensional one go from
+ * the input into WORK0, and the real axis then works from there.
+ *
+ * Other backends get HYFFT_NO_SOLVER: no GPU kernel does these steps yet
+ * (exec/plan.c says so before planning). */
+#include <string.h>
+
+#include "planner/planner.h"
+
+typedef struct hy_real_ctx {
+  const hy_problem *problem;
+  hy_plan_tree *tree;
+} hy_real_ctx;
+
+static hy_status hy_real_add(hy_real_ctx *c, hy_pass_op op, int sign, hy_buffer src,
+                             int64_t src_offset, hy_buffer dst, int64_t dst_offset,
+                             hy_pass **out) {
+  if (c->tree->npasses >= HY_MAX_PASSES)
+    return hy_error(HYFFT_INTERNAL, "real solver: more than %d passes", HY_MAX_PASSES);
+  hy_pass *pass = &c->tree->passes[c->tree->npasses++];
+  hy_pass_init(pass, op, c->problem->precision, sign);
+  pass->src = src;
+  pass->dst = dst;
+  pass->src_offset = src_offset;
+  pass->dst_offset = dst_offset;
+  *out = pass;
+  return HYFFT_SUCCESS;
+}
+
+/* A DFT pass of length n with its algorithm. */
+static hy_status hy_real_dft(hy_real_ctx *c, int64_t n, int sign, hy_buffer src,
+                             int64_t src_offset, hy_buffer dst, int64_t dst_offset,
+                             hyfft_dim axis, int nloops, const hyfft_dim *loops) {
+  hy_pass *pass = NULL;
+  HY_TRY(hy_real_add(c, HY_PASS_DFT, sign, src, src_offset, dst, dst_offset, &pass));
+  pass->axis = axis;
+  pass->axis.n = n;
+  HY_TRY(hy_choose_dft_algo(n, pass));
+  pass->nloops = nloops;
+  for (int l = 0; l < nloops; l++) pass->loops[l] = loops[l];
+  return HYFFT_SUCCESS;
+}
+
+/* A pointwise pass over the loops. */
+static hy_status hy_real_point(hy_real_ctx *c, hy_pass_op op, int sign, int pairs,
+                               hy_buffer src, int64_t src_offset, hy_buffer dst,
+                               int64_t dst_offset, hyfft_dim axis, int nloops,
+                               const hyfft_dim *loops) {
+  hy_pass *pass = NULL;
+  HY_TRY(hy_real_add(c, op, sign, src, src_offset, dst, dst_offset, &pass));
+  pass->axis = axis;
+  pass->real_pairs = pairs;
+  pass->nloops = nloops;
+  for (int l = 0; l < nloops; l++) pass->loops[l] = loops[l];
+  return HYFFT_SUCCESS;
+}
+
+/* The outer loops of the real axis: the batch dims, then the transform
+ * dims but the last, as the problem has them. */
+static int hy_real_outer(const hy_problem *p, hyfft_dim *outer) {
+  int k = 0;
+  for (int b = 0; b < p->batch_rank; b++) outer[k++] = p->batch[b];
+  for (int d = 0; d + 1 < p->rank; d++) outer[k++] = p->dims[d];
+  return k;
+}
+
+/* Dense strides for loops of the given lengths around rows of `inner`
+ * elements (the last loop innermost); *total is the elements they span. */
+static hy_status hy_real_dense(int nloops, const hyfft_dim *loops, int64_t inner, int64_t *dense,
+                               int64_t *total) {
+  int64_t s = inner;
+  *total = 0;
+  for (int l = nloops - 1; l >= 0; l--) {
+    dense[l] = s;
+    if (hy_mul_overflow_i64(s, loops[l].n, &s))
+      return hy_error(HYFFT_SIZE_OVERFLOW, "real solver: the workspace size overflows int64");
+  }
+  *total = s;
+  return HYFFT_SUCCESS;
+}
+
+/* Whether the real end (input of R2C, output of C2R) may be viewed as
+ * complex: unit stride along the real axis and every other stride even. */
+static int hy_real_viewable(const hy_problem *p, int output) {
+  const hyfft_dim *last = &p->dims[p->rank - 1];
+  if ((output ? last->out_stride : last->in_stride) != 1) return 0;
+  hyfft_dim outer[HY_MAX_LOOPS];
+  int k = hy_real_outer(p, outer);
+  for (int l = 0; l < k; l++)
+    if ((output ? outer[l].out_stride : outer[l].in_stride) % 2 != 0) return 0;
+  return 1;
+}
+
+static void hy_real_use_work(hy_real_ctx *c, int64_t elems) {
+  if (elems > c->tree->work_elems[0]) c->tree->work_elems[0] = elems;
+}
+
+/* The C2C passes along the transform axes but the last, over rows of h
+ * complex elements, from (src, strides of side `from`) to dst in place
+ * after the first. strides[] hold, per outer loop (hy_real_outer order)
+ * and then the last axis, the layout of src (first pass) and of dst. */
+static hy_status hy_real_outer_axes(hy_real_ctx *c, int sign, hy_buffer src,
+                                    const int64_t *src_strides, hy_buffer dst,
+                                    const int64_t *dst_strides) {
+  const hy_problem *p = c->problem;
+  int64_t h = p->dims[p->rank - 1].n / 2 + 1;
+  hyfft_dim outer[HY_MAX_LOOPS];
+  int k = hy_real_outer(p, outer), nb = p->batch_rank;
+  for (int d = p->rank - 2, step = 0; d >= 0; d--, step++) {
+    const int64_t *is = step == 0 ? src_strides : dst_strides;
+    hyfft_dim loops[HY_MAX_LOOPS];
+    int nloops = 0;
+    for (int l = 0; l < k; l++)
+      if (l != nb + d) loops[nloops++] = (hyfft_dim){outer[l].n, is[l], dst_strides[l]};
+    loops[nloops++] = (hyfft_dim){h, is[k], dst_strides[k]};
+    HY_TRY(hy_real_dft(c, p->dims[d].n, sign, step == 0 ? src : dst, 0, dst, 0,
+                       (hyfft_dim){0, is[nb + d], dst_strides[nb + d]}, nloops, loops));
+  }
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_real_r2c(hy_real_ctx *c) {
+  const hy_problem *p = c->problem;
+  const hyfft_dim last = p->dims[p->rank - 1];
+  const int64_t n = last.n, h = n / 2 + 1, m = n / 2;
+  hyfft_dim outer[HY_MAX_LOOPS], loops[HY_MAX_LOOPS] = {{0, 0, 0}};
+  int k = hy_real_outer(p, outer);
+  int64_t dense[HY_MAX_LOOPS] = {0}, total = 0;
+  if (n == 1) {
+    HY_TRY(hy_real_point(c, HY_PASS_WIDEN, -1, 0, HY_BUF_IN, 0, HY_BUF_OUT, 0,
+                         (hyfft_dim){1, last.in_stride, last.out_stride}, k, outer));
+  } else if (n % 2 == 0) {
+    hy_buffer from = HY_BUF_IN;
+    int64_t from_axis = 1;
+    if (hy_real_viewable(p, 0)) {
+      for (int l = 0; l < k; l++) dense[l] = outer[l].in_stride / 2;
+    } else {
+      HY_TRY(hy_real_dense(k, outer, m, dense, &total));
+      hy_real_use_work(c, total);
+      for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, outer[l].in_stride, dense[l]};
+      HY_TRY(hy_real_point(c, HY_PASS_WIDEN, -1, 1, HY_BUF_IN, 0, HY_BUF_WORK0, 0,
+                           (hyfft_dim){m, last.in_stride, 1}, k, loops));
+      from = HY_BUF_WORK0;
+    }
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
+    HY_TRY(hy_real_dft(c, m, -1, from, 0, HY_BUF_OUT, 0,
+                       (hyfft_dim){m, from_axis, last.out_stride}, k, loops));
+    for (int l = 0; l < k; l++)
+      loops[l] = (hyfft_dim){outer[l].n, outer[l].out_stride, outer[l].out_stride};
+    HY_TRY(hy_real_point(c, HY_PASS_R2C_POST, -1, 0, HY_BUF_OUT, 0, HY_BUF_OUT, 0,
+                         (hyfft_dim){h, last.out_stride, last.out_stride}, k, loops));
+  } else {
+    HY_TRY(hy_real_dense(k, outer, n, dense, &total));
+    hy_real_use_work(c, total);
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, outer[l].in_stride, dense[l]};
+    HY_TRY(hy_real_point(c, HY_PASS_WIDEN, -1, 0, HY_BUF_IN, 0, HY_BUF_WORK0, 0,
+                         (hyfft_dim){n, last.in_stride, 1}, k, loops));
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
+    HY_TRY(hy_real_dft(c, n, -1, HY_BUF_WORK0, 0, HY_BUF_WORK0, 0, (hyfft_dim){n, 1, 1}, k,
+                       loops));
+    /* The first h outputs: a copy whose innermost loop is the axis. */
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
+    loops[k] = (hyfft_dim){h, 1, last.out_stride};
+    hy_pass *copy = NULL;
+    HY_TRY(hy_real_add(c, HY_PASS_COPY, -1, HY_BUF_WORK0, 0, HY_BUF_OUT, 0, &copy));
+    copy->axis = (hyfft_dim){1, 1, 1};
+    copy->nloops = k + 1;
+    for (int l = 0; l <= k; l++) copy->loops[l] = loops[l];
+  }
+  /* The other axes in place on the output. */
+  int64_t os[HY_MAX_LOOPS];
+  for (int l = 0; l < k; l++) os[l] = outer[l].out_stride;
+  os[k] = last.out_stride;
+  return hy_real_outer_axes(c, -1, HY_BUF_OUT, os, HY_BUF_OUT, os);
+}
+
+static hy_status hy_real_c2r(hy_real_ctx *c) {
+  const hy_problem *p = c->problem;
+  const hyfft_dim last = p->dims[p->rank - 1];
+  const int64_t n = last.n, h = n / 2 + 1, m = n / 2;
+  hyfft_dim outer[HY_MAX_LOOPS], loops[HY_MAX_LOOPS] = {{0, 0, 0}};
+  int k = hy_real_outer(p, outer);
+  /* Where the half spectrum is when the real axis starts: the input (a
+   * rank-1 problem, or in place), else WORK0 laid out densely. */
+  hy_buffer s = HY_BUF_IN;
+  int64_t ss[HY_MAX_LOOPS], s_axis = last.in_stride, s_elems = 0;
+  for (int l = 0; l < k; l++) ss[l] = outer[l].in_stride;
+  if (p->rank > 1) {
+    int64_t is[HY_MAX_LOOPS];
+    for (int l = 0; l < k; l++) is[l] = outer[l].in_stride;
+    is[k] = last.in_stride;
+    if (!p->inplace) {
+      HY_TRY(hy_real_dense(k, outer, h, ss, &s_elems));
+      hy_real_use_work(c, s_elems);
+      ss[k] = 1;
+      s = HY_BUF_WORK0;
+      s_axis = 1;
+    } else {
+      for (int l = 0; l <= k; l++) ss[l] = is[l];
+    }
+    HY_TRY(hy_real_outer_axes(c, 1, HY_BUF_IN, is, s, ss));
+  }
+  int64_t dense[HY_MAX_LOOPS] = {0}, total = 0;
+  if (n == 1) {
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ss[l], outer[l].out_stride};
+    HY_TRY(hy_real_point(c, HY_PASS_NARROW, 1, 0, s, 0, HY_BUF_OUT, 0,
+                         (hyfft_dim){1, s_axis, last.out_stride}, k, loops));
+  } else if (n % 2 == 0 && hy_real_viewable(p, 1)) {
+    /* Into the output viewed as m complex values per row. */
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ss[l], outer[l].out_stride / 2};
+    HY_TRY(hy_real_point(c, HY_PASS_C2R_PRE, 1, 0, s, 0, HY_BUF_OUT, 0,
+                         (hyfft_dim){h, s_axis, 1}, k, loops));
+    for (int l = 0; l < k; l++)
+      loops[l] = (hyfft_dim){outer[l].n, outer[l].out_stride / 2, outer[l].out_stride / 2};
+    HY_TRY(hy_real_dft(c, m, 1, HY_BUF_OUT, 0, HY_BUF_OUT, 0, (hyfft_dim){m, 1, 1}, k, loops));
+  } else if (n % 2 == 0) {
+    /* Through WORK0: in place where the half spectrum already is there
+     * (rows of h hold the m values), else dense rows of m behind it. */
+    int64_t *ws = dense, w_axis = 1, off = 0;
+    if (s == HY_BUF_WORK0) {
+      ws = ss;
+      w_axis = s_axis;
+    } else {
+      HY_TRY(hy_real_dense(k, outer, m, dense, &total));
+      hy_real_use_work(c, total);
+    }
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ss[l], ws[l]};
+    HY_TRY(hy_real_point(c, HY_PASS_C2R_PRE, 1, 0, s, 0, HY_BUF_WORK0, off,
+                         (hyfft_dim){h, s_axis, w_axis}, k, loops));
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ws[l], ws[l]};
+    HY_TRY(hy_real_dft(c, m, 1, HY_BUF_WORK0, off, HY_BUF_WORK0, off,
+                       (hyfft_dim){m, w_axis, w_axis}, k, loops));
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ws[l], outer[l].out_stride};
+    HY_TRY(hy_real_point(c, HY_PASS_NARROW, 1, 1, HY_BUF_WORK0, off, HY_BUF_OUT, 0,
+                         (hyfft_dim){m, w_axis, last.out_stride}, k, loops));
+  } else {
+    /* The whole spectrum in dense rows of n, behind the half spectrum
+     * when that is in WORK0 too. */
+    int64_t off = s == HY_BUF_WORK0 ? s_elems : 0, end;
+    HY_TRY(hy_real_dense(k, outer, n, dense, &total));
+    if (hy_add_overflow_i64(off, total, &end))
+      return hy_error(HYFFT_SIZE_OVERFLOW, "real solver: the workspace size overflows int64");
+    hy_real_use_work(c, end);
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ss[l], dense[l]};
+    HY_TRY(hy_real_point(c, HY_PASS_C2R_EXTEND, 1, 0, s, 0, HY_BUF_WORK0, off,
+                         (hyfft_dim){n, s_axis, 1}, k, loops));
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
+    HY_TRY(hy_real_dft(c, n, 1, HY_BUF_WORK0, off, HY_BUF_WORK0, off, (hyfft_dim){n, 1, 1}, k,
+                       loops));
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
+    HY_TRY(hy_real_point(c, HY_PASS_NARROW, 1, 0, HY_BUF_WORK0, off, HY_BUF_OUT, 0,
+                         (hyfft_dim){n, 1, last.out_stride}, k, loops));
+  }
+  return HYFFT_SUCCESS;
+}
+
+static hy_status hy_real_plan(const hy_problem *problem, const hy_device_caps *caps,
+                              hy_plan_tree *out) {
+  if (problem->kind == HYFFT_C2C || problem->rank < 1 || caps->backend != HYFFT_BACKEND_CPU)
+    return HYFFT_NO_SOLVER;
+  if (problem->batch_rank + problem->rank + 1 > HY_MAX_LOOPS)
+    return hy_error(HYFFT_INTERNAL, "real solver: too many loops");
+  hy_real_ctx c = {problem, out};
+  out->npasses = 0;
+  out->work_elems[0] = out->work_elems[1] = 0;
+  HY_TRY(problem->kind == HYFFT_R2C ? hy_real_r2c(&c) : hy_real_c2r(&c));
+  out->passes[out->npasses - 1].scale = problem->scale;
+  return HYFFT_SUCCESS;
+}
+
+const hy_solver hy_solver_real = {"real", hy_real_plan};
