@@ -138,6 +138,11 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
                         const hy_device_caps *caps, const hy_gpu_program *plain,
                         hy_gpu_program *out, int *made);
 
+/* Pointwise kernels of real transforms (cg_real.c): WIDEN, NARROW,
+ * R2C_POST, C2R_PRE and C2R_EXTEND. */
+hy_status hy_cg_real_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
+                            const hy_device_caps *caps, hy_gpu_program *prog);
+
 /* Pointwise kernels of multi-pass Bluestein (cg_pointwise.c). */
 hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
                              const hy_device_caps *caps, hy_gpu_program *prog);

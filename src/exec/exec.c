@@ -99,7 +99,10 @@ static hy_status hy_exec_staged(struct hyfft_plan_s *plan, const void *in, void 
   size_t in_bytes, out_bytes;
   hy_exec_extents(p, &in_bytes, &out_bytes);
   void *din = NULL, *dout = NULL;
-  hy_status st = b->alloc(ctx->device, in_bytes, &din);
+  /* In place, one buffer holds both ends: R2C's complex output reaches
+   * past its padded real input's last element, C2R's the other way. */
+  size_t din_bytes = p->inplace && out_bytes > in_bytes ? out_bytes : in_bytes;
+  hy_status st = b->alloc(ctx->device, din_bytes, &din);
   if (st == HYFFT_SUCCESS) st = b->write(ctx->device, queue, din, 0, in, in_bytes, 0);
   if (st == HYFFT_SUCCESS) {
     if (p->inplace) {

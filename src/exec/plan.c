@@ -52,17 +52,22 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
   struct hyfft_plan_s *p = calloc(1, sizeof *p);
   if (!p) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a plan");
   hy_status st = hy_problem_make(problem, &p->problem);
-  /* Real transforms are planned for the CPU backend only (solvers/real.c);
-   * say so plainly instead of NO_SOLVER, before any backend sees a pass. */
-  if (st == HYFFT_SUCCESS && p->problem.kind != HYFFT_C2C &&
-      context->caps.backend != HYFFT_BACKEND_CPU)
-    st = hy_error(HYFFT_NOT_SUPPORTED, "R2C/C2R on the %s backend is not implemented yet",
-                  context->backend->name);
   if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
     st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
   if (st == HYFFT_SUCCESS)
     st = hy_exec_plan_prepare(context, &p->problem, flags, tree, &p->tree, &p->quick,
                               &p->has_quick, &p->backend_state);
+  /* Real transforms on a GPU run each transform of a DFT pass in one
+   * kernel (solvers/real.c); say so plainly where that does not fit
+   * instead of NO_SOLVER. */
+  if (st == HYFFT_NO_SOLVER && p->problem.kind != HYFFT_C2C &&
+      context->caps.backend != HYFFT_BACKEND_CPU)
+    st = hy_error(HYFFT_NOT_SUPPORTED,
+                  "R2C/C2R on the %s backend: every DFT of the plan (half the real axis for "
+                  "even lengths, the whole axis for odd ones, and the other axes) must fit one "
+                  "pass of at most %lld points; longer ones are not implemented yet",
+                  context->backend->name,
+                  (long long)context->caps.max_pass_length[p->problem.precision]);
   if (st != HYFFT_SUCCESS) {
     free(p);
     return st;

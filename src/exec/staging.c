@@ -238,7 +238,10 @@ hy_status hy_stage_create(struct hyfft_plan_s *plan, unsigned flags) {
   if (!s) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a plan's staging state");
   size_t in_bytes = (size_t)p->in_extent * hy_problem_in_elem_size(p);
   size_t out_bytes = (size_t)p->out_extent * hy_problem_out_elem_size(p);
-  hy_status st = b->alloc(ctx->device, in_bytes, &s->din);
+  /* In place, one buffer holds both ends (real transforms: the complex end
+   * may reach further than the padded real one, or the other way). */
+  hy_status st = b->alloc(ctx->device, p->inplace && out_bytes > in_bytes ? out_bytes : in_bytes,
+                          &s->din);
   if (st == HYFFT_SUCCESS) {
     if (p->inplace)
       s->dout = s->din;

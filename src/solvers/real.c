@@ -1,4 +1,4 @@
-/* Real transforms (R2C forward, C2R backward) on the CPU backend.
+/* Real transforms (R2C forward, C2R backward) on every backend.
  *
  * The last transform axis (length n) is the real one; its complex side
  * holds h = n/2 + 1 elements. The other axes are ordinary C2C passes over
@@ -27,10 +27,14 @@
  * never writes its input: the C2C passes of a multi-dimensional one go from
  * the input into WORK0, and the real axis then works from there.
  *
- * Other backends get HYFFT_NO_SOLVER: no GPU kernel does these steps yet
- * (exec/plan.c says so before planning). */
+ * On a GPU each DFT pass is one kernel and the pointwise steps are the
+ * generator's real kernels (codegen/cg_real.c); a problem whose DFTs do
+ * not fit one pass gets HYFFT_NO_SOLVER (exec/plan.c reports it as
+ * HYFFT_NOT_SUPPORTED): long real axes need four-step splits, not built
+ * for real transforms yet. */
 #include <string.h>
 
+#include "planner/kernel_spec.h"
 #include "planner/planner.h"
 
 typedef struct hy_real_ctx {
@@ -282,8 +286,7 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
 
 static hy_status hy_real_plan(const hy_problem *problem, const hy_device_caps *caps,
                               hy_plan_tree *out) {
-  if (problem->kind == HYFFT_C2C || problem->rank < 1 || caps->backend != HYFFT_BACKEND_CPU)
-    return HYFFT_NO_SOLVER;
+  if (problem->kind == HYFFT_C2C || problem->rank < 1) return HYFFT_NO_SOLVER;
   if (problem->batch_rank + problem->rank + 1 > HY_MAX_LOOPS)
     return hy_error(HYFFT_INTERNAL, "real solver: too many loops");
   hy_real_ctx c = {problem, out};
@@ -291,6 +294,14 @@ static hy_status hy_real_plan(const hy_problem *problem, const hy_device_caps *c
   out->work_elems[0] = out->work_elems[1] = 0;
   HY_TRY(problem->kind == HYFFT_R2C ? hy_real_r2c(&c) : hy_real_c2r(&c));
   out->passes[out->npasses - 1].scale = problem->scale;
+  /* On a GPU every DFT pass runs as one kernel: each must fit one pass
+   * (long real axes, which need four-step splits, are not planned yet). */
+  if (caps->backend != HYFFT_BACKEND_CPU)
+    for (int i = 0; i < out->npasses; i++) {
+      const hy_pass *p = &out->passes[i];
+      if (p->op == HY_PASS_DFT && hy_pass_computed_length(p) > caps->max_pass_length[problem->precision])
+        return HYFFT_NO_SOLVER;
+    }
   return HYFFT_SUCCESS;
 }
 

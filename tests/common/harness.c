@@ -406,8 +406,10 @@ hyfft_status hyt_plan(hyt_device *dev, const hyfft_problem *prob, hyfft_plan *pl
 int hyt_is_skip(const hyt_device *dev, const hyfft_problem *prob, hyfft_status st) {
   if (st != HYFFT_NOT_SUPPORTED && st != HYFFT_NO_SOLVER) return 0;
   if (prob->precision == HYFFT_F64 && !dev->info.supports_f64) return 1;
-  /* Real transforms run on the CPU backend; elsewhere they are not done yet. */
-  return prob->kind != HYFFT_C2C && dev->info.backend != HYFFT_BACKEND_CPU;
+  /* Real transforms on a GPU backend need every DFT of the plan to fit one
+   * pass (solvers/real.c); longer ones are refused as not supported yet. */
+  return prob->kind != HYFFT_C2C && dev->info.backend != HYFFT_BACKEND_CPU &&
+         st == HYFFT_NOT_SUPPORTED;
 }
 
 void hyt_token(const hyfft_problem *prob, char *buf, size_t size) {
