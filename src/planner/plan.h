@@ -40,7 +40,7 @@ typedef enum hy_pass_op {
   HY_PASS_COPY = 0,  /* dst = scale * src over the loops (axis.n == 1) */
   HY_PASS_DFT = 1,   /* batched 1D DFT along axis */
   HY_PASS_CHIRP = 2, /* pointwise step of a multi-pass Bluestein along axis (chirp_step) */
-  /* The pointwise steps of real transforms (R2C and C2R plans, CPU only;
+  /* The pointwise steps of real transforms (R2C and C2R plans on every backend;
    * solvers/real.c). Each runs over the loops like the others and
    * multiplies what it stores by scale. Where one end of a pass holds
    * reals (the input of R2C, the output of C2R), the strides and the
