@@ -114,9 +114,9 @@ typedef struct hyfft_dim {
  * major); for R2C and C2R the last transform dim is the one halved
  * (n/2+1 complex elements on the complex side). C2R treats the imaginary
  * parts of bins 0 and n/2 as zero (as FFTW does) and, out of place, leaves
- * its input unchanged. R2C/C2R run on every backend; on CUDA and OpenCL
- * each DFT of the plan must fit one pass for now (else
- * HYFFT_NOT_SUPPORTED, naming the limit). */
+ * its input unchanged. R2C/C2R run on every backend (on CUDA and OpenCL
+ * not yet for a real axis of a prime length too long for one pass:
+ * HYFFT_NOT_SUPPORTED). */
 typedef struct hyfft_problem {
   hyfft_kind kind;
   hyfft_precision precision;

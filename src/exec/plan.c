@@ -57,15 +57,16 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
   if (st == HYFFT_SUCCESS)
     st = hy_exec_plan_prepare(context, &p->problem, flags, tree, &p->tree, &p->quick,
                               &p->has_quick, &p->backend_state);
-  /* Real transforms on a GPU run each transform of a DFT pass in one
-   * kernel (solvers/real.c); say so plainly where that does not fit
-   * instead of NO_SOLVER. */
+  /* Real transforms on a GPU split a DFT longer than one pass by
+   * four-step (solvers/real.c) except where its ends are a work buffer at
+   * an offset or a long prime's Bluestein chain would start in one; say
+   * so plainly instead of NO_SOLVER. */
   if (st == HYFFT_NO_SOLVER && p->problem.kind != HYFFT_C2C &&
       context->caps.backend != HYFFT_BACKEND_CPU)
     st = hy_error(HYFFT_NOT_SUPPORTED,
-                  "R2C/C2R on the %s backend: every DFT of the plan (half the real axis for "
-                  "even lengths, the whole axis for odd ones, and the other axes) must fit one "
-                  "pass of at most %lld points; longer ones are not implemented yet",
+                  "R2C/C2R on the %s backend: this problem needs a DFT longer than one pass "
+                  "(%lld points) that the planner cannot split here yet (a long prime real "
+                  "axis, or a long DFT inside the workspace of a C2R layout)",
                   context->backend->name,
                   (long long)context->caps.max_pass_length[p->problem.precision]);
   if (st != HYFFT_SUCCESS) {

@@ -29,16 +29,20 @@
  *
  * On a GPU each DFT pass is one kernel and the pointwise steps are the
  * generator's real kernels (codegen/cg_real.c); a problem whose DFTs do
- * not fit one pass gets HYFFT_NO_SOLVER (exec/plan.c reports it as
- * HYFFT_NOT_SUPPORTED): long real axes need four-step splits, not built
- * for real transforms yet. */
+ * not fit one pass takes the four-step solver's passes for that DFT
+ * (hy_real_dft); where those cannot serve (a long DFT at a work-buffer
+ * offset, in some C2R layouts) the solver gives HYFFT_NO_SOLVER, which
+ * exec/plan.c reports as HYFFT_NOT_SUPPORTED. */
 #include <string.h>
 
 #include "planner/kernel_spec.h"
 #include "planner/planner.h"
+#include "solvers/four_step.h"
+#include "util/settings.h"
 
 typedef struct hy_real_ctx {
   const hy_problem *problem;
+  const hy_device_caps *caps;
   hy_plan_tree *tree;
 } hy_real_ctx;
 
@@ -57,10 +61,29 @@ static hy_status hy_real_add(hy_real_ctx *c, hy_pass_op op, int sign, hy_buffer 
   return HYFFT_SUCCESS;
 }
 
-/* A DFT pass of length n with its algorithm. */
+/* A DFT of length n along `axis` over the loops: one pass with its
+ * algorithm, or, on a GPU where that pass would not fit, the four-step
+ * solver's passes for the axis (solvers/four_step.c: two or three passes,
+ * or a prime's chain), whose intermediates take the work buffer that is
+ * neither end. Those take no offsets: a long DFT at an offset gets
+ * HYFFT_NO_SOLVER. */
 static hy_status hy_real_dft(hy_real_ctx *c, int64_t n, int sign, hy_buffer src,
                              int64_t src_offset, hy_buffer dst, int64_t dst_offset,
                              hyfft_dim axis, int nloops, const hyfft_dim *loops) {
+  int64_t limit = c->caps->max_pass_length[c->problem->precision];
+  if (c->caps->backend != HYFFT_BACKEND_CPU) {
+    hy_pass probe;
+    hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, sign);
+    probe.axis.n = n;
+    HY_TRY(hy_choose_dft_algo(n, &probe));
+    if (hy_pass_computed_length(&probe) > limit) {
+      if (src_offset != 0 || dst_offset != 0 || limit < 4) return HYFFT_NO_SOLVER;
+      const char *passes = hy_settings_get()->four_step_passes_raw;
+      hy_fs_ctx fs = {c->problem, c->caps, limit, 0, !(passes && strcmp(passes, "2") == 0),
+                      c->tree};
+      return hy_fs_axis(&fs, n, sign, src, axis.in_stride, dst, axis.out_stride, nloops, loops);
+    }
+  }
   hy_pass *pass = NULL;
   HY_TRY(hy_real_add(c, HY_PASS_DFT, sign, src, src_offset, dst, dst_offset, &pass));
   pass->axis = axis;
@@ -289,13 +312,12 @@ static hy_status hy_real_plan(const hy_problem *problem, const hy_device_caps *c
   if (problem->kind == HYFFT_C2C || problem->rank < 1) return HYFFT_NO_SOLVER;
   if (problem->batch_rank + problem->rank + 1 > HY_MAX_LOOPS)
     return hy_error(HYFFT_INTERNAL, "real solver: too many loops");
-  hy_real_ctx c = {problem, out};
+  hy_real_ctx c = {problem, caps, out};
   out->npasses = 0;
   out->work_elems[0] = out->work_elems[1] = 0;
   HY_TRY(problem->kind == HYFFT_R2C ? hy_real_r2c(&c) : hy_real_c2r(&c));
   out->passes[out->npasses - 1].scale = problem->scale;
-  /* On a GPU every DFT pass runs as one kernel: each must fit one pass
-   * (long real axes, which need four-step splits, are not planned yet). */
+  /* On a GPU every DFT pass is one kernel, which must fit one pass. */
   if (caps->backend != HYFFT_BACKEND_CPU)
     for (int i = 0; i < out->npasses; i++) {
       const hy_pass *p = &out->passes[i];

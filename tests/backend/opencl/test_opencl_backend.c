@@ -18,6 +18,7 @@
 #include "backend/opencl/cl_internal.h"
 #include "common/check.h"
 #include "exec/exec.h"
+#include "planner/kernel_spec.h"
 #include "planner/planner.h"
 #include "hyfft.h"
 
@@ -559,14 +560,17 @@ static void test_index64(hyfft_context ctx) {
   CHECK_OK(hyfft_plan_destroy(plan));
 }
 
-/* Real transforms on a GPU device: planned where every DFT fits one pass,
- * with the pointwise real steps in the tree; no solver where one does not
- * (device-independent: made-up caps with 4096-point passes). */
+/* Real transforms on a GPU device: planned with the pointwise real steps
+ * in the tree, DFTs longer than one pass split by four-step (plans == 2:
+ * at least two DFT passes for one axis); no solver for a long odd prime
+ * axis, whose Bluestein chain would have to start and end in a work
+ * buffer (device-independent: made-up caps with 4096-point passes). */
 static void test_real_gpu_solver(void) {
   static const struct { const char *token; int plans; } cases[] = {
       {"r2c:f32:16", 1},         {"c2r:f64:15x4:b2", 1}, {"r2c:f64:7:ip", 1},
-      {"r2c:f32:8192:b3", 1},    {"r2c:f32:8194", 0},    {"c2r:f32:4097", 0},
-      {"r2c:f32:16x8192", 1},     {"r2c:f32:8192x16", 0}};
+      {"r2c:f32:8192:b3", 1},    {"r2c:f32:8194", 2},    {"c2r:f32:4097", 2},
+      {"r2c:f32:16x8192", 1},    {"r2c:f32:8192x16", 2}, {"r2c:f32:1048583", 0},
+      {"c2r:f32:1048583:b2", 0}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     hyfft_problem u;
     hy_problem p;
@@ -584,13 +588,18 @@ static void test_real_gpu_solver(void) {
       hy_plan_tree tree;
       hy_status st = hy_planner_plan(&p, &caps, 0, &tree);
       if (cases[i].plans) {
-        int real_steps = 0;
-        for (int k = 0; st == HYFFT_SUCCESS && k < tree.npasses; k++)
+        int real_steps = 0, dfts = 0, fit = 1;
+        for (int k = 0; st == HYFFT_SUCCESS && k < tree.npasses; k++) {
           real_steps += tree.passes[k].op >= HY_PASS_WIDEN;
-        CHECK(st == HYFFT_SUCCESS && strcmp(tree.solver, "real") == 0 && real_steps >= 1,
-              "%s on %s caps: %s, solver %s, %d real steps", cases[i].token,
-              b == 0 ? "opencl" : "cuda", hyfft_status_name((hyfft_status)st),
-              st == HYFFT_SUCCESS ? tree.solver : "-", real_steps);
+          dfts += tree.passes[k].op == HY_PASS_DFT;
+          if (tree.passes[k].op == HY_PASS_DFT)
+            fit &= hy_pass_computed_length(&tree.passes[k]) <= 4096;
+        }
+        CHECK(st == HYFFT_SUCCESS && strcmp(tree.solver, "real") == 0 && real_steps >= 1 && fit &&
+                  (cases[i].plans < 2 || dfts >= 2),
+              "%s on %s caps: %s, solver %s, %d real steps, %d DFT passes (fit %d)",
+              cases[i].token, b == 0 ? "opencl" : "cuda", hyfft_status_name((hyfft_status)st),
+              st == HYFFT_SUCCESS ? tree.solver : "-", real_steps, dfts, fit);
       } else {
         CHECK(st == HYFFT_NO_SOLVER, "%s on %s caps: the planner returned %s", cases[i].token,
               b == 0 ? "opencl" : "cuda", hyfft_status_name((hyfft_status)st));
