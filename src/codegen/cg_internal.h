@@ -138,6 +138,14 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
                         const hy_device_caps *caps, const hy_gpu_program *plain,
                         hy_gpu_program *out, int *made);
 
+/* The index prologue and the launch every pointwise kernel shares
+ * (cg_pointwise.c; the comments there say what they emit). */
+void hy_cg_pointwise_index(hy_strbuf *sb, const hy_problem *problem, const hy_pass *pass,
+                           int64_t items, int64_t total, int block, const char *idx,
+                           int with_axis, int64_t *grid, int64_t *batch_blocks);
+void hy_cg_pointwise_launch(hy_gpu_program *prog, const hy_pass *pass, int64_t grid, int block,
+                            int64_t batch_blocks, int table);
+
 /* Pointwise kernels of real transforms (cg_real.c): WIDEN, NARROW,
  * R2C_POST, C2R_PRE and C2R_EXTEND. */
 hy_status hy_cg_real_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,

@@ -14,6 +14,66 @@ static int64_t hy_cg_pw_extent(const hy_pass *pass, int out) {
   return e;
 }
 
+/* The index prologue of a pointwise kernel of `total` threads, `items`
+ * per transform: blocks are dealt per element of the outermost loop (the
+ * problem's outermost batch loop, loops[0]), so that whole elements are
+ * runs of whole blocks (the L2 chunks of codegen.c); e is the thread's
+ * place along the axis, and ib, ob the offsets of its transform (plus
+ * e times the axis strides when with_axis). *grid and *batch_blocks are
+ * the launch's. */
+void hy_cg_pointwise_index(hy_strbuf *sb, const hy_problem *problem, const hy_pass *pass,
+                           int64_t items, int64_t total, int block, const char *idx,
+                           int with_axis, int64_t *grid, int64_t *batch_blocks) {
+  int64_t outer = 1;
+  if (problem->batch_rank > 0 && pass->nloops > 0 && pass->loops[0].n == problem->batch[0].n &&
+      problem->batch[0].n > 1)
+    outer = pass->loops[0].n;
+  int64_t per = total / outer, per_blocks = (per + block - 1) / block;
+  if (outer > 1) {
+    hy_strbuf_appendf(sb, "  const %s w = (%s)(HY_GID %% %lld) * %d + HY_LID;\n", idx, idx,
+                      (long long)per_blocks, block);
+    hy_strbuf_appendf(sb, "  if (w >= %lld) return;\n", (long long)per);
+    hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID / %lld) * %lld + w;\n", idx, idx,
+                      (long long)per_blocks, (long long)per);
+  } else {
+    hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
+    hy_strbuf_appendf(sb, "  if (gi >= %lld) return;\n", (long long)total);
+  }
+  hy_strbuf_appendf(sb, "  const int e = (int)(gi %% %lld);\n", (long long)items);
+  if (pass->nloops > 0) hy_strbuf_appendf(sb, "  %s rem = gi / %lld, q;\n", idx, (long long)items);
+  if (with_axis)
+    hy_strbuf_appendf(sb, "  %s ib = %lld + (%s)e * %lld, ob = %lld + (%s)e * %lld;\n", idx,
+                      (long long)pass->src_offset, idx, (long long)pass->axis.in_stride,
+                      (long long)pass->dst_offset, idx, (long long)pass->axis.out_stride);
+  else
+    hy_strbuf_appendf(sb, "  %s ib = %lld, ob = %lld;\n", idx, (long long)pass->src_offset,
+                      (long long)pass->dst_offset);
+  /* The pass's loops are listed outermost first: innermost varies fastest. */
+  int order[HY_MAX_LOOPS];
+  for (int l = 0; l < pass->nloops; l++) order[l] = pass->nloops - 1 - l;
+  hy_cg_emit_loop_offsets(sb, pass, order, "  ", "ib", "ob", NULL, NULL);
+  *grid = outer * per_blocks;
+  *batch_blocks = outer > 1 ? per_blocks : 0;
+}
+
+/* The launch of a pointwise kernel: src, dst, the table if any (index
+ * >= 0), the block offset. */
+void hy_cg_pointwise_launch(hy_gpu_program *prog, const hy_pass *pass, int64_t grid, int block,
+                            int64_t batch_blocks, int table) {
+  hy_launch *L = &prog->launches[prog->nlaunches++];
+  L->kernel = prog->nkernels++;
+  L->grid = grid;
+  L->block = block;
+  L->shared_bytes = 0;
+  L->nargs = 0;
+  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, pass->src};
+  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, pass->dst};
+  if (table >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, table};
+  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BLOCK_OFFSET, 0};
+  L->block_offset = 0;
+  L->batch_blocks = batch_blocks;
+}
+
 hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
                              const hy_device_caps *caps, hy_gpu_program *prog) {
   hy_strbuf *sb = &prog->source;
@@ -45,33 +105,8 @@ hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int
   hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tab, const hy_i64 hy_block0) {\n",
                     g, g, g);
   hy_cg_emit_block_index(sb, 0);
-  /* Blocks are dealt per element of the outermost loop (the problem's
-   * outermost batch loop, loops[0]), so that whole elements are runs of
-   * whole blocks (the L2 chunks of codegen.c). */
-  int64_t outer = 1;
-  if (problem->batch_rank > 0 && pass->nloops > 0 && pass->loops[0].n == problem->batch[0].n &&
-      problem->batch[0].n > 1)
-    outer = pass->loops[0].n;
-  int64_t per = total / outer, per_blocks = (per + block - 1) / block;
-  if (outer > 1) {
-    hy_strbuf_appendf(sb, "  const %s w = (%s)(HY_GID %% %lld) * %d + HY_LID;\n", idx, idx,
-                      (long long)per_blocks, block);
-    hy_strbuf_appendf(sb, "  if (w >= %lld) return;\n", (long long)per);
-    hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID / %lld) * %lld + w;\n", idx, idx,
-                      (long long)per_blocks, (long long)per);
-  } else {
-    hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
-    hy_strbuf_appendf(sb, "  if (gi >= %lld) return;\n", (long long)total);
-  }
-  hy_strbuf_appendf(sb, "  const int e = (int)(gi %% %lld);\n", (long long)len);
-  if (pass->nloops > 0) hy_strbuf_appendf(sb, "  %s rem = gi / %lld, q;\n", idx, (long long)len);
-  hy_strbuf_appendf(sb, "  %s ib = %lld + (%s)e * %lld, ob = %lld + (%s)e * %lld;\n", idx,
-                    (long long)pass->src_offset, idx, (long long)pass->axis.in_stride,
-                    (long long)pass->dst_offset, idx, (long long)pass->axis.out_stride);
-  /* The pass's loops are listed outermost first: innermost varies fastest. */
-  int order[HY_MAX_LOOPS];
-  for (int l = 0; l < pass->nloops; l++) order[l] = pass->nloops - 1 - l;
-  hy_cg_emit_loop_offsets(sb, pass, order, "  ", "ib", "ob", NULL, NULL);
+  int64_t grid, batch_blocks;
+  hy_cg_pointwise_index(sb, problem, pass, len, total, block, idx, 1, &grid, &batch_blocks);
   switch (pass->chirp_step) {
     case HY_CHIRP_PRE:
       hy_strbuf_appendf(sb, "  dst[ob] = e < %lld ? cmul(src[ib], tab[e]) : MK(0, 0);\n",
@@ -92,17 +127,6 @@ hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int
   }
   hy_strbuf_append(sb, "}\n\n");
 
-  hy_launch *L = &prog->launches[prog->nlaunches++];
-  L->kernel = prog->nkernels++;
-  L->grid = outer * per_blocks;
-  L->block = block;
-  L->shared_bytes = 0;
-  L->nargs = 4;
-  L->args[0] = (hy_kernel_arg){HY_ARG_BUFFER, pass->src};
-  L->args[1] = (hy_kernel_arg){HY_ARG_BUFFER, pass->dst};
-  L->args[2] = (hy_kernel_arg){HY_ARG_TABLE, table};
-  L->args[3] = (hy_kernel_arg){HY_ARG_BLOCK_OFFSET, 0};
-  L->block_offset = 0;
-  L->batch_blocks = outer > 1 ? per_blocks : 0;
+  hy_cg_pointwise_launch(prog, pass, grid, block, batch_blocks, table);
   return HYFFT_SUCCESS;
 }

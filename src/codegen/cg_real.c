@@ -29,11 +29,33 @@ static int64_t hy_cg_real_extent(const hy_pass *pass, int out) {
   return e;
 }
 
-static void hy_cg_real_scale(hy_strbuf *sb, const hy_pass *pass, const char *v) {
+static void hy_cg_real_scale(hy_strbuf *sb, const hy_pass *pass, const char *indent,
+                             const char *v) {
   if (pass->scale == 1.0) return;
-  hy_strbuf_appendf(sb, "  %s = cscale(%s, ", v, v);
+  hy_strbuf_appendf(sb, "%s%s = cscale(%s, ", indent, v, v);
   hy_cg_literal(sb, pass->precision, (long double)pass->scale);
   hy_strbuf_append(sb, ");\n");
+}
+
+/* One output of the even-length steps, stored at dst[ob + k * out_stride]
+ * when `guard` holds (NULL: always): with P = x + conj(y), Q = x - conj(y) and T_k the
+ * pass's twiddle, (P - i T_k Q) / 2 for R2C_POST (x = Z_k, y = Z_m-k) and
+ * P + i T_k Q for C2R_PRE (x = X_k, y = X_m-k). */
+static void hy_cg_real_pair_out(hy_strbuf *sb, const hy_pass *pass, const char *guard,
+                                const char *x, const char *y, const char *k) {
+  if (guard)
+    hy_strbuf_appendf(sb, "  if (%s) {\n", guard);
+  else
+    hy_strbuf_append(sb, "  {\n");
+  hy_strbuf_appendf(sb, "    const real2 P = MK(%s.x + %s.x, %s.y - %s.y), Q = MK(%s.x - %s.x, %s.y + %s.y);\n",
+                    x, y, x, y, x, y, x, y);
+  hy_strbuf_appendf(sb, "    const real2 TQ = cmul(tab[%s], Q);\n", k);
+  if (pass->op == HY_PASS_R2C_POST)
+    hy_strbuf_append(sb, "    real2 v = MK((P.x + TQ.y) * (real)0.5, (P.y - TQ.x) * (real)0.5);\n");
+  else
+    hy_strbuf_append(sb, "    real2 v = MK(P.x - TQ.y, P.y + TQ.x);\n");
+  hy_cg_real_scale(sb, pass, "    ", "v");
+  hy_strbuf_appendf(sb, "    dst[ob + %s * %lld] = v;\n  }\n", k, (long long)pass->axis.out_stride);
 }
 
 hy_status hy_cg_real_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
@@ -69,31 +91,10 @@ hy_status hy_cg_real_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (table >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *tab", g);
   hy_strbuf_append(sb, ", const hy_i64 hy_block0) {\n");
   hy_cg_emit_block_index(sb, 0);
-  /* Blocks are dealt per element of the outermost batch loop (loops[0]),
-   * so whole elements are runs of whole blocks (L2 chunks). */
-  int64_t outer = 1;
-  if (problem->batch_rank > 0 && pass->nloops > 0 && pass->loops[0].n == problem->batch[0].n &&
-      problem->batch[0].n > 1)
-    outer = pass->loops[0].n;
-  int64_t per = total / outer, per_blocks = (per + block - 1) / block;
-  if (outer > 1) {
-    hy_strbuf_appendf(sb, "  const %s w = (%s)(HY_GID %% %lld) * %d + HY_LID;\n", idx, idx,
-                      (long long)per_blocks, block);
-    hy_strbuf_appendf(sb, "  if (w >= %lld) return;\n", (long long)per);
-    hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID / %lld) * %lld + w;\n", idx, idx,
-                      (long long)per_blocks, (long long)per);
-  } else {
-    hy_strbuf_appendf(sb, "  const %s gi = (%s)(HY_GID * %d + HY_LID);\n", idx, idx, block);
-    hy_strbuf_appendf(sb, "  if (gi >= %lld) return;\n", (long long)total);
-  }
-  hy_strbuf_appendf(sb, "  const %s e = gi %% %lld;\n", idx, (long long)items);
-  if (pass->nloops > 0) hy_strbuf_appendf(sb, "  %s rem = gi / %lld, q;\n", idx, (long long)items);
-  hy_strbuf_appendf(sb, "  %s ib = %lld, ob = %lld;\n", idx, (long long)pass->src_offset,
-                    (long long)pass->dst_offset);
-  int order[HY_MAX_LOOPS];
-  for (int l = 0; l < pass->nloops; l++) order[l] = pass->nloops - 1 - l;
-  hy_cg_emit_loop_offsets(sb, pass, order, "  ", "ib", "ob", NULL, NULL);
+  int64_t grid, batch_blocks;
+  hy_cg_pointwise_index(sb, problem, pass, items, total, block, idx, 0, &grid, &batch_blocks);
   long long is = (long long)pass->axis.in_stride, os = (long long)pass->axis.out_stride;
+  char guard[64];
   switch (pass->op) {
     case HY_PASS_WIDEN:
       if (pass->real_pairs)
@@ -101,12 +102,12 @@ hy_status hy_cg_real_kernel(const hy_problem *problem, const hy_pass *pass, int 
                           is, is);
       else
         hy_strbuf_appendf(sb, "  real2 v = MK(src[ib + e * %lld], (real)0);\n", is);
-      hy_cg_real_scale(sb, pass, "v");
+      hy_cg_real_scale(sb, pass, "  ", "v");
       hy_strbuf_appendf(sb, "  dst[ob + e * %lld] = v;\n", os);
       break;
     case HY_PASS_NARROW:
       hy_strbuf_appendf(sb, "  real2 v = src[ib + e * %lld];\n", is);
-      hy_cg_real_scale(sb, pass, "v");
+      hy_cg_real_scale(sb, pass, "  ", "v");
       if (pass->real_pairs)
         hy_strbuf_appendf(sb, "  dst[ob + (2 * e) * %lld] = v.x;\n  dst[ob + (2 * e + 1) * %lld] = v.y;\n",
                           os, os);
@@ -114,64 +115,22 @@ hy_status hy_cg_real_kernel(const hy_problem *problem, const hy_pass *pass, int 
         hy_strbuf_appendf(sb, "  dst[ob + e * %lld] = v.x;\n", os);
       break;
     case HY_PASS_R2C_POST:
-      /* Pair k, m - k: Z_m is read as Z_0. out_k = (P - i T_k Q) / 2 with
-       * P = Z_k + conj(Z_m-k), Q = Z_k - conj(Z_m-k); out_m-k likewise
-       * with the roles swapped. */
+      /* Pair k, m - k: Z_m is read as Z_0. */
       hy_strbuf_appendf(sb, "  const %s k = e, j = %lld - e;\n", idx, (long long)m);
       hy_strbuf_appendf(sb, "  const real2 a = src[ib + (k < %lld ? k : 0) * %lld];\n", (long long)m, is);
       hy_strbuf_appendf(sb, "  const real2 b = src[ib + (j < %lld ? j : 0) * %lld];\n", (long long)m, is);
-      hy_strbuf_append(sb,
-                       "  {\n"
-                       "    const real2 P = MK(a.x + b.x, a.y - b.y), Q = MK(a.x - b.x, a.y + b.y);\n"
-                       "    const real2 TQ = cmul(tab[k], Q);\n"
-                       "    real2 v = MK((P.x + TQ.y) * (real)0.5, (P.y - TQ.x) * (real)0.5);\n");
-      if (pass->scale != 1.0) {
-        hy_strbuf_append(sb, "    v = cscale(v, ");
-        hy_cg_literal(sb, pass->precision, (long double)pass->scale);
-        hy_strbuf_append(sb, ");\n");
-      }
-      hy_strbuf_appendf(sb, "    dst[ob + k * %lld] = v;\n  }\n", os);
-      hy_strbuf_append(sb,
-                       "  if (j != k) {\n"
-                       "    const real2 P = MK(b.x + a.x, b.y - a.y), Q = MK(b.x - a.x, b.y + a.y);\n"
-                       "    const real2 TQ = cmul(tab[j], Q);\n"
-                       "    real2 v = MK((P.x + TQ.y) * (real)0.5, (P.y - TQ.x) * (real)0.5);\n");
-      if (pass->scale != 1.0) {
-        hy_strbuf_append(sb, "    v = cscale(v, ");
-        hy_cg_literal(sb, pass->precision, (long double)pass->scale);
-        hy_strbuf_append(sb, ");\n");
-      }
-      hy_strbuf_appendf(sb, "    dst[ob + j * %lld] = v;\n  }\n", os);
+      hy_cg_real_pair_out(sb, pass, NULL, "a", "b", "k");
+      hy_cg_real_pair_out(sb, pass, "j != k", "b", "a", "j");
       break;
     case HY_PASS_C2R_PRE:
       /* Pair k, m - k of the inputs X_0..X_m (imaginary parts of X_0 and
-       * X_m taken as 0): out_k = P + i T_k Q, for the outputs k < m. */
+       * X_m taken as 0); outputs k < m only. */
       hy_strbuf_appendf(sb, "  const %s k = e, j = %lld - e;\n", idx, (long long)m);
       hy_strbuf_appendf(sb, "  real2 a = src[ib + k * %lld], b = src[ib + j * %lld];\n", is, is);
       hy_strbuf_appendf(sb, "  if (k == 0) { a.y = (real)0; b.y = (real)0; }\n");
-      hy_strbuf_append(sb,
-                       "  {\n"
-                       "    const real2 P = MK(a.x + b.x, a.y - b.y), Q = MK(a.x - b.x, a.y + b.y);\n"
-                       "    const real2 TQ = cmul(tab[k], Q);\n"
-                       "    real2 v = MK(P.x - TQ.y, P.y + TQ.x);\n");
-      if (pass->scale != 1.0) {
-        hy_strbuf_append(sb, "    v = cscale(v, ");
-        hy_cg_literal(sb, pass->precision, (long double)pass->scale);
-        hy_strbuf_append(sb, ");\n");
-      }
-      hy_strbuf_appendf(sb, "    dst[ob + k * %lld] = v;\n  }\n", os);
-      hy_strbuf_appendf(sb,
-                        "  if (j != k && j < %lld) {\n"
-                        "    const real2 P = MK(b.x + a.x, b.y - a.y), Q = MK(b.x - a.x, b.y + a.y);\n"
-                        "    const real2 TQ = cmul(tab[j], Q);\n"
-                        "    real2 v = MK(P.x - TQ.y, P.y + TQ.x);\n",
-                        (long long)m);
-      if (pass->scale != 1.0) {
-        hy_strbuf_append(sb, "    v = cscale(v, ");
-        hy_cg_literal(sb, pass->precision, (long double)pass->scale);
-        hy_strbuf_append(sb, ");\n");
-      }
-      hy_strbuf_appendf(sb, "    dst[ob + j * %lld] = v;\n  }\n", os);
+      hy_cg_real_pair_out(sb, pass, NULL, "a", "b", "k");
+      snprintf(guard, sizeof guard, "j != k && j < %lld", (long long)m);
+      hy_cg_real_pair_out(sb, pass, guard, "b", "a", "j");
       break;
     case HY_PASS_C2R_EXTEND: {
       int64_t half = len / 2;
@@ -183,7 +142,7 @@ hy_status hy_cg_real_kernel(const hy_problem *problem, const hy_pass *pass, int 
         hy_strbuf_append(sb, "    if (e == 0) v.y = (real)0;\n");
       hy_strbuf_appendf(sb, "  } else {\n    v = src[ib + (%lld - e) * %lld];\n    v.y = -v.y;\n  }\n",
                         (long long)len, is);
-      hy_cg_real_scale(sb, pass, "v");
+      hy_cg_real_scale(sb, pass, "  ", "v");
       hy_strbuf_appendf(sb, "  dst[ob + e * %lld] = v;\n", os);
       break;
     }
@@ -192,17 +151,6 @@ hy_status hy_cg_real_kernel(const hy_problem *problem, const hy_pass *pass, int 
   }
   hy_strbuf_append(sb, "}\n\n");
 
-  hy_launch *L = &prog->launches[prog->nlaunches++];
-  L->kernel = prog->nkernels++;
-  L->grid = outer * per_blocks;
-  L->block = block;
-  L->shared_bytes = 0;
-  L->nargs = 0;
-  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, pass->src};
-  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, pass->dst};
-  if (table >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, table};
-  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BLOCK_OFFSET, 0};
-  L->block_offset = 0;
-  L->batch_blocks = outer > 1 ? per_blocks : 0;
+  hy_cg_pointwise_launch(prog, pass, grid, block, batch_blocks, table);
   return HYFFT_SUCCESS;
 }

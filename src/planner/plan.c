@@ -34,6 +34,18 @@ void hy_plan_tree_reserve_sync(hy_plan_tree *tree) {
   tree->work_elems[0] += (tree->sync_ints * 4 + elem - 1) / elem;
 }
 
+void hy_pass_loop_offsets(const hy_pass *pass, int64_t t, int64_t *in, int64_t *out) {
+  int64_t ib = 0, ob = 0, rem = t;
+  for (int l = pass->nloops - 1; l >= 0; l--) {
+    int64_t q = rem % pass->loops[l].n;
+    rem /= pass->loops[l].n;
+    ib += q * pass->loops[l].in_stride;
+    ob += q * pass->loops[l].out_stride;
+  }
+  *in = ib;
+  *out = ob;
+}
+
 int64_t hy_pass_count(const hy_pass *pass) {
   int64_t count = 1;
   for (int i = 0; i < pass->nloops; i++) count *= pass->loops[i].n;

@@ -279,6 +279,11 @@ void hy_pass_init(hy_pass *pass, hy_pass_op op, hyfft_precision precision, int s
 /* Append the description of a plan tree, one line per pass, indented. */
 void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb);
 
+/* The offsets (input and output side, in the pass's elements, offsets of
+ * the pass itself not included) of transform t of a pass, its loops
+ * taken innermost fastest. */
+void hy_pass_loop_offsets(const hy_pass *pass, int64_t t, int64_t *in, int64_t *out);
+
 /* Total number of transforms a pass performs (product of loop lengths). */
 int64_t hy_pass_count(const hy_pass *pass);
 

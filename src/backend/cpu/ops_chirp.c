@@ -20,13 +20,8 @@ static void hy_chirp_range(void *arg, int64_t begin, int64_t end, int thread_ind
   int f64 = pass->precision == HYFFT_F64;
   size_t elem = f64 ? 16 : 8;
   for (int64_t t = begin; t < end; t++) {
-    int64_t ib = 0, ob = 0, rem = t;
-    for (int l = pass->nloops - 1; l >= 0; l--) {
-      int64_t q = rem % pass->loops[l].n;
-      rem /= pass->loops[l].n;
-      ib += q * pass->loops[l].in_stride;
-      ob += q * pass->loops[l].out_stride;
-    }
+    int64_t ib, ob;
+    hy_pass_loop_offsets(pass, t, &ib, &ob);
     for (int64_t e = 0; e < pass->axis.n; e++) {
       const char *s = r->src + (ib + e * pass->axis.in_stride) * (int64_t)elem;
       char *d = r->dst + (ob + e * pass->axis.out_stride) * (int64_t)elem;

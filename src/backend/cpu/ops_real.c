@@ -76,13 +76,8 @@ static void hy_real_range(void *arg, int64_t begin, int64_t end, int thread_inde
     int64_t t = item / r->chunks, c = item % r->chunks;
     int64_t lo = c * HY_REAL_CHUNK, hi = lo + HY_REAL_CHUNK;
     if (hi > r->items) hi = r->items;
-    int64_t ib = 0, ob = 0, rem = t;
-    for (int l = pass->nloops - 1; l >= 0; l--) {
-      int64_t q = rem % pass->loops[l].n;
-      rem /= pass->loops[l].n;
-      ib += q * pass->loops[l].in_stride;
-      ob += q * pass->loops[l].out_stride;
-    }
+    int64_t ib, ob;
+    hy_pass_loop_offsets(pass, t, &ib, &ob);
     switch (pass->op) {
       case HY_PASS_WIDEN:
         for (int64_t e = lo; e < hi; e++) {
