@@ -236,7 +236,7 @@ void hy_cg_store_global(hy_cg_kernel *k, int s) {
       } else if (k->rader) {
         /* Convolution output r is X at g^-r mod p. */
         hy_strbuf_appendf(sb, "      dst[ob + (%s)rout[e] * %lld] = v;\n", k->idx, (long long)os);
-      } else if (k->spec->store_transposed || k->spec->stage_store) {
+      } else if (k->lds_out) {
         hy_strbuf_append(sb, "      ");
         hy_cg_lx(k, "e");
         hy_strbuf_append(sb, " = v;\n");
@@ -355,12 +355,81 @@ void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
   if (!out) hy_strbuf_append(sb, "  HY_BARRIER();\n");
 }
 
+/* The loop over the elements of a fused real step: element e of row mm
+ * of the work-group (transform tj), `per` elements a row, with `var` its
+ * offset on the side the step touches. */
+static void hy_cg_real_loop_open(hy_cg_kernel *k, int64_t count, int64_t per, int out,
+                                 const char *var) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  int block = k->T * k->M;
+  int64_t run = per * k->M;
+  int iters = (int)((run + block - 1) / block);
+  hy_strbuf_appendf(sb, "  for (int it = 0; it < %d; it++) {\n", iters);
+  hy_strbuf_appendf(sb, "    const int i = HY_LID + it * %d;\n", block);
+  hy_strbuf_appendf(sb, "    const int mm = i / %lld, e = i %% %lld;\n", (long long)per,
+                    (long long)per);
+  hy_strbuf_appendf(sb, "    const %s tj = (%s)(HY_GID * %d + mm);\n", k->idx, k->idx, k->M);
+  hy_strbuf_append(sb, "    if (");
+  if ((int64_t)iters * block > run) hy_strbuf_appendf(sb, "i < %lld && ", (long long)run);
+  hy_strbuf_appendf(sb, "tj < %lld) {\n", (long long)count);
+  hy_strbuf_appendf(sb, "      %s %s = %lld;\n", k->idx, var,
+                    (long long)(out ? pass->dst_offset : pass->src_offset));
+  int order[HY_MAX_LOOPS];
+  hy_cg_loop_order(pass, k->spec->store_transposed, order);
+  if (pass->nloops > 0) {
+    hy_strbuf_appendf(sb, "      { %s rem = tj, q;\n", k->idx);
+    hy_cg_emit_loop_offsets(sb, pass, order, "        ", out ? NULL : var, out ? var : NULL, NULL,
+                            NULL);
+    hy_strbuf_append(sb, "      }\n");
+  }
+}
+
+/* Local-memory element e2 of row mm, into `out`. */
+static void hy_cg_real_lds(hy_cg_kernel *k, const char *e2, char *out, size_t size) {
+  if (k->pad)
+    snprintf(out, size, "lds[mm * %d + (%s) + ((%s) >> %d) * %d]", k->row, e2, e2, k->pad_shift,
+             k->pad);
+  else
+    snprintf(out, size, "lds[mm * %d + (%s)]", k->row, e2);
+}
+
+void hy_cg_load_real_pre(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  int64_t m = k->n, is = k->pass->axis.in_stride;
+  char l[128];
+  hy_cg_real_lds(k, "e", l, sizeof l);
+  hy_strbuf_appendf(sb, "  /* C2R pre-processing: X_e and X_%lld-e into local memory */\n", (long long)m);
+  hy_cg_real_loop_open(k, count, m, 0, "i2");
+  hy_strbuf_appendf(sb, "      real2 a = src[i2 + (%s)e * %lld], b = src[i2 + (%s)(%lld - e) * %lld];\n",
+                    k->idx, (long long)is, k->idx, (long long)m, (long long)is);
+  hy_strbuf_append(sb, "      if (e == 0) { a.y = (real)0; b.y = (real)0; }\n");
+  hy_cg_real_step_value(sb, 0, "a", "b", "fz[e]", "      ");
+  hy_strbuf_appendf(sb, "      %s = v;\n    }\n  }\n  HY_BARRIER();\n", l);
+}
+
+void hy_cg_store_real_post(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  int64_t m = k->n, os = k->pass->axis.out_stride;
+  char x[256], y[256], ex[64], ey[64];
+  snprintf(ex, sizeof ex, "e < %lld ? e : 0", (long long)m);
+  snprintf(ey, sizeof ey, "e > 0 ? %lld - e : 0", (long long)m);
+  hy_cg_real_lds(k, ex, x, sizeof x);
+  hy_cg_real_lds(k, ey, y, sizeof y);
+  hy_strbuf_appendf(sb, "  /* R2C post-processing: output e from Z_e and Z_%lld-e */\n  HY_BARRIER();\n",
+                    (long long)m);
+  hy_cg_real_loop_open(k, count, m + 1, 1, "o2");
+  hy_strbuf_appendf(sb, "      const real2 x = %s, y = %s;\n", x, y);
+  hy_cg_real_step_value(sb, 1, "x", "y", "fz[e]", "      ");
+  hy_strbuf_appendf(sb, "      dst[o2 + (%s)e * %lld] = v;\n    }\n  }\n", k->idx, (long long)os);
+}
+
 /* Move the outputs of stage s into the inputs of stage s+1 through local
  * memory. A barrier first when an earlier exchange (or the staged load) may
  * still be reading. */
 void hy_cg_exchange(hy_cg_kernel *k, int s) {
   hy_strbuf *sb = k->sb;
-  if (s > 0 || k->spec->stage_load) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+  if (s > 0 || k->lds_in) hy_strbuf_append(sb, "  HY_BARRIER();\n");
   if (!k->spec->split_exchange) {
     hy_cg_store_local(k, s, 0);
     hy_strbuf_append(sb, "  HY_BARRIER();\n");
@@ -380,7 +449,10 @@ void hy_cg_exchange(hy_cg_kernel *k, int s) {
 int64_t hy_cg_extent(const hy_pass *pass, int out) {
   int64_t e = out ? pass->dst_offset : pass->src_offset;
   int64_t s = out ? pass->axis.out_stride : pass->axis.in_stride;
-  e += (pass->axis.n - 1) * llabs(s);
+  /* A fused real step reads (C2R) or writes (R2C) element m too. */
+  int64_t last = pass->axis.n - 1;
+  if ((out && pass->fuse == HY_FUSE_R2C_POST) || (!out && pass->fuse == HY_FUSE_C2R_PRE)) last++;
+  e += last * llabs(s);
   for (int l = 0; l < pass->nloops; l++)
     e += (pass->loops[l].n - 1) * llabs(out ? pass->loops[l].out_stride : pass->loops[l].in_stride);
   return e;
@@ -424,6 +496,8 @@ void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *orde
                         (long long)d->in_stride, out_var, (long long)d->out_stride);
     else if (out_var)
       hy_strbuf_appendf(sb, "%s%s += q * %lld;\n", indent, out_var, (long long)d->out_stride);
+    else if (in_var)
+      hy_strbuf_appendf(sb, "%s%s += q * %lld;\n", indent, in_var, (long long)d->in_stride);
     if (tm_var && order[a] == pass->twiddle_loop)
       hy_strbuf_appendf(sb, "%s%s = q;\n", indent, tm_var);
     if (fk_var && order[a] == pass->fuse_loop)

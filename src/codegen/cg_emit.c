@@ -42,3 +42,19 @@ void hy_cg_out_pos(hy_cg_kernel *k, int s) {
     hy_strbuf_appendf(k->sb, "    const int o = (j / %d) * %d + j %% %d;\n", st->ns,
                       st->ns * st->radix, st->ns);
 }
+
+/* The even-length real steps' value from x, y and twiddle t (expressions):
+ * with P = x + conj(y), Q = x - conj(y), v = (P - i t Q) / 2 for the R2C
+ * post-processing (x = Z_k, y = Z_m-k) and v = P + i t Q for the C2R
+ * pre-processing (x = X_k, y = X_m-k). Declares real2 v; every line starts
+ * with `indent`. */
+void hy_cg_real_step_value(hy_strbuf *sb, int post, const char *x, const char *y, const char *t,
+                           const char *indent) {
+  hy_strbuf_appendf(sb, "%sconst real2 P = MK(%s.x + %s.x, %s.y - %s.y), Q = MK(%s.x - %s.x, %s.y + %s.y);\n",
+                    indent, x, y, x, y, x, y, x, y);
+  hy_strbuf_appendf(sb, "%sconst real2 TQ = cmul(%s, Q);\n", indent, t);
+  if (post)
+    hy_strbuf_appendf(sb, "%sreal2 v = MK((P.x + TQ.y) * (real)0.5, (P.y - TQ.x) * (real)0.5);\n", indent);
+  else
+    hy_strbuf_appendf(sb, "%sreal2 v = MK(P.x - TQ.y, P.y + TQ.x);\n", indent);
+}

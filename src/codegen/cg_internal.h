@@ -45,6 +45,9 @@ typedef struct hy_cg_kernel {
   int nstages;
   hy_cg_stage st[HY_CG_MAX_STAGES];
   int forward_end; /* Bluestein: index of the last forward stage */
+  int lds_in;      /* stage 0 reads local memory (staged load, fused C2R step) */
+  int lds_out;     /* the last stage writes local memory (transposed or staged
+                      store, fused R2C step) */
   const char *idx; /* index type: "int" or "hy_i64" */
   int tw_off[HY_CG_MAX_STAGES]; /* stage_twiddles: where stage s's table starts */
   int64_t tw_count;             /* entries of the per-stage twiddle tables */
@@ -56,6 +59,8 @@ void hy_cg_decl_regs(hy_cg_kernel *k, char prefix, int s);
 void hy_cg_open_b(hy_cg_kernel *k, int s, int b);
 void hy_cg_close_b(hy_cg_kernel *k);
 void hy_cg_out_pos(hy_cg_kernel *k, int s);
+void hy_cg_real_step_value(hy_strbuf *sb, int post, const char *x, const char *y, const char *t,
+                           const char *indent);
 
 /* ---- memory access (cg_access.c) ---- */
 void hy_cg_load_global(hy_cg_kernel *k);
@@ -65,6 +70,11 @@ void hy_cg_store_global(hy_cg_kernel *k, int s);
 void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count);
 void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out);
 void hy_cg_exchange(hy_cg_kernel *k, int s);
+/* The fused real steps (HY_FUSE_C2R_PRE / HY_FUSE_R2C_POST): the block's
+ * inputs pre-processed into local memory, or its outputs post-processed
+ * from there, consecutive threads on consecutive elements of a row. */
+void hy_cg_load_real_pre(hy_cg_kernel *k, int64_t count);
+void hy_cg_store_real_post(hy_cg_kernel *k, int64_t count);
 int64_t hy_cg_extent(const hy_pass *pass, int out);
 void hy_cg_loop_order(const hy_pass *pass, int by_out, int *order);
 void hy_cg_emit_stash_index(hy_cg_kernel *k, const int *order, const char *indent, const char *from, const char *out);

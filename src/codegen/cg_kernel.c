@@ -44,17 +44,17 @@ static void hy_cg_prologue(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "  %s ib = %lld, ob = %lld;\n", k->idx, (long long)pass->src_offset,
                     (long long)pass->dst_offset);
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, "  %s tm = 0;\n", k->idx);
-  if (pass->fuse != HY_FUSE_NONE) hy_strbuf_appendf(sb, "  %s fk = 0;\n", k->idx);
+  int fk = pass->fuse != HY_FUSE_NONE && !hy_fuse_is_real(pass->fuse);
+  if (fk) hy_strbuf_appendf(sb, "  %s fk = 0;\n", k->idx);
   int order[HY_MAX_LOOPS];
   hy_cg_loop_order(pass, k->spec->store_transposed, order);
   if (pass->nloops > 0) {
     hy_strbuf_appendf(sb, "  {\n    %s rem = ti, q;\n", k->idx);
     hy_cg_emit_loop_offsets(sb, pass, order, "    ", "ib", "ob",
-                            pass->twiddle_loop >= 0 ? "tm" : NULL,
-                            pass->fuse != HY_FUSE_NONE ? "fk" : NULL);
+                            pass->twiddle_loop >= 0 ? "tm" : NULL, fk ? "fk" : NULL);
     hy_strbuf_append(sb, "  }\n");
   }
-  if (pass->fuse >= HY_FUSE_RADER_IN) hy_cg_emit_stash_index(k, order, "  ", "ti", "st");
+  if (hy_fuse_is_rader(pass->fuse)) hy_cg_emit_stash_index(k, order, "  ", "ti", "st");
 }
 
 static hy_status hy_cg_copy_kernel(const hy_pass *pass, int pass_index, hy_dialect dialect,
@@ -129,6 +129,14 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   k.pad = spec->lds_pad;
   k.pad_shift = spec->lds_pad_shift;
   k.row = hy_spec_row(k.nc, spec);
+  k.lds_in = spec->stage_load || pass->fuse == HY_FUSE_C2R_PRE;
+  k.lds_out = spec->store_transposed || spec->stage_store || pass->fuse == HY_FUSE_R2C_POST;
+  if (hy_fuse_is_real(pass->fuse) &&
+      (k.bluestein || k.rader || spec->split_exchange || pass->twiddle_loop >= 0 ||
+       pass->plane_inner > 0 || (spec->stage_load && pass->fuse == HY_FUSE_C2R_PRE) ||
+       ((spec->stage_store || spec->store_transposed) && pass->fuse == HY_FUSE_R2C_POST)))
+    return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a fused real step needs a plain "
+                    "mixed-radix pass with complex local memory", pass_index);
   if (k.T < 1 || k.M < 1 || (int64_t)k.T * k.M > (caps->max_work_group > 0 ? caps->max_work_group : 1024))
     return hy_error(HYFFT_INVALID_ARGUMENT, "codegen: pass %d: %d threads x %d transforms per block",
                     pass_index, k.T, k.M);
@@ -203,6 +211,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                                   &t_fz));
   else if (pass->fuse == HY_FUSE_RADER_SPECTRUM_OUT)
     HY_TRY(hy_cg_rader_spectrum_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
+  else if (hy_fuse_is_real(pass->fuse))
+    HY_TRY(hy_cg_twiddle_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
   /* On-the-fly twiddles keep the argument (one entry) so launches do not change. */
   if (pass->twiddle_loop >= 0 && spec->ftw_sincos == 2)
     HY_TRY(hy_cg_twiddle_pair_table(prog, pass->twiddle_n, pass->sign, pass->precision, &t_ftw));
@@ -249,7 +259,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     hy_strbuf_appendf(sb, ", local rows of %d elements padded by %d every %d */\n", k.row, k.pad,
                       1 << k.pad_shift);
   }
-  int uses_lds = k.nstages > 1 || spec->store_transposed || spec->stage_load || spec->stage_store;
+  int uses_lds = k.nstages > 1 || k.lds_in || k.lds_out;
   const char *lds_type = spec->split_exchange ? "real" : "real2";
   if (spec->body) {
     /* A step of a persistent kernel (cg_persist.c): a function the kernel
@@ -283,7 +293,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (t_fz >= 0)
     hy_strbuf_appendf(sb, ", %sconst %s *fz", g,
                       prog->tables[t_fz].type == HY_TABLE_INDEX ? "int" : "real2");
-  int rader_fused = pass->fuse >= HY_FUSE_RADER_IN;
+  int rader_fused = hy_fuse_is_rader(pass->fuse);
   if (rader_fused) hy_strbuf_appendf(sb, ", %sreal2 *aux", g);
   if (spec->body && prog->dialect == HY_DIALECT_CUDA) {
     /* CUDA: the function takes the kernel's shared memory itself (below)
@@ -344,6 +354,9 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   } else if (spec->stage_load) {
     hy_cg_stage_copy(&k, count, 0);
     hy_cg_load_local(&k, 0, 0);
+  } else if (pass->fuse == HY_FUSE_C2R_PRE) {
+    hy_cg_load_real_pre(&k, count);
+    hy_cg_load_local(&k, 0, 0);
   } else {
     hy_cg_load_global(&k);
   }
@@ -357,10 +370,9 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     if (s == k.nstages - 1) {
       /* One stage reads and writes global memory only: with in-place data
        * every thread must have read before any thread writes. */
-      int via_lds = spec->store_transposed || spec->stage_store;
-      if (k.nstages == 1 && !via_lds && !spec->stage_load) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+      if (k.nstages == 1 && !k.lds_out && !k.lds_in) hy_strbuf_append(sb, "  HY_BARRIER();\n");
       /* Before overwriting local memory, every thread has done its loads. */
-      if ((k.nstages > 1 || spec->stage_load) && via_lds) hy_strbuf_append(sb, "  HY_BARRIER();\n");
+      if ((k.nstages > 1 || k.lds_in) && k.lds_out) hy_strbuf_append(sb, "  HY_BARRIER();\n");
       hy_cg_store_global(&k, s);
       if (k.rader && spec->stage_store) {
         hy_strbuf_append(sb, "  if (hx0_out) lds[mo] = ");
@@ -374,6 +386,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
       }
       if (spec->store_transposed) hy_cg_store_transposed(&k, count);
       if (spec->stage_store) hy_cg_stage_copy(&k, count, 1);
+      if (pass->fuse == HY_FUSE_R2C_POST) hy_cg_store_real_post(&k, count);
     } else {
       hy_cg_decl_regs(&k, 'x', s + 1);
       hy_cg_exchange(&k, s);

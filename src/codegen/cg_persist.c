@@ -86,7 +86,7 @@ static int64_t hy_cg_element_stash(const hy_pass *elem) {
   return count;
 }
 
-static int hy_cg_pass_rader_fused(const hy_pass *p) { return p->fuse >= HY_FUSE_RADER_IN; }
+static int hy_cg_pass_rader_fused(const hy_pass *p) { return hy_fuse_is_rader(p->fuse); }
 
 static const char *hy_cg_buffer_name(int b) {
   static const char *const names[HY_BUF_COUNT] = {"hy_in", "hy_out", "hy_work0", "hy_work1"};
@@ -250,6 +250,7 @@ static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree 
     sh->full[i] = tree->passes[i];
     const hy_pass *p = &sh->full[i];
     if (p->op != HY_PASS_DFT || p->algo != HY_ALGO_MIXED_RADIX || p->twiddle_loop == 0 ||
+        hy_fuse_is_real(p->fuse) ||
         p->fuse_loop == 0 || p->nloops < 1 || p->loops[0].n != sh->batch)
       return 0;
     if (l->batch_blocks <= 0 || l->block_offset != 0 || l->grid != l->batch_blocks * sh->batch)

@@ -47,13 +47,9 @@ static void hy_cg_real_pair_out(hy_strbuf *sb, const hy_pass *pass, const char *
     hy_strbuf_appendf(sb, "  if (%s) {\n", guard);
   else
     hy_strbuf_append(sb, "  {\n");
-  hy_strbuf_appendf(sb, "    const real2 P = MK(%s.x + %s.x, %s.y - %s.y), Q = MK(%s.x - %s.x, %s.y + %s.y);\n",
-                    x, y, x, y, x, y, x, y);
-  hy_strbuf_appendf(sb, "    const real2 TQ = cmul(tab[%s], Q);\n", k);
-  if (pass->op == HY_PASS_R2C_POST)
-    hy_strbuf_append(sb, "    real2 v = MK((P.x + TQ.y) * (real)0.5, (P.y - TQ.x) * (real)0.5);\n");
-  else
-    hy_strbuf_append(sb, "    real2 v = MK(P.x - TQ.y, P.y + TQ.x);\n");
+  char t[48];
+  snprintf(t, sizeof t, "tab[%s]", k);
+  hy_cg_real_step_value(sb, pass->op == HY_PASS_R2C_POST, x, y, t, "    ");
   hy_cg_real_scale(sb, pass, "    ", "v");
   hy_strbuf_appendf(sb, "    dst[ob + %s * %lld] = v;\n  }\n", k, (long long)pass->axis.out_stride);
 }

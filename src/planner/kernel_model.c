@@ -237,12 +237,23 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   }
   hy_kernel_spec_apply(spec, hy_settings_get()->kernel_spec);
   hy_kernel_spec_apply(spec, pass->kernel_spec);
+  /* A fused real step pairs elements k and m - k of a whole transform in
+   * local memory: complex values there, and its own load (C2R) or store
+   * (R2C) in place of the staged or transposed one. */
+  int real_step = hy_fuse_is_real(pass->fuse);
+  if (real_step) {
+    spec->split_exchange = 0;
+    spec->store_transposed = 0;
+    if (pass->fuse == HY_FUSE_R2C_POST) spec->stage_store = 0;
+    if (pass->fuse == HY_FUSE_C2R_PRE) spec->stage_load = 0;
+  }
   if ((int64_t)spec->threads_per_transform * spec->transforms_per_block > wg)
     spec->transforms_per_block = wg / spec->threads_per_transform > 0 ? wg / spec->threads_per_transform : 1;
   if (spec->threads_per_transform > wg) spec->threads_per_transform = wg;
   while (spec->transforms_per_block > 1 && hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory)
     spec->transforms_per_block /= 2;
-  if (hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->split_exchange = 1;
+  if (hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory && !real_step)
+    spec->split_exchange = 1;
   if (hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->lds_pad = 0;
   /* The transposed store moves complex values through local memory; Rader
    * stores its p outputs (one more than its convolution) directly. */
@@ -272,11 +283,11 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   }
   /* Staging needs a dense run of transforms and complex local memory. */
   if (pass->plane_inner == 0 && pass->algo != HY_ALGO_RADER &&
-      (spec->split_exchange || !spec->transform_fastest || pass->algo != HY_ALGO_MIXED_RADIX ||
+      (spec->split_exchange || pass->fuse == HY_FUSE_C2R_PRE || !spec->transform_fastest || pass->algo != HY_ALGO_MIXED_RADIX ||
        !hy_pass_dense_run(pass, 0)))
     spec->stage_load = 0;
   if (spec->split_exchange || !spec->transform_fastest || spec->store_transposed ||
-      !hy_pass_dense_run(pass, 1))
+      pass->fuse == HY_FUSE_R2C_POST || !hy_pass_dense_run(pass, 1))
     spec->stage_store = 0;
   /* Asking ptxas for more resident blocks per SM trades registers for
    * occupancy. It is applied only where it measured faster: a 512-thread
@@ -327,6 +338,13 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
       spec->min_blocks = 4;
   }
   return HYFFT_SUCCESS;
+}
+
+int hy_model_real_fuse_fits(const hy_device_caps *caps, hyfft_precision precision, int64_t m) {
+  /* One transform's row without padding (hy_spec_row: odd length). */
+  int64_t row = m % 2 ? m : m + 1;
+  return caps->backend != HYFFT_BACKEND_CPU && m >= 2 &&
+         row * (int64_t)hy_complex_bytes(precision) <= caps->local_memory;
 }
 
 int hy_persist_pays(const hy_device_caps *caps, int uses_ring, int64_t slot_bytes) {

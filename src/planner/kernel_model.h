@@ -21,6 +21,11 @@ hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *c
 hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
                         const hy_device_caps *caps, hy_kernel_spec *spec);
 
+/* Whether the even-length step of a real transform may go into its
+ * one-pass DFT of length m (HY_FUSE_R2C_POST / HY_FUSE_C2R_PRE): a GPU
+ * whose local memory holds one transform as complex values. */
+int hy_model_real_fuse_fits(const hy_device_caps *caps, hyfft_precision precision, int64_t m);
+
 /* Whether a chain of passes should run as one persistent kernel by default:
  * on CUDA, when its intermediates go through a ring of work slots (more of
  * them than L2 holds) of at most 2 MB each. Read by the generator's

@@ -116,7 +116,10 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     }
     if (p->twiddle_loop >= 0)
       hy_strbuf_appendf(sb, " twiddle(loop %d, N=%lld)", p->twiddle_loop, (long long)p->twiddle_n);
-    if (p->fuse != HY_FUSE_NONE) {
+    if (hy_fuse_is_real(p->fuse)) {
+      hy_strbuf_appendf(sb, " %s(N=%lld)", p->fuse == HY_FUSE_R2C_POST ? "r2c-post" : "c2r-pre",
+                        (long long)p->chirp_n);
+    } else if (p->fuse != HY_FUSE_NONE) {
       static const char *const fuse_names[7] = {"",         "chirp-in",
                                                 "spectrum-out", "chirp-out",
                                                 "rader-in", "rader-spectrum-out",

@@ -127,8 +127,32 @@ typedef enum hy_fuse {
    * aux is WORK0. */
   HY_FUSE_RADER_IN = 4,
   HY_FUSE_RADER_SPECTRUM_OUT = 5,
-  HY_FUSE_RADER_OUT = 6
+  HY_FUSE_RADER_OUT = 6,
+  /* The even-length steps of real transforms fused into the one-pass DFT
+   * of length m = axis.n along a real axis of length N = chirp_n = 2m
+   * (GPU only; HY_PASS_DFT with algo MIXED_RADIX, no four-step twiddle,
+   * no plane; fuse_loop -1):
+   *   R2C_POST  the pass stores, for each transform, the m + 1 outputs of
+   *             HY_PASS_R2C_POST computed from its DFT Z (times scale) at
+   *             dst[ob + k * axis.out_stride], k = 0..m;
+   *   C2R_PRE   the pass reads the m + 1 inputs X_0..X_m at
+   *             src[ib + k * axis.in_stride] and transforms the m values
+   *             HY_PASS_C2R_PRE makes of them.
+   * Both go through local memory: the whole DFT of a transform is there
+   * when the step pairs element k with m - k. */
+  HY_FUSE_R2C_POST = 7,
+  HY_FUSE_C2R_PRE = 8
 } hy_fuse;
+
+/* Whether a fused step is one of Rader's (they share a stash in WORK0). */
+static inline int hy_fuse_is_rader(hy_fuse f) {
+  return f == HY_FUSE_RADER_IN || f == HY_FUSE_RADER_SPECTRUM_OUT || f == HY_FUSE_RADER_OUT;
+}
+
+/* Whether a fused step is one of the real transforms' (no loop of its own). */
+static inline int hy_fuse_is_real(hy_fuse f) {
+  return f == HY_FUSE_R2C_POST || f == HY_FUSE_C2R_PRE;
+}
 
 typedef enum hy_dft_algo {
   HY_ALGO_MIXED_RADIX = 0, /* Stockham over factors[] (product = axis.n) */

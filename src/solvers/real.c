@@ -28,13 +28,18 @@
  * the input into WORK0, and the real axis then works from there.
  *
  * On a GPU each DFT pass is one kernel and the pointwise steps are the
- * generator's real kernels (codegen/cg_real.c); a problem whose DFTs do
+ * generator's real kernels (codegen/cg_real.c), except that the
+ * even-length R2C_POST and C2R_PRE steps go into the half-length DFT pass
+ * itself (its store or load, HY_FUSE_R2C_POST / HY_FUSE_C2R_PRE) where
+ * that DFT is one pass of its own: one pass over the data along the real
+ * axis instead of two. A problem whose DFTs do
  * not fit one pass takes the four-step solver's passes for that DFT
  * (hy_real_dft); where those cannot serve (a long DFT at a work-buffer
  * offset, in some C2R layouts) the solver gives HYFFT_NO_SOLVER, which
  * exec/plan.c reports as HYFFT_NOT_SUPPORTED. */
 #include <string.h>
 
+#include "planner/kernel_model.h"
 #include "planner/kernel_spec.h"
 #include "planner/planner.h"
 #include "solvers/four_step.h"
@@ -92,6 +97,26 @@ static hy_status hy_real_dft(hy_real_ctx *c, int64_t n, int sign, hy_buffer src,
   pass->nloops = nloops;
   for (int l = 0; l < nloops; l++) pass->loops[l] = loops[l];
   return HYFFT_SUCCESS;
+}
+
+/* Whether the pass just added for the half-length DFT of an even real
+ * axis (length m) may take the axis's pre- or post-processing step into
+ * its load or store (HY_FUSE_C2R_PRE / HY_FUSE_R2C_POST): a GPU, one
+ * mixed-radix pass of its own (not the four-step solver's), and local
+ * memory for a whole transform. $HYFFT_REAL_UNFUSED keeps the step a pass. */
+static int hy_real_fusable(hy_real_ctx *c, int passes_before, int64_t m) {
+  if (hy_settings_get()->real_unfused || c->tree->npasses != passes_before + 1) return 0;
+  const hy_pass *p = &c->tree->passes[passes_before];
+  return p->op == HY_PASS_DFT && p->algo == HY_ALGO_MIXED_RADIX && p->axis.n == m &&
+         p->twiddle_loop < 0 && p->plane_inner == 0 && p->fuse == HY_FUSE_NONE &&
+         hy_model_real_fuse_fits(c->caps, p->precision, m);
+}
+
+static void hy_real_set_fuse(hy_pass *p, hy_fuse step, int64_t n) {
+  p->fuse = step;
+  p->fuse_loop = -1;
+  p->fuse_sign = step == HY_FUSE_R2C_POST ? -1 : 1;
+  p->chirp_n = n;
 }
 
 /* A pointwise pass over the loops. */
@@ -196,12 +221,18 @@ static hy_status hy_real_r2c(hy_real_ctx *c) {
       from = HY_BUF_WORK0;
     }
     for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
+    int before = c->tree->npasses;
     HY_TRY(hy_real_dft(c, m, -1, from, 0, HY_BUF_OUT, 0,
                        (hyfft_dim){m, from_axis, last.out_stride}, k, loops));
-    for (int l = 0; l < k; l++)
-      loops[l] = (hyfft_dim){outer[l].n, outer[l].out_stride, outer[l].out_stride};
-    HY_TRY(hy_real_point(c, HY_PASS_R2C_POST, -1, 0, HY_BUF_OUT, 0, HY_BUF_OUT, 0,
-                         (hyfft_dim){h, last.out_stride, last.out_stride}, k, loops));
+    if (hy_real_fusable(c, before, m)) {
+      /* The DFT pass stores the m + 1 outputs itself. */
+      hy_real_set_fuse(&c->tree->passes[before], HY_FUSE_R2C_POST, n);
+    } else {
+      for (int l = 0; l < k; l++)
+        loops[l] = (hyfft_dim){outer[l].n, outer[l].out_stride, outer[l].out_stride};
+      HY_TRY(hy_real_point(c, HY_PASS_R2C_POST, -1, 0, HY_BUF_OUT, 0, HY_BUF_OUT, 0,
+                           (hyfft_dim){h, last.out_stride, last.out_stride}, k, loops));
+    }
   } else {
     HY_TRY(hy_real_dense(k, outer, n, dense, &total));
     hy_real_use_work(c, total);
@@ -225,6 +256,21 @@ static hy_status hy_real_r2c(hy_real_ctx *c) {
   for (int l = 0; l < k; l++) os[l] = outer[l].out_stride;
   os[k] = last.out_stride;
   return hy_real_outer_axes(c, -1, HY_BUF_OUT, os, HY_BUF_OUT, os);
+}
+
+/* C2R: where the DFT pass just added (at index `before`, after the
+ * C2R_PRE pass at before - 1) may take that step into its load, it reads
+ * what the step read, from where the step read it, and the step goes. */
+static void hy_real_fuse_pre(hy_real_ctx *c, int before, int64_t m, int64_t n) {
+  if (!hy_real_fusable(c, before, m)) return;
+  hy_pass *pre = &c->tree->passes[before - 1], *dft = &c->tree->passes[before];
+  dft->src = pre->src;
+  dft->src_offset = pre->src_offset;
+  dft->axis.in_stride = pre->axis.in_stride;
+  for (int l = 0; l < dft->nloops; l++) dft->loops[l].in_stride = pre->loops[l].in_stride;
+  hy_real_set_fuse(dft, HY_FUSE_C2R_PRE, n);
+  *pre = *dft;
+  c->tree->npasses--;
 }
 
 static hy_status hy_real_c2r(hy_real_ctx *c) {
@@ -265,7 +311,9 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
                          (hyfft_dim){h, s_axis, 1}, k, loops));
     for (int l = 0; l < k; l++)
       loops[l] = (hyfft_dim){outer[l].n, outer[l].out_stride / 2, outer[l].out_stride / 2};
+    int before = c->tree->npasses;
     HY_TRY(hy_real_dft(c, m, 1, HY_BUF_OUT, 0, HY_BUF_OUT, 0, (hyfft_dim){m, 1, 1}, k, loops));
+    hy_real_fuse_pre(c, before, m, n);
   } else if (n % 2 == 0) {
     /* Through WORK0: in place where the half spectrum already is there
      * (rows of h hold the m values), else dense rows of m behind it. */
@@ -281,8 +329,10 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
     HY_TRY(hy_real_point(c, HY_PASS_C2R_PRE, 1, 0, s, 0, HY_BUF_WORK0, off,
                          (hyfft_dim){h, s_axis, w_axis}, k, loops));
     for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ws[l], ws[l]};
+    int before = c->tree->npasses;
     HY_TRY(hy_real_dft(c, m, 1, HY_BUF_WORK0, off, HY_BUF_WORK0, off,
                        (hyfft_dim){m, w_axis, w_axis}, k, loops));
+    hy_real_fuse_pre(c, before, m, n);
     for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ws[l], outer[l].out_stride};
     HY_TRY(hy_real_point(c, HY_PASS_NARROW, 1, 1, HY_BUF_WORK0, off, HY_BUF_OUT, 0,
                          (hyfft_dim){m, w_axis, last.out_stride}, k, loops));

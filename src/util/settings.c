@@ -31,6 +31,7 @@ static const struct {
     {"HYFFT_REVERSE", offsetof(hy_settings, reverse_raw)},
     {"HYFFT_PLANES", offsetof(hy_settings, planes_raw)},
     {"HYFFT_BLUESTEIN_UNFUSED", offsetof(hy_settings, bluestein_unfused)},
+    {"HYFFT_REAL_UNFUSED", offsetof(hy_settings, real_unfused)},
     {"HYFFT_FOUR_STEP_PASSES", offsetof(hy_settings, four_step_passes_raw)},
     {"HYFFT_OPENCL_LIBRARY", offsetof(hy_settings, opencl_library)},
     {"HYFFT_OPENCL_MAX_PASS", offsetof(hy_settings, opencl_max_pass_raw)},

@@ -560,26 +560,32 @@ static void test_index64(hyfft_context ctx) {
   CHECK_OK(hyfft_plan_destroy(plan));
 }
 
-/* Real transforms on a GPU device: planned with the pointwise real steps
- * in the tree, DFTs longer than one pass split by four-step (plans == 2:
- * at least two DFT passes for one axis); no solver for a long odd prime
- * axis, whose Bluestein chain would have to start and end in a work
- * buffer (device-independent: made-up caps with 4096-point passes). */
+/* Real transforms on a GPU device: planned with the real steps in the
+ * tree, either as pointwise passes or, for an even axis whose half-length
+ * DFT fits one pass, fused into that pass (fused == 1: no real pass, one
+ * DFT pass with the step; $HYFFT_REAL_UNFUSED gives the pass back). DFTs
+ * longer than one pass are split by four-step (plans == 2: at least two
+ * DFT passes for one axis); no solver for a long odd prime axis, whose
+ * Bluestein chain would have to start and end in a work buffer
+ * (device-independent: made-up caps with 4096-point passes). */
 static void test_real_gpu_solver(void) {
-  static const struct { const char *token; int plans; } cases[] = {
-      {"r2c:f32:16", 1},         {"c2r:f64:15x4:b2", 1}, {"r2c:f64:7:ip", 1},
-      {"r2c:f32:8192:b3", 1},    {"r2c:f32:8194", 2},    {"c2r:f32:4097", 2},
-      {"r2c:f32:16x8192", 1},    {"r2c:f32:8192x16", 2}, {"r2c:f32:1048583", 0},
-      {"c2r:f32:1048583:b2", 0}};
+  static const struct { const char *token; int plans, fused; } cases[] = {
+      {"r2c:f32:16", 1, 1},         {"c2r:f64:15x4:b2", 1, 1}, {"r2c:f64:7:ip", 1, 0},
+      {"r2c:f32:8192:b3", 1, 1},    {"r2c:f32:8194", 2, 0},    {"c2r:f32:4097", 2, 0},
+      {"r2c:f32:16x8192", 1, 1},    {"r2c:f32:8192x16", 2, 1}, {"c2r:f32:1000:b3:ip", 1, 1},
+      {"r2c:f32:1048583", 0, 0},    {"c2r:f32:1048583:b2", 0, 0}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     hyfft_problem u;
     hy_problem p;
     CHECK_OK(hyfft_problem_parse(cases[i].token, &u));
     CHECK_OK(hy_problem_make(&u, &p));
-    for (int b = 0; b < 2; b++) {
+    for (int b = 0; b < 4; b++) {
+      int unfused = b >= 2;
+      if (unfused) setenv("HYFFT_REAL_UNFUSED", "1", 1);
+      hy_settings_reload();
       hy_device_caps caps;
       memset(&caps, 0, sizeof caps);
-      caps.backend = b == 0 ? HYFFT_BACKEND_OPENCL : HYFFT_BACKEND_CUDA;
+      caps.backend = b % 2 == 0 ? HYFFT_BACKEND_OPENCL : HYFFT_BACKEND_CUDA;
       caps.local_memory = 65536;
       caps.max_work_group = 256;
       caps.bandwidth = caps.flop_rate = 1e9;
@@ -587,22 +593,30 @@ static void test_real_gpu_solver(void) {
       caps.max_pass_length[0] = caps.max_pass_length[1] = 4096;
       hy_plan_tree tree;
       hy_status st = hy_planner_plan(&p, &caps, 0, &tree);
+      if (unfused) unsetenv("HYFFT_REAL_UNFUSED");
+      hy_settings_reload();
+      const char *dev = b % 2 == 0 ? "opencl" : "cuda";
       if (cases[i].plans) {
-        int real_steps = 0, dfts = 0, fit = 1;
+        int real_steps = 0, fused_steps = 0, dfts = 0, fit = 1;
         for (int k = 0; st == HYFFT_SUCCESS && k < tree.npasses; k++) {
           real_steps += tree.passes[k].op >= HY_PASS_WIDEN;
+          fused_steps += hy_fuse_is_real(tree.passes[k].fuse);
           dfts += tree.passes[k].op == HY_PASS_DFT;
           if (tree.passes[k].op == HY_PASS_DFT)
             fit &= hy_pass_computed_length(&tree.passes[k]) <= 4096;
         }
-        CHECK(st == HYFFT_SUCCESS && strcmp(tree.solver, "real") == 0 && real_steps >= 1 && fit &&
+        int want_fused = cases[i].fused && !unfused;
+        CHECK(st == HYFFT_SUCCESS && strcmp(tree.solver, "real") == 0 && fit &&
+                  (want_fused ? fused_steps == 1 && real_steps == 0
+                              : fused_steps == 0 && real_steps >= 1) &&
                   (cases[i].plans < 2 || dfts >= 2),
-              "%s on %s caps: %s, solver %s, %d real steps, %d DFT passes (fit %d)",
-              cases[i].token, b == 0 ? "opencl" : "cuda", hyfft_status_name((hyfft_status)st),
-              st == HYFFT_SUCCESS ? tree.solver : "-", real_steps, dfts, fit);
+              "%s on %s caps%s: %s, solver %s, %d real steps, %d fused, %d DFT passes (fit %d)",
+              cases[i].token, dev, unfused ? " (HYFFT_REAL_UNFUSED)" : "",
+              hyfft_status_name((hyfft_status)st), st == HYFFT_SUCCESS ? tree.solver : "-",
+              real_steps, fused_steps, dfts, fit);
       } else {
         CHECK(st == HYFFT_NO_SOLVER, "%s on %s caps: the planner returned %s", cases[i].token,
-              b == 0 ? "opencl" : "cuda", hyfft_status_name((hyfft_status)st));
+              dev, hyfft_status_name((hyfft_status)st));
       }
     }
   }
