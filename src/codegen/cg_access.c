@@ -396,16 +396,24 @@ static void hy_cg_real_lds(hy_cg_kernel *k, const char *e2, char *out, size_t si
 
 void hy_cg_load_real_pre(hy_cg_kernel *k, int64_t count) {
   hy_strbuf *sb = k->sb;
-  int64_t m = k->n, is = k->pass->axis.in_stride;
-  char l[128];
-  hy_cg_real_lds(k, "e", l, sizeof l);
-  hy_strbuf_appendf(sb, "  /* C2R pre-processing: X_e and X_%lld-e into local memory */\n", (long long)m);
-  hy_cg_real_loop_open(k, count, m, 0, "i2");
-  hy_strbuf_appendf(sb, "      real2 a = src[i2 + (%s)e * %lld], b = src[i2 + (%s)(%lld - e) * %lld];\n",
-                    k->idx, (long long)is, k->idx, (long long)m, (long long)is);
-  hy_strbuf_append(sb, "      if (e == 0) { a.y = (real)0; b.y = (real)0; }\n");
-  hy_cg_real_step_value(sb, 0, "a", "b", "fz[e]", "      ");
-  hy_strbuf_appendf(sb, "      %s = v;\n    }\n  }\n  HY_BARRIER();\n", l);
+  int64_t m = k->n, is = k->pass->axis.in_stride, pairs = m / 2 + 1;
+  char le[128], lj[128];
+  hy_cg_real_lds(k, "e", le, sizeof le);
+  hy_cg_real_lds(k, "j", lj, sizeof lj);
+  /* Pairs e, m - e (e <= m/2): each input is read once, by one thread
+   * that forms both values it enters. */
+  hy_strbuf_appendf(sb, "  /* C2R pre-processing: the pair X_e, X_%lld-e into local memory */\n",
+                    (long long)m);
+  hy_cg_real_loop_open(k, count, pairs, 0, "i2");
+  hy_strbuf_appendf(sb, "      const int j = %lld - e;\n", (long long)m);
+  hy_strbuf_appendf(sb, "      real2 a = src[i2 + (%s)e * %lld], b = src[i2 + (%s)j * %lld];\n",
+                    k->idx, (long long)is, k->idx, (long long)is);
+  hy_strbuf_append(sb, "      if (e == 0) { a.y = (real)0; b.y = (real)0; }\n      {\n");
+  hy_cg_real_step_value(sb, 0, "a", "b", "fz[e]", "        ");
+  hy_strbuf_appendf(sb, "        %s = v;\n      }\n", le);
+  hy_strbuf_appendf(sb, "      if (j != e && j < %lld) {\n", (long long)m);
+  hy_cg_real_step_value(sb, 0, "b", "a", "fz[j]", "        ");
+  hy_strbuf_appendf(sb, "        %s = v;\n      }\n    }\n  }\n  HY_BARRIER();\n", lj);
 }
 
 void hy_cg_store_real_post(hy_cg_kernel *k, int64_t count) {
