@@ -114,7 +114,7 @@ typedef struct hyfft_dim {
  * major); for R2C and C2R the last transform dim is the one halved
  * (n/2+1 complex elements on the complex side). C2R treats the imaginary
  * parts of bins 0 and n/2 as zero (as FFTW does) and, out of place, leaves
- * its input unchanged. R2C/C2R run on every backend (on CUDA and OpenCL
+ * its input unchanged unless planned with HYFFT_DESTROY_INPUT. R2C/C2R run on every backend (on CUDA and OpenCL
  * not yet for a real axis of a prime length too long for one pass:
  * HYFFT_NOT_SUPPORTED). */
 typedef struct hyfft_problem {
@@ -204,6 +204,14 @@ HYFFT_API hyfft_status hyfft_context_synchronize(hyfft_context context);
 /* Planner flags. */
 #define HYFFT_ESTIMATE 0u        /* plan from the cost model (default) */
 #define HYFFT_MEASURE (1u << 0)  /* time candidate plans (also $HYFFT_MEASURE=1) */
+/* An out-of-place plan may use its input as scratch and leave it changed
+ * (FFTW_DESTROY_INPUT; FFTW's and cuFFT's default for multi-dimensional
+ * C2R). Without it hyfft never writes an out-of-place plan's input. The
+ * pointer stays `const void *` in hyfft_execute: the flag is the caller's
+ * promise that the memory is writable. Today only multi-dimensional C2R
+ * uses it (its other axes then run in place on the input instead of in a
+ * workspace). */
+#define HYFFT_DESTROY_INPUT (1u << 1)
 
 HYFFT_API hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *problem,
                                          unsigned flags, hyfft_plan *plan);

@@ -91,7 +91,7 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
   if (!hy_handle_is_live(context, HY_HANDLE_CONTEXT))
     return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live", (void *)context);
   if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
-  if (flags & ~(unsigned)HYFFT_MEASURE)
+  if (flags & ~(unsigned)(HYFFT_MEASURE | HYFFT_DESTROY_INPUT))
     return hy_error(HYFFT_INVALID_ARGUMENT, "unknown planner flags 0x%x", flags);
 
   struct hyfft_plan_s *p = NULL;

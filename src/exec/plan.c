@@ -52,6 +52,8 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
   struct hyfft_plan_s *p = calloc(1, sizeof *p);
   if (!p) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a plan");
   hy_status st = hy_problem_make(problem, &p->problem);
+  if (st == HYFFT_SUCCESS && (flags & HYFFT_DESTROY_INPUT) && !p->problem.inplace)
+    p->problem.destroy_input = 1;
   if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
     st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
   if (st == HYFFT_SUCCESS)

@@ -26,6 +26,8 @@ typedef struct hy_problem {
   int batch_rank;
   hyfft_dim batch[HYFFT_MAX_BATCH_RANK];
   int inplace;
+  int destroy_input; /* out-of-place only: the plan may overwrite its input
+                        (HYFFT_DESTROY_INPUT; set by the plan, not the token) */
   double scale; /* 1.0 when the user gave 0 */
   hyfft_memory memory;
 

@@ -24,8 +24,10 @@
  *   n = 1: one WIDEN (R2C) or NARROW (C2R) pass.
  * C2R follows FFTW: the result is as if the imaginary parts of the
  * self-conjugate bins (0, and n/2 for even n) were 0. An out-of-place C2R
- * never writes its input: the C2C passes of a multi-dimensional one go from
- * the input into WORK0, and the real axis then works from there.
+ * never writes its input unless the plan allows it (HYFFT_DESTROY_INPUT):
+ * the C2C passes of a multi-dimensional one go from the input into WORK0,
+ * and the real axis then works from there; allowed, they run in place on
+ * the input (no workspace, one buffer less in flight).
  *
  * On a GPU each DFT pass is one kernel and the pointwise steps are the
  * generator's real kernels (codegen/cg_real.c), except that the
@@ -288,7 +290,7 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
     int64_t is[HY_MAX_LOOPS];
     for (int l = 0; l < k; l++) is[l] = outer[l].in_stride;
     is[k] = last.in_stride;
-    if (!p->inplace) {
+    if (!p->inplace && !p->destroy_input) {
       HY_TRY(hy_real_dense(k, outer, h, ss, &s_elems));
       hy_real_use_work(c, s_elems);
       ss[k] = 1;

@@ -159,8 +159,12 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
   double *t = malloc((size_t)o->runs * sizeof *t);
   cli_ldc *in = NULL, *out = NULL, *ref = NULL;
   int64_t keep = 0;
-  hyfft_status st = cli_case_setup(&c, ctx, token, &problem, o->measure ? HYFFT_MEASURE : 0, 1,
-                                   err, sizeof err);
+  /* C2R may use its input as scratch, as FFTW and cuFFT do by default. */
+  int destroys = problem.kind == HYFFT_C2R && !problem.inplace;
+  hyfft_status st = cli_case_setup(&c, ctx, token, &problem,
+                                   (o->measure ? HYFFT_MEASURE : 0u) |
+                                       (destroys ? HYFFT_DESTROY_INPUT : 0u),
+                                   1, err, sizeof err);
   if (c.plan) rows[0].plan_ms = c.plan_seconds * 1e3;
   else snprintf(rows[0].note, sizeof rows[0].note, "%s: %s", hyfft_status_name(c.plan_status),
                 c.plan_error);
@@ -183,7 +187,7 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
     rows[k].kind = L->p.kind;
   }
   /* Peers plan before the data exist: measured planning overwrites buffers. */
-  int save = L->p.inplace;
+  int save = L->p.inplace || destroys;
   for (int k = 0; k < o->npeers; k++) {
     const cli_peer *peer = o->peers[k];
     /* any_device peers take hyfft's own execution buffers (which are the
@@ -232,7 +236,7 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
 
   c.cuda_timed = dev->backend == HYFFT_BACKEND_CUDA && c.device;
   if (c.plan) {
-    cli_runner r = {&c, NULL, NULL, c.device, L->p.inplace};
+    cli_runner r = {&c, NULL, NULL, c.device, L->p.inplace || destroys};
     int ns = cli_runner_time(&r, o, t);
     if (ns < 0) {
       const char *why = hyfft_last_error();
