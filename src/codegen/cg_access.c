@@ -365,8 +365,7 @@ static void hy_cg_real_loop_open(hy_cg_kernel *k, int64_t count, int64_t per, in
   int block = k->T * k->M;
   int64_t run = per * k->M;
   int iters = (int)((run + block - 1) / block);
-  /* Unrolled, so that the loads of every iteration are in flight at once. */
-  hy_strbuf_appendf(sb, "#pragma unroll\n  for (int it = 0; it < %d; it++) {\n", iters);
+  hy_strbuf_appendf(sb, "  for (int it = 0; it < %d; it++) {\n", iters);
   hy_strbuf_appendf(sb, "    const int i = HY_LID + it * %d;\n", block);
   hy_strbuf_appendf(sb, "    const int mm = i / %lld, e = i %% %lld;\n", (long long)per,
                     (long long)per);
