@@ -92,6 +92,9 @@ int hy_handle_unregister(const void *handle, hy_handle_kind kind);
 
 /* Number of worker threads: $HYFFT_NUM_THREADS if set (>= 1), else all cores. */
 int hy_num_threads(void);
+/* Threads the CPU backend uses from now on, over $HYFFT_NUM_THREADS and the
+ * core count; n <= 0 returns to those. */
+void hy_set_num_threads(int n);
 
 /* Calls fn(arg, begin, end, thread_index) on disjoint ranges covering
  * [0, count), in parallel on up to hy_num_threads() threads, and returns

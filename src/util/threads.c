@@ -11,7 +11,15 @@
 #include <omp.h>
 #endif
 
+/* Set by hy_set_num_threads (the FFTW3 interface's plan_with_nthreads);
+ * 0: not set. */
+static _Atomic int hy_threads_override;
+
+void hy_set_num_threads(int n) { hy_threads_override = n > 0 ? n : 0; }
+
 int hy_num_threads(void) {
+  int over = hy_threads_override;
+  if (over > 0) return over;
   int n = hy_settings_get()->num_threads;
   if (n > 0) return n;
 #ifdef _OPENMP

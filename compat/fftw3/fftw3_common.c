@@ -1,0 +1,308 @@
+/* The FFTW3-compatible interface: the shared context, the mapping of
+ * FFTW's problem descriptions and planner flags onto hyfft's, memory,
+ * threads and wisdom (the wisdom functions serve both precisions: hyfft
+ * keeps one table). */
+#include <fftw3.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fftw3_common.h"
+#include "util/hy_util.h"
+
+static pthread_mutex_t hy_fftw_lock = PTHREAD_MUTEX_INITIALIZER;
+static hyfft_context hy_fftw_ctx;
+static long hy_fftw_live_plans;
+static int hy_fftw_nthreads = 1;
+
+/* The context every plan uses: $HYFFT_DEVICE, or the CPU (FFTW's own
+ * place), created on the first plan. */
+static hyfft_context hy_fftw_context(void) {
+  pthread_mutex_lock(&hy_fftw_lock);
+  if (!hy_fftw_ctx) {
+    const char *spec = getenv("HYFFT_DEVICE");
+    if (hyfft_context_create(spec && *spec ? spec : "cpu", &hy_fftw_ctx) != HYFFT_SUCCESS)
+      hy_fftw_ctx = NULL;
+  }
+  hyfft_context ctx = hy_fftw_ctx;
+  pthread_mutex_unlock(&hy_fftw_lock);
+  return ctx;
+}
+
+void *hy_fftw_unsupported(const char *what) {
+  hy_error(HYFFT_NOT_SUPPORTED, "the FFTW3 interface of hyfft does not provide %s yet", what);
+  return NULL;
+}
+
+/* FFTW's planner flags as hyfft's. FFTW_MEASURE is 0: any plan not asked
+ * for FFTW_ESTIMATE is measured (on the CPU backend hyfft's measuring
+ * plans by its model). C2R may destroy its input unless
+ * FFTW_PRESERVE_INPUT says otherwise (FFTW's default); every other kind
+ * only with FFTW_DESTROY_INPUT. */
+static unsigned hy_fftw_flags(hyfft_kind kind, unsigned flags) {
+  unsigned out = 0;
+  if (!(flags & FFTW_ESTIMATE)) out |= HYFFT_MEASURE;
+  int destroy = kind == HYFFT_C2R ? !(flags & FFTW_PRESERVE_INPUT)
+                                  : (flags & FFTW_DESTROY_INPUT) && !(flags & FFTW_PRESERVE_INPUT);
+  if (destroy) out |= HYFFT_DESTROY_INPUT;
+  return out;
+}
+
+hy_fftw_plan *hy_fftw_plan_guru(hyfft_kind kind, hyfft_precision precision, int sign, int rank,
+                                const hy_fftw_dim *dims, int howmany_rank,
+                                const hy_fftw_dim *howmany, void *in, void *out,
+                                unsigned flags) {
+  if (rank < 0 || howmany_rank < 0 || (rank > 0 && !dims) || (howmany_rank > 0 && !howmany)) {
+    hy_error(HYFFT_INVALID_ARGUMENT, "FFTW3 interface: negative rank or missing dims");
+    return NULL;
+  }
+  if (rank > HYFFT_MAX_RANK || howmany_rank > HYFFT_MAX_BATCH_RANK) {
+    hy_error(HYFFT_NOT_SUPPORTED, "FFTW3 interface: rank %d / howmany rank %d above hyfft's "
+             "limits (%d, %d)", rank, howmany_rank, HYFFT_MAX_RANK, HYFFT_MAX_BATCH_RANK);
+    return NULL;
+  }
+  if (kind != HYFFT_C2C && rank == 0) {
+    hy_error(HYFFT_INVALID_ARGUMENT, "FFTW3 interface: an R2C/C2R plan needs rank >= 1");
+    return NULL;
+  }
+  hyfft_problem p;
+  memset(&p, 0, sizeof p);
+  p.kind = kind;
+  p.precision = precision;
+  p.sign = sign;
+  p.rank = rank > 0 ? rank : 1;
+  if (rank == 0) p.dims[0] = (hyfft_dim){1, 1, 1}; /* rank 0: a copy */
+  for (int d = 0; d < rank; d++) p.dims[d] = (hyfft_dim){dims[d].n, dims[d].is, dims[d].os};
+  p.batch_rank = howmany_rank;
+  for (int b = 0; b < howmany_rank; b++)
+    p.batch[b] = (hyfft_dim){howmany[b].n, howmany[b].is, howmany[b].os};
+  p.inplace = (const void *)in == (const void *)out;
+  p.scale = 0;
+  p.memory = HYFFT_MEMORY_HOST;
+  hyfft_context ctx = hy_fftw_context();
+  if (!ctx) return NULL; /* hyfft_last_error says why */
+  hy_fftw_plan *fp = calloc(1, sizeof *fp);
+  if (!fp) {
+    hy_error(HYFFT_OUT_OF_MEMORY, "FFTW3 interface: cannot allocate a plan");
+    return NULL;
+  }
+  hyfft_status st = hyfft_plan_create(ctx, &p, hy_fftw_flags(kind, flags), &fp->plan);
+  if (st == HYFFT_SUCCESS && (flags & FFTW_WISDOM_ONLY)) {
+    /* FFTW_WISDOM_ONLY: a plan only where wisdom knows the problem. */
+    hyfft_tune_info info;
+    if (hyfft_last_tune_info(&info) != HYFFT_SUCCESS || !info.from_wisdom) {
+      hyfft_plan_destroy(fp->plan);
+      hy_error(HYFFT_NOT_SUPPORTED, "FFTW3 interface: FFTW_WISDOM_ONLY and no wisdom for "
+               "this problem");
+      st = HYFFT_NOT_SUPPORTED;
+    }
+  }
+  if (st != HYFFT_SUCCESS) {
+    free(fp);
+    return NULL;
+  }
+  fp->problem = p;
+  fp->in = in;
+  fp->out = out;
+  pthread_mutex_lock(&hy_fftw_lock);
+  hy_fftw_live_plans++;
+  pthread_mutex_unlock(&hy_fftw_lock);
+  return fp;
+}
+
+hy_fftw_plan *hy_fftw_plan_many(hyfft_kind kind, hyfft_precision precision, int sign, int rank,
+                                const int *n, int howmany, void *in, const int *inembed,
+                                int istride, int idist, void *out, const int *onembed,
+                                int ostride, int odist, unsigned flags) {
+  if (rank < 0 || rank > HYFFT_MAX_RANK || (rank > 0 && !n) || howmany < 0) {
+    hy_error(rank > HYFFT_MAX_RANK ? HYFFT_NOT_SUPPORTED : HYFFT_INVALID_ARGUMENT,
+             "FFTW3 interface: rank %d, howmany %d", rank, howmany);
+    return NULL;
+  }
+  int inplace = (const void *)in == (const void *)out;
+  int64_t ie[HYFFT_MAX_RANK], oe[HYFFT_MAX_RANK];
+  for (int d = 0; d < rank; d++) {
+    ie[d] = inembed ? inembed[d] : n[d];
+    oe[d] = onembed ? onembed[d] : n[d];
+  }
+  /* The last dim of each side as FFTW lays it out by default: n/2 + 1 on
+   * the complex side, 2 (n/2 + 1) reals on the real side in place. */
+  if (rank > 0 && kind != HYFFT_C2C) {
+    int64_t last = n[rank - 1], half = last / 2 + 1;
+    int64_t *real_side = kind == HYFFT_R2C ? ie : oe, *cplx_side = kind == HYFFT_R2C ? oe : ie;
+    const int *real_embed = kind == HYFFT_R2C ? inembed : onembed;
+    const int *cplx_embed = kind == HYFFT_R2C ? onembed : inembed;
+    if (!cplx_embed) cplx_side[rank - 1] = half;
+    if (!real_embed && inplace) real_side[rank - 1] = 2 * half;
+  }
+  hy_fftw_dim dims[HYFFT_MAX_RANK];
+  int64_t is = istride, os = ostride;
+  for (int d = rank - 1; d >= 0; d--) {
+    dims[d] = (hy_fftw_dim){n[d], is, os};
+    is *= ie[d];
+    os *= oe[d];
+  }
+  hy_fftw_dim batch = {howmany, idist, odist};
+  return hy_fftw_plan_guru(kind, precision, sign, rank, dims, 1, &batch, in, out, flags);
+}
+
+void hy_fftw_execute(const hy_fftw_plan *p, const void *in, void *out) {
+  /* FFTW's execute returns nothing; a failure (a pointer hyfft refuses)
+   * leaves the reason in hyfft_last_error(). */
+  if (p) (void)hyfft_execute(p->plan, in, out);
+}
+
+void hy_fftw_destroy(hy_fftw_plan *p) {
+  if (!p) return;
+  hyfft_plan_destroy(p->plan);
+  free(p);
+  pthread_mutex_lock(&hy_fftw_lock);
+  hy_fftw_live_plans--;
+  pthread_mutex_unlock(&hy_fftw_lock);
+}
+
+char *hy_fftw_sprint(const hy_fftw_plan *p) {
+  size_t need = 0;
+  if (!p || hyfft_plan_describe(p->plan, NULL, 0, &need) != HYFFT_BUFFER_TOO_SMALL) {
+    char *empty = malloc(1);
+    if (empty) empty[0] = 0;
+    return empty;
+  }
+  char *s = malloc(need + 1);
+  if (s && hyfft_plan_describe(p->plan, s, need + 1, NULL) != HYFFT_SUCCESS) s[0] = 0;
+  return s;
+}
+
+/* FFTW's count for a radix-2 style transform: 5 N log2 N per complex
+ * transform, half of it for a real one, over the batch. */
+double hy_fftw_flops(const hy_fftw_plan *p) {
+  if (!p) return 0;
+  double n = 1, batch = 1;
+  for (int d = 0; d < p->problem.rank; d++) n *= (double)p->problem.dims[d].n;
+  for (int b = 0; b < p->problem.batch_rank; b++) batch *= (double)p->problem.batch[b].n;
+  double f = n > 1 ? 5.0 * n * log2(n) : 0;
+  return (p->problem.kind == HYFFT_C2C ? f : f / 2) * batch;
+}
+
+void *hy_fftw_malloc(size_t bytes) {
+  void *p = NULL;
+  /* 64-byte alignment: whole cache lines and every SIMD width. */
+  if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0) return NULL;
+  return p;
+}
+
+void hy_fftw_free(void *p) { free(p); }
+
+void hy_fftw_set_threads(int n) {
+  pthread_mutex_lock(&hy_fftw_lock);
+  hy_fftw_nthreads = n > 0 ? n : 1;
+  pthread_mutex_unlock(&hy_fftw_lock);
+  hy_set_num_threads(n > 0 ? n : 1);
+}
+
+int hy_fftw_threads(void) {
+  pthread_mutex_lock(&hy_fftw_lock);
+  int n = hy_fftw_nthreads;
+  pthread_mutex_unlock(&hy_fftw_lock);
+  return n;
+}
+
+/* fftw_cleanup: FFTW requires every plan destroyed first; the context
+ * goes with the last one, and the next plan makes a new one. */
+void hy_fftw_cleanup(void) {
+  pthread_mutex_lock(&hy_fftw_lock);
+  if (hy_fftw_ctx && hy_fftw_live_plans == 0) {
+    hyfft_context_destroy(hy_fftw_ctx);
+    hy_fftw_ctx = NULL;
+  }
+  pthread_mutex_unlock(&hy_fftw_lock);
+}
+
+/* ---- wisdom: one table for both precisions --------------------------------- */
+
+static char *hy_fftw_wisdom_text(void) {
+  size_t need = 0;
+  hyfft_status st = hyfft_wisdom_export_string(NULL, 0, &need);
+  if (st != HYFFT_SUCCESS && st != HYFFT_BUFFER_TOO_SMALL) return NULL;
+  char *s = malloc(need + 1);
+  if (s && hyfft_wisdom_export_string(s, need + 1, NULL) != HYFFT_SUCCESS) {
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+#define HY_FFTW_WISDOM(X)                                                                    \
+  char *X(export_wisdom_to_string)(void) { return hy_fftw_wisdom_text(); }                   \
+  int X(import_wisdom_from_string)(const char *s) {                                          \
+    return s && hyfft_wisdom_import_string(s) == HYFFT_SUCCESS;                              \
+  }                                                                                          \
+  int X(export_wisdom_to_filename)(const char *path) {                                       \
+    FILE *f = path ? fopen(path, "w") : NULL;                                                \
+    if (!f) return 0;                                                                        \
+    X(export_wisdom_to_file)(f);                                                             \
+    return fclose(f) == 0;                                                                   \
+  }                                                                                          \
+  void X(export_wisdom_to_file)(FILE * f) {                                                  \
+    char *s = hy_fftw_wisdom_text();                                                         \
+    if (s && f) fputs(s, f);                                                                 \
+    free(s);                                                                                 \
+  }                                                                                          \
+  void X(export_wisdom)(X(write_char_func) write_char, void *data) {                         \
+    char *s = hy_fftw_wisdom_text();                                                         \
+    for (const char *c = s; c && *c; c++) write_char(*c, data);                              \
+    free(s);                                                                                 \
+  }                                                                                          \
+  int X(import_wisdom_from_file)(FILE * f) {                                                 \
+    if (!f) return 0;                                                                        \
+    size_t cap = 4096, len = 0;                                                              \
+    char *s = malloc(cap);                                                                   \
+    int c;                                                                                   \
+    while (s && (c = fgetc(f)) != EOF) {                                                     \
+      if (len + 1 >= cap) {                                                                  \
+        char *t = realloc(s, cap *= 2);                                                      \
+        if (!t) free(s);                                                                     \
+        s = t;                                                                               \
+        if (!s) break;                                                                       \
+      }                                                                                      \
+      s[len++] = (char)c;                                                                    \
+    }                                                                                        \
+    if (!s) return 0;                                                                        \
+    s[len] = 0;                                                                              \
+    int ok = hyfft_wisdom_import_string(s) == HYFFT_SUCCESS;                                 \
+    free(s);                                                                                 \
+    return ok;                                                                               \
+  }                                                                                          \
+  int X(import_wisdom_from_filename)(const char *path) {                                     \
+    FILE *f = path ? fopen(path, "r") : NULL;                                                \
+    if (!f) return 0;                                                                        \
+    int ok = X(import_wisdom_from_file)(f);                                                  \
+    fclose(f);                                                                               \
+    return ok;                                                                               \
+  }                                                                                          \
+  int X(import_wisdom)(X(read_char_func) read_char, void *data) {                            \
+    size_t cap = 4096, len = 0;                                                              \
+    char *s = malloc(cap);                                                                   \
+    int c;                                                                                   \
+    while (s && (c = read_char(data)) != EOF) {                                              \
+      if (len + 1 >= cap) {                                                                  \
+        char *t = realloc(s, cap *= 2);                                                      \
+        if (!t) free(s);                                                                     \
+        s = t;                                                                               \
+        if (!s) break;                                                                       \
+      }                                                                                      \
+      s[len++] = (char)c;                                                                    \
+    }                                                                                        \
+    if (!s) return 0;                                                                        \
+    s[len] = 0;                                                                              \
+    int ok = hyfft_wisdom_import_string(s) == HYFFT_SUCCESS;                                 \
+    free(s);                                                                                 \
+    return ok;                                                                               \
+  }                                                                                          \
+  int X(import_system_wisdom)(void) { return 0; /* hyfft has no system wisdom file */ }     \
+  void X(forget_wisdom)(void) { (void)hyfft_wisdom_forget(); }
+
+HY_FFTW_WISDOM(FFTW_MANGLE_DOUBLE)
+HY_FFTW_WISDOM(FFTW_MANGLE_FLOAT)

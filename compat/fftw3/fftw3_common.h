@@ -1,0 +1,58 @@
+/* The FFTW3-compatible interface (libhyfft_fftw3): what its double and
+ * single precision halves share. A program written for FFTW 3.3 compiles
+ * against FFTW's own fftw3.h and links against libhyfft_fftw3 instead of
+ * libfftw3/libfftw3f; every plan becomes a hyfft plan on one process-wide
+ * context ($HYFFT_DEVICE, the CPU by default) over host memory. */
+#ifndef HY_FFTW3_COMMON_H
+#define HY_FFTW3_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hyfft.h"
+
+/* What a plan of either precision holds. */
+typedef struct hy_fftw_plan {
+  hyfft_plan plan;
+  hyfft_problem problem;
+  void *in, *out; /* the arrays given at planning, for fftw_execute */
+} hy_fftw_plan;
+
+/* One dimension of a guru description, in elements (64-bit). */
+typedef struct hy_fftw_dim {
+  int64_t n, is, os;
+} hy_fftw_dim;
+
+/* A plan for the guru description (FFTW's rules: rank 0 is a copy, in-place
+ * when in == out, FFTW's planner flags mapped onto hyfft's), or NULL with
+ * the reason in hyfft_last_error(). */
+hy_fftw_plan *hy_fftw_plan_guru(hyfft_kind kind, hyfft_precision precision, int sign, int rank,
+                                const hy_fftw_dim *dims, int howmany_rank,
+                                const hy_fftw_dim *howmany, void *in, void *out,
+                                unsigned flags);
+
+/* The advanced interface's layout (inembed/onembed NULL: the logical size,
+ * with FFTW's padding of the real side of an in-place R2C/C2R) turned into
+ * a guru description. */
+hy_fftw_plan *hy_fftw_plan_many(hyfft_kind kind, hyfft_precision precision, int sign, int rank,
+                                const int *n, int howmany, void *in, const int *inembed,
+                                int istride, int idist, void *out, const int *onembed,
+                                int ostride, int odist, unsigned flags);
+
+void hy_fftw_execute(const hy_fftw_plan *p, const void *in, void *out);
+void hy_fftw_destroy(hy_fftw_plan *p);
+/* NULL, with hyfft_last_error() naming what this interface does not do yet. */
+void *hy_fftw_unsupported(const char *what);
+/* Plan printing and the FFTW cost figures. */
+char *hy_fftw_sprint(const hy_fftw_plan *p);
+double hy_fftw_flops(const hy_fftw_plan *p);
+
+void *hy_fftw_malloc(size_t bytes);
+void hy_fftw_free(void *p);
+
+/* Threads (FFTW's threads API): one setting for both precisions. */
+void hy_fftw_set_threads(int n);
+int hy_fftw_threads(void);
+void hy_fftw_cleanup(void);
+
+#endif /* HY_FFTW3_COMMON_H */

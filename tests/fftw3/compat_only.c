@@ -1,0 +1,74 @@
+/* What hyfft's FFTW3 library does differently from FFTW, checked against
+ * itself (linked with libhyfft_fftw3 only): r2r and split-array planners
+ * return NULL with hyfft_last_error() saying what is missing; bad ranks
+ * give NULL; FFTW_WISDOM_ONLY plans only problems wisdom knows; a plan
+ * made after wisdom for it was imported is one; fftw_cleanup with no live
+ * plan and planning again work. */
+#include <fftw3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hyfft.h"
+
+static int failures;
+
+#define EXPECT(cond, ...)                \
+  do {                                   \
+    if (!(cond)) {                       \
+      printf("FAIL line %d: ", __LINE__); \
+      printf(__VA_ARGS__);               \
+      printf("\n");                      \
+      failures++;                        \
+    }                                    \
+  } while (0)
+
+int main(void) {
+  double *r = fftw_alloc_real(64);
+  fftw_complex *c = fftw_alloc_complex(64);
+  if (!r || !c) return 1;
+  fftw_plan p = fftw_plan_r2r_1d(64, r, r, FFTW_REDFT10, FFTW_ESTIMATE);
+  EXPECT(p == NULL, "an r2r plan was made");
+  EXPECT(strstr(hyfft_last_error(), "r2r") != NULL, "r2r NULL plan message: %s",
+         hyfft_last_error());
+  fftw_iodim d = {32, 1, 1};
+  p = fftw_plan_guru_split_dft(1, &d, 0, NULL, r, r + 32, r, r + 32, FFTW_ESTIMATE);
+  EXPECT(p == NULL && strstr(hyfft_last_error(), "split") != NULL, "split plan: %s",
+         hyfft_last_error());
+  int n[1] = {-4};
+  p = fftw_plan_dft(1, n, c, c, FFTW_FORWARD, FFTW_ESTIMATE);
+  EXPECT(p == NULL, "a plan for length -4");
+  int big[12] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+  p = fftw_plan_dft(12, big, c, c, FFTW_FORWARD, FFTW_ESTIMATE);
+  EXPECT(p == NULL && hyfft_last_error()[0], "rank 12: a plan, or no message");
+  /* WISDOM_ONLY: nothing known yet, then known after measuring. */
+  fftw_forget_wisdom();
+  p = fftw_plan_dft_1d(48, c, c, FFTW_FORWARD, FFTW_WISDOM_ONLY);
+  EXPECT(p == NULL, "FFTW_WISDOM_ONLY planned a problem without wisdom");
+  fftw_plan m = fftw_plan_dft_1d(48, c, c, FFTW_FORWARD, FFTW_MEASURE);
+  EXPECT(m != NULL, "measured plan: %s", hyfft_last_error());
+  if (m) fftw_destroy_plan(m);
+  fftw_cleanup();
+  p = fftw_plan_dft_1d(16, c, c, FFTW_FORWARD, FFTW_ESTIMATE);
+  EXPECT(p != NULL, "planning after fftw_cleanup: %s", hyfft_last_error());
+  if (p) fftw_destroy_plan(p);
+  /* Unlike FFTW, a multi-dimensional C2R can preserve its input. */
+  fftw_complex *h = fftw_alloc_complex(8 * 5), *h_copy = fftw_alloc_complex(8 * 5);
+  double *o = fftw_alloc_real(64);
+  if (!h || !h_copy || !o) return 1;
+  for (int i = 0; i < 40; i++) h[i][0] = h[i][1] = 0.01 * i;
+  memcpy(h_copy, h, sizeof(fftw_complex) * 40);
+  p = fftw_plan_dft_c2r_2d(8, 8, h, o, FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
+  EXPECT(p != NULL, "2D C2R with FFTW_PRESERVE_INPUT: %s", hyfft_last_error());
+  if (p) {
+    fftw_execute(p);
+    EXPECT(memcmp(h, h_copy, sizeof(fftw_complex) * 40) == 0, "the preserved input changed");
+    fftw_destroy_plan(p);
+  }
+  fftw_free(h);
+  fftw_free(h_copy);
+  fftw_free(o);
+  fftw_free(r);
+  fftw_free(c);
+  printf("%s\n", failures ? "FAILED" : "ok");
+  return failures != 0;
+}
