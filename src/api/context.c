@@ -175,7 +175,7 @@ hyfft_status hyfft_buffer_alloc(hyfft_context context, size_t bytes, void **buff
   if (bytes == 0) return hy_error(HYFFT_INVALID_ARGUMENT, "buffer of 0 bytes");
   void *b = NULL;
   HY_TRY(context->backend->alloc(context->device, bytes, &b));
-  hy_status st = hy_handle_register(b, HY_HANDLE_BUFFER);
+  hy_status st = hy_handle_register_buffer(b, HY_HANDLE_BUFFER, context, bytes);
   if (st != HYFFT_SUCCESS) {
     context->backend->release(context->device, b);
     return st;
@@ -188,6 +188,11 @@ hyfft_status hyfft_buffer_free(hyfft_context context, void *buffer) {
   hy_error_clear();
   HY_TRY(hy_check_context(context));
   if (!buffer) return HYFFT_SUCCESS;
+  const void *owner = NULL;
+  size_t size = 0;
+  if (hy_handle_buffer_info(buffer, &owner, &size) && owner != context)
+    return hy_error(HYFFT_WRONG_MEMORY, "buffer %p belongs to another context; free it with that "
+                    "one", buffer);
   if (!hy_handle_unregister(buffer, HY_HANDLE_BUFFER))
     return hy_error(HYFFT_INVALID_HANDLE,
                     "buffer %p was not allocated by hyfft_buffer_alloc (or was freed already)",
@@ -196,11 +201,34 @@ hyfft_status hyfft_buffer_free(hyfft_context context, void *buffer) {
   return HYFFT_SUCCESS;
 }
 
+/* A copy's buffer: one of this context's (then [offset, offset + bytes)
+ * must lie inside it), or, where the backend's buffers are addresses
+ * (CPU, CUDA), memory hyfft did not allocate, whose size it cannot know. */
+static hy_status hy_check_copy(hyfft_context context, const void *buffer, size_t offset,
+                               size_t bytes, const char *what) {
+  const void *owner = NULL;
+  size_t size = 0;
+  if (hy_handle_buffer_info(buffer, &owner, &size)) {
+    if (owner != context)
+      return hy_error(HYFFT_WRONG_MEMORY, "%s: buffer %p belongs to another context", what,
+                      buffer);
+    if (offset > size || bytes > size - offset)
+      return hy_error(HYFFT_INVALID_ARGUMENT, "%s: bytes [%zu, %zu + %zu) lie past the end of "
+                      "buffer %p (%zu bytes)", what, offset, offset, bytes, buffer, size);
+    return HYFFT_SUCCESS;
+  }
+  if (context->backend->id == HYFFT_BACKEND_OPENCL)
+    return hy_error(HYFFT_WRONG_MEMORY, "%s: %p is not a buffer from hyfft_buffer_alloc on this "
+                    "OpenCL context (host memory, or freed?)", what, buffer);
+  return HYFFT_SUCCESS;
+}
+
 hyfft_status hyfft_buffer_write(hyfft_context context, void *buffer, size_t offset,
                                 const void *host, size_t bytes) {
   hy_error_clear();
   HY_TRY(hy_check_context(context));
   if (!buffer || !host) return hy_error(HYFFT_NULL_POINTER, "buffer or host pointer is NULL");
+  HY_TRY(hy_check_copy(context, buffer, offset, bytes, "hyfft_buffer_write"));
   return context->backend->write(context->device, NULL, buffer, offset, host, bytes, 1);
 }
 
@@ -209,6 +237,7 @@ hyfft_status hyfft_buffer_read(hyfft_context context, const void *buffer, size_t
   hy_error_clear();
   HY_TRY(hy_check_context(context));
   if (!buffer || !host) return hy_error(HYFFT_NULL_POINTER, "buffer or host pointer is NULL");
+  HY_TRY(hy_check_copy(context, buffer, offset, bytes, "hyfft_buffer_read"));
   return context->backend->read(context->device, NULL, buffer, offset, host, bytes, 1);
 }
 

@@ -27,6 +27,14 @@ typedef struct hy_device_caps {
   int no_planes;
 } hy_device_caps;
 
+/* What a pointer is, as far as a backend can tell (hy_backend.memory_kind). */
+typedef enum hy_memory_kind {
+  HY_MEMKIND_UNKNOWN = 0,
+  HY_MEMKIND_HOST = 1,        /* host memory (pageable or page-locked) */
+  HY_MEMKIND_DEVICE = 2,      /* memory of this device */
+  HY_MEMKIND_OTHER_DEVICE = 3 /* memory of another device of the backend */
+} hy_memory_kind;
+
 typedef struct hy_backend {
   hyfft_backend_id id;
   const char *name; /* "cpu", "cuda", "opencl": the device spec prefix */
@@ -100,6 +108,10 @@ typedef struct hy_backend {
   hy_status (*event_record)(void *device, void *event, void *queue);
   hy_status (*queue_wait)(void *device, void *queue, void *event);
   hy_status (*event_wait)(void *device, void *event);
+
+  /* Optional: what `ptr` is (CUDA asks the driver). NULL, or UNKNOWN,
+   * where the backend cannot tell; exec/ then checks what it can. */
+  hy_memory_kind (*memory_kind)(void *device, const void *ptr);
 } hy_backend;
 
 /* The registered backends, in "auto" preference order (cuda, opencl, cpu);

@@ -57,6 +57,49 @@ static hy_status hy_exec_check_pointers(const struct hyfft_plan_s *plan, const v
   return HYFFT_SUCCESS;
 }
 
+static const char *hy_exec_kind_name(hy_memory_kind k) {
+  return k == HY_MEMKIND_HOST ? "host memory"
+         : k == HY_MEMKIND_DEVICE ? "memory of this device"
+                                  : "memory of another device";
+}
+
+/* Whether `ptr` is the memory the plan was made for, as far as can be told:
+ * hyfft_buffer_alloc's buffers are known (their context and size), CUDA
+ * pointers are asked of the driver, and on OpenCL a device-memory plan
+ * takes only hyfft's buffers (anything else is not a cl_mem at all). */
+static hy_status hy_exec_check_memory(const struct hyfft_plan_s *plan, const void *ptr,
+                                      const char *which, size_t need) {
+  hyfft_context ctx = plan->context;
+  const hy_backend *b = ctx->backend;
+  if (b->id == HYFFT_BACKEND_CPU) return HYFFT_SUCCESS; /* one memory */
+  int device_plan = plan->problem.memory == HYFFT_MEMORY_DEVICE;
+  const char *plan_kind = device_plan ? "device memory" : "host memory";
+  const void *owner = NULL;
+  size_t size = 0;
+  if (hy_handle_buffer_info(ptr, &owner, &size)) {
+    if (!device_plan)
+      return hy_error(HYFFT_WRONG_MEMORY, "the plan is for host memory; the %s %p is a device "
+                      "buffer from hyfft_buffer_alloc (plan with memory DEVICE, token ':dev')",
+                      which, ptr);
+    if (owner != ctx)
+      return hy_error(HYFFT_WRONG_MEMORY, "the %s %p is a buffer of another context", which, ptr);
+    if (size < need)
+      return hy_error(HYFFT_INVALID_ARGUMENT, "the %s buffer %p holds %zu bytes; the plan "
+                      "reaches %zu", which, ptr, size, need);
+    return HYFFT_SUCCESS;
+  }
+  if (device_plan && b->id == HYFFT_BACKEND_OPENCL)
+    return hy_error(HYFFT_WRONG_MEMORY, "the plan is for device memory; the %s %p is not a buffer "
+                    "from hyfft_buffer_alloc on this context (host memory?)", which, ptr);
+  hy_memory_kind kind = b->memory_kind ? b->memory_kind(ctx->device, ptr) : HY_MEMKIND_UNKNOWN;
+  int wrong = device_plan ? kind == HY_MEMKIND_HOST || kind == HY_MEMKIND_OTHER_DEVICE
+                          : kind == HY_MEMKIND_DEVICE || kind == HY_MEMKIND_OTHER_DEVICE;
+  if (wrong)
+    return hy_error(HYFFT_WRONG_MEMORY, "the plan is for %s; the %s %p is %s", plan_kind, which,
+                    ptr, hy_exec_kind_name(kind));
+  return HYFFT_SUCCESS;
+}
+
 hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
                          void *queue) {
   hyfft_context ctx = plan->context;
@@ -122,6 +165,11 @@ static hy_status hy_exec_staged(struct hyfft_plan_s *plan, const void *in, void 
 hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
                       void *queue, int blocking) {
   HY_TRY(hy_exec_check_pointers(plan, in, out));
+  size_t in_bytes, out_bytes;
+  hy_exec_extents(&plan->problem, &in_bytes, &out_bytes);
+  if (plan->problem.inplace && out_bytes > in_bytes) in_bytes = out_bytes;
+  HY_TRY(hy_exec_check_memory(plan, in, "input", in_bytes));
+  if (out != in) HY_TRY(hy_exec_check_memory(plan, out, "output", out_bytes));
   hyfft_context ctx = plan->context;
   hy_status st;
   if (plan->problem.memory == HYFFT_MEMORY_HOST && ctx->backend->id != HYFFT_BACKEND_CPU)

@@ -8,6 +8,8 @@
 typedef struct {
   const void *ptr;
   int kind; /* 0 empty, -1 tombstone, else hy_handle_kind */
+  const void *owner; /* buffers: the context that allocated it */
+  size_t bytes;      /* buffers: its size */
 } hy_handle_slot;
 
 static pthread_mutex_t hy_handles_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -51,6 +53,11 @@ static hy_handle_slot *hy_handle_find(const void *p) {
 }
 
 hy_status hy_handle_register(const void *handle, hy_handle_kind kind) {
+  return hy_handle_register_buffer(handle, kind, NULL, 0);
+}
+
+hy_status hy_handle_register_buffer(const void *handle, hy_handle_kind kind, const void *owner,
+                                    size_t bytes) {
   hy_status st = HYFFT_SUCCESS;
   pthread_mutex_lock(&hy_handles_lock);
   if ((hy_handles_used + 1) * 2 > hy_handles_cap && !hy_handles_grow()) {
@@ -61,6 +68,8 @@ hy_status hy_handle_register(const void *handle, hy_handle_kind kind) {
     if (hy_handles[j].kind == 0) hy_handles_used++;
     hy_handles[j].ptr = handle;
     hy_handles[j].kind = (int)kind;
+    hy_handles[j].owner = owner;
+    hy_handles[j].bytes = bytes;
   }
   pthread_mutex_unlock(&hy_handles_lock);
   return st;
@@ -70,6 +79,18 @@ int hy_handle_is_live(const void *handle, hy_handle_kind kind) {
   pthread_mutex_lock(&hy_handles_lock);
   hy_handle_slot *s = hy_handle_find(handle);
   int live = s && s->kind == (int)kind;
+  pthread_mutex_unlock(&hy_handles_lock);
+  return live;
+}
+
+int hy_handle_buffer_info(const void *handle, const void **owner, size_t *bytes) {
+  pthread_mutex_lock(&hy_handles_lock);
+  hy_handle_slot *s = hy_handle_find(handle);
+  int live = s && s->kind == (int)HY_HANDLE_BUFFER;
+  if (live) {
+    *owner = s->owner;
+    *bytes = s->bytes;
+  }
   pthread_mutex_unlock(&hy_handles_lock);
   return live;
 }

@@ -83,6 +83,12 @@ typedef enum hy_handle_kind {
 } hy_handle_kind;
 
 hy_status hy_handle_register(const void *handle, hy_handle_kind kind);
+/* The same with the owner (a buffer's context) and size kept beside it. */
+hy_status hy_handle_register_buffer(const void *handle, hy_handle_kind kind, const void *owner,
+                                    size_t bytes);
+/* 1 when `handle` is a live buffer (hyfft_buffer_alloc's exact pointer),
+ * with its owner and size; 0 otherwise. */
+int hy_handle_buffer_info(const void *handle, const void **owner, size_t *bytes);
 /* Returns 1 if `handle` is live and of `kind`. */
 int hy_handle_is_live(const void *handle, hy_handle_kind kind);
 /* Removes it; returns 1 if it was live and of `kind`, 0 otherwise. */

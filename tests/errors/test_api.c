@@ -131,6 +131,24 @@ static void test_buffers(hyfft_context ctx) {
   EXPECT_FAIL(hyfft_buffer_read(ctx, NULL, 0, host, 64), HYFFT_NULL_POINTER);
   EXPECT_FAIL(hyfft_buffer_read(ctx, buf, 0, NULL, 64), HYFFT_NULL_POINTER);
   CHECK(is_poisoned(host, sizeof host), "a failed buffer_read wrote the host memory");
+  /* Bounds: the library knows the buffer's size. */
+  EXPECT_FAIL(hyfft_buffer_write(ctx, buf, 32, host, 64), HYFFT_INVALID_ARGUMENT);
+  EXPECT_FAIL(hyfft_buffer_write(ctx, buf, 65, host, 0), HYFFT_INVALID_ARGUMENT);
+  EXPECT_FAIL(hyfft_buffer_read(ctx, buf, 1, host, 64), HYFFT_INVALID_ARGUMENT);
+  EXPECT_FAIL(hyfft_buffer_read(ctx, buf, SIZE_MAX, host, 2), HYFFT_INVALID_ARGUMENT);
+  CHECK(is_poisoned(host, sizeof host), "a refused buffer_read wrote the host memory");
+  CHECK_OK(hyfft_buffer_write(ctx, buf, 60, host, 4));
+  CHECK_OK(hyfft_buffer_read(ctx, buf, 0, host, 64));
+  poison(host, sizeof host);
+  /* A buffer of another context is refused by this one. */
+  hyfft_context other;
+  void *foreign = NULL;
+  CHECK_OK(hyfft_context_create("cpu", &other));
+  CHECK_OK(hyfft_buffer_alloc(other, 64, &foreign));
+  EXPECT_FAIL(hyfft_buffer_write(ctx, foreign, 0, host, 64), HYFFT_WRONG_MEMORY);
+  EXPECT_FAIL(hyfft_buffer_free(ctx, foreign), HYFFT_WRONG_MEMORY);
+  CHECK_OK(hyfft_buffer_free(other, foreign));
+  CHECK_OK(hyfft_context_destroy(other));
   EXPECT_FAIL(hyfft_buffer_free(NULL, buf), HYFFT_NULL_POINTER);
   EXPECT_FAIL(hyfft_buffer_free(dead, buf), HYFFT_INVALID_HANDLE);
   CHECK_OK(hyfft_buffer_free(ctx, NULL));

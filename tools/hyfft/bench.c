@@ -172,7 +172,7 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
     for (int k = 0; k < nrows; k++)
       snprintf(rows[k].note, sizeof rows[k].note, "%s: %s",
                !t ? "out of memory" : hyfft_status_name(st),
-               st == HYFFT_INTERNAL && err[0] ? err : hyfft_last_error());
+               err[0] ? err : hyfft_last_error());
     goto done;
   }
   const cli_layout *L = &c.L;

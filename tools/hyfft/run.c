@@ -35,7 +35,7 @@ hyfft_status cli_case_setup(cli_case *c, hyfft_context ctx, const char *token,
   if (!c->host_in || !c->host_out) {
     snprintf(err, errlen, "cannot allocate %zu + %zu bytes of host buffers", c->L.buf_in_bytes,
              v.inplace ? 0 : c->L.buf_out_bytes);
-    return HYFFT_INTERNAL;
+    return HYFFT_OUT_OF_MEMORY;
   }
   /* Gaps between strided elements must hold defined values. */
   memset(c->host_in, 0, c->L.buf_in_bytes);

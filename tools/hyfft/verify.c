@@ -35,7 +35,7 @@ static int cli_verify_one(hyfft_context ctx, const char *token, const hyfft_prob
     int unsupported = st == HYFFT_NOT_SUPPORTED && !c.plan && !o->strict;
     printf("%-40s %s %s: %s\n", token, unsupported ? "UNSUPPORTED" : "ERROR",
            hyfft_status_name(st),
-           st == HYFFT_INTERNAL && err[0] ? err : c.plan_error[0] ? c.plan_error : hyfft_last_error());
+           err[0] ? err : c.plan_error[0] ? c.plan_error : hyfft_last_error());
     if (unsupported) result = 3;
     goto done;
   }

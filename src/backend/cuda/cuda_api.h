@@ -22,6 +22,7 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUarray_st *CUarray;
 
 #define HY_CUDA_SUCCESS 0
+#define HY_CUDA_ERROR_INVALID_VALUE 1
 #define HY_CUDA_ERROR_OUT_OF_MEMORY 2
 #define HY_CUDA_ERROR_NO_DEVICE 100
 
@@ -124,6 +125,8 @@ typedef struct hy_cuda_driver {
                              unsigned by, unsigned bz, unsigned shared, CUstream s,
                              void **params, void **extra);
   CUresult (*cuGetErrorName)(CUresult r, const char **name);
+  /* Optional (NULL when the driver lacks it): what a pointer is. */
+  CUresult (*cuPointerGetAttribute)(void *data, int attribute, CUdeviceptr ptr);
   CUresult (*cuGetErrorString)(CUresult r, const char **text);
   int driver_version; /* e.g. 13000 */
   int device_count;

@@ -196,4 +196,5 @@ const hy_backend hy_backend_cuda = {
     .event_record = hy_cuda_event_rerecord,
     .queue_wait = hy_cuda_queue_wait,
     .event_wait = hy_cuda_event_wait,
+    .memory_kind = hy_cuda_memory_kind,
 };

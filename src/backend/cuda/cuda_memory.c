@@ -12,15 +12,39 @@ hy_status hy_cuda_alloc(void *device, size_t bytes, void **buffer) {
   HY_TRY(hy_cuda_enter(d));
   CUdeviceptr p = 0;
   CUresult r = d->cu->cuMemAlloc(&p, bytes ? bytes : 1);
+  size_t free_bytes = 0, total = 0;
+  if (r != HY_CUDA_SUCCESS && d->cu->cuMemGetInfo(&free_bytes, &total) != HY_CUDA_SUCCESS)
+    free_bytes = total = 0;
   hy_cuda_leave(d);
   if (r != HY_CUDA_SUCCESS) {
     hy_cuda_fail(d->cu, r, "cuMemAlloc");
     return hy_error(r == HY_CUDA_ERROR_OUT_OF_MEMORY ? HYFFT_OUT_OF_MEMORY : HYFFT_BACKEND_ERROR,
-                    "CUDA: cannot allocate %zu bytes on cuda:%d (%s)", bytes, d->index,
-                    hyfft_last_error());
+                    "CUDA: cannot allocate %zu bytes on cuda:%d, which has %zu of %zu bytes "
+                    "free (%s)", bytes, d->index, free_bytes, total, hyfft_last_error());
   }
   *buffer = (void *)(uintptr_t)p;
   return HYFFT_SUCCESS;
+}
+
+/* CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2) and _DEVICE_ORDINAL (9); memory
+ * types CU_MEMORYTYPE_HOST (1), _DEVICE (2), _UNIFIED (4). Pageable
+ * memory the driver never saw answers CUDA_ERROR_INVALID_VALUE: host. */
+hy_memory_kind hy_cuda_memory_kind(void *device, const void *ptr) {
+  hy_cuda_device *d = device;
+  if (!d->cu->cuPointerGetAttribute || hy_cuda_enter(d) != HYFFT_SUCCESS) return HY_MEMKIND_UNKNOWN;
+  unsigned type = 0;
+  int ordinal = -1;
+  CUresult r = d->cu->cuPointerGetAttribute(&type, 2, (CUdeviceptr)(uintptr_t)ptr);
+  hy_memory_kind kind = HY_MEMKIND_UNKNOWN;
+  if (r == HY_CUDA_ERROR_INVALID_VALUE || (r == HY_CUDA_SUCCESS && type == 1)) {
+    kind = HY_MEMKIND_HOST;
+  } else if (r == HY_CUDA_SUCCESS && type == 2) {
+    if (d->cu->cuPointerGetAttribute(&ordinal, 9, (CUdeviceptr)(uintptr_t)ptr) == HY_CUDA_SUCCESS)
+      kind = ordinal == d->index ? HY_MEMKIND_DEVICE : HY_MEMKIND_OTHER_DEVICE;
+  }
+  /* Unified (managed) memory serves either kind of plan: unknown. */
+  hy_cuda_leave(d);
+  return kind;
 }
 
 void hy_cuda_release(void *device, void *buffer) {

@@ -195,6 +195,58 @@ static void test_buffers(hyfft_context ctx) {
   CHECK_OK(hyfft_buffer_free(ctx, buf));
 }
 
+/* Pointers of the wrong kind: a device-memory plan given host pointers,
+ * a host plan given device buffers, a buffer too small for the plan, a
+ * buffer of another context, copies past a buffer's end. Each gives a
+ * named status and leaves the output as it was (the process must not
+ * abort inside the OpenCL runtime). */
+static void test_wrong_memory(hyfft_context ctx) {
+  hyfft_plan dev_plan, host_plan;
+  CHECK_OK(hyfft_plan_token(ctx, "c2c:f32:fwd:64:dev", 0, &dev_plan));
+  CHECK_OK(hyfft_plan_token(ctx, "c2c:f32:fwd:64", 0, &host_plan));
+  float host_in[128], host_out[128];
+  for (int i = 0; i < 128; i++) host_in[i] = (float)i;
+  memset(host_out, 0x7f, sizeof host_out);
+  void *din = NULL, *dout = NULL, *small = NULL;
+  CHECK_OK(hyfft_buffer_alloc(ctx, sizeof host_in, &din));
+  CHECK_OK(hyfft_buffer_alloc(ctx, sizeof host_out, &dout));
+  CHECK_OK(hyfft_buffer_alloc(ctx, 64, &small));
+  CHECK_STATUS(hyfft_execute(dev_plan, host_in, host_out), HYFFT_WRONG_MEMORY);
+  CHECK(strstr(hyfft_last_error(), "input") != NULL, "message: %s", hyfft_last_error());
+  CHECK_STATUS(hyfft_execute(dev_plan, din, host_out), HYFFT_WRONG_MEMORY);
+  CHECK(strstr(hyfft_last_error(), "output") != NULL, "message: %s", hyfft_last_error());
+  CHECK_STATUS(hyfft_execute(host_plan, din, dout), HYFFT_WRONG_MEMORY);
+  CHECK_STATUS(hyfft_execute(host_plan, host_in, dout), HYFFT_WRONG_MEMORY);
+  CHECK_STATUS(hyfft_execute(dev_plan, small, dout), HYFFT_INVALID_ARGUMENT);
+  unsigned char check[sizeof host_out];
+  memset(check, 0x7f, sizeof check);
+  CHECK(memcmp(host_out, check, sizeof check) == 0, "a refused execution wrote the output");
+  /* Copies: past the end, and a host pointer where a buffer belongs. */
+  CHECK_STATUS(hyfft_buffer_write(ctx, small, 32, host_in, 64), HYFFT_INVALID_ARGUMENT);
+  CHECK_STATUS(hyfft_buffer_read(ctx, small, 65, host_out, 1), HYFFT_INVALID_ARGUMENT);
+  CHECK_STATUS(hyfft_buffer_write(ctx, host_out, 0, host_in, 64), HYFFT_WRONG_MEMORY);
+  CHECK(memcmp(host_out, check, sizeof check) == 0, "a refused copy wrote host memory");
+  /* A buffer of another context. */
+  hyfft_context other;
+  CHECK_OK(hyfft_context_create("opencl", &other));
+  void *foreign = NULL;
+  CHECK_OK(hyfft_buffer_alloc(other, sizeof host_in, &foreign));
+  CHECK_STATUS(hyfft_execute(dev_plan, foreign, dout), HYFFT_WRONG_MEMORY);
+  CHECK_STATUS(hyfft_buffer_write(ctx, foreign, 0, host_in, 64), HYFFT_WRONG_MEMORY);
+  CHECK_STATUS(hyfft_buffer_free(ctx, foreign), HYFFT_WRONG_MEMORY);
+  CHECK_OK(hyfft_buffer_free(other, foreign));
+  CHECK_OK(hyfft_context_destroy(other));
+  /* The right kinds still work. */
+  CHECK_OK(hyfft_buffer_write(ctx, din, 0, host_in, sizeof host_in));
+  CHECK_OK(hyfft_execute(dev_plan, din, dout));
+  CHECK_OK(hyfft_execute(host_plan, host_in, host_out));
+  CHECK_OK(hyfft_buffer_free(ctx, din));
+  CHECK_OK(hyfft_buffer_free(ctx, dout));
+  CHECK_OK(hyfft_buffer_free(ctx, small));
+  CHECK_OK(hyfft_plan_destroy(dev_plan));
+  CHECK_OK(hyfft_plan_destroy(host_plan));
+}
+
 static void test_host_and_device(hyfft_context ctx) {
   /* Host data: mixed radices, 2D (strided axis), f64, Bluestein, scale. */
   struct {
@@ -679,6 +731,7 @@ int main(int argc, char **argv) {
   CHECK_OK(hyfft_context_create("opencl", &ctx));
   test_real_refused(ctx);
   test_buffers(ctx);
+  test_wrong_memory(ctx);
   test_host_and_device(ctx);
   test_async(ctx);
   test_threads(ctx);
