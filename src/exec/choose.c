@@ -89,15 +89,37 @@ static hy_status hy_tune_data_make(struct hyfft_context_s *ctx, const hy_problem
     if (d->f64) ((double *)d->hin)[i] = v;
     else ((float *)d->hin)[i] = (float)v;
   }
+  /* Registered as the context's buffers, like hyfft_buffer_alloc's, so
+   * that hy_exec_run takes them for a device-memory plan. */
   HY_TRY(ctx->backend->alloc(ctx->device, d->in_bytes, &d->din));
-  if (d->inplace) d->dout = d->din;
-  else HY_TRY(ctx->backend->alloc(ctx->device, d->out_bytes, &d->dout));
-  return HYFFT_SUCCESS;
+  hy_status st = hy_handle_register_buffer(d->din, HY_HANDLE_BUFFER, ctx, d->in_bytes);
+  if (st != HYFFT_SUCCESS) {
+    ctx->backend->release(ctx->device, d->din);
+    d->din = NULL;
+    return st;
+  }
+  if (d->inplace) {
+    d->dout = d->din;
+    return HYFFT_SUCCESS;
+  }
+  HY_TRY(ctx->backend->alloc(ctx->device, d->out_bytes, &d->dout));
+  st = hy_handle_register_buffer(d->dout, HY_HANDLE_BUFFER, ctx, d->out_bytes);
+  if (st != HYFFT_SUCCESS) {
+    ctx->backend->release(ctx->device, d->dout);
+    d->dout = NULL;
+  }
+  return st;
 }
 
 static void hy_tune_data_free(hy_tune_data *d) {
-  if (d->din) d->ctx->backend->release(d->ctx->device, d->din);
-  if (d->dout && d->dout != d->din) d->ctx->backend->release(d->ctx->device, d->dout);
+  if (d->dout && d->dout != d->din) {
+    hy_handle_unregister(d->dout, HY_HANDLE_BUFFER);
+    d->ctx->backend->release(d->ctx->device, d->dout);
+  }
+  if (d->din) {
+    hy_handle_unregister(d->din, HY_HANDLE_BUFFER);
+    d->ctx->backend->release(d->ctx->device, d->din);
+  }
   free(d->hin);
   free(d->hzero);
   free(d->href);
