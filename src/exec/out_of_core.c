@@ -14,10 +14,19 @@
  *
  * Slab and block sizes are the largest whose data plus the sub-plan's
  * workspace fit the budget. Each execution allocates one sweep's device
- * buffers at a time, so at most one sweep's worth is live. This first
- * version neither overlaps copies with compute nor copies strided pieces
- * with one 2D/3D copy call: every piece goes through host packing and one
- * blocking round trip. */
+ * buffers at a time, so at most one sweep's worth is live.
+ *
+ * On backends with the staging hooks (queues, events, page-locked host
+ * memory: CUDA) pieces are double-buffered on two queues, as in
+ * exec/staging.c: piece k uploads, computes and downloads on queue k % 2
+ * while the CPU unpacks piece k - 2 and packs piece k + 1, and computes are
+ * chained so that one workspace serves both; the budget then holds two
+ * pieces' data and one workspace, and a piece is at most
+ * HY_OOC_MAX_OVERLAP_PIECE bytes (the pinned buffers are plan-owned).
+ * Elsewhere (OpenCL, HYFFT_STAGING=simple) every piece is one blocking
+ * round trip. Strided pieces are packed on the host either way, not
+ * copied with 2D/3D copy calls. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +34,10 @@
 #include "exec/out_of_core.h"
 #include "planner/planner.h"
 #include "util/settings.h"
+
+/* Largest piece of the double-buffered path: each pinned buffer is one
+ * piece, and more than this brings no more overlap. */
+#define HY_OOC_MAX_OVERLAP_PIECE ((size_t)64 << 20)
 
 /* One side of the host data: element (b, i0, ja, jc) is at element offset
  * b * bs + i0 * s0 + ja * sa + jc * sc. */
@@ -58,6 +71,13 @@ struct hy_ooc {
   size_t elem;
   hy_ooc_side in, out;
   hy_ooc_sweep sweep[2];
+  /* The double-buffered path (backends with the staging hooks): two
+   * queues, pinned buffers of one piece each, and the events that order
+   * them; executions take the lock since these are the plan's. */
+  int overlap;
+  pthread_mutex_t lock;
+  void *queues[2], *pin[2];
+  void *ev_start, *ev_comp[2], *ev_down[2];
 };
 
 /* ---- budget and decision -------------------------------------------------- */
@@ -157,7 +177,8 @@ static hy_status hy_ooc_try(const struct hyfft_plan_s *plan, int sweep, int64_t 
   const hy_ooc_sweep *sw = &plan->ooc->sweep[sweep];
   HY_TRY(hy_ooc_sub_problem(plan, sweep, count, &sub->problem));
   HY_TRY(hy_planner_plan(&sub->problem, &plan->context->caps, flags, &sub->tree));
-  *bytes = (size_t)count * sw->unit_bytes +
+  size_t slots = plan->ooc->overlap ? 2 : 1;
+  *bytes = slots * (size_t)count * sw->unit_bytes +
            (size_t)(sub->tree.work_elems[0] + sub->tree.work_elems[1]) * plan->ooc->elem;
   return HYFFT_SUCCESS;
 }
@@ -168,7 +189,9 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
   struct hy_ooc *o = plan->ooc;
   hy_ooc_sweep *sw = &o->sweep[sweep];
   size_t budget = (size_t)o->budget;
-  int64_t per = (int64_t)(budget / sw->unit_bytes);
+  size_t room = o->overlap ? budget / 2 : budget;
+  if (o->overlap && room > HY_OOC_MAX_OVERLAP_PIECE) room = HY_OOC_MAX_OVERLAP_PIECE;
+  int64_t per = (int64_t)(room / sw->unit_bytes);
   if (per > sw->units) per = sw->units;
   if (per < 1) per = 1;
   for (;;) {
@@ -220,13 +243,58 @@ static hy_status hy_ooc_prepare(struct hyfft_plan_s *plan, int sweep, unsigned f
 
 /* ---- creation and destruction ------------------------------------------ */
 
+static int hy_ooc_hooks(const hy_backend *b) {
+  return b->host_alloc && b->host_release && b->queue_create && b->queue_release &&
+         b->event_create && b->event_release && b->event_record && b->queue_wait &&
+         b->event_wait;
+}
+
+/* Queues, events and pinned buffers of the double-buffered path, or none
+ * of them (o->overlap 0). */
+static void hy_ooc_unoverlap(struct hyfft_plan_s *plan) {
+  struct hy_ooc *o = plan->ooc;
+  const hy_backend *b = plan->context->backend;
+  void *dev = plan->context->device;
+  for (int i = 0; i < 2; i++) {
+    if (o->queues[i]) b->queue_release(dev, o->queues[i]);
+    if (o->pin[i]) b->host_release(dev, o->pin[i]);
+    if (o->ev_comp[i]) b->event_release(dev, o->ev_comp[i]);
+    if (o->ev_down[i]) b->event_release(dev, o->ev_down[i]);
+    o->queues[i] = o->pin[i] = o->ev_comp[i] = o->ev_down[i] = NULL;
+  }
+  if (o->ev_start) b->event_release(dev, o->ev_start);
+  o->ev_start = NULL;
+  o->overlap = 0;
+}
+
+static hy_status hy_ooc_overlap_setup(struct hyfft_plan_s *plan) {
+  struct hy_ooc *o = plan->ooc;
+  const hy_backend *b = plan->context->backend;
+  void *dev = plan->context->device;
+  size_t piece = 0;
+  for (int k = 0; k < 2; k++) {
+    size_t bytes = (size_t)o->sweep[k].per * o->sweep[k].unit_bytes;
+    if (bytes > piece) piece = bytes;
+  }
+  HY_TRY(b->event_create(dev, &o->ev_start));
+  for (int i = 0; i < 2; i++) {
+    HY_TRY(b->queue_create(dev, &o->queues[i]));
+    HY_TRY(b->event_create(dev, &o->ev_comp[i]));
+    HY_TRY(b->event_create(dev, &o->ev_down[i]));
+    HY_TRY(b->host_alloc(dev, piece, &o->pin[i]));
+  }
+  return HYFFT_SUCCESS;
+}
+
 void hy_ooc_destroy(struct hyfft_plan_s *plan) {
   struct hy_ooc *o = plan->ooc;
   if (!o) return;
   const hy_backend *b = plan->context->backend;
+  hy_ooc_unoverlap(plan);
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < 2; i++)
       if (o->sweep[k].sub[i].state) b->plan_release(plan->context->device, o->sweep[k].sub[i].state);
+  pthread_mutex_destroy(&o->lock);
   free(o);
   plan->ooc = NULL;
 }
@@ -256,6 +324,10 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   struct hy_ooc *o = calloc(1, sizeof *o);
   if (!o) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate an out-of-core plan");
   plan->ooc = o;
+  pthread_mutex_init(&o->lock, NULL);
+  /* HYFFT_STAGING=simple: one blocking round trip per piece, should the
+   * overlapped path misbehave on some machine. */
+  o->overlap = hy_ooc_hooks(ctx->backend) && !hy_settings_get()->staging_simple;
   o->budget = budget;
   o->from = from;
   o->whole = whole;
@@ -279,12 +351,22 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   hy_status st = HYFFT_SUCCESS;
   for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_fit(plan, k, flags);
   for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_prepare(plan, k, flags);
+  /* Without pinned memory or queues the pieces, sized for two, go one
+   * round trip at a time. */
+  if (st == HYFFT_SUCCESS && o->overlap && hy_ooc_overlap_setup(plan) != HYFFT_SUCCESS) {
+    hy_ooc_unoverlap(plan);
+    hy_error_clear();
+  }
   if (st != HYFFT_SUCCESS) hy_ooc_destroy(plan);
   return st;
 }
 
 int64_t hy_ooc_pieces(const struct hyfft_plan_s *plan, int sweep) {
   return plan->ooc && sweep >= 0 && sweep < 2 ? plan->ooc->sweep[sweep].count : 0;
+}
+
+int hy_ooc_overlapped(const struct hyfft_plan_s *plan) {
+  return plan->ooc && plan->ooc->overlap;
 }
 
 /* ---- packing --------------------------------------------------------------- */
@@ -412,13 +494,88 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const vo
   return st;
 }
 
-hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void *queue) {
+/* One sweep double-buffered on the plan's two queues:
+ *
+ *   CPU:        wait down(k-2), unpack k-2   pack k -> pin[k%2]
+ *   queue k%2:  upload k  [wait compute(k-1)]  compute k  download k -> pin[k%2]
+ *
+ * so that piece k's copies overlap piece k-1's compute and the CPU's
+ * packing overlaps both. Piece k reuses the device buffer and pinned
+ * buffer of piece k-2, whose download the CPU has waited for. */
+static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, const void *src,
+                                       const hy_ooc_side *src_side, void *dst, void *queue) {
   const struct hy_ooc *o = plan->ooc;
+  const hy_ooc_sweep *sw = &o->sweep[sweep];
+  const hy_backend *b = plan->context->backend;
+  void *dev = plan->context->device;
+  size_t bytes = (size_t)sw->per * sw->unit_bytes;
+  void *d[2] = {NULL, NULL}, *work[2] = {NULL, NULL};
+  hy_status st = HYFFT_SUCCESS;
+  for (int i = 0; i < 2 && st == HYFFT_SUCCESS; i++)
+    if (i < sw->count) st = b->alloc(dev, bytes, &d[i]);
+  for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++)
+    if (sw->work_elems[w] > 0) st = b->alloc(dev, (size_t)sw->work_elems[w] * o->elem, &work[w]);
+  /* Work the caller queued before this call comes first. */
+  if (st == HYFFT_SUCCESS) st = b->event_record(dev, o->ev_start, queue);
+  for (int q = 0; q < 2 && st == HYFFT_SUCCESS; q++) st = b->queue_wait(dev, o->queues[q], o->ev_start);
+  int64_t k;
+  for (k = 0; k < sw->count && st == HYFFT_SUCCESS; k++) {
+    int slot = (int)(k & 1), other = slot ^ 1;
+    void *q = o->queues[slot];
+    int last = k == sw->count - 1;
+    int64_t n = last ? sw->last : sw->per;
+    const hy_ooc_sub *sub = &sw->sub[last && sw->nsub == 2 ? 1 : 0];
+    size_t piece = (size_t)n * sw->unit_bytes;
+    if (k >= 2) {
+      st = b->event_wait(dev, o->ev_down[slot]);
+      if (st != HYFFT_SUCCESS) break;
+      hy_ooc_move(o, sweep, dst, &o->out, o->pin[slot], (k - 2) * sw->per, sw->per, 0);
+    }
+    hy_ooc_move(o, sweep, (char *)(uintptr_t)src, src_side, o->pin[slot], k * sw->per, n, 1);
+    st = b->write(dev, q, d[slot], 0, o->pin[slot], piece, 0);
+    if (st == HYFFT_SUCCESS && k >= 1) st = b->queue_wait(dev, q, o->ev_comp[other]);
+    if (st == HYFFT_SUCCESS) {
+      void *buffers[HY_BUF_COUNT] = {d[slot], d[slot], work[0], work[1]};
+      st = b->execute(dev, sub->state, &sub->tree, buffers, q);
+    }
+    if (st == HYFFT_SUCCESS) st = b->event_record(dev, o->ev_comp[slot], q);
+    if (st == HYFFT_SUCCESS) st = b->read(dev, q, d[slot], 0, o->pin[slot], piece, 0);
+    if (st == HYFFT_SUCCESS) st = b->event_record(dev, o->ev_down[slot], q);
+  }
+  /* The last two pieces (or one) are still in their pinned buffers. */
+  for (k = sw->count >= 2 ? sw->count - 2 : 0; k < sw->count && st == HYFFT_SUCCESS; k++) {
+    int slot = (int)(k & 1);
+    int64_t n = k == sw->count - 1 ? sw->last : sw->per;
+    st = b->event_wait(dev, o->ev_down[slot]);
+    if (st == HYFFT_SUCCESS) hy_ooc_move(o, sweep, dst, &o->out, o->pin[slot], k * sw->per, n, 0);
+  }
+  /* Also after an error: nothing may still use the buffers below, or the
+   * pinned ones when the next execution takes them. */
+  for (int q = 0; q < 2; q++) {
+    hy_status sq = b->synchronize(dev, o->queues[q]);
+    if (st == HYFFT_SUCCESS) st = sq;
+  }
+  for (int w = 0; w < 2; w++)
+    if (work[w]) b->release(dev, work[w]);
+  for (int i = 0; i < 2; i++)
+    if (d[i]) b->release(dev, d[i]);
+  return st;
+}
+
+hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void *queue) {
+  struct hy_ooc *o = plan->ooc;
   /* Sweep 1 reads the input and writes every output element once (in
    * place a slab's elements belong to no other slab); sweep 2 works on the
    * output alone. */
-  HY_TRY(hy_ooc_sweep_run(plan, 0, in, &o->in, out, queue));
-  return hy_ooc_sweep_run(plan, 1, out, &o->out, out, queue);
+  if (!o->overlap) {
+    HY_TRY(hy_ooc_sweep_run(plan, 0, in, &o->in, out, queue));
+    return hy_ooc_sweep_run(plan, 1, out, &o->out, out, queue);
+  }
+  pthread_mutex_lock(&o->lock);
+  hy_status st = hy_ooc_sweep_pipeline(plan, 0, in, &o->in, out, queue);
+  if (st == HYFFT_SUCCESS) st = hy_ooc_sweep_pipeline(plan, 1, out, &o->out, out, queue);
+  pthread_mutex_unlock(&o->lock);
+  return st;
 }
 
 hy_status hy_ooc_wait(struct hyfft_plan_s *plan) {
@@ -443,21 +600,23 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                     o->whole, (long long)o->budget, o->from);
   hy_strbuf_appendf(sb,
                     "    sweep 1: %lld slab%s of %lld rows of dim 0 (last %lld; %lld rows in all), "
-                    "%zu bytes of data each, %zu with workspace; the other dims on the device\n",
+                    "%zu bytes of data each, %zu on the device at once; the other dims there\n",
                     (long long)s1->count, s1->count == 1 ? "" : "s", (long long)s1->per,
                     (long long)s1->last, (long long)s1->units, (size_t)s1->per * s1->unit_bytes,
                     s1->peak);
   hy_strbuf_appendf(sb,
                     "    sweep 2: %lld block%s of %lld columns (last %lld; %lld columns in all), "
-                    "%zu bytes of data each, %zu with workspace; dim 0 (%lld points) on the "
-                    "device\n",
+                    "%zu bytes of data each, %zu on the device at once; dim 0 (%lld points) "
+                    "there\n",
                     (long long)s2->count, s2->count == 1 ? "" : "s", (long long)s2->per,
                     (long long)s2->last, (long long)s2->units, (size_t)s2->per * s2->unit_bytes,
                     s2->peak, (long long)o->n0);
   hy_strbuf_appendf(sb,
                     "    bus: %zu bytes to the device, %zu bytes back (every element twice each "
-                    "way); pieces packed on the host, copies not overlapped with compute\n",
-                    2 * total, 2 * total);
+                    "way); pieces packed on the host, %s\n",
+                    2 * total, 2 * total,
+                    o->overlap ? "double-buffered on two queues (copies overlap compute)"
+                               : "one blocking round trip each (copies not overlapped)");
   for (int k = 0; k < 2; k++) {
     const hy_ooc_sweep *sw = &o->sweep[k];
     for (int i = 0; i < sw->nsub; i++) {

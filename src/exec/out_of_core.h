@@ -51,5 +51,7 @@ hy_status hy_ooc_source(const struct hyfft_plan_s *plan, hy_strbuf *sb);
 
 /* Pieces of sweep 0 or 1 (tests; 0 for a plan that is not out of core). */
 int64_t hy_ooc_pieces(const struct hyfft_plan_s *plan, int sweep);
+/* 1 when the plan's pieces are double-buffered on two queues (tests). */
+int hy_ooc_overlapped(const struct hyfft_plan_s *plan);
 
 #endif /* HY_EXEC_OUT_OF_CORE_H */
