@@ -10,11 +10,15 @@
  *     the device, since their data alone exceed it;
  *   - results equal to a plain CPU plan's for 2D, 3D, batched, in place,
  *     strided (with output gaps left alone), scaled, f32 and f64, both
- *     directions, with the device peak within the budget;
+ *     directions, with the device peak within the budget, and the same
+ *     bits from two threads at once; one round trip per piece (no hooks,
+ *     as on OpenCL) and double-buffered (the staging hooks, synchronous
+ *     fakes, as CUDA's), and HYFFT_STAGING=simple;
  *   - a slab that does not fit: HYFFT_OUT_OF_MEMORY with the bytes needed
  *     and the budget; problems the file does not take: HYFFT_NOT_SUPPORTED
  *     with the reason, under a user limit only. */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +58,64 @@ static void fake_release(void *device, void *buffer) {
   free(p);
 }
 
-static hy_backend fake;
+/* The staging hooks, synchronous like the CPU backend's copies: they make
+ * plans take the double-buffered path, whose order of pieces, slots and
+ * events they check only as far as a synchronous device can. */
+static atomic_int live_pinned, live_queues, live_events, waits;
+
+static hy_status fake_host_alloc(void *device, size_t bytes, void **host) {
+  (void)device;
+  *host = malloc(bytes ? bytes : 1);
+  if (!*host) return hy_error(HYFFT_OUT_OF_MEMORY, "fake host_alloc");
+  atomic_fetch_add(&live_pinned, 1);
+  return HYFFT_SUCCESS;
+}
+static void fake_host_release(void *device, void *host) {
+  (void)device;
+  free(host);
+  atomic_fetch_sub(&live_pinned, 1);
+}
+static hy_status fake_queue_create(void *device, void **queue) {
+  (void)device;
+  *queue = malloc(1);
+  atomic_fetch_add(&live_queues, 1);
+  return HYFFT_SUCCESS;
+}
+static void fake_queue_release(void *device, void *queue) {
+  (void)device;
+  free(queue);
+  atomic_fetch_sub(&live_queues, 1);
+}
+static hy_status fake_event_create(void *device, void **event) {
+  (void)device;
+  *event = malloc(1);
+  atomic_fetch_add(&live_events, 1);
+  return HYFFT_SUCCESS;
+}
+static void fake_event_release(void *device, void *event) {
+  (void)device;
+  free(event);
+  atomic_fetch_sub(&live_events, 1);
+}
+static hy_status fake_event_record(void *device, void *event, void *queue) {
+  (void)device, (void)event, (void)queue;
+  return HYFFT_SUCCESS;
+}
+static hy_status fake_queue_wait(void *device, void *queue, void *event) {
+  (void)device, (void)queue, (void)event;
+  return HYFFT_SUCCESS;
+}
+static hy_status fake_event_wait(void *device, void *event) {
+  (void)device, (void)event;
+  atomic_fetch_add(&waits, 1);
+  return HYFFT_SUCCESS;
+}
+
+static hy_backend fake, fake_hooks;
+
+static void use_hooks(hyfft_context gpu, int on) {
+  gpu->backend = on ? &fake_hooks : &fake;
+}
 
 static void set_limit(const char *value) {
   if (value)
@@ -111,15 +172,41 @@ static int describes_ooc(hyfft_plan plan) {
 
 /* ---- cases -------------------------------------------------------------- */
 
+typedef struct thread_arg {
+  hyfft_plan plan;
+  const void *in, *out_init, *want;
+  size_t buf_bytes, out_bytes;
+  int inplace, failures;
+} thread_arg;
+
+/* Two runs from the same input, each bit for bit equal to `want`. */
+static void *run_thread(void *v) {
+  thread_arg *a = v;
+  char *in = malloc(a->buf_bytes), *out = malloc(a->buf_bytes);
+  for (int r = 0; r < 2 && in && out; r++) {
+    memcpy(in, a->in, a->buf_bytes);
+    memcpy(out, a->out_init, a->buf_bytes);
+    char *o = a->inplace ? in : out;
+    if (hyfft_execute(a->plan, in, o) != HYFFT_SUCCESS || memcmp(o, a->want, a->out_bytes) != 0)
+      a->failures++;
+  }
+  if (!in || !out) a->failures++;
+  free(in);
+  free(out);
+  return NULL;
+}
+
 /* `token` under `limit` on the fake GPU against a plain CPU plan; the plan
  * must be out of core (ooc) or not, and no execution may hold more device
- * memory than the limit. */
+ * memory than the limit. Out of core, two threads then run the plan at
+ * once. */
 static void run_case(hyfft_context cpu, hyfft_context gpu, const char *token, const char *limit,
                      int64_t limit_bytes, int ooc) {
   hyfft_problem u;
   CHECK_OK(hyfft_problem_parse(token, &u));
   hyfft_plan ref = NULL, plan = NULL;
   CHECK_OK(hyfft_plan_create(cpu, &u, HYFFT_ESTIMATE, &ref));
+  int simple = hy_settings_get()->staging_simple;
   set_limit(limit);
   CHECK_OK(hyfft_plan_create(gpu, &u, HYFFT_ESTIMATE, &plan));
   set_limit(NULL);
@@ -128,26 +215,32 @@ static void run_case(hyfft_context cpu, hyfft_context gpu, const char *token, co
     if (plan) hyfft_plan_destroy(plan);
     return;
   }
+  int hooks = gpu->backend == &fake_hooks;
   CHECK((plan->ooc != NULL) == ooc, "%s under %s: out of core %d, expected %d", token, limit,
         plan->ooc != NULL, ooc);
   CHECK(describes_ooc(plan) == ooc, "%s under %s: the description says out of core: %d", token,
         limit, describes_ooc(plan));
-  if (ooc)
+  if (ooc) {
+    CHECK(hy_ooc_overlapped(plan) == (hooks && !simple), "%s under %s: overlapped %d with%s hooks%s",
+          token, limit, hy_ooc_overlapped(plan), hooks ? "" : "out",
+          simple ? ", HYFFT_STAGING=simple" : "");
     CHECK(hy_ooc_pieces(plan, 0) >= 2 && hy_ooc_pieces(plan, 1) >= 2,
           "%s under %s: %lld slabs, %lld blocks", token, limit, (long long)hy_ooc_pieces(plan, 0),
           (long long)hy_ooc_pieces(plan, 1));
+  }
   const hy_problem *p = &plan->problem;
   size_t in_bytes = (size_t)p->in_extent * hy_problem_in_elem_size(p);
   size_t out_bytes = (size_t)p->out_extent * hy_problem_out_elem_size(p);
   size_t buf_bytes = in_bytes > out_bytes ? in_bytes : out_bytes;
   int f64 = p->precision == HYFFT_F64;
-  void *in = malloc(buf_bytes), *in2 = malloc(buf_bytes);
+  void *in = malloc(buf_bytes), *in2 = malloc(buf_bytes), *out_init = malloc(buf_bytes);
   void *want = malloc(buf_bytes), *got = malloc(buf_bytes);
   (f64 ? fill64 : fill)(in, buf_bytes, 12345);
   memcpy(in2, in, buf_bytes);
   /* Output gaps keep their contents: start both from the same bytes. */
-  (f64 ? fill64 : fill)(want, buf_bytes, 777);
-  memcpy(got, want, buf_bytes);
+  (f64 ? fill64 : fill)(out_init, buf_bytes, 777);
+  memcpy(want, out_init, buf_bytes);
+  memcpy(got, out_init, buf_bytes);
   long long base = atomic_load(&live_bytes);
   atomic_store(&peak_bytes, base);
   if (p->inplace) {
@@ -163,16 +256,48 @@ static void run_case(hyfft_context cpu, hyfft_context gpu, const char *token, co
   }
   double d = rel_diff(got, want, out_bytes, f64);
   CHECK(d < (f64 ? 1e-12 : 2e-5), "%s under %s: differs from the CPU by %.3g", token, limit, d);
-  if (ooc)
+  if (ooc) {
     CHECK(atomic_load(&peak_bytes) - base <= limit_bytes,
           "%s under %s: the execution held %lld device bytes", token, limit,
           (long long)(atomic_load(&peak_bytes) - base));
+    pthread_t t[2];
+    thread_arg a[2];
+    for (int i = 0; i < 2; i++) {
+      a[i] = (thread_arg){plan, in, out_init, got, buf_bytes, out_bytes, p->inplace, 0};
+      pthread_create(&t[i], NULL, run_thread, &a[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+      pthread_join(t[i], NULL);
+      CHECK(a[i].failures == 0, "%s under %s: thread %d: %d bad runs", token, limit, i,
+            a[i].failures);
+    }
+  }
   free(in);
   free(in2);
+  free(out_init);
   free(want);
   free(got);
   CHECK_OK(hyfft_plan_destroy(ref));
   CHECK_OK(hyfft_plan_destroy(plan));
+}
+
+/* The out-of-core cases, on the backend `gpu` has now. */
+static void run_cases(hyfft_context cpu, hyfft_context gpu) {
+  /* 2D, 3D, batched, in place, both precisions and directions. */
+  run_case(cpu, gpu, "c2c:f32:fwd:64x48", "8K", 8192, 1);
+  run_case(cpu, gpu, "c2c:f64:bwd:30x20:ip", "3K", 3072, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:8x12x10:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f64:fwd:12x10x6:b2:ip", "6K", 6144, 1);
+  run_case(cpu, gpu, "c2c:f32:bwd:20x30:scale=1/N", "2K", 2048, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:17x13:b5", "1K", 1024, 1); /* odd sizes, short last pieces */
+  /* Strided: padded rows, gaps between batch entries (left alone), dims
+   * in any order in memory, in place with strides. */
+  run_case(cpu, gpu, "c2c:f32:bwd:16x12:b2:is=13,1:os=24,2:idist=300:odist=500", "1K", 1024, 1);
+  run_case(cpu, gpu, "c2c:f64:fwd:7x9x11:is=110,11,1:os=1,7,63", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:10x12:b3:ip:is=14,1:os=14,1:idist=150:odist=150", "1K", 1024, 1);
+  /* Within the budget: the ordinary path. */
+  run_case(cpu, gpu, "c2c:f32:fwd:64x48", "1M", 1 << 20, 0);
+  run_case(cpu, gpu, "c2c:f32:fwd:64x48", NULL, 0, 0);
 }
 
 static void test_limit_values(hyfft_context gpu) {
@@ -278,25 +403,37 @@ int main(void) {
   fake.release = fake_release;
   gpu->backend = &fake;
 
+  fake_hooks = fake;
+  fake_hooks.host_alloc = fake_host_alloc;
+  fake_hooks.host_release = fake_host_release;
+  fake_hooks.queue_create = fake_queue_create;
+  fake_hooks.queue_release = fake_queue_release;
+  fake_hooks.event_create = fake_event_create;
+  fake_hooks.event_release = fake_event_release;
+  fake_hooks.event_record = fake_event_record;
+  fake_hooks.queue_wait = fake_queue_wait;
+  fake_hooks.event_wait = fake_event_wait;
+
   test_limit_values(gpu);
   test_suite_problems(gpu);
-  /* 2D, 3D, batched, in place, both precisions and directions. */
-  run_case(cpu, gpu, "c2c:f32:fwd:64x48", "8K", 8192, 1);
-  run_case(cpu, gpu, "c2c:f64:bwd:30x20:ip", "3K", 3072, 1);
+  /* One blocking round trip per piece (OpenCL's way), then double-buffered
+   * (CUDA's), then HYFFT_STAGING=simple with the hooks. */
+  run_cases(cpu, gpu);
+  use_hooks(gpu, 1);
+  run_cases(cpu, gpu);
+  CHECK(atomic_load(&waits) > 0, "the double-buffered path waited for no event");
+  setenv("HYFFT_STAGING", "simple", 1);
+  hy_settings_reload();
   run_case(cpu, gpu, "c2c:f32:fwd:8x12x10:b3", "4K", 4096, 1);
-  run_case(cpu, gpu, "c2c:f64:fwd:12x10x6:b2:ip", "6K", 6144, 1);
-  run_case(cpu, gpu, "c2c:f32:bwd:20x30:scale=1/N", "2K", 2048, 1);
-  run_case(cpu, gpu, "c2c:f32:fwd:17x13:b5", "1K", 1024, 1); /* odd sizes, short last pieces */
-  /* Strided: padded rows, gaps between batch entries (left alone), dims
-   * in any order in memory, in place with strides. */
-  run_case(cpu, gpu, "c2c:f32:bwd:16x12:b2:is=13,1:os=24,2:idist=300:odist=500", "1K", 1024, 1);
-  run_case(cpu, gpu, "c2c:f64:fwd:7x9x11:is=110,11,1:os=1,7,63", "4K", 4096, 1);
-  run_case(cpu, gpu, "c2c:f32:fwd:10x12:b3:ip:is=14,1:os=14,1:idist=150:odist=150", "1K", 1024, 1);
-  /* Within the budget: the ordinary path. */
-  run_case(cpu, gpu, "c2c:f32:fwd:64x48", "1M", 1 << 20, 0);
-  run_case(cpu, gpu, "c2c:f32:fwd:64x48", NULL, 0, 0);
+  unsetenv("HYFFT_STAGING");
+  hy_settings_reload();
   test_refusals(gpu);
+  use_hooks(gpu, 0);
 
+  CHECK(atomic_load(&live_pinned) == 0 && atomic_load(&live_queues) == 0 &&
+            atomic_load(&live_events) == 0,
+        "leaked %d pinned buffers, %d queues, %d events", atomic_load(&live_pinned),
+        atomic_load(&live_queues), atomic_load(&live_events));
   CHECK(atomic_load(&live_buffers) == 0, "%d device buffers leaked", atomic_load(&live_buffers));
   gpu->backend = &hy_backend_cpu;
   CHECK_OK(hyfft_context_destroy(gpu));
