@@ -170,26 +170,23 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
   return hy_problem_make(&u, out);
 }
 
-/* The model's tree for a piece of `count` units into *sub, and the device
- * bytes the piece needs with it. */
+/* The model's tree for a piece of `count` units into *sub. */
 static hy_status hy_ooc_try(const struct hyfft_plan_s *plan, int sweep, int64_t count,
-                            unsigned flags, hy_ooc_sub *sub, size_t *bytes) {
-  const hy_ooc_sweep *sw = &plan->ooc->sweep[sweep];
+                            unsigned flags, hy_ooc_sub *sub) {
   HY_TRY(hy_ooc_sub_problem(plan, sweep, count, &sub->problem));
-  HY_TRY(hy_planner_plan(&sub->problem, &plan->context->caps, flags, &sub->tree));
-  size_t slots = plan->ooc->overlap ? 2 : 1;
-  *bytes = slots * (size_t)count * sw->unit_bytes +
-           (size_t)(sub->tree.work_elems[0] + sub->tree.work_elems[1]) * plan->ooc->elem;
-  return HYFFT_SUCCESS;
+  return hy_planner_plan(&sub->problem, &plan->context->caps, flags, &sub->tree);
 }
 
 /* The largest pieces of a sweep that fit the budget, as near equal as the
- * count allows, and their trees (sw->units and unit_bytes set). */
+ * count allows, and their trees (sw->units and unit_bytes set). A sweep
+ * holds one piece's data (two double-buffered) and the most workspace of
+ * either sub-plan, per work buffer, as hy_ooc_sweep_run allocates them. */
 static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags) {
   struct hy_ooc *o = plan->ooc;
   hy_ooc_sweep *sw = &o->sweep[sweep];
   size_t budget = (size_t)o->budget;
-  size_t room = o->overlap ? budget / 2 : budget;
+  size_t slots = o->overlap ? 2 : 1;
+  size_t room = budget / slots;
   if (o->overlap && room > HY_OOC_MAX_OVERLAP_PIECE) room = HY_OOC_MAX_OVERLAP_PIECE;
   int64_t per = (int64_t)(room / sw->unit_bytes);
   if (per > sw->units) per = sw->units;
@@ -198,15 +195,19 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
     int64_t count = (sw->units + per - 1) / per;
     per = (sw->units + count - 1) / count;
     int64_t last = sw->units - (count - 1) * per;
-    size_t need = 0, need_last = 0;
-    HY_TRY(hy_ooc_try(plan, sweep, per, flags, &sw->sub[0], &need));
-    if (last != per) HY_TRY(hy_ooc_try(plan, sweep, last, flags, &sw->sub[1], &need_last));
-    size_t most = need > need_last ? need : need_last;
+    int nsub = last != per ? 2 : 1;
+    int64_t work[2] = {0, 0};
+    for (int i = 0; i < nsub; i++) {
+      HY_TRY(hy_ooc_try(plan, sweep, i == 0 ? per : last, flags, &sw->sub[i]));
+      for (int w = 0; w < 2; w++)
+        if (sw->sub[i].tree.work_elems[w] > work[w]) work[w] = sw->sub[i].tree.work_elems[w];
+    }
+    size_t most = slots * (size_t)per * sw->unit_bytes + (size_t)(work[0] + work[1]) * o->elem;
     if (most <= budget) {
       sw->per = per;
       sw->count = count;
       sw->last = last;
-      sw->nsub = last != per ? 2 : 1;
+      sw->nsub = nsub;
       sw->peak = most;
       return HYFFT_SUCCESS;
     }
@@ -350,6 +351,13 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   o->sweep[1].unit_bytes = (size_t)o->n0 * o->elem;
   hy_status st = HYFFT_SUCCESS;
   for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_fit(plan, k, flags);
+  /* Where two pieces do not fit but one does, one round trip at a time. */
+  if (st == HYFFT_OUT_OF_MEMORY && o->overlap) {
+    hy_error_clear();
+    o->overlap = 0;
+    st = HYFFT_SUCCESS;
+    for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_fit(plan, k, flags);
+  }
   for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_prepare(plan, k, flags);
   /* Without pinned memory or queues the pieces, sized for two, go one
    * round trip at a time. */
