@@ -422,6 +422,18 @@ int main(void) {
   use_hooks(gpu, 1);
   run_cases(cpu, gpu);
   CHECK(atomic_load(&waits) > 0, "the double-buffered path waited for no event");
+  /* A budget that holds one column (512 bytes) but not two: one round
+   * trip at a time even with the hooks. */
+  set_limit("700");
+  hyfft_plan one = NULL;
+  CHECK_OK(hyfft_plan_token(gpu, "c2c:f32:fwd:64x48", HYFFT_ESTIMATE, &one));
+  if (one) {
+    CHECK(one->ooc && !hy_ooc_overlapped(one) && hy_ooc_pieces(one, 1) == 48,
+          "64x48 under 700 bytes: out of core %d, overlapped %d, %lld blocks", one->ooc != NULL,
+          hy_ooc_overlapped(one), (long long)hy_ooc_pieces(one, 1));
+    CHECK_OK(hyfft_plan_destroy(one));
+  }
+  set_limit(NULL);
   setenv("HYFFT_STAGING", "simple", 1);
   hy_settings_reload();
   run_case(cpu, gpu, "c2c:f32:fwd:8x12x10:b3", "4K", 4096, 1);
