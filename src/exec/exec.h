@@ -47,9 +47,10 @@ struct hyfft_plan_s {
 
 /* Create a plan of `problem` (a user description, validated here) on
  * `context`: its tree, backend state, plan-owned workspace and staging
- * state. `tree` NULL chooses the tree (hy_exec_choose: wisdom, measuring,
- * the cost model); otherwise that tree is used as is (the measuring
- * planner builds its candidates so). The plan holds a reference to the
+ * state, or, for a host problem over the device memory budget, the
+ * out-of-core sweeps instead (exec/out_of_core.c). `tree` NULL chooses the
+ * tree (hy_exec_choose: wisdom, measuring, the cost model); otherwise that
+ * tree is used as is (the measuring planner builds its candidates so). The plan holds a reference to the
  * context. api/plan.c wraps this for the public call and registers the
  * handle. */
 hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_problem *problem,

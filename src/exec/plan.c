@@ -1,7 +1,8 @@
 /* Plans below the public API: creation from a user description (tree
  * chosen or given), destruction, and waiting for background compiles.
- * api/plan.c, the measuring planner (exec/choose.c) and staging
- * (exec/staging.c) all build plans through these. */
+ * api/plan.c, the measuring planner (exec/choose.c), staging
+ * (exec/staging.c) and out-of-core plans (exec/out_of_core.c) all build
+ * plans through these. */
 #include <stdlib.h>
 
 #include "exec/choose.h"
