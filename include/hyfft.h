@@ -281,7 +281,12 @@ HYFFT_API hyfft_status hyfft_execute(hyfft_plan plan, const void *in, void *out)
  * NULL means the context's own queue) and return. `workspace` may be NULL
  * (plan-owned workspace, which serialises concurrent executions of one plan)
  * or a device buffer of hyfft_plan_workspace_size bytes. On the CPU backend
- * this runs synchronously. */
+ * this runs synchronously, and so does a host-memory plan on a GPU: it
+ * returns when the output is in host memory. A host-memory C2C plan of 2 or
+ * 3 dims larger than the device memory budget ($HYFFT_DEVICE_MEMORY_LIMIT,
+ * else the device's memory) runs out of core in slabs and blocks that fit
+ * (docs/design.md section 5); it has no workspace of its own to share
+ * (hyfft_plan_workspace_size gives 0) and ignores `workspace`. */
 HYFFT_API hyfft_status hyfft_execute_async(hyfft_plan plan, const void *in, void *out,
                                            void *workspace, void *queue);
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "exec/out_of_core.h"
 #include "planner/planner.h"
 
 static hy_status hy_check_plan(hyfft_plan plan) {
@@ -238,7 +239,10 @@ hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, si
   hy_strbuf_init(&sb);
   hy_token_print(&plan->problem.user, &sb);
   hy_strbuf_appendf(&sb, " on %s (%s)\n", plan->context->info.spec, plan->context->info.name);
-  hy_plan_tree_describe(&plan->tree, &sb);
+  if (plan->ooc)
+    hy_ooc_describe(plan, &sb);
+  else
+    hy_plan_tree_describe(&plan->tree, &sb);
   if (plan->has_quick) {
     hy_strbuf_append(&sb, "  first tier while the plane kernel compiles:\n");
     hy_plan_tree_describe(&plan->quick, &sb);
@@ -253,7 +257,9 @@ hyfft_status hyfft_plan_source(hyfft_plan plan, char *buf, size_t buf_size, size
   HY_TRY(hy_check_plan(plan));
   hy_strbuf sb;
   hy_strbuf_init(&sb);
-  hy_status st = plan->context->backend->plan_source(plan->context->device, plan->backend_state, &sb);
+  hy_status st = plan->ooc ? hy_ooc_source(plan, &sb)
+                           : plan->context->backend->plan_source(plan->context->device,
+                                                                 plan->backend_state, &sb);
   if (st == HYFFT_SUCCESS) st = hy_strbuf_export(&sb, buf, buf_size, needed);
   hy_strbuf_free(&sb);
   return st;

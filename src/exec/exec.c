@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "exec/out_of_core.h"
 #include "exec/staging.h"
 
 static size_t hy_complex_size(const hy_problem *p) {
@@ -172,7 +173,9 @@ hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void
   if (out != in) HY_TRY(hy_exec_check_memory(plan, out, "output", out_bytes));
   hyfft_context ctx = plan->context;
   hy_status st;
-  if (plan->problem.memory == HYFFT_MEMORY_HOST && ctx->backend->id != HYFFT_BACKEND_CPU)
+  if (plan->ooc)
+    st = hy_ooc_run(plan, in, out, queue);
+  else if (plan->problem.memory == HYFFT_MEMORY_HOST && ctx->backend->id != HYFFT_BACKEND_CPU)
     st = plan->stage ? hy_stage_run(plan, in, out, workspace, queue)
                      : hy_exec_staged(plan, in, out, workspace, queue);
   else

@@ -39,13 +39,18 @@ struct hyfft_plan_s {
    * buffers and the chunked, overlapped pipeline (exec/staging.c); NULL
    * otherwise, and host data then goes the simple per-call way. */
   struct hy_stage *stage;
+  /* Host C2C plans larger than the device memory budget: two sweeps of
+   * sub-plans over slabs and blocks (exec/out_of_core.c). The plan then has
+   * no tree, backend state, workspace or stage of its own. NULL otherwise. */
+  struct hy_ooc *ooc;
 };
 
 /* Create a plan of `problem` (a user description, validated here) on
  * `context`: its tree, backend state, plan-owned workspace and staging
- * state. `tree` NULL chooses the tree (hy_exec_choose: wisdom, measuring,
- * the cost model); otherwise that tree is used as is (the measuring
- * planner builds its candidates so). The plan holds a reference to the
+ * state, or, for a host problem over the device memory budget, the
+ * out-of-core sweeps instead (exec/out_of_core.c). `tree` NULL chooses the
+ * tree (hy_exec_choose: wisdom, measuring, the cost model); otherwise that
+ * tree is used as is (the measuring planner builds its candidates so). The plan holds a reference to the
  * context. api/plan.c wraps this for the public call and registers the
  * handle. */
 hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_problem *problem,

@@ -1,11 +1,13 @@
 /* Plans below the public API: creation from a user description (tree
  * chosen or given), destruction, and waiting for background compiles.
- * api/plan.c, the measuring planner (exec/choose.c) and staging
- * (exec/staging.c) all build plans through these. */
+ * api/plan.c, the measuring planner (exec/choose.c), staging
+ * (exec/staging.c) and out-of-core plans (exec/out_of_core.c) all build
+ * plans through these. */
 #include <stdlib.h>
 
 #include "exec/choose.h"
 #include "exec/exec.h"
+#include "exec/out_of_core.h"
 #include "exec/staging.h"
 #include "planner/planner.h"
 
@@ -56,6 +58,16 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
     p->problem.destroy_input = 1;
   if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
     st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
+  /* A host problem over the device memory budget becomes two sweeps of
+   * sub-plans (exec/out_of_core.c) and has no tree of its own. */
+  p->context = context;
+  if (st == HYFFT_SUCCESS && !tree) st = hy_ooc_create(p, flags);
+  if (st == HYFFT_SUCCESS && p->ooc) {
+    pthread_mutex_init(&p->work_lock, NULL);
+    atomic_fetch_add(&context->refs, 1);
+    *plan = p;
+    return HYFFT_SUCCESS;
+  }
   if (st == HYFFT_SUCCESS)
     st = hy_exec_plan_prepare(context, &p->problem, flags, tree, &p->tree, &p->quick,
                               &p->has_quick, &p->backend_state);
@@ -99,6 +111,13 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
 
 void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
+  if (plan->ooc) {
+    hy_ooc_destroy(plan);
+    pthread_mutex_destroy(&plan->work_lock);
+    hy_context_release(plan->context);
+    free(plan);
+    return;
+  }
   hy_stage_destroy(plan);
   for (int w = 0; w < 2; w++)
     if (plan->work[w]) b->release(plan->context->device, plan->work[w]);
@@ -110,6 +129,7 @@ void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
 
 hy_status hy_exec_plan_wait(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
+  if (plan->ooc) return hy_ooc_wait(plan);
   if (b->plan_wait) HY_TRY(b->plan_wait(plan->context->device, plan->backend_state));
   return hy_stage_wait(plan);
 }

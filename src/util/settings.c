@@ -21,6 +21,7 @@ static const struct {
     {"HYFFT_MEASURE", offsetof(hy_settings, measure_raw)},
     {"HYFFT_MEASURE_BUDGET", offsetof(hy_settings, measure_budget_raw)},
     {"HYFFT_STAGING", offsetof(hy_settings, staging)},
+    {"HYFFT_DEVICE_MEMORY_LIMIT", offsetof(hy_settings, device_memory_limit_raw)},
     {"HYFFT_NUM_THREADS", offsetof(hy_settings, num_threads_raw)},
     {"HYFFT_CACHE_DIR", offsetof(hy_settings, cache_dir)},
     {"XDG_CACHE_HOME", offsetof(hy_settings, xdg_cache_home)},
@@ -63,12 +64,34 @@ static int hy_settings_is(const char *raw, const char *value) {
   return raw && strcmp(raw, value) == 0;
 }
 
+/* A byte count: decimal digits and an optional K, M or G (either case,
+ * powers of 1024). Returns the count, or -1 when the text is anything
+ * else, zero, or overflows int64. */
+static int64_t hy_settings_bytes(const char *raw) {
+  int64_t v = 0;
+  const char *c = raw;
+  if (*c < '0' || *c > '9') return -1;
+  for (; *c >= '0' && *c <= '9'; c++) {
+    if (v > (INT64_MAX - (*c - '0')) / 10) return -1;
+    v = v * 10 + (*c - '0');
+  }
+  int shift = 0;
+  if (*c == 'K' || *c == 'k') shift = 10;
+  if (*c == 'M' || *c == 'm') shift = 20;
+  if (*c == 'G' || *c == 'g') shift = 30;
+  if (shift) c++;
+  if (*c != '\0' || v == 0 || v > (INT64_MAX >> shift)) return -1;
+  return v << shift;
+}
+
 /* The parsed fields, from the raw ones. */
 static void hy_settings_parse(hy_settings *s) {
   s->measure = s->measure_raw && strcmp(s->measure_raw, "0") != 0;
   double budget = s->measure_budget_raw ? atof(s->measure_budget_raw) : 0;
   s->measure_budget = budget > 0 ? budget : HY_SETTINGS_MEASURE_BUDGET_DEFAULT;
   s->staging_simple = hy_settings_is(s->staging, "simple");
+  s->device_memory_limit =
+      s->device_memory_limit_raw ? hy_settings_bytes(s->device_memory_limit_raw) : 0;
   s->num_threads = 0;
   if (s->num_threads_raw) {
     long n = strtol(s->num_threads_raw, NULL, 10);

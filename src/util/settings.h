@@ -27,6 +27,11 @@ typedef struct hy_settings {
   double measure_budget;         /* seconds (atof); HY_SETTINGS_MEASURE_BUDGET_DEFAULT unless > 0 */
   const char *staging;           /* HYFFT_STAGING */
   int staging_simple;            /* 1 when "simple": host data goes the per-call way */
+  const char *device_memory_limit_raw; /* HYFFT_DEVICE_MEMORY_LIMIT */
+  /* Bytes of device memory a plan may use (digits with an optional K, M or
+   * G suffix, powers of 1024); 0 when unset, -1 when set but not a
+   * positive byte count (plan creation then fails, naming the variable). */
+  int64_t device_memory_limit;
 
   /* ---- util/: threads and the disk cache -------------------------------- */
   const char *num_threads_raw;   /* HYFFT_NUM_THREADS */

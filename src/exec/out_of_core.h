@@ -1,0 +1,57 @@
+/* Host C2C transforms larger than the device memory budget (DESIGN.md
+ * section 5): a rank-2 or rank-3 problem, batched or not, goes through the
+ * device in two sweeps of sub-plans instead of being staged whole.
+ *
+ *   sweep 1: slabs of dim 0 (ranges of the index pairs (batch, i0)), each
+ *            with all the other transform dims done by one sub-plan, from
+ *            the host input to the host output;
+ *   sweep 2: the length-n0 transforms of dim 0, over blocks of the
+ *            remaining index space (batch x the other dims), in place on
+ *            the host output.
+ *
+ * Pieces are packed into contiguous host buffers, so any positive user
+ * strides work; the budget is HYFFT_DEVICE_MEMORY_LIMIT, else the device's
+ * global memory. */
+#ifndef HY_EXEC_OUT_OF_CORE_H
+#define HY_EXEC_OUT_OF_CORE_H
+
+#include "util/hy_util.h"
+
+struct hyfft_plan_s;
+struct hyfft_context_s;
+
+/* The device memory budget of a context in bytes (0: none known), and
+ * where it comes from (a static string). HYFFT_INVALID_ARGUMENT when
+ * HYFFT_DEVICE_MEMORY_LIMIT is set but not a positive byte count. */
+hy_status hy_ooc_budget(const struct hyfft_context_s *context, int64_t *budget,
+                        const char **from);
+
+/* Plan hook, after plan->context and plan->problem are set and before the
+ * plan's own tree is prepared. Leaves plan->ooc NULL when the problem is
+ * not a host problem on a GPU backend or fits the budget whole; otherwise
+ * builds the two sweeps' sub-plans into plan->ooc. Fails with
+ * HYFFT_OUT_OF_MEMORY when not even one slab or block fits the budget,
+ * and with HYFFT_NOT_SUPPORTED when HYFFT_DEVICE_MEMORY_LIMIT is set, the
+ * problem does not fit it and it is not one this file handles. */
+hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags);
+void hy_ooc_destroy(struct hyfft_plan_s *plan);
+
+/* Run an out-of-core plan on host data; returns when the output is in host
+ * memory. Work queued on `queue` before the call comes first. */
+hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void *queue);
+
+/* plan_wait on the sub-plans. */
+hy_status hy_ooc_wait(struct hyfft_plan_s *plan);
+
+/* The decomposition (pieces per sweep, their sizes, bytes over the bus
+ * each way) and the sub-plans' trees, for hyfft_plan_describe. */
+void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb);
+/* The sub-plans' generated sources, for hyfft_plan_source. */
+hy_status hy_ooc_source(const struct hyfft_plan_s *plan, hy_strbuf *sb);
+
+/* Pieces of sweep 0 or 1 (tests; 0 for a plan that is not out of core). */
+int64_t hy_ooc_pieces(const struct hyfft_plan_s *plan, int sweep);
+/* 1 when the plan's pieces are double-buffered on two queues (tests). */
+int hy_ooc_overlapped(const struct hyfft_plan_s *plan);
+
+#endif /* HY_EXEC_OUT_OF_CORE_H */

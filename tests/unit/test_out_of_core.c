@@ -1,0 +1,454 @@
+/* Unit tests of out-of-core plans (src/exec/out_of_core.c) without a GPU,
+ * on a fake GPU backend: the CPU backend's table with a GPU id and an
+ * allocator that counts live device bytes, so that every execution's peak
+ * can be held against the budget.
+ *   - HYFFT_DEVICE_MEMORY_LIMIT: suffixes, and bad values refused at plan
+ *     creation with HYFFT_INVALID_ARGUMENT naming the variable;
+ *   - the decision: over the budget a plan is out of core (its description
+ *     says so), within it it is not; the problems of the OpenCL suite
+ *     opencl.paths.out_of_core are out of core under its limit whatever
+ *     the device, since their data alone exceed it;
+ *   - results equal to a plain CPU plan's for 2D, 3D, batched, in place,
+ *     strided (with output gaps left alone), scaled, f32 and f64, both
+ *     directions, with the device peak within the budget, and the same
+ *     bits from two threads at once; one round trip per piece (no hooks,
+ *     as on OpenCL) and double-buffered (the staging hooks, synchronous
+ *     fakes, as CUDA's), and HYFFT_STAGING=simple;
+ *   - a slab that does not fit: HYFFT_OUT_OF_MEMORY with the bytes needed
+ *     and the budget; problems the file does not take: HYFFT_NOT_SUPPORTED
+ *     with the reason, under a user limit only. */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/settings.h"
+#include "check.h"
+#include "exec/exec.h"
+#include "exec/out_of_core.h"
+
+/* ---- the fake GPU backend ------------------------------------------------- */
+
+static atomic_llong live_bytes, peak_bytes;
+static atomic_int live_buffers;
+
+/* Buffers carry their size in a 64-byte header. */
+static hy_status fake_alloc(void *device, size_t bytes, void **buffer) {
+  (void)device;
+  char *p = aligned_alloc(64, 64 + ((bytes + 63) / 64) * 64);
+  if (!p) return hy_error(HYFFT_OUT_OF_MEMORY, "fake alloc of %zu bytes", bytes);
+  memcpy(p, &bytes, sizeof bytes);
+  long long now = atomic_fetch_add(&live_bytes, (long long)bytes) + (long long)bytes;
+  long long peak = atomic_load(&peak_bytes);
+  while (now > peak && !atomic_compare_exchange_weak(&peak_bytes, &peak, now)) {
+  }
+  atomic_fetch_add(&live_buffers, 1);
+  *buffer = p + 64;
+  return HYFFT_SUCCESS;
+}
+
+static void fake_release(void *device, void *buffer) {
+  (void)device;
+  char *p = (char *)buffer - 64;
+  size_t bytes;
+  memcpy(&bytes, p, sizeof bytes);
+  atomic_fetch_sub(&live_bytes, (long long)bytes);
+  atomic_fetch_sub(&live_buffers, 1);
+  free(p);
+}
+
+/* The staging hooks, synchronous like the CPU backend's copies: they make
+ * plans take the double-buffered path, whose order of pieces, slots and
+ * events they check only as far as a synchronous device can. */
+static atomic_int live_pinned, live_queues, live_events, waits;
+
+static hy_status fake_host_alloc(void *device, size_t bytes, void **host) {
+  (void)device;
+  *host = malloc(bytes ? bytes : 1);
+  if (!*host) return hy_error(HYFFT_OUT_OF_MEMORY, "fake host_alloc");
+  atomic_fetch_add(&live_pinned, 1);
+  return HYFFT_SUCCESS;
+}
+static void fake_host_release(void *device, void *host) {
+  (void)device;
+  free(host);
+  atomic_fetch_sub(&live_pinned, 1);
+}
+static hy_status fake_queue_create(void *device, void **queue) {
+  (void)device;
+  *queue = malloc(1);
+  atomic_fetch_add(&live_queues, 1);
+  return HYFFT_SUCCESS;
+}
+static void fake_queue_release(void *device, void *queue) {
+  (void)device;
+  free(queue);
+  atomic_fetch_sub(&live_queues, 1);
+}
+static hy_status fake_event_create(void *device, void **event) {
+  (void)device;
+  *event = malloc(1);
+  atomic_fetch_add(&live_events, 1);
+  return HYFFT_SUCCESS;
+}
+static void fake_event_release(void *device, void *event) {
+  (void)device;
+  free(event);
+  atomic_fetch_sub(&live_events, 1);
+}
+static hy_status fake_event_record(void *device, void *event, void *queue) {
+  (void)device, (void)event, (void)queue;
+  return HYFFT_SUCCESS;
+}
+static hy_status fake_queue_wait(void *device, void *queue, void *event) {
+  (void)device, (void)queue, (void)event;
+  return HYFFT_SUCCESS;
+}
+static hy_status fake_event_wait(void *device, void *event) {
+  (void)device, (void)event;
+  atomic_fetch_add(&waits, 1);
+  return HYFFT_SUCCESS;
+}
+
+static hy_backend fake, fake_hooks;
+
+static void use_hooks(hyfft_context gpu, int on) {
+  gpu->backend = on ? &fake_hooks : &fake;
+}
+
+static void set_limit(const char *value) {
+  if (value)
+    setenv("HYFFT_DEVICE_MEMORY_LIMIT", value, 1);
+  else
+    unsetenv("HYFFT_DEVICE_MEMORY_LIMIT");
+  hy_settings_reload();
+}
+
+static void fill(void *buf, size_t bytes, unsigned seed) {
+  float *f = buf;
+  for (size_t i = 0; i < bytes / sizeof(float); i++) {
+    seed = seed * 1664525u + 1013904223u;
+    f[i] = (float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+  }
+}
+
+static void fill64(void *buf, size_t bytes, unsigned seed) {
+  double *f = buf;
+  for (size_t i = 0; i < bytes / sizeof(double); i++) {
+    seed = seed * 1664525u + 1013904223u;
+    f[i] = (double)((seed >> 8) & 0xffff) / 65536.0 - 0.5;
+  }
+}
+
+/* Largest |a - b| over largest |b|, elementwise in the problem's type. */
+static double rel_diff(const void *a, const void *b, size_t bytes, int f64) {
+  double num = 0, den = 0;
+  size_t n = bytes / (f64 ? 8 : 4);
+  for (size_t i = 0; i < n; i++) {
+    double x = f64 ? ((const double *)a)[i] : ((const float *)a)[i];
+    double y = f64 ? ((const double *)b)[i] : ((const float *)b)[i];
+    if (!(fabs(x - y) <= num)) num = fabs(x - y);
+    if (fabs(y) > den) den = fabs(y);
+  }
+  return den > 0 ? num / den : num;
+}
+
+static int describes_ooc(hyfft_plan plan) {
+  size_t need = 0;
+  if (hyfft_plan_describe(plan, NULL, 0, &need) != HYFFT_BUFFER_TOO_SMALL &&
+      hyfft_plan_describe(plan, NULL, 0, &need) != HYFFT_SUCCESS)
+    return -1;
+  char *text = malloc(need + 1);
+  if (!text || hyfft_plan_describe(plan, text, need + 1, NULL) != HYFFT_SUCCESS) {
+    free(text);
+    return -1;
+  }
+  int yes = strstr(text, "out of core") != NULL && strstr(text, "sweep 2") != NULL &&
+            strstr(text, "bytes to the device") != NULL;
+  free(text);
+  return yes;
+}
+
+/* ---- cases -------------------------------------------------------------- */
+
+typedef struct thread_arg {
+  hyfft_plan plan;
+  const void *in, *out_init, *want;
+  size_t buf_bytes, out_bytes;
+  int inplace, failures;
+} thread_arg;
+
+/* Two runs from the same input, each bit for bit equal to `want`. */
+static void *run_thread(void *v) {
+  thread_arg *a = v;
+  char *in = malloc(a->buf_bytes), *out = malloc(a->buf_bytes);
+  for (int r = 0; r < 2 && in && out; r++) {
+    memcpy(in, a->in, a->buf_bytes);
+    memcpy(out, a->out_init, a->buf_bytes);
+    char *o = a->inplace ? in : out;
+    if (hyfft_execute(a->plan, in, o) != HYFFT_SUCCESS || memcmp(o, a->want, a->out_bytes) != 0)
+      a->failures++;
+  }
+  if (!in || !out) a->failures++;
+  free(in);
+  free(out);
+  return NULL;
+}
+
+/* `token` under `limit` on the fake GPU against a plain CPU plan; the plan
+ * must be out of core (ooc) or not, and no execution may hold more device
+ * memory than the limit. Out of core, two threads then run the plan at
+ * once. */
+static void run_case(hyfft_context cpu, hyfft_context gpu, const char *token, const char *limit,
+                     int64_t limit_bytes, int ooc) {
+  hyfft_problem u;
+  CHECK_OK(hyfft_problem_parse(token, &u));
+  hyfft_plan ref = NULL, plan = NULL;
+  CHECK_OK(hyfft_plan_create(cpu, &u, HYFFT_ESTIMATE, &ref));
+  int simple = hy_settings_get()->staging_simple;
+  set_limit(limit);
+  CHECK_OK(hyfft_plan_create(gpu, &u, HYFFT_ESTIMATE, &plan));
+  set_limit(NULL);
+  if (!ref || !plan) {
+    if (ref) hyfft_plan_destroy(ref);
+    if (plan) hyfft_plan_destroy(plan);
+    return;
+  }
+  int hooks = gpu->backend == &fake_hooks;
+  CHECK((plan->ooc != NULL) == ooc, "%s under %s: out of core %d, expected %d", token, limit,
+        plan->ooc != NULL, ooc);
+  CHECK(describes_ooc(plan) == ooc, "%s under %s: the description says out of core: %d", token,
+        limit, describes_ooc(plan));
+  if (ooc) {
+    CHECK(hy_ooc_overlapped(plan) == (hooks && !simple), "%s under %s: overlapped %d with%s hooks%s",
+          token, limit, hy_ooc_overlapped(plan), hooks ? "" : "out",
+          simple ? ", HYFFT_STAGING=simple" : "");
+    CHECK(hy_ooc_pieces(plan, 0) >= 2 && hy_ooc_pieces(plan, 1) >= 2,
+          "%s under %s: %lld slabs, %lld blocks", token, limit, (long long)hy_ooc_pieces(plan, 0),
+          (long long)hy_ooc_pieces(plan, 1));
+  }
+  const hy_problem *p = &plan->problem;
+  size_t in_bytes = (size_t)p->in_extent * hy_problem_in_elem_size(p);
+  size_t out_bytes = (size_t)p->out_extent * hy_problem_out_elem_size(p);
+  size_t buf_bytes = in_bytes > out_bytes ? in_bytes : out_bytes;
+  int f64 = p->precision == HYFFT_F64;
+  void *in = malloc(buf_bytes), *in2 = malloc(buf_bytes), *out_init = malloc(buf_bytes);
+  void *want = malloc(buf_bytes), *got = malloc(buf_bytes);
+  (f64 ? fill64 : fill)(in, buf_bytes, 12345);
+  memcpy(in2, in, buf_bytes);
+  /* Output gaps keep their contents: start both from the same bytes. */
+  (f64 ? fill64 : fill)(out_init, buf_bytes, 777);
+  memcpy(want, out_init, buf_bytes);
+  memcpy(got, out_init, buf_bytes);
+  long long base = atomic_load(&live_bytes);
+  atomic_store(&peak_bytes, base);
+  if (p->inplace) {
+    CHECK_OK(hyfft_execute(ref, in2, in2));
+    memcpy(want, in2, buf_bytes);
+    memcpy(in2, in, buf_bytes);
+    CHECK_OK(hyfft_execute(plan, in2, in2));
+    memcpy(got, in2, buf_bytes);
+  } else {
+    CHECK_OK(hyfft_execute(ref, in, want));
+    CHECK_OK(hyfft_execute(plan, in2, got));
+    CHECK(memcmp(in, in2, in_bytes) == 0, "%s: input changed", token);
+  }
+  double d = rel_diff(got, want, out_bytes, f64);
+  CHECK(d < (f64 ? 1e-12 : 2e-5), "%s under %s: differs from the CPU by %.3g", token, limit, d);
+  if (ooc) {
+    CHECK(atomic_load(&peak_bytes) - base <= limit_bytes,
+          "%s under %s: the execution held %lld device bytes", token, limit,
+          (long long)(atomic_load(&peak_bytes) - base));
+    pthread_t t[2];
+    thread_arg a[2];
+    for (int i = 0; i < 2; i++) {
+      a[i] = (thread_arg){plan, in, out_init, got, buf_bytes, out_bytes, p->inplace, 0};
+      pthread_create(&t[i], NULL, run_thread, &a[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+      pthread_join(t[i], NULL);
+      CHECK(a[i].failures == 0, "%s under %s: thread %d: %d bad runs", token, limit, i,
+            a[i].failures);
+    }
+  }
+  free(in);
+  free(in2);
+  free(out_init);
+  free(want);
+  free(got);
+  CHECK_OK(hyfft_plan_destroy(ref));
+  CHECK_OK(hyfft_plan_destroy(plan));
+}
+
+/* The out-of-core cases, on the backend `gpu` has now. */
+static void run_cases(hyfft_context cpu, hyfft_context gpu) {
+  /* 2D, 3D, batched, in place, both precisions and directions. */
+  run_case(cpu, gpu, "c2c:f32:fwd:64x48", "8K", 8192, 1);
+  run_case(cpu, gpu, "c2c:f64:bwd:30x20:ip", "3K", 3072, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:8x12x10:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f64:fwd:12x10x6:b2:ip", "6K", 6144, 1);
+  run_case(cpu, gpu, "c2c:f32:bwd:20x30:scale=1/N", "2K", 2048, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:17x13:b5", "1K", 1024, 1); /* odd sizes, short last pieces */
+  /* Strided: padded rows, gaps between batch entries (left alone), dims
+   * in any order in memory, in place with strides. */
+  run_case(cpu, gpu, "c2c:f32:bwd:16x12:b2:is=13,1:os=24,2:idist=300:odist=500", "1K", 1024, 1);
+  run_case(cpu, gpu, "c2c:f64:fwd:7x9x11:is=110,11,1:os=1,7,63", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:10x12:b3:ip:is=14,1:os=14,1:idist=150:odist=150", "1K", 1024, 1);
+  /* Within the budget: the ordinary path. */
+  run_case(cpu, gpu, "c2c:f32:fwd:64x48", "1M", 1 << 20, 0);
+  run_case(cpu, gpu, "c2c:f32:fwd:64x48", NULL, 0, 0);
+}
+
+static void test_limit_values(hyfft_context gpu) {
+  static const struct { const char *raw; int64_t bytes; } good[] = {
+      {"1024", 1024}, {"3k", 3072}, {"4M", 4 << 20}, {"2G", (int64_t)2 << 30}, {"7m", 7 << 20}};
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    set_limit(good[i].raw);
+    CHECK(hy_settings_get()->device_memory_limit == good[i].bytes, "'%s' read as %lld",
+          good[i].raw, (long long)hy_settings_get()->device_memory_limit);
+  }
+  static const char *const bad[] = {"abc", "4MB", "-1", "0", "1.5M", "99999999999999999999",
+                                    "9000000000G", " 4M", "4 M"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    set_limit(bad[i]);
+    hyfft_plan plan;
+    memset(&plan, 0xA5, sizeof plan);
+    hyfft_status st = hyfft_plan_token(gpu, "c2c:f32:fwd:64x64", HYFFT_ESTIMATE, &plan);
+    CHECK(st == HYFFT_INVALID_ARGUMENT, "limit '%s': plan creation returned %s", bad[i],
+          hyfft_status_name(st));
+    CHECK(strstr(hyfft_last_error(), "HYFFT_DEVICE_MEMORY_LIMIT") != NULL,
+          "limit '%s': message '%s' does not name the variable", bad[i], hyfft_last_error());
+    if (st == HYFFT_SUCCESS) hyfft_plan_destroy(plan);
+  }
+  set_limit(NULL);
+  CHECK(hy_settings_get()->device_memory_limit == 0, "unset limit read as %lld",
+        (long long)hy_settings_get()->device_memory_limit);
+}
+
+/* The OpenCL suite's problems (tests/backend/opencl/CMakeLists.txt,
+ * opencl.paths.out_of_core, limit 1M) are out of core because their data
+ * alone exceed the limit, on any device. */
+static void test_suite_problems(hyfft_context gpu) {
+  static const char *const tokens[] = {"c2c:f32:fwd:512x512", "c2c:f64:bwd:256x300:ip",
+                                       "c2c:f32:fwd:64x64x64", "c2c:f32:bwd:96x80x50:b2",
+                                       "c2c:f32:fwd:1000x600"};
+  set_limit("1M");
+  for (size_t i = 0; i < sizeof tokens / sizeof *tokens; i++) {
+    hyfft_plan plan = NULL;
+    CHECK_OK(hyfft_plan_token(gpu, tokens[i], HYFFT_ESTIMATE, &plan));
+    if (!plan) continue;
+    const hy_problem *p = &plan->problem;
+    size_t data = (size_t)p->in_extent * hy_problem_in_elem_size(p);
+    CHECK(data > ((size_t)1 << 20), "%s: %zu bytes of input fit 1M", tokens[i], data);
+    CHECK(plan->ooc != NULL && describes_ooc(plan) == 1, "%s under 1M is not out of core",
+          tokens[i]);
+    CHECK_OK(hyfft_plan_destroy(plan));
+  }
+  set_limit(NULL);
+}
+
+static void test_refusals(hyfft_context gpu) {
+  /* One row of 4096 f32 points is 32 KiB: no slab fits 16 KiB. */
+  set_limit("16K");
+  hyfft_plan plan;
+  memset(&plan, 0xA5, sizeof plan);
+  hyfft_status st = hyfft_plan_token(gpu, "c2c:f32:fwd:64x4096", HYFFT_ESTIMATE, &plan);
+  CHECK(st == HYFFT_OUT_OF_MEMORY, "64x4096 under 16K: %s", hyfft_status_name(st));
+  CHECK(strstr(hyfft_last_error(), "16384") && strstr(hyfft_last_error(), "32768") &&
+            strstr(hyfft_last_error(), "budget"),
+        "64x4096 under 16K: message '%s' lacks the bytes needed or the budget", hyfft_last_error());
+  unsigned char poison[sizeof plan];
+  memset(poison, 0xA5, sizeof poison);
+  CHECK(memcmp(&plan, poison, sizeof plan) == 0, "the refused plan's handle was written");
+  /* The same for the blocks of sweep 2: a column of 8192 f32 points. */
+  st = hyfft_plan_token(gpu, "c2c:f32:fwd:8192x2", HYFFT_ESTIMATE, &plan);
+  CHECK(st == HYFFT_OUT_OF_MEMORY && strstr(hyfft_last_error(), "block"),
+        "8192x2 under 16K: %s (%s)", hyfft_status_name(st), hyfft_last_error());
+
+  static const struct { const char *token, *reason; } unsupported[] = {
+      {"c2c:f32:fwd:65536", "1D"},
+      {"r2c:f32:256x256", "R2C"},
+      {"c2c:f32:fwd:64x64:b3x5:idist=30000,4096", "batch"},
+      {"c2c:f32:fwd:16x16x16x16", "3"}};
+  for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
+    st = hyfft_plan_token(gpu, unsupported[i].token, HYFFT_ESTIMATE, &plan);
+    CHECK(st == HYFFT_NOT_SUPPORTED && strstr(hyfft_last_error(), unsupported[i].reason) &&
+              strstr(hyfft_last_error(), "HYFFT_DEVICE_MEMORY_LIMIT"),
+          "%s under 16K: %s (%s)", unsupported[i].token, hyfft_status_name(st),
+          hyfft_last_error());
+    if (st == HYFFT_SUCCESS) hyfft_plan_destroy(plan);
+  }
+  /* Without a user limit the budget is the device's memory: these small
+   * problems fit, and nothing is refused. */
+  set_limit(NULL);
+  for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
+    hyfft_plan ok = NULL;
+    CHECK_OK(hyfft_plan_token(gpu, unsupported[i].token, HYFFT_ESTIMATE, &ok));
+    if (ok) {
+      CHECK(ok->ooc == NULL, "%s without a limit is out of core", unsupported[i].token);
+      CHECK_OK(hyfft_plan_destroy(ok));
+    }
+  }
+}
+
+int main(void) {
+  hyfft_context cpu = NULL, gpu = NULL;
+  CHECK_OK(hyfft_context_create("cpu", &cpu));
+  CHECK_OK(hyfft_context_create("cpu", &gpu));
+  if (!cpu || !gpu) return hy_test_summary();
+  fake = *gpu->backend;
+  fake.id = HYFFT_BACKEND_CUDA;
+  fake.alloc = fake_alloc;
+  fake.release = fake_release;
+  gpu->backend = &fake;
+
+  fake_hooks = fake;
+  fake_hooks.host_alloc = fake_host_alloc;
+  fake_hooks.host_release = fake_host_release;
+  fake_hooks.queue_create = fake_queue_create;
+  fake_hooks.queue_release = fake_queue_release;
+  fake_hooks.event_create = fake_event_create;
+  fake_hooks.event_release = fake_event_release;
+  fake_hooks.event_record = fake_event_record;
+  fake_hooks.queue_wait = fake_queue_wait;
+  fake_hooks.event_wait = fake_event_wait;
+
+  test_limit_values(gpu);
+  test_suite_problems(gpu);
+  /* One blocking round trip per piece (OpenCL's way), then double-buffered
+   * (CUDA's), then HYFFT_STAGING=simple with the hooks. */
+  run_cases(cpu, gpu);
+  use_hooks(gpu, 1);
+  run_cases(cpu, gpu);
+  CHECK(atomic_load(&waits) > 0, "the double-buffered path waited for no event");
+  /* A budget that holds one column (512 bytes) but not two: one round
+   * trip at a time even with the hooks. */
+  set_limit("700");
+  hyfft_plan one = NULL;
+  CHECK_OK(hyfft_plan_token(gpu, "c2c:f32:fwd:64x48", HYFFT_ESTIMATE, &one));
+  if (one) {
+    CHECK(one->ooc && !hy_ooc_overlapped(one) && hy_ooc_pieces(one, 1) == 48,
+          "64x48 under 700 bytes: out of core %d, overlapped %d, %lld blocks", one->ooc != NULL,
+          hy_ooc_overlapped(one), (long long)hy_ooc_pieces(one, 1));
+    CHECK_OK(hyfft_plan_destroy(one));
+  }
+  set_limit(NULL);
+  setenv("HYFFT_STAGING", "simple", 1);
+  hy_settings_reload();
+  run_case(cpu, gpu, "c2c:f32:fwd:8x12x10:b3", "4K", 4096, 1);
+  unsetenv("HYFFT_STAGING");
+  hy_settings_reload();
+  test_refusals(gpu);
+  use_hooks(gpu, 0);
+
+  CHECK(atomic_load(&live_pinned) == 0 && atomic_load(&live_queues) == 0 &&
+            atomic_load(&live_events) == 0,
+        "leaked %d pinned buffers, %d queues, %d events", atomic_load(&live_pinned),
+        atomic_load(&live_queues), atomic_load(&live_events));
+  CHECK(atomic_load(&live_buffers) == 0, "%d device buffers leaked", atomic_load(&live_buffers));
+  gpu->backend = &hy_backend_cpu;
+  CHECK_OK(hyfft_context_destroy(gpu));
+  CHECK_OK(hyfft_context_destroy(cpu));
+  return hy_test_summary();
+}
