@@ -165,12 +165,16 @@ static hy_status hy_exec_staged(struct hyfft_plan_s *plan, const void *in, void 
 
 hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
                       void *queue, int blocking) {
+  /* The kind of memory first: address overlaps mean nothing for handles
+   * that are not addresses (cl_mem given to a host plan). */
+  if (in && out) {
+    size_t in_bytes, out_bytes;
+    hy_exec_extents(&plan->problem, &in_bytes, &out_bytes);
+    if (plan->problem.inplace && out_bytes > in_bytes) in_bytes = out_bytes;
+    HY_TRY(hy_exec_check_memory(plan, in, "input", in_bytes));
+    if (out != in) HY_TRY(hy_exec_check_memory(plan, out, "output", out_bytes));
+  }
   HY_TRY(hy_exec_check_pointers(plan, in, out));
-  size_t in_bytes, out_bytes;
-  hy_exec_extents(&plan->problem, &in_bytes, &out_bytes);
-  if (plan->problem.inplace && out_bytes > in_bytes) in_bytes = out_bytes;
-  HY_TRY(hy_exec_check_memory(plan, in, "input", in_bytes));
-  if (out != in) HY_TRY(hy_exec_check_memory(plan, out, "output", out_bytes));
   hyfft_context ctx = plan->context;
   hy_status st;
   if (plan->ooc)
