@@ -369,6 +369,46 @@ static int64_t hy_model_l2_chunk(const hy_plan_tree *tree, const hy_device_caps 
   return budget > 0 ? budget : 0;
 }
 
+/* Rader's convolution (length p - 1) against Bluestein's (a power of two
+ * or a 3-5-smooth length past 2p - 1), with both in one pass: Rader's
+ * shorter convolution moves less data where p - 1 is a power of two times
+ * 1, 3 or 5; with several odd factors in p - 1 Bluestein's length is
+ * faster (measured on the H100, see docs/notes-from-src.md):
+ * hy_rader_length_pays. *out is a copy of pass, turned into
+ * HY_ALGO_RADER where pass is a one-pass Bluestein DFT of a prime n and
+ * the rule, $HYFFT_RADER or the switch rader= says so; returns 1 when it
+ * did that. */
+static int hy_rader_one_pass(const hy_pass *pass, hy_pass *out) {
+  *out = *pass;
+  if (pass->op != HY_PASS_DFT || pass->algo != HY_ALGO_BLUESTEIN || pass->twiddle_loop >= 0 ||
+      pass->fuse != HY_FUSE_NONE)
+    return 0;
+  int64_t n = pass->axis.n;
+  if (n < 3 || n - 1 > 65536 || hy_largest_prime_factor(n) != n) return 0;
+  /* The rule above, then $HYFFT_RADER, then the switch "rader=0/1" from
+   * $HYFFT_KERNEL_SPEC and from the pass's own variant (the tuner tries
+   * both). */
+  hy_kernel_spec probe;
+  memset(&probe, 0, sizeof probe);
+  probe.rader = hy_rader_length_pays(n);
+  const char *env = hy_settings_get()->rader_raw;
+  if (env && strcmp(env, "1") == 0) probe.rader = 1;
+  if (env && strcmp(env, "0") == 0) probe.rader = 0;
+  hy_kernel_spec_apply(&probe, hy_settings_get()->kernel_spec);
+  hy_kernel_spec_apply(&probe, pass->kernel_spec);
+  if (!probe.rader) return 0;
+  int factors[HY_MAX_FACTORS], nf = 0;
+  if (hy_factorize(n - 1, HY_MAX_DIRECT_PRIME, factors, &nf) != HYFFT_SUCCESS) {
+    hy_error_clear();
+    return 0;
+  }
+  out->algo = HY_ALGO_RADER;
+  out->bluestein_m = n - 1;
+  out->nfactors = nf;
+  for (int i = 0; i < nf; i++) out->factors[i] = factors[i];
+  return 1;
+}
+
 hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *caps,
                               hy_plan_tree *tree) {
   tree->specs_ready = 0;

@@ -48,14 +48,6 @@ int hy_planner_quick_tree(const hy_problem *problem, const hy_plan_tree *tree,
 /* 1 when a solver of that name is registered. */
 int hy_planner_solver_known(const char *name);
 
-/* The one-pass Rader rule (solvers/rader.c): *out is a copy of pass,
- * turned into HY_ALGO_RADER where pass is a one-pass Bluestein DFT of a
- * prime n whose n - 1 is a power of two times 1, 3 or 5 (or wherever n - 1
- * is smooth when $HYFFT_RADER=1 or the switch rader=1 asks; never with
- * $HYFFT_RADER=0 or rader=0). Returns 1 when it did that. The planner's
- * finishing step (kernel_model.c) applies it to GPU trees. */
-int hy_rader_one_pass(const hy_pass *pass, hy_pass *out);
-
 /* --- helpers the solvers share (planner/factor.c, planner/cost.c) --- */
 
 /* Radices the codelets provide, and the largest prime factor handled

@@ -2,7 +2,8 @@
  * length p - 1 of the permuted input with a fixed kernel. Two forms: fused
  * into four four-step passes for primes too long for one pass (GPU), and,
  * in the planner's finishing step, one-pass Bluestein passes turned into
- * one-pass Rader where the rule says it pays (hy_rader_one_pass). */
+ * one-pass Rader where the rule says it pays (hy_rader_one_pass, a planner
+ * decision in planner/kernel_model.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,42 +69,4 @@ hy_status hy_fs_rader_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_s
   static const hy_fuse steps[3] = {HY_FUSE_RADER_IN, HY_FUSE_RADER_SPECTRUM_OUT, HY_FUSE_RADER_OUT};
   return hy_fs_fused_chain(c, n, m, n1, n2, src, in_stride, dst, out_stride, nloops, loops, dense,
                            steps, aux);
-}
-
-/* Rader's convolution (length p - 1) against Bluestein's (a power of two
- * or a 3-5-smooth length past 2p - 1), with both in one pass: Rader's
- * shorter convolution moves less data where p - 1 is a power of two times
- * 1, 3 or 5; with several odd factors in p - 1 Bluestein's length is
- * faster (measured on the H100, see docs/notes-from-src.md):
- * hy_rader_length_pays. */
-
-int hy_rader_one_pass(const hy_pass *pass, hy_pass *out) {
-  *out = *pass;
-  if (pass->op != HY_PASS_DFT || pass->algo != HY_ALGO_BLUESTEIN || pass->twiddle_loop >= 0 ||
-      pass->fuse != HY_FUSE_NONE)
-    return 0;
-  int64_t n = pass->axis.n;
-  if (n < 3 || n - 1 > 65536 || hy_largest_prime_factor(n) != n) return 0;
-  /* The rule above, then $HYFFT_RADER, then the switch "rader=0/1" from
-   * $HYFFT_KERNEL_SPEC and from the pass's own variant (the tuner tries
-   * both). */
-  hy_kernel_spec probe;
-  memset(&probe, 0, sizeof probe);
-  probe.rader = hy_rader_length_pays(n);
-  const char *env = hy_settings_get()->rader_raw;
-  if (env && strcmp(env, "1") == 0) probe.rader = 1;
-  if (env && strcmp(env, "0") == 0) probe.rader = 0;
-  hy_kernel_spec_apply(&probe, hy_settings_get()->kernel_spec);
-  hy_kernel_spec_apply(&probe, pass->kernel_spec);
-  if (!probe.rader) return 0;
-  int factors[HY_MAX_FACTORS], nf = 0;
-  if (hy_factorize(n - 1, HY_MAX_DIRECT_PRIME, factors, &nf) != HYFFT_SUCCESS) {
-    hy_error_clear();
-    return 0;
-  }
-  out->algo = HY_ALGO_RADER;
-  out->bluestein_m = n - 1;
-  out->nfactors = nf;
-  for (int i = 0; i < nf; i++) out->factors[i] = factors[i];
-  return 1;
 }
