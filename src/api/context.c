@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "util/disk_cache.h"
 #include "util/settings.h"
 #include "exec/exec.h"
 
@@ -91,6 +92,7 @@ static hy_status hy_find_device(const char *spec, const hy_backend **backend, in
 hyfft_status hyfft_context_create(const char *device_spec, hyfft_context *context) {
   hy_error_clear();
   if (!context) return hy_error(HYFFT_NULL_POINTER, "context is NULL");
+  HY_TRY(hy_settings_check());
   const char *spec = device_spec ? device_spec : hy_settings_get()->device;
   if (!spec) spec = "auto";
   const hy_backend *backend = NULL;
@@ -116,6 +118,12 @@ hyfft_status hyfft_context_create(const char *device_spec, hyfft_context *contex
     return st;
   }
   *context = ctx;
+  /* An unusable cache directory does not stop the context (kernels are
+   * then compiled anew each time): a warning in hyfft_last_error(). */
+  char dir[512];
+  if (!hy_disk_cache_usable(dir, sizeof dir))
+    hy_error(HYFFT_SUCCESS, "warning: the kernel cache directory '%s' (HYFFT_CACHE_DIR, "
+             "XDG_CACHE_HOME or HOME) cannot be created or written; the disk cache is off", dir);
   return HYFFT_SUCCESS;
 }
 

@@ -123,6 +123,11 @@ static int hy_mkdirs(const char *dir) {
   return 1;
 }
 
+int hy_disk_cache_usable(char *dir, size_t size) {
+  if (!hy_cache_dir(dir, size)) return 1; /* off: nothing to use */
+  return hy_mkdirs(dir) && access(dir, W_OK | X_OK) == 0;
+}
+
 int hy_disk_cache_store(const hy_disk_kind *kind, uint64_t key, const void *image, size_t size) {
   static atomic_uint counter;
   char dir[512], path[640], tmp[700];

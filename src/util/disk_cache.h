@@ -30,6 +30,10 @@ hy_status hy_disk_cache_load(const hy_disk_kind *kind, uint64_t key, void **blob
 /* Best effort: a cache that cannot be written is only slower. Returns 1
  * when the entry was written. */
 int hy_disk_cache_store(const hy_disk_kind *kind, uint64_t key, const void *blob, size_t size);
+/* 1 when the disk cache is off or its directory exists (or can be made)
+ * and is writable; 0 with the directory in `dir` when it is configured
+ * but unusable (the cache then stays off: loads miss, stores fail). */
+int hy_disk_cache_usable(char *dir, size_t size);
 /* The file a key is stored in ("" when the disk cache is off). */
 void hy_disk_cache_path(const hy_disk_kind *kind, uint64_t key, char *path, size_t path_size);
 

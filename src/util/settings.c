@@ -4,6 +4,8 @@
  * price of lock-free reads. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +139,65 @@ static void hy_settings_first(void) {
     hy_settings_parse(&node->s);
   }
   atomic_store_explicit(&hy_settings_current, node, memory_order_release);
+}
+
+/* An integer in [lo, hi], the whole text. */
+static int hy_settings_int_in(const char *raw, long lo, long hi) {
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(raw, &end, 10);
+  return errno == 0 && end != raw && *end == '\0' && v >= lo && v <= hi;
+}
+
+/* One of the words of a NULL-terminated list. */
+static int hy_settings_one_of(const char *raw, const char *const *words) {
+  for (; *words; words++)
+    if (strcmp(raw, *words) == 0) return 1;
+  return 0;
+}
+
+hy_status hy_settings_check(void) {
+  const hy_settings *s = hy_settings_get();
+  static const char *const bit[] = {"0", "1", NULL};
+  static const char *const staging[] = {"simple", NULL};
+  static const char *const passes[] = {"2", "3", NULL};
+  if (s->num_threads_raw && !hy_settings_int_in(s->num_threads_raw, 1, 4096))
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_NUM_THREADS='%s' is not an "
+                    "integer from 1 to 4096", s->num_threads_raw);
+  if (s->measure_budget_raw) {
+    char *end = NULL;
+    double v = strtod(s->measure_budget_raw, &end);
+    if (end == s->measure_budget_raw || *end != '\0' || !(v > 0) || v > 1e9)
+      return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_MEASURE_BUDGET='%s' is not a "
+                      "positive number of seconds", s->measure_budget_raw);
+  }
+  if (s->staging && !hy_settings_one_of(s->staging, staging))
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_STAGING='%s': the one value is "
+                    "'simple'", s->staging);
+  if (s->device_memory_limit < 0)
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_DEVICE_MEMORY_LIMIT='%s' is not a "
+                    "positive byte count (digits, optionally K, M or G)",
+                    s->device_memory_limit_raw);
+  const struct {
+    const char *name, *raw;
+  } bits[] = {{"HYFFT_RADER", s->rader_raw},
+              {"HYFFT_REVERSE", s->reverse_raw},
+              {"HYFFT_PLANES", s->planes_raw},
+              {"HYFFT_CUDA_BACKGROUND", s->cuda_background_raw}};
+  for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+    if (bits[i].raw && !hy_settings_one_of(bits[i].raw, bit))
+      return hy_error(HYFFT_INVALID_ARGUMENT, "environment: %s='%s' is neither 0 nor 1",
+                      bits[i].name, bits[i].raw);
+  if (s->four_step_passes_raw && !hy_settings_one_of(s->four_step_passes_raw, passes))
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_FOUR_STEP_PASSES='%s' is neither "
+                    "2 nor 3", s->four_step_passes_raw);
+  if (s->l2_chunk_raw && !hy_settings_int_in(s->l2_chunk_raw, 0, LONG_MAX))
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_L2_CHUNK='%s' is not a byte count "
+                    "(0 or more)", s->l2_chunk_raw);
+  if (s->opencl_max_pass_raw && !hy_settings_int_in(s->opencl_max_pass_raw, 2, LONG_MAX))
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_OPENCL_MAX_PASS='%s' is not an "
+                    "integer of at least 2", s->opencl_max_pass_raw);
+  return HYFFT_SUCCESS;
 }
 
 const hy_settings *hy_settings_get(void) {

@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "util/hy_util.h"
+
 /* Seconds a HYFFT_MEASURE plan may spend timing variants by default. */
 #define HY_SETTINGS_MEASURE_BUDGET_DEFAULT 10.0
 
@@ -80,5 +82,11 @@ const hy_settings *hy_settings_get(void);
  * tests and tools that change variables with setenv after the library has
  * read them; earlier snapshots stay valid for readers that hold them. */
 void hy_settings_reload(void);
+
+/* Whether every variable with a documented set of values holds one of
+ * them: HYFFT_INVALID_ARGUMENT naming the variable and its value
+ * otherwise. hyfft_context_create calls it, so that a bad value is an
+ * error where the program starts instead of a silent default. */
+hy_status hy_settings_check(void);
 
 #endif /* HY_UTIL_SETTINGS_H */

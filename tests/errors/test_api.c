@@ -2,11 +2,13 @@
  * not about the problem itself: status names, contexts and devices,
  * buffers, plan queries, execution (aliasing, in-place rules) and wisdom.
  * Outputs are poisoned beforehand and must come back unchanged. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "errors_common.h"
+#include "util/settings.h"
 
 static void test_status_table(void) {
   CHECK(strcmp(hyfft_status_name(HYFFT_INVALID_SIZE), "HYFFT_INVALID_SIZE") == 0, "name");
@@ -37,6 +39,45 @@ static void test_status_table(void) {
   garbage.rank = HYFFT_MAX_RANK + 100;
   garbage.batch_rank = HYFFT_MAX_BATCH_RANK + 100;
   CHECK_OK(hyfft_problem_print(&garbage, buf, sizeof buf, &needed));
+}
+
+/* Environment values outside their documented sets are an error at
+ * context creation, naming the variable; an unusable cache directory is a
+ * warning (the context works, without its disk cache). */
+static void test_environment(void) {
+  static const struct {
+    const char *name, *value;
+  } bad[] = {{"HYFFT_NUM_THREADS", "abc"},      {"HYFFT_NUM_THREADS", "0"},
+             {"HYFFT_NUM_THREADS", "-1"},       {"HYFFT_NUM_THREADS", "100000"},
+             {"HYFFT_NUM_THREADS", "2x"},       {"HYFFT_MEASURE_BUDGET", "soon"},
+             {"HYFFT_MEASURE_BUDGET", "-3"},    {"HYFFT_STAGING", "fast"},
+             {"HYFFT_RADER", "yes"},            {"HYFFT_PLANES", "2"},
+             {"HYFFT_FOUR_STEP_PASSES", "4"},   {"HYFFT_L2_CHUNK", "16MB"},
+             {"HYFFT_OPENCL_MAX_PASS", "1"},    {"HYFFT_DEVICE_MEMORY_LIMIT", "lots"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    setenv(bad[i].name, bad[i].value, 1);
+    hy_settings_reload();
+    hyfft_context ctx;
+    poison(&ctx, sizeof ctx);
+    EXPECT_FAIL_NAMING(hyfft_context_create("cpu", &ctx), HYFFT_INVALID_ARGUMENT, bad[i].name);
+    CHECK(is_poisoned(&ctx, sizeof ctx), "a refused context_create wrote the handle");
+    unsetenv(bad[i].name);
+  }
+  setenv("HYFFT_NUM_THREADS", "3", 1);
+  hy_settings_reload();
+  hyfft_context ctx;
+  CHECK_OK(hyfft_context_create("cpu", &ctx));
+  CHECK_OK(hyfft_context_destroy(ctx));
+  unsetenv("HYFFT_NUM_THREADS");
+  setenv("HYFFT_CACHE_DIR", "/dev/null/sub", 1);
+  hy_settings_reload();
+  CHECK_OK(hyfft_context_create("cpu", &ctx));
+  CHECK(strstr(hyfft_last_error(), "HYFFT_CACHE_DIR") != NULL &&
+            strstr(hyfft_last_error(), "/dev/null/sub") != NULL,
+        "no warning for an unusable cache directory: '%s'", hyfft_last_error());
+  CHECK_OK(hyfft_context_destroy(ctx));
+  unsetenv("HYFFT_CACHE_DIR");
+  hy_settings_reload();
 }
 
 static void test_contexts(void) {
@@ -287,6 +328,7 @@ static void test_wisdom(hyfft_context ctx) {
 
 int main(void) {
   test_status_table();
+  test_environment();
   test_contexts();
   hyfft_context ctx = NULL;
   hyfft_status st = hyfft_context_create("cpu", &ctx);
