@@ -262,3 +262,19 @@ def test_input_unchanged(rng):
     hyfft.irfftn(x)
     hyfft.fftn(x)
     assert np.array_equal(x, keep)
+
+
+def test_views_are_not_copied(rng):
+    """A strided view reaches hyfft with its own strides (the plan's problem
+    has them), not as a contiguous copy; so does a strided out."""
+    hyfft.plan_cache.clear()
+    base = random_array(rng, (12, 30), np.complex128)
+    x = base[::3, ::2]  # shape (4, 15), element strides (90, 2)
+    out = np.empty((4, 15, 2), np.complex128)[:, :, 1]  # element strides (30, 2)
+    hyfft.fft(x, axis=0, out=out)
+    assert_close(out, np.fft.fft(x, axis=0), np.complex128)
+    keys = list(hyfft.plan_cache._plans)
+    assert len(keys) == 1
+    dims, batch = keys[0][5], keys[0][6]
+    assert dims == ((4, 90, 30),)
+    assert batch == ((15, 2, 2),)
