@@ -24,6 +24,9 @@ def __ua_function__(method, args, kwargs):
     fn = _FUNCTIONS.get(getattr(method, "__name__", None))
     if fn is None:
         return NotImplemented
+    # scipy's positional order is (x, n|s, axis|axes, norm, overwrite_x,
+    # workers): only the first four mean the same to hyfft (whose fifth is out).
+    args = args[:4]
     kwargs = dict(kwargs)
     kwargs.pop("overwrite_x", None)
     kwargs.pop("workers", None)

@@ -37,6 +37,16 @@ def test_keywords_and_single_precision(rng):
         assert_close(got, np.fft.fftn(x, s=(3, 5), axes=(1, 0)), np.float32)
 
 
+def test_positional_scipy_arguments(rng):
+    x = random_array(rng, (5, 8), np.complex128)
+    with scipy_fft.set_backend(hyfft.scipy_backend, only=True):
+        # (x, n, axis, norm, overwrite_x, workers), all positional
+        got = scipy_fft.fft(x, 6, 0, "ortho", True, 1)
+        assert_close(got, np.fft.fft(x, 6, 0, "ortho"), np.complex128)
+        got = scipy_fft.irfftn(x, (4, 6), (1, 0), None, False, 2)
+        assert_close(got, np.fft.irfftn(x, (4, 6), (1, 0)), np.complex128)
+
+
 def test_other_functions_not_implemented(rng):
     x = random_array(rng, 16, np.float64)
     assert hyfft.scipy_backend.__ua_domain__ == "numpy.scipy.fft"
