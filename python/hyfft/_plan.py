@@ -6,7 +6,7 @@ import operator
 import numpy as np
 
 from . import _core, _lib
-from ._fft import _AxisError, _normalize_axis, _scale
+from ._fft import _normalize_axis, _scale
 
 __all__ = ["Plan"]
 
@@ -116,7 +116,3 @@ class Plan:
         return _core.execute(self._kind, self._sign, x, out, list(self.axes),
                              list(self.lengths), self.scale, device=self.device,
                              cache=self._plans)
-
-
-# Re-exported so that `hyfft.AxisError` matches what the functions raise.
-AxisError = _AxisError

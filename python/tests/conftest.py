@@ -14,7 +14,7 @@ import pytest
 _here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(_here))
 
-import hyfft  # noqa: E402
+import hyfft  # noqa: E402,F401  (fails early if the library cannot load)
 
 
 def pytest_configure(config):
