@@ -4,8 +4,11 @@
 # The CUDA backend needs nothing at build time; its NVRTC compile test uses
 # the CUDA toolkit under /usr/local/cuda when the machine has one.
 set -euo pipefail
+# python3-numpy/-pytest/-scipy: the Python package's tests (python/); scipy
+# only for its scipy.fft backend tests, which skip without it.
 packages=(cmake ninja-build gcc pkg-config libfftw3-dev pocl-opencl-icd
-          ocl-icd-opencl-dev opencl-headers clinfo)
+          ocl-icd-opencl-dev opencl-headers clinfo
+          python3-numpy python3-pytest python3-scipy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,35 @@
+"""A scipy.fft backend: ``scipy.fft.set_backend(hyfft.scipy_backend)``.
+
+Implements the uarray protocol (``__ua_domain__`` and
+``__ua_function__``). The 12 complex and real FFTs of scipy.fft run on
+hyfft; every other function (dct, hfft, fftfreq, ...) returns
+NotImplemented, so that scipy falls back to its own implementation when the
+backend is set with ``set_backend(..., coerce=False)`` or registered with
+``skip_backend``/``set_global_backend`` (scipy then tries the next backend).
+
+scipy-only arguments: ``overwrite_x`` is accepted and ignored (hyfft never
+writes the input); ``workers`` is ignored (hyfft's CPU backend uses
+$HYFFT_NUM_THREADS threads); ``plan`` must be None. scipy's ``norm`` and
+n/s/axis/axes behave as in numpy.fft, which hyfft follows.
+"""
+
+from . import _fft
+
+__ua_domain__ = "numpy.scipy.fft"
+
+_FUNCTIONS = {name: getattr(_fft, name) for name in _fft.__all__}
+
+
+def __ua_function__(method, args, kwargs):
+    fn = _FUNCTIONS.get(getattr(method, "__name__", None))
+    if fn is None:
+        return NotImplemented
+    # scipy's positional order is (x, n|s, axis|axes, norm, overwrite_x,
+    # workers): only the first four mean the same to hyfft (whose fifth is out).
+    args = args[:4]
+    kwargs = dict(kwargs)
+    kwargs.pop("overwrite_x", None)
+    kwargs.pop("workers", None)
+    if kwargs.pop("plan", None) is not None:
+        return NotImplemented  # scipy's precomputed plans are not hyfft plans
+    return fn(*args, **kwargs)
