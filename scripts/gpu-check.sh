@@ -209,6 +209,18 @@ run_step accuracy_cuda 150 "$acc" --device cuda --level "$level"
 run_step accuracy_cuda_devbuf 60 "$acc" --device cuda --level quick --device-buffers
 run_step properties_cuda 120 "$prop" --device cuda --level "$level"
 run_step properties_cuda_devbuf 60 "$prop" --device cuda --level quick --device-buffers
+# Out of core on CUDA: host data over a 32 MiB budget (two sweeps of
+# double-buffered pieces), checked against the long-double reference.
+run_step out_of_core_cuda 90 env HYFFT_DEVICE_MEMORY_LIMIT=32M "$build/tools/hyfft/hyfft" verify \
+  c2c:f32:fwd:4096x4096 c2c:f64:bwd:2048x1536:ip c2c:f32:fwd:256x256x160:b2 c2c:f32:bwd:3000x2000 \
+  --device cuda
+# The Python package's CuPy tests, where CuPy, NumPy and pytest import.
+if python3 -c "import cupy, numpy, pytest" 2>/dev/null; then
+  run_step python_cupy 90 env HYFFT_LIBRARY="$build/libhyfft.so" python3 -m pytest -q \
+    python/tests/test_cupy.py
+else
+  skip_step python_cupy "no cupy/numpy/pytest for python3"
+fi
 
 # ---- NVIDIA OpenCL -----------------------------------------------------------------
 ocl=""

@@ -635,6 +635,47 @@ static double hy_time_host(hyfft_plan plan, void *in, void *out) {
   return best;
 }
 
+/* Pointers of the wrong kind on CUDA: a device-memory plan given host
+ * memory (the driver says so through cuPointerGetAttribute), a host plan
+ * given device memory (hyfft's buffer, and a raw cuMemAlloc pointer the
+ * driver knows), a buffer too small. Named statuses, output untouched;
+ * the right kinds still run. */
+static void hy_test_wrong_memory(void) {
+  hyfft_context ctx = NULL;
+  CHECK_OK(hyfft_context_create("cuda:0", &ctx));
+  if (!ctx) return;
+  hyfft_plan dev_plan = NULL, host_plan = NULL;
+  CHECK_OK(hyfft_plan_token(ctx, "c2c:f32:fwd:64:dev", 0, &dev_plan));
+  CHECK_OK(hyfft_plan_token(ctx, "c2c:f32:fwd:64", 0, &host_plan));
+  float host_in[128], host_out[128], check[128];
+  for (int i = 0; i < 128; i++) host_in[i] = (float)i;
+  memset(host_out, 0x7f, sizeof host_out);
+  memcpy(check, host_out, sizeof check);
+  void *din = NULL, *dout = NULL, *small = NULL;
+  CHECK_OK(hyfft_buffer_alloc(ctx, sizeof host_in, &din));
+  CHECK_OK(hyfft_buffer_alloc(ctx, sizeof host_out, &dout));
+  CHECK_OK(hyfft_buffer_alloc(ctx, 64, &small));
+  CHECK_STATUS(hyfft_execute(dev_plan, host_in, dout), HYFFT_WRONG_MEMORY);
+  CHECK_STATUS(hyfft_execute(dev_plan, din, host_out), HYFFT_WRONG_MEMORY);
+  CHECK_STATUS(hyfft_execute(host_plan, din, host_out), HYFFT_WRONG_MEMORY);
+  CHECK_STATUS(hyfft_execute(host_plan, host_in, dout), HYFFT_WRONG_MEMORY);
+  /* Device memory that is not a buffer's start (unknown to hyfft's
+   * registry): the driver's answer. */
+  CHECK_STATUS(hyfft_execute(host_plan, (char *)din + 8, host_out), HYFFT_WRONG_MEMORY);
+  CHECK_STATUS(hyfft_execute(dev_plan, small, dout), HYFFT_INVALID_ARGUMENT);
+  CHECK(memcmp(host_out, check, sizeof check) == 0, "a refused execution wrote the output");
+  CHECK_STATUS(hyfft_buffer_write(ctx, small, 32, host_in, 64), HYFFT_INVALID_ARGUMENT);
+  CHECK_OK(hyfft_buffer_write(ctx, din, 0, host_in, sizeof host_in));
+  CHECK_OK(hyfft_execute(dev_plan, din, dout));
+  CHECK_OK(hyfft_execute(host_plan, host_in, host_out));
+  hyfft_buffer_free(ctx, din);
+  hyfft_buffer_free(ctx, dout);
+  hyfft_buffer_free(ctx, small);
+  hyfft_plan_destroy(dev_plan);
+  hyfft_plan_destroy(host_plan);
+  hyfft_context_destroy(ctx);
+}
+
 static void hy_test_staged_chunks(void) {
   static const char *const tokens[] = {"c2c:f32:fwd:4096:b4099", "c2c:f64:fwd:1024:b2000:idist=1100",
                                        "c2c:f32:bwd:4096:b4099:ip"};
@@ -1201,6 +1242,7 @@ int main(int argc, char **argv) {
     hy_test_async_multipass();
     hy_test_threads();
     hy_test_staged_chunks();
+    hy_test_wrong_memory();
     hy_test_tiered(dir);
     if (!quick) hy_test_big();
   }
