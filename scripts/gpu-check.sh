@@ -246,7 +246,7 @@ fi
 
 # ---- compute-sanitizer ----------------------------------------------------------------
 san_tokens=(c2c:f32:fwd:1024:b8 c2c:f64:bwd:4096 c2c:f32:fwd:97:b3 c2c:f32:fwd:64x64
-            c2c:f32:fwd:256:b16:ip)
+            c2c:f32:fwd:256:b16:ip r2c:f32:1000:b3 c2r:f32:64x48:b2)
 if command -v compute-sanitizer >/dev/null; then
   run_step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 3 \
     "$acc" --device cuda "${san_tokens[@]}"

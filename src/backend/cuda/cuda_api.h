@@ -125,8 +125,11 @@ typedef struct hy_cuda_driver {
                              unsigned by, unsigned bz, unsigned shared, CUstream s,
                              void **params, void **extra);
   CUresult (*cuGetErrorName)(CUresult r, const char **name);
-  /* Optional (NULL when the driver lacks it): what a pointer is. */
-  CUresult (*cuPointerGetAttribute)(void *data, int attribute, CUdeviceptr ptr);
+  /* Optional (NULL when the driver lacks it): what a pointer is; unlike
+   * the singular form it answers CUDA_SUCCESS with zeroed values for
+   * memory the driver does not know (no API error under the sanitizer). */
+  CUresult (*cuPointerGetAttributes)(unsigned count, int *attributes, void **data,
+                                     CUdeviceptr ptr);
   CUresult (*cuGetErrorString)(CUresult r, const char **text);
   int driver_version; /* e.g. 13000 */
   int device_count;

@@ -82,8 +82,8 @@ static void hy_cu_load(void) {
   /* The library stays open for the life of the process: function pointers
    * into it are handed out without reference counting. */
   if (!ok) return;
-  if (!hy_cu_sym(lib, "cuPointerGetAttribute", &d->cuPointerGetAttribute))
-    d->cuPointerGetAttribute = NULL;
+  if (!hy_cu_sym(lib, "cuPointerGetAttributes", &d->cuPointerGetAttributes))
+    d->cuPointerGetAttributes = NULL;
   CUresult r = d->cuInit(0);
   if (r != HY_CUDA_SUCCESS) {
     const char *name = "?";

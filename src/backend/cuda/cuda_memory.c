@@ -26,25 +26,23 @@ hy_status hy_cuda_alloc(void *device, size_t bytes, void **buffer) {
   return HYFFT_SUCCESS;
 }
 
-/* CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2) and _DEVICE_ORDINAL (9); memory
- * types CU_MEMORYTYPE_HOST (1), _DEVICE (2), _UNIFIED (4). Pageable
- * memory the driver never saw answers CUDA_ERROR_INVALID_VALUE: host. */
+/* CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2) and _DEVICE_ORDINAL (9), asked
+ * together; memory types CU_MEMORYTYPE_HOST (1), _DEVICE (2), _UNIFIED
+ * (4), and 0 for pageable memory the driver never saw: host. */
 hy_memory_kind hy_cuda_memory_kind(void *device, const void *ptr) {
   hy_cuda_device *d = device;
-  if (!d->cu->cuPointerGetAttribute || hy_cuda_enter(d) != HYFFT_SUCCESS) return HY_MEMKIND_UNKNOWN;
+  if (!d->cu->cuPointerGetAttributes || hy_cuda_enter(d) != HYFFT_SUCCESS) return HY_MEMKIND_UNKNOWN;
   unsigned type = 0;
   int ordinal = -1;
-  CUresult r = d->cu->cuPointerGetAttribute(&type, 2, (CUdeviceptr)(uintptr_t)ptr);
-  hy_memory_kind kind = HY_MEMKIND_UNKNOWN;
-  if (r == HY_CUDA_ERROR_INVALID_VALUE || (r == HY_CUDA_SUCCESS && type == 1)) {
-    kind = HY_MEMKIND_HOST;
-  } else if (r == HY_CUDA_SUCCESS && type == 2) {
-    if (d->cu->cuPointerGetAttribute(&ordinal, 9, (CUdeviceptr)(uintptr_t)ptr) == HY_CUDA_SUCCESS)
-      kind = ordinal == d->index ? HY_MEMKIND_DEVICE : HY_MEMKIND_OTHER_DEVICE;
-  }
-  /* Unified (managed) memory serves either kind of plan: unknown. */
+  int attributes[2] = {2, 9};
+  void *data[2] = {&type, &ordinal};
+  CUresult r = d->cu->cuPointerGetAttributes(2, attributes, data, (CUdeviceptr)(uintptr_t)ptr);
   hy_cuda_leave(d);
-  return kind;
+  if (r != HY_CUDA_SUCCESS) return HY_MEMKIND_UNKNOWN;
+  if (type == 0 || type == 1) return HY_MEMKIND_HOST;
+  if (type == 2) return ordinal == d->index ? HY_MEMKIND_DEVICE : HY_MEMKIND_OTHER_DEVICE;
+  /* Unified (managed) memory serves either kind of plan: unknown. */
+  return HY_MEMKIND_UNKNOWN;
 }
 
 void hy_cuda_release(void *device, void *buffer) {
