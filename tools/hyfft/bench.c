@@ -451,11 +451,15 @@ int cli_cmd_bench(int argc, char **argv) {
     }
   }
   if (!have_seed) o.seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+  if (cli_check_output("bench", "--json", o.json) || cli_check_output("bench", "--plot", o.plot)) {
+    rc = CLI_EXIT_USAGE;
+    goto out_tokens;
+  }
   hyfft_context ctx;
   hyfft_status st = hyfft_context_create(o.device, &ctx);
   if (st != HYFFT_SUCCESS) {
     cli_status_msg("bench", "creating the context", st);
-    rc = CLI_EXIT_FAIL;
+    rc = CLI_CONTEXT_EXIT(st);
     goto out_tokens;
   }
   if (o.wisdom && (st = hyfft_wisdom_import_file(ctx, o.wisdom)) != HYFFT_SUCCESS) {

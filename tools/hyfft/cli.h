@@ -14,6 +14,12 @@ typedef long double _Complex cli_ldc;
 
 /* Exit codes: 0 success, 1 a check failed or a run errored, 2 bad usage. */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
+/* Whether an output file named by `option` can be written, checked before
+ * a long run (nothing is left behind): 0, or -1 with a message. */
+int cli_check_output(const char *cmd, const char *option, const char *path);
+/* The exit status for a context that could not be made: a bad device spec
+ * is a usage error (2), anything else a failure (1). */
+#define CLI_CONTEXT_EXIT(st) ((st) == HYFFT_INVALID_DEVICE ? CLI_EXIT_USAGE : CLI_EXIT_FAIL)
 
 /* ---- messages -------------------------------------------------------------- */
 

@@ -228,7 +228,7 @@ static int cli_plan(int argc, char **argv) {
   st = hyfft_context_create(device, &ctx);
   if (st != HYFFT_SUCCESS) {
     cli_status_msg("plan", "creating the context", st);
-    return CLI_EXIT_FAIL;
+    return CLI_CONTEXT_EXIT(st);
   }
   int rc = CLI_EXIT_FAIL;
   hyfft_plan plan = NULL;

@@ -43,12 +43,16 @@ int cli_cmd_tune(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   free(args);
+  if (cli_check_output("tune", "--wisdom", wisdom)) {
+    cli_free_tokens(tokens, ntokens);
+    return CLI_EXIT_USAGE;
+  }
   hyfft_context ctx;
   hyfft_status st = hyfft_context_create(device, &ctx);
   if (st != HYFFT_SUCCESS) {
     cli_status_msg("tune", "creating the context", st);
     cli_free_tokens(tokens, ntokens);
-    return CLI_EXIT_FAIL;
+    return CLI_CONTEXT_EXIT(st);
   }
   hyfft_device_info dev;
   memset(&dev, 0, sizeof dev);

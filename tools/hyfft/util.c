@@ -193,7 +193,10 @@ int cli_expand_tokens(const char *cmd, int nargs, char **args, char ***tokens, i
     const char *a = args[i];
     char path[4096];
     int rc;
-    if (cli_file_exists(a)) {
+    if (a[0] == '\0') {
+      cli_msg(cmd, "an empty argument where a problem token or suite belongs");
+      rc = -1;
+    } else if (cli_file_exists(a)) {
       rc = cli_read_suite(cmd, a, &t, &n, &cap);
     } else if (strchr(a, ':')) {
       rc = cli_push_token(&t, &n, &cap, a, strlen(a));
@@ -212,6 +215,20 @@ int cli_expand_tokens(const char *cmd, int nargs, char **args, char ***tokens, i
   }
   *tokens = t;
   *ntokens = n;
+  return 0;
+}
+
+int cli_check_output(const char *cmd, const char *option, const char *path) {
+  if (!path) return 0;
+  /* Append mode: an existing file is left as it is; one made here goes. */
+  int existed = cli_file_exists(path);
+  FILE *f = fopen(path, "a");
+  if (!f) {
+    cli_msg(cmd, "%s '%s' cannot be written: %s", option, path, strerror(errno));
+    return -1;
+  }
+  fclose(f);
+  if (!existed) remove(path);
   return 0;
 }
 

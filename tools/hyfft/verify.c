@@ -172,7 +172,7 @@ int cli_cmd_verify(int argc, char **argv) {
     cli_status_msg("verify", "creating the context", st);
     free(problems);
     cli_free_tokens(tokens, ntokens);
-    return CLI_EXIT_FAIL;
+    return CLI_CONTEXT_EXIT(st);
   }
   hyfft_device_info dev;
   if (hyfft_context_device(ctx, &dev) == HYFFT_SUCCESS)

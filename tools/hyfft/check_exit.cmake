@@ -1,0 +1,21 @@
+# A CTest helper for refusals: the command must exit with EXPECT and its
+# output (stdout and stderr) match REGEX.
+#   cmake -DEXPECT=2 -DREGEX=RE -P check_exit.cmake -- COMMAND ARGS...
+set(cmd)
+set(after OFF)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE ${last})
+  if(after)
+    list(APPEND cmd "${CMAKE_ARGV${i}}")
+  elseif(CMAKE_ARGV${i} STREQUAL "--")
+    set(after ON)
+  endif()
+endforeach()
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT rc EQUAL EXPECT)
+  message(FATAL_ERROR "exit status ${rc}, expected ${EXPECT}")
+endif()
+if(NOT "${out}${err}" MATCHES "${REGEX}")
+  message(FATAL_ERROR "the output does not match ${REGEX}")
+endif()
