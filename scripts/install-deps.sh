@@ -5,10 +5,11 @@
 # the CUDA toolkit under /usr/local/cuda when the machine has one.
 set -euo pipefail
 # python3-numpy/-pytest/-scipy: the Python package's tests (python/); scipy
-# only for its scipy.fft backend tests, which skip without it.
+# only for its scipy.fft backend tests, which skip without it. clang and its
+# libFuzzer runtime: scripts/fuzz.sh.
 packages=(cmake ninja-build gcc pkg-config libfftw3-dev pocl-opencl-icd
           ocl-icd-opencl-dev opencl-headers clinfo
-          python3-numpy python3-pytest python3-scipy)
+          python3-numpy python3-pytest python3-scipy clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

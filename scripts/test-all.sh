@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build hyfft and run every test suite: the CPU backend, OpenCL on PoCL,
 # the CUDA kernels compiled through NVRTC (no GPU needed), the bad-input
-# tests under AddressSanitizer/UndefinedBehaviorSanitizer, and an install
+# tests under AddressSanitizer/UndefinedBehaviorSanitizer, a bounded
+# libFuzzer run (scripts/fuzz.sh), and an install
 # consumed through find_package and pkg-config. This is the README's test
 # command and what CI runs.
 set -euo pipefail
@@ -27,7 +28,14 @@ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHYFFT_SANI
 ninja -C build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs" --timeout 1200 \
-  -R '^(unit\.|errors\.|properties\.cpu$|backend\.cpu\.|cli_bad|cuda\.units$)'
+  -R '^(unit\.|errors\.|properties\.cpu$|backend\.cpu\.|cli_bad|cuda\.units$|fuzz\.)'
+
+step "fuzzing: token parser, problem validator, wisdom reader (libFuzzer, 20 s each)"
+if command -v clang >/dev/null; then
+  FUZZ_SECONDS=20 bash scripts/fuzz.sh
+else
+  echo "clang not found: fuzzing skipped (the corpus replay above still ran)"
+fi
 
 step "install and use from another project"
 rm -rf build/install build/consumer

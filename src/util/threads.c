@@ -25,8 +25,8 @@ int hy_num_threads(void) {
 #ifdef _OPENMP
   return omp_get_num_procs();
 #else
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)n : 1;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? (int)cores : 1;
 #endif
 }
 
