@@ -209,6 +209,7 @@ run_step accuracy_cuda 150 "$acc" --device cuda --level "$level"
 run_step accuracy_cuda_devbuf 60 "$acc" --device cuda --level quick --device-buffers
 run_step properties_cuda 120 "$prop" --device cuda --level "$level"
 run_step properties_cuda_devbuf 60 "$prop" --device cuda --level quick --device-buffers
+run_step reproducible_cuda 60 "$build/tests/properties/hyfft_reproducible" cuda
 # Out of core on CUDA: host data over a 32 MiB budget (two sweeps of
 # double-buffered pieces), checked against the long-double reference.
 run_step out_of_core_cuda 90 env HYFFT_DEVICE_MEMORY_LIMIT=32M "$build/tools/hyfft/hyfft" verify \
