@@ -3,6 +3,9 @@
 #   bash scripts/gpu-check.sh            (about 8 minutes; logs in ${OUT:-/tmp/gpu-check})
 #   GPU_CHECK_QUICK=1 bash scripts/gpu-check.sh   (about 4 minutes: smaller levels)
 #   GPU_CHECK_DEADLINE=SECONDS caps the whole run (default 530: under 9 minutes)
+#   GPU_CHECK_TABLE=c2c|real|all: the rows of the standard table benchmarked
+#     (default all, 88 rows; a cold machine's quick run fits one 10-minute
+#     call with c2c or real, not with both)
 #   GPU_CHECK_ONLY=plan_times: build, then only the plan-time step (cold and
 #     warm plan creation of every table problem, about 3 minutes), with the
 #     whole deadline to itself
@@ -264,6 +267,10 @@ runs=50
 # The background compiles (if still going) keep filling the cache while the
 # bench runs; whatever is not compiled yet compiles in the bench itself.
 suite=(standard)
+case "${GPU_CHECK_TABLE:-all}" in
+  c2c) grep -v '^\(r2c\|c2r\):' bench/suites/standard.txt >"$out/table.txt"; suite=("$out/table.txt") ;;
+  real) grep '^\(r2c\|c2r\):' bench/suites/standard.txt >"$out/table.txt"; suite=("$out/table.txt") ;;
+esac
 if [ ! -f bench/suites/standard.txt ]; then
   suite=(c2c:f32:fwd:64:b262144 c2c:f32:fwd:256:b65536 c2c:f32:fwd:1024:b16384
          c2c:f32:fwd:4096:b4096 c2c:f32:fwd:16384:b1024 c2c:f32:fwd:1048576:b16
