@@ -234,6 +234,30 @@ static char *hy_fftw_wisdom_text(void) {
   return s;
 }
 
+/* Reads characters from `next` up to EOF and imports them as wisdom;
+ * 1 on success (FFTW's import_wisdom and import_wisdom_from_file). */
+static int hy_fftw_import_chars(int (*next)(void *), void *data) {
+  size_t cap = 4096, len = 0;
+  char *s = malloc(cap);
+  int c;
+  while (s && (c = next(data)) != EOF) {
+    if (len + 1 >= cap) {
+      char *t = realloc(s, cap *= 2);
+      if (!t) free(s);
+      s = t;
+      if (!s) return 0;
+    }
+    s[len++] = (char)c;
+  }
+  if (!s) return 0;
+  s[len] = 0;
+  int ok = hyfft_wisdom_import_string(s) == HYFFT_SUCCESS;
+  free(s);
+  return ok;
+}
+
+static int hy_fftw_fgetc(void *f) { return fgetc((FILE *)f); }
+
 #define HY_FFTW_WISDOM(X)                                                                    \
   char *X(export_wisdom_to_string)(void) { return hy_fftw_wisdom_text(); }                   \
   int X(import_wisdom_from_string)(const char *s) {                                          \
@@ -256,24 +280,7 @@ static char *hy_fftw_wisdom_text(void) {
     free(s);                                                                                 \
   }                                                                                          \
   int X(import_wisdom_from_file)(FILE * f) {                                                 \
-    if (!f) return 0;                                                                        \
-    size_t cap = 4096, len = 0;                                                              \
-    char *s = malloc(cap);                                                                   \
-    int c;                                                                                   \
-    while (s && (c = fgetc(f)) != EOF) {                                                     \
-      if (len + 1 >= cap) {                                                                  \
-        char *t = realloc(s, cap *= 2);                                                      \
-        if (!t) free(s);                                                                     \
-        s = t;                                                                               \
-        if (!s) break;                                                                       \
-      }                                                                                      \
-      s[len++] = (char)c;                                                                    \
-    }                                                                                        \
-    if (!s) return 0;                                                                        \
-    s[len] = 0;                                                                              \
-    int ok = hyfft_wisdom_import_string(s) == HYFFT_SUCCESS;                                 \
-    free(s);                                                                                 \
-    return ok;                                                                               \
+    return f && hy_fftw_import_chars(hy_fftw_fgetc, f);                                      \
   }                                                                                          \
   int X(import_wisdom_from_filename)(const char *path) {                                     \
     FILE *f = path ? fopen(path, "r") : NULL;                                                \
@@ -283,23 +290,7 @@ static char *hy_fftw_wisdom_text(void) {
     return ok;                                                                               \
   }                                                                                          \
   int X(import_wisdom)(X(read_char_func) read_char, void *data) {                            \
-    size_t cap = 4096, len = 0;                                                              \
-    char *s = malloc(cap);                                                                   \
-    int c;                                                                                   \
-    while (s && (c = read_char(data)) != EOF) {                                              \
-      if (len + 1 >= cap) {                                                                  \
-        char *t = realloc(s, cap *= 2);                                                      \
-        if (!t) free(s);                                                                     \
-        s = t;                                                                               \
-        if (!s) break;                                                                       \
-      }                                                                                      \
-      s[len++] = (char)c;                                                                    \
-    }                                                                                        \
-    if (!s) return 0;                                                                        \
-    s[len] = 0;                                                                              \
-    int ok = hyfft_wisdom_import_string(s) == HYFFT_SUCCESS;                                 \
-    free(s);                                                                                 \
-    return ok;                                                                               \
+    return read_char && hy_fftw_import_chars(read_char, data);                               \
   }                                                                                          \
   int X(import_system_wisdom)(void) { return 0; /* hyfft has no system wisdom file */ }     \
   void X(forget_wisdom)(void) { (void)hyfft_wisdom_forget(); }

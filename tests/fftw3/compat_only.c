@@ -4,7 +4,10 @@
  * give NULL; FFTW_WISDOM_ONLY plans only problems wisdom knows; a plan
  * made after wisdom for it was imported is one; fftw_cleanup with no live
  * plan and planning again work. */
+#define _POSIX_C_SOURCE 200809L
 #include <fftw3.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +24,12 @@ static int failures;
       failures++;                        \
     }                                    \
   } while (0)
+
+/* FFTW's read_char_func over a string: *data points at the next char. */
+static int read_text(void *data) {
+  const char **p = data;
+  return **p ? (unsigned char)*(*p)++ : EOF;
+}
 
 int main(void) {
   double *r = fftw_alloc_real(64);
@@ -47,6 +56,22 @@ int main(void) {
   fftw_plan m = fftw_plan_dft_1d(48, c, c, FFTW_FORWARD, FFTW_MEASURE);
   EXPECT(m != NULL, "measured plan: %s", hyfft_last_error());
   if (m) fftw_destroy_plan(m);
+  /* Wisdom through a file and through a read_char function. */
+  char path[] = "/tmp/hyfft-fftw3-wisdom-XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT(fd >= 0, "mkstemp");
+  if (fd >= 0) {
+    close(fd);
+    EXPECT(fftw_export_wisdom_to_filename(path) == 1, "export to %s", path);
+    EXPECT(fftw_import_wisdom_from_filename(path) == 1, "import from %s: %s", path,
+           hyfft_last_error());
+    remove(path);
+  }
+  EXPECT(fftw_import_wisdom_from_filename("/nonexistent/w") == 0, "import from a missing file");
+  const char *text = "hyfft-wisdom 1\n";
+  EXPECT(fftw_import_wisdom(read_text, &text) == 1, "import_wisdom: %s", hyfft_last_error());
+  const char *bad = "not wisdom\n";
+  EXPECT(fftw_import_wisdom(read_text, &bad) == 0, "import_wisdom took malformed text");
   fftw_cleanup();
   p = fftw_plan_dft_1d(16, c, c, FFTW_FORWARD, FFTW_ESTIMATE);
   EXPECT(p != NULL, "planning after fftw_cleanup: %s", hyfft_last_error());
