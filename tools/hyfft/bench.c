@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "peer.h"
+#include "peer_cuda.h"
 
 #define CLI_MAX_PEERS 4
 #define CLI_BENCH_CHECK_ELEMS ((int64_t)1 << 22)
@@ -19,6 +20,7 @@ typedef struct cli_bench_opts {
   const char *json, *plot;
   int warmup, runs, threads;
   int measure, peer_estimate, builtin;
+  int host; /* --host: GPU backends run on host data (staged), not device data */
   uint64_t seed;
   int64_t check_elems;
   int npeers;
@@ -147,8 +149,9 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
   int nrows = 1 + o->npeers;
   cli_row_init(&rows[0], token, "hyfft", dev->spec);
   for (int k = 0; k < o->npeers; k++) cli_row_init(&rows[1 + k], token, o->peers[k]->name, dev->spec);
-  /* GPU backends time device-resident data: no bus transfers in the numbers. */
-  if (dev->backend != HYFFT_BACKEND_CPU) problem.memory = HYFFT_MEMORY_DEVICE;
+  /* GPU backends time device-resident data (no bus transfers in the
+   * numbers) unless --host asks for host data, staged by hyfft. */
+  if (dev->backend != HYFFT_BACKEND_CPU && !o->host) problem.memory = HYFFT_MEMORY_DEVICE;
   rows[0].precision = problem.precision;
   rows[0].kind = problem.kind;
 
@@ -267,8 +270,11 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
     if (peer->no_accuracy) {
       /* A floor, not a transform: no answer to judge, no flops done. */
       row->gflops = NAN;
-      snprintf(row->note, sizeof row->note, "%s floor%s", peer->name,
-               L->p.inplace ? " (in place: half the buffer onto the other half)" : "");
+      if (peer->describe)
+        peer->describe(state[k], row->note, sizeof row->note);
+      else
+        snprintf(row->note, sizeof row->note, "%s floor%s", peer->name,
+                 L->p.inplace ? " (in place: half the buffer onto the other half)" : "");
     } else {
       cli_row_errors(row, L, c.host_out, keep, out, ref);
       snprintf(row->note, sizeof row->note, "%s", acc_note);
@@ -332,6 +338,8 @@ int cli_cmd_bench(int argc, char **argv) {
       dry = 1;
     } else if (strcmp(a, "--peer-estimate") == 0) {
       o.peer_estimate = 1;
+    } else if (strcmp(a, "--host") == 0) {
+      o.host = 1;
     } else if (strcmp(a, "--device") == 0 || strcmp(a, "--json") == 0 ||
                strcmp(a, "--plot") == 0 || strcmp(a, "--vs") == 0 ||
                strcmp(a, "--warmup") == 0 || strcmp(a, "--runs") == 0 ||
@@ -471,6 +479,10 @@ int cli_cmd_bench(int argc, char **argv) {
   hyfft_device_info dev;
   memset(&dev, 0, sizeof dev);
   hyfft_context_device(ctx, &dev);
+  if (dev.backend == HYFFT_BACKEND_CUDA) {
+    const char *colon = strchr(dev.spec, ':');
+    cli_cuda_ordinal = colon ? atoi(colon + 1) : 0;
+  }
   printf("device %s (%s), %d CPU thread%s, warm-up %d, median of %d runs, seed %llu\n", dev.spec,
          dev.name, o.threads, o.threads == 1 ? "" : "s", o.warmup, o.runs,
          (unsigned long long)o.seed);

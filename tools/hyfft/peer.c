@@ -7,6 +7,8 @@ static const cli_peer *const cli_peers[] = {
     &cli_peer_fftw,
     &cli_peer_cufft,
     &cli_peer_copy,
+    &cli_peer_cufft_host,
+    &cli_peer_bus,
     NULL,
 };
 
@@ -16,4 +18,4 @@ const cli_peer *cli_peer_find(const char *name) {
   return NULL;
 }
 
-const char *cli_peer_names(void) { return "fftw, cufft, copy"; }
+const char *cli_peer_names(void) { return "fftw, cufft, copy, cufft-host, bus"; }

@@ -50,14 +50,20 @@ typedef struct cli_peer {
    * state has no device timer (the caller then times run() on the host
    * clock, as for NULL), else failure. */
   int (*time)(void *state, void *in, void *out, int warmup, int runs, double *median);
+  /* Optional: the row's note for a floor (no_accuracy) peer, in place of
+   * "NAME floor". */
+  void (*describe)(void *state, char *buf, size_t len);
 } cli_peer;
 
-/* The peer named `name` ("fftw", "cufft", "copy"), or NULL. */
+/* The peer named `name` ("fftw", "cufft", "copy", "cufft-host", "bus"),
+ * or NULL. */
 const cli_peer *cli_peer_find(const char *name);
 /* Comma-separated names of the peers built into this tool. */
 const char *cli_peer_names(void);
 
 extern const cli_peer cli_peer_fftw;
+extern const cli_peer cli_peer_cufft_host;
+extern const cli_peer cli_peer_bus;
 extern const cli_peer cli_peer_cufft;
 /* Not a library: a device-to-device copy of the problem's bytes from
  * hyfft's input buffer to its output buffer, the floor of a one-pass

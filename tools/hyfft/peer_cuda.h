@@ -33,8 +33,23 @@ typedef struct cli_cu_driver {
   cli_cu_result (*event_elapsed)(float *ms, cli_cu_event a, cli_cu_event b);
   cli_cu_result (*memcpy_dtod_async)(cli_cu_ptr dst, cli_cu_ptr src, size_t bytes,
                                      cli_cu_stream s);
+  /* Host-side buffers and bus copies, for the host-data peers
+   * (peer_cufft_host.c). */
+  cli_cu_result (*mem_alloc)(cli_cu_ptr *ptr, size_t bytes);
+  cli_cu_result (*mem_free)(cli_cu_ptr ptr);
+  cli_cu_result (*mem_alloc_host)(void **ptr, size_t bytes);
+  cli_cu_result (*mem_free_host)(void *ptr);
+  cli_cu_result (*memcpy_htod)(cli_cu_ptr dst, const void *src, size_t bytes);
+  cli_cu_result (*memcpy_dtoh)(void *dst, cli_cu_ptr src, size_t bytes);
+  cli_cu_result (*memcpy_htod_async)(cli_cu_ptr dst, const void *src, size_t bytes,
+                                     cli_cu_stream s);
+  cli_cu_result (*memcpy_dtoh_async)(void *dst, cli_cu_ptr src, size_t bytes, cli_cu_stream s);
   int loaded;
 } cli_cu_driver;
+
+/* The CUDA device ordinal of bench's context (-1: not a CUDA context); the
+ * host-data peers allocate their device buffers there. */
+extern int cli_cuda_ordinal;
 
 /* Valid after cli_cu_load() returned 0. */
 extern cli_cu_driver cli_cu;

@@ -20,6 +20,7 @@
 #define CLI_CUFFT_Z2Z 0x69
 
 cli_cu_driver cli_cu;
+int cli_cuda_ordinal = -1;
 
 static struct {
   int (*create)(int *plan);
@@ -65,7 +66,15 @@ int cli_cu_load(char *err, size_t errlen) {
            cli_sym(h, "cuEventRecord", &cli_cu.event_record) &&
            cli_sym(h, "cuEventSynchronize", &cli_cu.event_sync) &&
            cli_sym(h, "cuEventElapsedTime", &cli_cu.event_elapsed) &&
-           cli_sym(h, "cuMemcpyDtoDAsync_v2", &cli_cu.memcpy_dtod_async);
+           cli_sym(h, "cuMemcpyDtoDAsync_v2", &cli_cu.memcpy_dtod_async) &&
+           cli_sym(h, "cuMemAlloc_v2", &cli_cu.mem_alloc) &&
+           cli_sym(h, "cuMemFree_v2", &cli_cu.mem_free) &&
+           cli_sym(h, "cuMemAllocHost_v2", &cli_cu.mem_alloc_host) &&
+           cli_sym(h, "cuMemFreeHost", &cli_cu.mem_free_host) &&
+           cli_sym(h, "cuMemcpyHtoD_v2", &cli_cu.memcpy_htod) &&
+           cli_sym(h, "cuMemcpyDtoH_v2", &cli_cu.memcpy_dtoh) &&
+           cli_sym(h, "cuMemcpyHtoDAsync_v2", &cli_cu.memcpy_htod_async) &&
+           cli_sym(h, "cuMemcpyDtoHAsync_v2", &cli_cu.memcpy_dtoh_async);
   if (!ok || cli_cu.init(0) != 0) {
     snprintf(err, errlen, "the CUDA driver is unusable (missing symbols or cuInit failed)");
     return -1;
