@@ -37,6 +37,14 @@ struct hy_stage {
   void *queues[2];
   void *ev_start, *ev_up[2], *ev_comp[2], *ev_down[2];
   void *pin_in[2], *pin_out[2];
+  /* The whole-buffer path on the same backends: two page-locked bounce
+   * buffers that carry pageable user data to and from the device in
+   * pieces, the CPU copying one piece while the bus moves the other. */
+  void *bounce[2], *ev_bounce[2];
+  size_t bounce_bytes;
+  /* 1 when the transform writes every element of its output extent, so
+   * that the output's old contents need not go up first. */
+  int out_dense;
 };
 
 /* ---- chunk planning (pure) ---------------------------------------------- */
@@ -223,6 +231,50 @@ static hy_status hy_stage_chunk_setup(struct hyfft_plan_s *plan, unsigned flags)
   return HYFFT_SUCCESS;
 }
 
+/* Whether the transform writes every element its output extent spans:
+ * then the output need not be uploaded before an out-of-place run. */
+static int hy_stage_out_dense(const hy_problem *p) {
+  if (p->inplace) return 1;
+  int64_t count = 1;
+  for (int i = 0; i < p->batch_rank; i++) count *= p->batch[i].n;
+  for (int d = 0; d < p->rank; d++) {
+    int64_t n = p->dims[d].n;
+    if (d == p->rank - 1 && p->kind == HYFFT_R2C) n = n / 2 + 1;
+    count *= n;
+  }
+  return count == p->out_extent;
+}
+
+static void hy_stage_bounce_release(struct hyfft_plan_s *plan) {
+  struct hy_stage *s = plan->stage;
+  const hy_backend *b = plan->context->backend;
+  void *dev = plan->context->device;
+  for (int i = 0; i < 2; i++) {
+    if (s->bounce[i]) b->host_release(dev, s->bounce[i]);
+    if (s->ev_bounce[i]) b->event_release(dev, s->ev_bounce[i]);
+    s->bounce[i] = s->ev_bounce[i] = NULL;
+  }
+  s->bounce_bytes = 0;
+}
+
+/* Bounce buffers of up to HY_STAGE_MAX_CHUNK_BYTES for transfers of up to
+ * `most` bytes; none for transfers smaller than two pieces' worth, which
+ * gain nothing from them. */
+static hy_status hy_stage_bounce_setup(struct hyfft_plan_s *plan, size_t most) {
+  struct hy_stage *s = plan->stage;
+  const hy_backend *b = plan->context->backend;
+  void *dev = plan->context->device;
+  if (most < 2 * HY_STAGE_MIN_CHUNK_BYTES) return HYFFT_SUCCESS;
+  size_t piece = most / 4 > HY_STAGE_MAX_CHUNK_BYTES ? HY_STAGE_MAX_CHUNK_BYTES : most / 4;
+  if (piece < HY_STAGE_MIN_CHUNK_BYTES) piece = HY_STAGE_MIN_CHUNK_BYTES;
+  for (int i = 0; i < 2; i++) {
+    HY_TRY(b->host_alloc(dev, piece, &s->bounce[i]));
+    HY_TRY(b->event_create(dev, &s->ev_bounce[i]));
+  }
+  s->bounce_bytes = piece;
+  return HYFFT_SUCCESS;
+}
+
 hy_status hy_stage_create(struct hyfft_plan_s *plan, unsigned flags) {
   hyfft_context ctx = plan->context;
   const hy_backend *b = ctx->backend;
@@ -268,6 +320,14 @@ hy_status hy_stage_create(struct hyfft_plan_s *plan, unsigned flags) {
       hy_error_clear();
     }
   }
+  s->out_dense = hy_stage_out_dense(p);
+  if (!s->chunked && hy_stage_bounce_setup(plan, in_bytes > out_bytes ? in_bytes : out_bytes) !=
+                         HYFFT_SUCCESS) {
+    /* Without bounce buffers the whole-buffer path copies pageable memory
+     * directly, which is slower but correct. */
+    hy_stage_bounce_release(plan);
+    hy_error_clear();
+  }
   return HYFFT_SUCCESS;
 }
 
@@ -276,6 +336,7 @@ void hy_stage_destroy(struct hyfft_plan_s *plan) {
   if (!s) return;
   const hy_backend *b = plan->context->backend;
   hy_stage_unchunk(plan);
+  hy_stage_bounce_release(plan);
   if (s->dout && s->dout != s->din) b->release(plan->context->device, s->dout);
   if (s->din) b->release(plan->context->device, s->din);
   pthread_mutex_destroy(&s->lock);
@@ -285,6 +346,10 @@ void hy_stage_destroy(struct hyfft_plan_s *plan) {
 
 int hy_stage_is_chunked(const struct hyfft_plan_s *plan) {
   return plan->stage && plan->stage->chunked;
+}
+
+int hy_stage_bounces(const struct hyfft_plan_s *plan) {
+  return plan->stage && plan->stage->bounce_bytes > 0;
 }
 
 /* ---- execution ----------------------------------------------------------- */
@@ -308,9 +373,61 @@ static void hy_stage_memcpy(void *dst, const void *src, size_t bytes) {
   hy_parallel_for((int64_t)bytes, (int64_t)1 << 20, hy_stage_copy_range, &c);
 }
 
-/* Whole extents through the plan-owned buffers (no batch to split). The
- * output's current contents go up first so that elements between strided
- * outputs come back unchanged. */
+/* Host bytes [0, bytes) of `host` to device buffer `dbuf` on `queue`, in
+ * pieces through the bounce buffers: the CPU fills one while the bus
+ * empties the other. Returns with the last piece queued. */
+static hy_status hy_stage_bounce_write(struct hyfft_plan_s *plan, void *queue, void *dbuf,
+                                       const void *host, size_t bytes) {
+  struct hy_stage *s = plan->stage;
+  const hy_backend *b = plan->context->backend;
+  void *dev = plan->context->device;
+  hy_status st = HYFFT_SUCCESS;
+  for (size_t off = 0, k = 0; off < bytes && st == HYFFT_SUCCESS; off += s->bounce_bytes, k++) {
+    size_t n = bytes - off < s->bounce_bytes ? bytes - off : s->bounce_bytes;
+    int slot = (int)(k & 1);
+    /* The bounce buffer last fed piece k - 2's copy, which must be done. */
+    if (k >= 2) st = b->event_wait(dev, s->ev_bounce[slot]);
+    if (st != HYFFT_SUCCESS) break;
+    hy_stage_memcpy(s->bounce[slot], (const char *)host + off, n);
+    st = b->write(dev, queue, dbuf, off, s->bounce[slot], n, 0);
+    if (st == HYFFT_SUCCESS) st = b->event_record(dev, s->ev_bounce[slot], queue);
+  }
+  return st;
+}
+
+/* Device buffer `dbuf` [0, bytes) to host memory after the work queued on
+ * `queue`, in pieces through the bounce buffers: piece k + 1 crosses the
+ * bus while the CPU copies piece k out. Returns when all is in `host`. */
+static hy_status hy_stage_bounce_read(struct hyfft_plan_s *plan, void *queue, const void *dbuf,
+                                      void *host, size_t bytes) {
+  struct hy_stage *s = plan->stage;
+  const hy_backend *b = plan->context->backend;
+  void *dev = plan->context->device;
+  size_t piece = s->bounce_bytes;
+  size_t count = (bytes + piece - 1) / piece;
+  hy_status st = HYFFT_SUCCESS;
+  for (size_t k = 0; k <= count && st == HYFFT_SUCCESS; k++) {
+    /* Queue piece k (its bounce buffer was emptied at step k - 1), then
+     * empty piece k - 1. */
+    if (k < count) {
+      size_t off = k * piece, n = bytes - off < piece ? bytes - off : piece;
+      st = b->read(dev, queue, dbuf, off, s->bounce[k & 1], n, 0);
+      if (st == HYFFT_SUCCESS) st = b->event_record(dev, s->ev_bounce[k & 1], queue);
+    }
+    if (st == HYFFT_SUCCESS && k >= 1) {
+      size_t off = (k - 1) * piece, n = bytes - off < piece ? bytes - off : piece;
+      st = b->event_wait(dev, s->ev_bounce[(k - 1) & 1]);
+      if (st == HYFFT_SUCCESS) hy_stage_memcpy((char *)host + off, s->bounce[(k - 1) & 1], n);
+    }
+  }
+  /* Also after an error: no copy may still target a bounce buffer. */
+  hy_status sq = b->synchronize(dev, queue);
+  return st == HYFFT_SUCCESS ? sq : st;
+}
+
+/* Whole extents through the plan-owned buffers (no batch to split). An
+ * output with gaps between its elements goes up first, so that the gaps
+ * come back unchanged. */
 static hy_status hy_stage_whole(struct hyfft_plan_s *plan, const void *in, void *out,
                                 void *workspace, void *queue) {
   struct hy_stage *s = plan->stage;
@@ -319,8 +436,17 @@ static hy_status hy_stage_whole(struct hyfft_plan_s *plan, const void *in, void 
   const hy_problem *p = &plan->problem;
   size_t in_bytes = (size_t)p->in_extent * hy_problem_in_elem_size(p);
   size_t out_bytes = (size_t)p->out_extent * hy_problem_out_elem_size(p);
+  if (s->bounce_bytes) {
+    hy_status st = hy_stage_bounce_write(plan, queue, s->din, in, in_bytes);
+    if (st == HYFFT_SUCCESS && !s->out_dense)
+      st = hy_stage_bounce_write(plan, queue, s->dout, out, out_bytes);
+    if (st == HYFFT_SUCCESS) st = hy_exec_direct(plan, s->din, s->dout, workspace, queue);
+    if (st == HYFFT_SUCCESS) return hy_stage_bounce_read(plan, queue, s->dout, out, out_bytes);
+    b->synchronize(dev, queue);
+    return st;
+  }
   hy_status st = b->write(dev, queue, s->din, 0, in, in_bytes, 0);
-  if (st == HYFFT_SUCCESS && !p->inplace) st = b->write(dev, queue, s->dout, 0, out, out_bytes, 0);
+  if (st == HYFFT_SUCCESS && !s->out_dense) st = b->write(dev, queue, s->dout, 0, out, out_bytes, 0);
   if (st == HYFFT_SUCCESS) st = hy_exec_direct(plan, s->din, s->dout, workspace, queue);
   if (st == HYFFT_SUCCESS) st = b->read(dev, queue, s->dout, 0, out, out_bytes, 1);
   return st;

@@ -1,7 +1,9 @@
 /* Host data on a GPU: plan-owned device staging buffers and, for batched
  * problems on backends with queues, events and page-locked host memory,
  * chunks along the outermost batch dim whose copies overlap the compute of
- * their neighbours (DESIGN.md section 5). */
+ * their neighbours (DESIGN.md section 5). Problems that are not chunked go
+ * up and down whole, through two page-locked bounce buffers in pieces so
+ * that the CPU's copies of pageable memory overlap the bus. */
 #ifndef HY_EXEC_STAGING_H
 #define HY_EXEC_STAGING_H
 
@@ -56,5 +58,8 @@ hy_status hy_stage_run(struct hyfft_plan_s *plan, const void *in, void *out, voi
 
 /* 1 when the plan's executions use the chunked, overlapped path (tests). */
 int hy_stage_is_chunked(const struct hyfft_plan_s *plan);
+/* 1 when the whole-buffer path moves pageable data through bounce buffers
+ * in overlapped pieces (tests). */
+int hy_stage_bounces(const struct hyfft_plan_s *plan);
 
 #endif /* HY_EXEC_STAGING_H */

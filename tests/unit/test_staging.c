@@ -394,6 +394,20 @@ static void test_pipeline(void) {
   pipeline_case(cpu, gpu, "c2c:f32:fwd:1024:b64", 0, 3);
   pipeline_case(cpu, gpu, "c2c:f32:fwd:4096:b4099:odist=5000", 0, 1);
   pipeline_case(cpu, gpu, "c2c:f64:fwd:64x64:is=65,1:os=70,1", 0, 2);
+  /* Whole buffers large enough for the bounce buffers: a dense output
+   * (not uploaded first), an output with gaps (uploaded first, gaps kept),
+   * in place, and a real transform. */
+  const char *const bounced[] = {"c2c:f32:fwd:2048x2048", "c2c:f32:bwd:2048x2048:os=2050,1",
+                                 "c2c:f64:fwd:1024x1536:ip", "r2c:f32:2048x3000", NULL};
+  for (int i = 0; bounced[i]; i++) {
+    pipeline_case(cpu, gpu, bounced[i], 0, i == 0 ? 2 : 1);
+    hyfft_plan plan = NULL;
+    CHECK_OK(hyfft_plan_token(gpu, bounced[i], HYFFT_ESTIMATE, &plan));
+    if (plan) {
+      CHECK(hy_stage_bounces(plan), "%s: no bounce buffers", bounced[i]);
+      CHECK_OK(hyfft_plan_destroy(plan));
+    }
+  }
   CHECK(live_host == 0 && live_queues == 0 && live_events == 0,
         "leaked %d pinned buffers, %d queues, %d events", (int)live_host, (int)live_queues,
         (int)live_events);
