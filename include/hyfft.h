@@ -212,6 +212,12 @@ HYFFT_API hyfft_status hyfft_context_synchronize(hyfft_context context);
  * uses it (its other axes then run in place on the input instead of in a
  * workspace). */
 #define HYFFT_DESTROY_INPUT (1u << 1)
+/* Host data on a GPU backend, batched: let the CPU compute a share of the
+ * outermost batch dim at the same time as the GPU, the share from a model
+ * calibrated at plan creation by short timing runs of both (docs/api.md,
+ * "Hybrid execution"). The model may give the CPU nothing. Without the
+ * flag, $HYFFT_CPU_SHARE ("auto" or a fraction) asks for the same. */
+#define HYFFT_HYBRID (1u << 2)
 
 HYFFT_API hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *problem,
                                          unsigned flags, hyfft_plan *plan);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "exec/hybrid.h"
 #include "exec/out_of_core.h"
 #include "planner/planner.h"
 
@@ -92,7 +93,7 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
   if (!hy_handle_is_live(context, HY_HANDLE_CONTEXT))
     return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live", (void *)context);
   if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
-  if (flags & ~(unsigned)(HYFFT_MEASURE | HYFFT_DESTROY_INPUT))
+  if (flags & ~(unsigned)(HYFFT_MEASURE | HYFFT_DESTROY_INPUT | HYFFT_HYBRID))
     return hy_error(HYFFT_INVALID_ARGUMENT, "unknown planner flags 0x%x", flags);
 
   struct hyfft_plan_s *p = NULL;
@@ -239,7 +240,9 @@ hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, si
   hy_strbuf_init(&sb);
   hy_token_print(&plan->problem.user, &sb);
   hy_strbuf_appendf(&sb, " on %s (%s)\n", plan->context->info.spec, plan->context->info.name);
-  if (plan->ooc)
+  if (plan->hybrid)
+    hy_hybrid_describe(plan, &sb);
+  else if (plan->ooc)
     hy_ooc_describe(plan, &sb);
   else
     hy_plan_tree_describe(&plan->tree, &sb);
@@ -257,7 +260,8 @@ hyfft_status hyfft_plan_source(hyfft_plan plan, char *buf, size_t buf_size, size
   HY_TRY(hy_check_plan(plan));
   hy_strbuf sb;
   hy_strbuf_init(&sb);
-  hy_status st = plan->ooc ? hy_ooc_source(plan, &sb)
+  hy_status st = plan->hybrid ? hy_hybrid_source(plan, &sb)
+                 : plan->ooc  ? hy_ooc_source(plan, &sb)
                            : plan->context->backend->plan_source(plan->context->device,
                                                                  plan->backend_state, &sb);
   if (st == HYFFT_SUCCESS) st = hy_strbuf_export(&sb, buf, buf_size, needed);

@@ -40,12 +40,6 @@ void hy_exec_tune_key(const hy_problem *problem, hy_strbuf *sb) {
   hy_token_print(&named, sb);
 }
 
-static double hy_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int hy_cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;

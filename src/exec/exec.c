@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "exec/hybrid.h"
 #include "exec/out_of_core.h"
 #include "exec/staging.h"
 
@@ -177,7 +178,9 @@ hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void
   HY_TRY(hy_exec_check_pointers(plan, in, out));
   hyfft_context ctx = plan->context;
   hy_status st;
-  if (plan->ooc)
+  if (plan->hybrid)
+    st = hy_hybrid_run(plan, in, out, queue);
+  else if (plan->ooc)
     st = hy_ooc_run(plan, in, out, queue);
   else if (plan->problem.memory == HYFFT_MEMORY_HOST && ctx->backend->id != HYFFT_BACKEND_CPU)
     st = plan->stage ? hy_stage_run(plan, in, out, workspace, queue)

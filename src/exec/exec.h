@@ -43,7 +43,15 @@ struct hyfft_plan_s {
    * sub-plans over slabs and blocks (exec/out_of_core.c). The plan then has
    * no tree, backend state, workspace or stage of its own. NULL otherwise. */
   struct hy_ooc *ooc;
+  /* Batched host plans on GPU backends with a CPU share: a GPU side and a
+   * CPU side, each a plan of its own (exec/hybrid.c). The plan then has no
+   * tree, backend state, workspace or stage of its own. NULL otherwise. */
+  struct hy_hybrid *hybrid;
 };
+
+/* Internal plan flag (above the public ones): the plan is one side of a
+ * hybrid plan and must not split again. */
+#define HY_PLAN_SIDE (1u << 30)
 
 /* Create a plan of `problem` (a user description, validated here) on
  * `context`: its tree, backend state, plan-owned workspace and staging

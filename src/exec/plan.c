@@ -7,6 +7,7 @@
 
 #include "exec/choose.h"
 #include "exec/exec.h"
+#include "exec/hybrid.h"
 #include "exec/out_of_core.h"
 #include "exec/staging.h"
 #include "planner/planner.h"
@@ -58,11 +59,14 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
     p->problem.destroy_input = 1;
   if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
     st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
-  /* A host problem over the device memory budget becomes two sweeps of
-   * sub-plans (exec/out_of_core.c) and has no tree of its own. */
   p->context = context;
-  if (st == HYFFT_SUCCESS && !tree) st = hy_ooc_create(p, flags);
-  if (st == HYFFT_SUCCESS && p->ooc) {
+  /* A batched host problem with a CPU share becomes a GPU side and a CPU
+   * side (exec/hybrid.c); otherwise one over the device memory budget
+   * becomes two sweeps of sub-plans (exec/out_of_core.c). Neither has a
+   * tree of its own. */
+  if (st == HYFFT_SUCCESS && !tree) st = hy_hybrid_create(p, flags);
+  if (st == HYFFT_SUCCESS && !tree && !p->hybrid) st = hy_ooc_create(p, flags);
+  if (st == HYFFT_SUCCESS && (p->ooc || p->hybrid)) {
     pthread_mutex_init(&p->work_lock, NULL);
     atomic_fetch_add(&context->refs, 1);
     *plan = p;
@@ -111,7 +115,8 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
 
 void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
-  if (plan->ooc) {
+  if (plan->ooc || plan->hybrid) {
+    hy_hybrid_destroy(plan);
     hy_ooc_destroy(plan);
     pthread_mutex_destroy(&plan->work_lock);
     hy_context_release(plan->context);
@@ -129,6 +134,7 @@ void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
 
 hy_status hy_exec_plan_wait(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
+  if (plan->hybrid) return hy_hybrid_wait(plan);
   if (plan->ooc) return hy_ooc_wait(plan);
   if (b->plan_wait) HY_TRY(b->plan_wait(plan->context->device, plan->backend_state));
   return hy_stage_wait(plan);

@@ -96,6 +96,9 @@ int hy_handle_unregister(const void *handle, hy_handle_kind kind);
 
 /* ---- threads ------------------------------------------------------------ */
 
+/* Seconds on the monotonic clock (for timing runs). */
+double hy_now(void);
+
 /* Number of worker threads: $HYFFT_NUM_THREADS if set (>= 1), else all cores. */
 int hy_num_threads(void);
 /* Threads the CPU backend uses from now on, over $HYFFT_NUM_THREADS and the

@@ -24,6 +24,7 @@ static const struct {
     {"HYFFT_MEASURE_BUDGET", offsetof(hy_settings, measure_budget_raw)},
     {"HYFFT_STAGING", offsetof(hy_settings, staging)},
     {"HYFFT_DEVICE_MEMORY_LIMIT", offsetof(hy_settings, device_memory_limit_raw)},
+    {"HYFFT_CPU_SHARE", offsetof(hy_settings, cpu_share_raw)},
     {"HYFFT_NUM_THREADS", offsetof(hy_settings, num_threads_raw)},
     {"HYFFT_CACHE_DIR", offsetof(hy_settings, cache_dir)},
     {"XDG_CACHE_HOME", offsetof(hy_settings, xdg_cache_home)},
@@ -94,6 +95,14 @@ static void hy_settings_parse(hy_settings *s) {
   s->staging_simple = hy_settings_is(s->staging, "simple");
   s->device_memory_limit =
       s->device_memory_limit_raw ? hy_settings_bytes(s->device_memory_limit_raw) : 0;
+  s->cpu_share = -1;
+  if (hy_settings_is(s->cpu_share_raw, "auto")) {
+    s->cpu_share = -2;
+  } else if (s->cpu_share_raw && !hy_settings_is(s->cpu_share_raw, "off")) {
+    char *end = NULL;
+    double v = strtod(s->cpu_share_raw, &end);
+    s->cpu_share = end != s->cpu_share_raw && *end == '\0' && v >= 0 && v <= 1 ? v : -3;
+  }
   s->num_threads = 0;
   if (s->num_threads_raw) {
     long n = strtol(s->num_threads_raw, NULL, 10);
@@ -178,6 +187,9 @@ hy_status hy_settings_check(void) {
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_DEVICE_MEMORY_LIMIT='%s' is not a "
                     "positive byte count (digits, optionally K, M or G)",
                     s->device_memory_limit_raw);
+  if (s->cpu_share == -3)
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_CPU_SHARE='%s' is neither 'off', "
+                    "'auto' nor a fraction from 0 to 1", s->cpu_share_raw);
   const struct {
     const char *name, *raw;
   } bits[] = {{"HYFFT_RADER", s->rader_raw},

@@ -34,6 +34,12 @@ typedef struct hy_settings {
    * G suffix, powers of 1024); 0 when unset, -1 when set but not a
    * positive byte count (plan creation then fails, naming the variable). */
   int64_t device_memory_limit;
+  const char *cpu_share_raw;     /* HYFFT_CPU_SHARE */
+  /* The CPU's share of a hybrid host-data plan on a GPU (exec/hybrid.c):
+   * -1 off (unset or "off"), -2 "auto" (the calibrated model), else a
+   * fraction in [0, 1]; -3 when set to anything else (context creation
+   * then fails, naming the variable). */
+  double cpu_share;
 
   /* ---- util/: threads and the disk cache -------------------------------- */
   const char *num_threads_raw;   /* HYFFT_NUM_THREADS */

@@ -1,6 +1,7 @@
 /* Parallel loops over independent work. OpenMP's runtime is the thread
  * pool: it keeps its workers alive between calls and gives each calling
  * user thread its own team, so concurrent executions of one plan work. */
+#include <time.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,6 +15,12 @@
 /* Set by hy_set_num_threads (the FFTW3 interface's plan_with_nthreads);
  * 0: not set. */
 static _Atomic int hy_threads_override;
+
+double hy_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 void hy_set_num_threads(int n) { hy_threads_override = n > 0 ? n : 0; }
 

@@ -27,12 +27,6 @@
 #include "planner/planner.h"
 #include "h100_caps.h"
 
-static double hy_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static hy_status hy_generate(const char *token, const hy_device_caps *caps, hy_gpu_program *out) {
   hyfft_problem user;
   hy_problem prob;

@@ -1,0 +1,301 @@
+/* Hybrid CPU + GPU execution of batched host data (exec/hybrid.h). The
+ * outermost batch dim's entries [0, n_gpu) go to a host-data plan on the
+ * plan's own GPU context (staged through the device by exec/staging.c or
+ * out of core), entries [n_gpu, n) to a plan on a CPU context the hybrid
+ * plan owns; one execution runs the CPU side on a thread of its own while
+ * the calling thread drives the GPU side. Entries must not interleave
+ * (each entry's elements lie before the next entry's start, on both
+ * sides), so the two sides touch disjoint memory. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec.h"
+#include "exec/hybrid.h"
+#include "exec/out_of_core.h"
+#include "util/settings.h"
+
+/* Probe sizes of the calibration: bytes of one side's data (the larger of
+ * input and output) its probe run moves at most. */
+#define HY_HYBRID_PROBE_GPU ((size_t)256 << 20)
+#define HY_HYBRID_PROBE_CPU ((size_t)32 << 20)
+
+struct hy_hybrid {
+  struct hyfft_plan_s *gpu, *cpu; /* NULL for a side with no entries */
+  int64_t n, n_cpu;               /* entries of the outer batch dim, the CPU's */
+  size_t in_off, out_off;         /* bytes to the CPU side's first entry */
+  double share;                   /* n_cpu / n */
+  const char *from;               /* what chose the share */
+  /* Calibration (0 when the share was given): batch entries per second. */
+  double r_gpu, r_cpu;
+};
+
+/* ---- sides ------------------------------------------------------------------ */
+
+/* A context on the CPU backend, private to the hybrid plan (no handle): its
+ * reference passes to the plan made on it. */
+static hy_status hy_hybrid_cpu_context(struct hyfft_context_s **out) {
+  const hy_backend *b = &hy_backend_cpu;
+  struct hyfft_context_s *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CPU side's context");
+  ctx->backend = b;
+  atomic_init(&ctx->refs, 1);
+  hy_status st = b->device_info(0, &ctx->info);
+  if (st == HYFFT_SUCCESS) st = b->open(0, &ctx->device);
+  if (st == HYFFT_SUCCESS) {
+    st = b->caps(ctx->device, &ctx->caps);
+    if (st != HYFFT_SUCCESS) b->close(ctx->device);
+  }
+  if (st != HYFFT_SUCCESS) {
+    free(ctx);
+    return st;
+  }
+  *out = ctx;
+  return HYFFT_SUCCESS;
+}
+
+/* The plan's problem with `count` entries in its outer batch dim, as a
+ * host-data description. */
+static void hy_hybrid_side_problem(const hy_problem *p, int64_t count, hyfft_problem *u) {
+  memset(u, 0, sizeof *u);
+  u->kind = p->kind;
+  u->precision = p->precision;
+  u->sign = p->sign;
+  u->rank = p->rank > 0 ? p->rank : 1;
+  if (p->rank > 0) {
+    memcpy(u->dims, p->dims, sizeof(hyfft_dim) * (size_t)p->rank);
+  } else {
+    u->dims[0].n = 1;
+    u->dims[0].in_stride = 1;
+    u->dims[0].out_stride = 1;
+  }
+  u->batch_rank = p->batch_rank;
+  memcpy(u->batch, p->batch, sizeof(hyfft_dim) * (size_t)p->batch_rank);
+  u->batch[0].n = count;
+  u->inplace = p->inplace;
+  u->scale = p->scale;
+  u->memory = HYFFT_MEMORY_HOST;
+}
+
+static hy_status hy_hybrid_side(struct hyfft_context_s *ctx, const hy_problem *p, int64_t count,
+                                unsigned flags, struct hyfft_plan_s **side) {
+  hyfft_problem u;
+  hy_hybrid_side_problem(p, count, &u);
+  return hy_exec_plan_create(ctx, &u, flags | HY_PLAN_SIDE, NULL, side);
+}
+
+/* Whether the outer batch dim splits into two disjoint ranges: each entry
+ * spans no further than the next one's start, on both sides. */
+static int hy_hybrid_splittable(const hy_problem *p) {
+  if (p->batch_rank < 1 || p->batch[0].n < 2) return 0;
+  if (p->batch[0].in_stride < 1 || p->batch[0].out_stride < 1) return 0;
+  int64_t span_in = 1, span_out = 1;
+  for (int i = 0; i < p->rank + p->batch_rank - 1; i++) {
+    const hyfft_dim *d = i < p->rank ? &p->dims[i] : &p->batch[i - p->rank + 1];
+    if (d->in_stride < 0 || d->out_stride < 0) return 0;
+    /* The halved axis of a real transform has n/2+1 complex elements on
+     * its complex side. */
+    int64_t n_in = d->n, n_out = d->n;
+    if (i == p->rank - 1 && p->kind == HYFFT_R2C) n_out = d->n / 2 + 1;
+    if (i == p->rank - 1 && p->kind == HYFFT_C2R) n_in = d->n / 2 + 1;
+    span_in += (n_in - 1) * d->in_stride;
+    span_out += (n_out - 1) * d->out_stride;
+  }
+  return span_in <= p->batch[0].in_stride && span_out <= p->batch[0].out_stride;
+}
+
+/* ---- calibration ------------------------------------------------------------ */
+
+/* Seconds of one run of `plan` on zeroed host buffers of its extents: one
+ * untimed run, then the faster of two. */
+static hy_status hy_hybrid_time(struct hyfft_plan_s *plan, double *seconds) {
+  const hy_problem *p = &plan->problem;
+  size_t in_bytes = (size_t)p->in_extent * hy_problem_in_elem_size(p);
+  size_t out_bytes = (size_t)p->out_extent * hy_problem_out_elem_size(p);
+  if (p->inplace && out_bytes > in_bytes) in_bytes = out_bytes;
+  void *in = calloc(1, in_bytes), *out = p->inplace ? in : calloc(1, out_bytes);
+  if (!in || !out) {
+    free(in);
+    if (out != in) free(out);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate %zu bytes for the hybrid calibration",
+                    in_bytes + (p->inplace ? 0 : out_bytes));
+  }
+  hy_status st = hy_exec_run(plan, in, out, NULL, NULL, 1);
+  double best = 0;
+  for (int i = 0; i < 2 && st == HYFFT_SUCCESS; i++) {
+    double t0 = hy_now();
+    st = hy_exec_run(plan, in, out, NULL, NULL, 1);
+    double dt = hy_now() - t0;
+    if (i == 0 || dt < best) best = dt;
+  }
+  free(in);
+  if (out != in) free(out);
+  *seconds = best > 1e-9 ? best : 1e-9;
+  return st;
+}
+
+/* Batch entries per second of one side, from a probe of at most
+ * `probe_bytes` of data. */
+static hy_status hy_hybrid_rate(struct hyfft_context_s *ctx, const hy_problem *p,
+                                size_t probe_bytes, unsigned flags, double *rate) {
+  size_t entry_in = (size_t)p->batch[0].in_stride * hy_problem_in_elem_size(p);
+  size_t entry_out = (size_t)p->batch[0].out_stride * hy_problem_out_elem_size(p);
+  size_t entry = entry_in > entry_out ? entry_in : entry_out;
+  int64_t count = (int64_t)(probe_bytes / (entry ? entry : 1));
+  if (count < 1) count = 1;
+  if (count > p->batch[0].n) count = p->batch[0].n;
+  struct hyfft_plan_s *probe = NULL;
+  HY_TRY(hy_hybrid_side(ctx, p, count, flags & ~(unsigned)HYFFT_MEASURE, &probe));
+  double t = 0;
+  hy_status st = hy_hybrid_time(probe, &t);
+  hy_exec_plan_destroy(probe);
+  *rate = (double)count / t;
+  return st;
+}
+
+/* ---- creation ---------------------------------------------------------------- */
+
+void hy_hybrid_destroy(struct hyfft_plan_s *plan) {
+  struct hy_hybrid *h = plan->hybrid;
+  if (!h) return;
+  if (h->gpu) hy_exec_plan_destroy(h->gpu);
+  if (h->cpu) hy_exec_plan_destroy(h->cpu);
+  free(h);
+  plan->hybrid = NULL;
+}
+
+hy_status hy_hybrid_create(struct hyfft_plan_s *plan, unsigned flags) {
+  const hy_problem *p = &plan->problem;
+  struct hyfft_context_s *gctx = plan->context;
+  plan->hybrid = NULL;
+  double given = hy_settings_get()->cpu_share; /* -1 off, -2 auto, else the share */
+  int calibrate = (flags & HYFFT_HYBRID) || given == -2;
+  if ((flags & HY_PLAN_SIDE) || (!calibrate && given < 0)) return HYFFT_SUCCESS;
+  if (p->memory != HYFFT_MEMORY_HOST || gctx->backend->id == HYFFT_BACKEND_CPU ||
+      !hy_hybrid_splittable(p))
+    return HYFFT_SUCCESS;
+
+  struct hy_hybrid *h = calloc(1, sizeof *h);
+  if (!h) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a hybrid plan");
+  h->n = p->batch[0].n;
+  struct hyfft_context_s *cctx = NULL;
+  hy_status st = hy_hybrid_cpu_context(&cctx);
+  if (st == HYFFT_SUCCESS && calibrate) {
+    st = hy_hybrid_rate(gctx, p, HY_HYBRID_PROBE_GPU, flags, &h->r_gpu);
+    if (st == HYFFT_SUCCESS) st = hy_hybrid_rate(cctx, p, HY_HYBRID_PROBE_CPU, flags, &h->r_cpu);
+  }
+  if (st == HYFFT_SUCCESS) {
+    if (given >= 0) {
+      h->share = given;
+      h->from = "HYFFT_CPU_SHARE";
+    } else {
+      /* Both sides finish together; nothing for the CPU unless that beats
+       * the GPU alone by the minimum gain. */
+      h->share = h->r_cpu / (h->r_cpu + h->r_gpu);
+      h->from = "the calibrated model";
+      int64_t n_cpu = (int64_t)(h->share * (double)h->n + 0.5);
+      double t_gpu = (double)h->n / h->r_gpu;
+      double t_cpu_side = (double)n_cpu / h->r_cpu, t_gpu_side = (double)(h->n - n_cpu) / h->r_gpu;
+      double t_hybrid = t_cpu_side > t_gpu_side ? t_cpu_side : t_gpu_side;
+      if (n_cpu < 1 || t_hybrid > t_gpu * (1.0 - HY_HYBRID_MIN_GAIN)) h->share = 0;
+    }
+    h->n_cpu = (int64_t)(h->share * (double)h->n + 0.5);
+    if (h->n_cpu > h->n) h->n_cpu = h->n;
+    h->share = (double)h->n_cpu / (double)h->n;
+    int64_t n_gpu = h->n - h->n_cpu;
+    h->in_off = (size_t)(n_gpu * p->batch[0].in_stride) * hy_problem_in_elem_size(p);
+    h->out_off = (size_t)(n_gpu * p->batch[0].out_stride) * hy_problem_out_elem_size(p);
+    if (n_gpu > 0) st = hy_hybrid_side(gctx, p, n_gpu, flags, &h->gpu);
+    if (st == HYFFT_SUCCESS && h->n_cpu > 0) st = hy_hybrid_side(cctx, p, h->n_cpu, flags, &h->cpu);
+  }
+  /* The CPU plan holds its own reference to the private context. */
+  if (cctx) hy_context_release(cctx);
+  plan->hybrid = h;
+  if (st != HYFFT_SUCCESS) hy_hybrid_destroy(plan);
+  return st;
+}
+
+/* ---- execution ----------------------------------------------------------------- */
+
+typedef struct hy_hybrid_job {
+  struct hyfft_plan_s *plan;
+  const void *in;
+  void *out;
+  hy_status status;
+  char error[256]; /* the CPU thread's hyfft_last_error, handed back */
+} hy_hybrid_job;
+
+static void *hy_hybrid_cpu_thread(void *arg) {
+  hy_hybrid_job *job = arg;
+  job->status = hy_exec_run(job->plan, job->in, job->out, NULL, NULL, 1);
+  if (job->status != HYFFT_SUCCESS) {
+    const char *msg = hyfft_last_error();
+    strncpy(job->error, msg ? msg : "", sizeof job->error - 1);
+  }
+  return NULL;
+}
+
+hy_status hy_hybrid_run(struct hyfft_plan_s *plan, const void *in, void *out, void *queue) {
+  struct hy_hybrid *h = plan->hybrid;
+  const char *cin = (const char *)in + h->in_off;
+  char *cout = (char *)out + h->out_off;
+  if (!h->cpu) return hy_exec_run(h->gpu, in, out, NULL, queue, 1);
+  if (!h->gpu) return hy_exec_run(h->cpu, cin, cout, NULL, NULL, 1);
+  hy_hybrid_job job = {h->cpu, cin, cout, HYFFT_SUCCESS, ""};
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, hy_hybrid_cpu_thread, &job) != 0)
+    return hy_error(HYFFT_INTERNAL, "cannot start the CPU side's thread");
+  hy_status st = hy_exec_run(h->gpu, in, out, NULL, queue, 1);
+  pthread_join(thread, NULL);
+  if (st == HYFFT_SUCCESS && job.status != HYFFT_SUCCESS)
+    return hy_error(job.status, "CPU side of a hybrid plan: %s", job.error);
+  return st;
+}
+
+hy_status hy_hybrid_wait(struct hyfft_plan_s *plan) {
+  struct hy_hybrid *h = plan->hybrid;
+  if (h->gpu) HY_TRY(hy_exec_plan_wait(h->gpu));
+  if (h->cpu) HY_TRY(hy_exec_plan_wait(h->cpu));
+  return HYFFT_SUCCESS;
+}
+
+/* ---- description ---------------------------------------------------------------- */
+
+static void hy_hybrid_describe_side(const struct hyfft_plan_s *side, hy_strbuf *sb) {
+  if (side->ooc) hy_ooc_describe(side, sb);
+  else hy_plan_tree_describe(&side->tree, sb);
+}
+
+void hy_hybrid_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
+  const struct hy_hybrid *h = plan->hybrid;
+  hy_strbuf_appendf(sb, "  hybrid: outer batch dim of %lld entries: GPU %lld, CPU %lld "
+                    "(CPU share %.4f, from %s)\n", (long long)h->n, (long long)(h->n - h->n_cpu),
+                    (long long)h->n_cpu, h->share, h->from);
+  if (h->r_gpu > 0 && h->r_cpu > 0) {
+    double t_gpu = (double)h->n / h->r_gpu;
+    double a = (double)h->n_cpu / h->r_cpu, g = (double)(h->n - h->n_cpu) / h->r_gpu;
+    hy_strbuf_appendf(sb, "  calibration: GPU %.6g entries/s (host data, bus included), CPU "
+                      "%.6g entries/s; model: %.4g ms at this share, %.4g ms GPU alone, best "
+                      "share %.4f\n", h->r_gpu, h->r_cpu, 1e3 * (a > g ? a : g), 1e3 * t_gpu,
+                      h->r_cpu / (h->r_cpu + h->r_gpu));
+  }
+  if (h->gpu) {
+    hy_strbuf_appendf(sb, "  GPU side (%s):\n", plan->context->info.spec);
+    hy_hybrid_describe_side(h->gpu, sb);
+  }
+  if (h->cpu) {
+    hy_strbuf_append(sb, "  CPU side (cpu):\n");
+    hy_hybrid_describe_side(h->cpu, sb);
+  }
+}
+
+hy_status hy_hybrid_source(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
+  const struct hy_hybrid *h = plan->hybrid;
+  const struct hyfft_plan_s *side = h->gpu ? h->gpu : h->cpu;
+  if (side->ooc) return hy_ooc_source(side, sb);
+  return side->context->backend->plan_source(side->context->device, side->backend_state, sb);
+}
+
+double hy_hybrid_share(const struct hyfft_plan_s *plan) {
+  return plan->hybrid ? plan->hybrid->share : 0;
+}

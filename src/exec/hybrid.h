@@ -1,0 +1,50 @@
+/* Hybrid execution (DESIGN.md section 5): a batched host-data plan on a
+ * GPU backend whose outermost batch dim is split in two, the first
+ * entries staged through the GPU and the rest computed by the CPU backend
+ * at the same time, each side a plan of its own.
+ *
+ * The CPU's share comes from HYFFT_CPU_SHARE (a fraction, "auto" or
+ * "off") or, with the plan flag HYFFT_HYBRID, from a model calibrated at
+ * plan creation: each side's time per batch entry measured on a short
+ * probe run (host data through the GPU, bus included; the CPU backend),
+ * and the share that makes both sides finish together,
+ *
+ *   share = r_cpu / (r_cpu + r_gpu)   (r: batch entries per second),
+ *
+ * kept only when the model predicts at least HY_HYBRID_MIN_GAIN over the
+ * GPU alone. With HYFFT_MEASURE the shares around the model's are timed
+ * on the probe problem and the fastest kept. */
+#ifndef HY_EXEC_HYBRID_H
+#define HY_EXEC_HYBRID_H
+
+#include "util/hy_util.h"
+
+struct hyfft_plan_s;
+
+/* A hybrid plan is kept only when the model predicts it at least this much
+ * faster than the GPU alone (5%). */
+#define HY_HYBRID_MIN_GAIN 0.05
+
+/* Plan hook, after plan->context and plan->problem are set and before the
+ * plan's own tree is prepared. Leaves plan->hybrid NULL when no share is
+ * asked for, when the problem is not a batched host problem on a GPU
+ * backend with non-interleaved batch entries, or when the model gives the
+ * CPU nothing; otherwise builds the two sides into plan->hybrid. */
+hy_status hy_hybrid_create(struct hyfft_plan_s *plan, unsigned flags);
+void hy_hybrid_destroy(struct hyfft_plan_s *plan);
+
+/* Run both sides at once on host data; returns when both are done. */
+hy_status hy_hybrid_run(struct hyfft_plan_s *plan, const void *in, void *out, void *queue);
+hy_status hy_hybrid_wait(struct hyfft_plan_s *plan);
+
+/* The split, the calibration and both sides' trees, for
+ * hyfft_plan_describe. */
+void hy_hybrid_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb);
+/* The GPU side's generated sources, for hyfft_plan_source. */
+hy_status hy_hybrid_source(const struct hyfft_plan_s *plan, hy_strbuf *sb);
+
+/* The CPU's share of the batch entries (0 for a plan that is not hybrid;
+ * tests). */
+double hy_hybrid_share(const struct hyfft_plan_s *plan);
+
+#endif /* HY_EXEC_HYBRID_H */
