@@ -20,7 +20,7 @@ for token in "$@"; do
   i=$((i + 1))
   plan="$OUT/hybrid-$i-plan.txt"
   HYFFT_CPU_SHARE=auto "$hyfft" plan "$token" --device "$device" >"$plan" 2>&1
-  grep -E "hybrid:|calibration:" "$plan"
+  grep -E "hybrid:|cores:|calibration|model:" "$plan"
   rows="$OUT/hybrid-$i-rows.txt"
   : >"$rows"
   for share in 0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 1 auto; do
@@ -36,11 +36,14 @@ import re, sys
 token, plan, rows, md, svg = sys.argv[1:]
 text = open(plan).read()
 m = re.search(r"outer batch dim of (\d+) entries: GPU (\d+), CPU (\d+) \(CPU share ([0-9.]+)", text)
-c = re.search(r"calibration: GPU ([0-9.e+]+) entries/s .*CPU ([0-9.e+]+) entries/s", text)
+c = re.search(r"GPU side ([0-9.e+]+) .*?; ([0-9.e+]+) with all cores\), CPU side ([0-9.e+]+) \(([0-9.e+]+) with all cores", text)
 n = int(m.group(1)); chosen = float(m.group(4))
-rg, rc = float(c.group(1)), float(c.group(2))
+rg, rga, rc, rca = (float(c.group(k)) for k in range(1, 5))
 def model(s):
-    ncpu = round(s * n)
+    # hy_hybrid_model: a side alone has all the cores, two sides split them.
+    ncpu = int(s * n + 0.5)
+    if ncpu <= 0: return 1e3 * n / rga
+    if ncpu >= n: return 1e3 * n / rca
     return 1e3 * max((n - ncpu) / rg, ncpu / rc)
 data = []
 for line in open(rows):
@@ -50,8 +53,8 @@ fixed = [(float(s), ms) for s, ms in data if s != "auto"]
 auto = [ms for s, ms in data if s == "auto"]
 best = min(fixed, key=lambda x: x[1])
 with open(md, "w") as f:
-    f.write(f"`{token}`: {n} batch entries; calibration GPU {rg:.4g}/s, CPU {rc:.4g}/s; "
-            f"model's share {chosen:.4f}\n\n")
+    f.write(f"`{token}`: {n} batch entries; calibration (entries/s) GPU side {rg:.4g} "
+            f"({rga:.4g} alone), CPU side {rc:.4g} ({rca:.4g} alone); model's share {chosen:.4f}\n\n")
     f.write("| CPU share | measured ms | model ms | measured / best |\n|---:|---:|---:|---:|\n")
     for s, ms in fixed:
         f.write(f"| {s:.1f} | {ms:.2f} | {model(s):.2f} | {ms / best[1]:.3f} |\n")

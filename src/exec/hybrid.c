@@ -18,7 +18,7 @@
 /* Probe sizes of the calibration: bytes of one side's data (the larger of
  * input and output) its probe run moves at most. */
 #define HY_HYBRID_PROBE_GPU ((size_t)256 << 20)
-#define HY_HYBRID_PROBE_CPU ((size_t)32 << 20)
+#define HY_HYBRID_PROBE_CPU ((size_t)64 << 20)
 
 struct hy_hybrid {
   struct hyfft_plan_s *gpu, *cpu; /* NULL for a side with no entries */
@@ -26,8 +26,14 @@ struct hy_hybrid {
   size_t in_off, out_off;         /* bytes to the CPU side's first entry */
   double share;                   /* n_cpu / n */
   const char *from;               /* what chose the share */
-  /* Calibration (0 when the share was given): batch entries per second. */
-  double r_gpu, r_cpu;
+  /* The cores: while both sides run, the GPU side's host copies get
+   * `copy_threads` of them and the CPU side the other `cpu_threads`. */
+  int copy_threads, cpu_threads;
+  /* Calibration (0 when the share was given): batch entries per second of
+   * the GPU side with all cores for its copies, of the GPU side with
+   * copy_threads, and of the CPU side with cpu_threads. */
+  double r_gpu_alone, r_gpu, r_cpu;
+  double r_cpu_alone; /* the CPU side with all cores */
 };
 
 /* ---- sides ------------------------------------------------------------------ */
@@ -146,10 +152,23 @@ static hy_status hy_hybrid_rate(struct hyfft_context_s *ctx, const hy_problem *p
   if (count > p->batch[0].n) count = p->batch[0].n;
   struct hyfft_plan_s *probe = NULL;
   HY_TRY(hy_hybrid_side(ctx, p, count, flags & ~(unsigned)HYFFT_MEASURE, &probe));
+  /* Kernels still compiling in the background would slow the probe and
+   * take cores from it. */
   double t = 0;
-  hy_status st = hy_hybrid_time(probe, &t);
+  hy_status st = hy_exec_plan_wait(probe);
+  if (st == HYFFT_SUCCESS) st = hy_hybrid_time(probe, &t);
   hy_exec_plan_destroy(probe);
-  *rate = (double)count / t;
+  *rate = st == HYFFT_SUCCESS ? (double)count / t : 0;
+  return st;
+}
+
+/* The same with the calling thread's cores capped at `threads`. */
+static hy_status hy_hybrid_rate_with(int threads, struct hyfft_context_s *ctx,
+                                     const hy_problem *p, size_t probe_bytes, unsigned flags,
+                                     double *rate) {
+  int old = hy_set_thread_limit(threads);
+  hy_status st = hy_hybrid_rate(ctx, p, probe_bytes, flags, rate);
+  hy_set_thread_limit(old);
   return st;
 }
 
@@ -178,26 +197,40 @@ hy_status hy_hybrid_create(struct hyfft_plan_s *plan, unsigned flags) {
   struct hy_hybrid *h = calloc(1, sizeof *h);
   if (!h) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a hybrid plan");
   h->n = p->batch[0].n;
+  /* A quarter of the cores (at least one, at most all but one) copy
+   * between the user's memory and the GPU side's page-locked buffers. */
+  int cores = hy_num_threads();
+  h->copy_threads = cores / 4 > 1 ? cores / 4 : 1;
+  h->cpu_threads = cores - h->copy_threads > 1 ? cores - h->copy_threads : 1;
   struct hyfft_context_s *cctx = NULL;
   hy_status st = hy_hybrid_cpu_context(&cctx);
   if (st == HYFFT_SUCCESS && calibrate) {
-    st = hy_hybrid_rate(gctx, p, HY_HYBRID_PROBE_GPU, flags, &h->r_gpu);
-    if (st == HYFFT_SUCCESS) st = hy_hybrid_rate(cctx, p, HY_HYBRID_PROBE_CPU, flags, &h->r_cpu);
+    st = hy_hybrid_rate(gctx, p, HY_HYBRID_PROBE_GPU, flags, &h->r_gpu_alone);
+    if (st == HYFFT_SUCCESS)
+      st = hy_hybrid_rate_with(h->copy_threads, gctx, p, HY_HYBRID_PROBE_GPU, flags, &h->r_gpu);
+    if (st == HYFFT_SUCCESS)
+      st = hy_hybrid_rate_with(h->cpu_threads, cctx, p, HY_HYBRID_PROBE_CPU, flags, &h->r_cpu);
+    if (st == HYFFT_SUCCESS) st = hy_hybrid_rate(cctx, p, HY_HYBRID_PROBE_CPU, flags, &h->r_cpu_alone);
   }
   if (st == HYFFT_SUCCESS) {
     if (given >= 0) {
       h->share = given;
       h->from = "HYFFT_CPU_SHARE";
     } else {
-      /* Both sides finish together; nothing for the CPU unless that beats
-       * the GPU alone by the minimum gain. */
-      h->share = h->r_cpu / (h->r_cpu + h->r_gpu);
+      /* Three candidates: both sides finishing together, the GPU alone
+       * and the CPU alone, each with all the cores it would have. A split
+       * must beat the better single side by the minimum gain. */
       h->from = "the calibrated model";
-      int64_t n_cpu = (int64_t)(h->share * (double)h->n + 0.5);
-      double t_gpu = (double)h->n / h->r_gpu;
+      double share = h->r_cpu / (h->r_cpu + h->r_gpu);
+      int64_t n_cpu = (int64_t)(share * (double)h->n + 0.5);
+      double t_gpu = (double)h->n / h->r_gpu_alone, t_cpu = (double)h->n / h->r_cpu_alone;
       double t_cpu_side = (double)n_cpu / h->r_cpu, t_gpu_side = (double)(h->n - n_cpu) / h->r_gpu;
-      double t_hybrid = t_cpu_side > t_gpu_side ? t_cpu_side : t_gpu_side;
-      if (n_cpu < 1 || t_hybrid > t_gpu * (1.0 - HY_HYBRID_MIN_GAIN)) h->share = 0;
+      double t_split = t_cpu_side > t_gpu_side ? t_cpu_side : t_gpu_side;
+      double t_single = t_gpu <= t_cpu ? t_gpu : t_cpu;
+      if (n_cpu >= 1 && n_cpu < h->n && t_split < t_single * (1.0 - HY_HYBRID_MIN_GAIN))
+        h->share = share;
+      else
+        h->share = t_gpu <= t_cpu ? 0 : 1;
     }
     h->n_cpu = (int64_t)(h->share * (double)h->n + 0.5);
     if (h->n_cpu > h->n) h->n_cpu = h->n;
@@ -219,6 +252,7 @@ hy_status hy_hybrid_create(struct hyfft_plan_s *plan, unsigned flags) {
 
 typedef struct hy_hybrid_job {
   struct hyfft_plan_s *plan;
+  int threads;
   const void *in;
   void *out;
   hy_status status;
@@ -227,6 +261,7 @@ typedef struct hy_hybrid_job {
 
 static void *hy_hybrid_cpu_thread(void *arg) {
   hy_hybrid_job *job = arg;
+  hy_set_thread_limit(job->threads);
   job->status = hy_exec_run(job->plan, job->in, job->out, NULL, NULL, 1);
   if (job->status != HYFFT_SUCCESS) {
     const char *msg = hyfft_last_error();
@@ -241,11 +276,13 @@ hy_status hy_hybrid_run(struct hyfft_plan_s *plan, const void *in, void *out, vo
   char *cout = (char *)out + h->out_off;
   if (!h->cpu) return hy_exec_run(h->gpu, in, out, NULL, queue, 1);
   if (!h->gpu) return hy_exec_run(h->cpu, cin, cout, NULL, NULL, 1);
-  hy_hybrid_job job = {h->cpu, cin, cout, HYFFT_SUCCESS, ""};
+  hy_hybrid_job job = {h->cpu, h->cpu_threads, cin, cout, HYFFT_SUCCESS, ""};
   pthread_t thread;
   if (pthread_create(&thread, NULL, hy_hybrid_cpu_thread, &job) != 0)
     return hy_error(HYFFT_INTERNAL, "cannot start the CPU side's thread");
+  int old = hy_set_thread_limit(h->copy_threads);
   hy_status st = hy_exec_run(h->gpu, in, out, NULL, queue, 1);
+  hy_set_thread_limit(old);
   pthread_join(thread, NULL);
   if (st == HYFFT_SUCCESS && job.status != HYFFT_SUCCESS)
     return hy_error(job.status, "CPU side of a hybrid plan: %s", job.error);
@@ -261,6 +298,16 @@ hy_status hy_hybrid_wait(struct hyfft_plan_s *plan) {
 
 /* ---- description ---------------------------------------------------------------- */
 
+/* The model's seconds at CPU share `share` (calibrated plans only): a side
+ * alone has all the cores, two sides split them. */
+static double hy_hybrid_model(const struct hy_hybrid *h, double share) {
+  int64_t n_cpu = (int64_t)(share * (double)h->n + 0.5);
+  if (n_cpu <= 0) return (double)h->n / h->r_gpu_alone;
+  if (n_cpu >= h->n) return (double)h->n / h->r_cpu_alone;
+  double c = (double)n_cpu / h->r_cpu, g = (double)(h->n - n_cpu) / h->r_gpu;
+  return c > g ? c : g;
+}
+
 static void hy_hybrid_describe_side(const struct hyfft_plan_s *side, hy_strbuf *sb) {
   if (side->ooc) hy_ooc_describe(side, sb);
   else hy_plan_tree_describe(&side->tree, sb);
@@ -271,12 +318,15 @@ void hy_hybrid_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   hy_strbuf_appendf(sb, "  hybrid: outer batch dim of %lld entries: GPU %lld, CPU %lld "
                     "(CPU share %.4f, from %s)\n", (long long)h->n, (long long)(h->n - h->n_cpu),
                     (long long)h->n_cpu, h->share, h->from);
+  hy_strbuf_appendf(sb, "  cores: %d for the GPU side's host copies and %d for the CPU side "
+                    "while both run\n", h->copy_threads, h->cpu_threads);
   if (h->r_gpu > 0 && h->r_cpu > 0) {
-    double t_gpu = (double)h->n / h->r_gpu;
-    double a = (double)h->n_cpu / h->r_cpu, g = (double)(h->n - h->n_cpu) / h->r_gpu;
-    hy_strbuf_appendf(sb, "  calibration: GPU %.6g entries/s (host data, bus included), CPU "
-                      "%.6g entries/s; model: %.4g ms at this share, %.4g ms GPU alone, best "
-                      "share %.4f\n", h->r_gpu, h->r_cpu, 1e3 * (a > g ? a : g), 1e3 * t_gpu,
+    hy_strbuf_appendf(sb, "  calibration (batch entries/s): GPU side %.6g (host data, bus "
+                      "included; %.6g with all cores), CPU side %.6g (%.6g with all cores)\n",
+                      h->r_gpu, h->r_gpu_alone, h->r_cpu, h->r_cpu_alone);
+    hy_strbuf_appendf(sb, "  model: %.4g ms at this share, %.4g ms GPU alone, %.4g ms CPU alone, "
+                      "balanced share %.4f\n", 1e3 * hy_hybrid_model(h, h->share),
+                      1e3 * (double)h->n / h->r_gpu_alone, 1e3 * (double)h->n / h->r_cpu_alone,
                       h->r_cpu / (h->r_cpu + h->r_gpu));
   }
   if (h->gpu) {

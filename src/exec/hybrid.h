@@ -5,15 +5,19 @@
  *
  * The CPU's share comes from HYFFT_CPU_SHARE (a fraction, "auto" or
  * "off") or, with the plan flag HYFFT_HYBRID, from a model calibrated at
- * plan creation: each side's time per batch entry measured on a short
- * probe run (host data through the GPU, bus included; the CPU backend),
- * and the share that makes both sides finish together,
+ * plan creation. While both sides run they split the cores: a quarter
+ * copy between the user's memory and the GPU side's page-locked buffers,
+ * the rest compute the CPU side. Short probe runs measure batch entries
+ * per second of each side with its share of the cores (r_gpu: host data
+ * through the GPU, bus included; r_cpu: the CPU backend) and of each side
+ * alone with all of them; the candidates are the split at which both
+ * sides finish together,
  *
- *   share = r_cpu / (r_cpu + r_gpu)   (r: batch entries per second),
+ *   share = r_cpu / (r_cpu + r_gpu),
  *
- * kept only when the model predicts at least HY_HYBRID_MIN_GAIN over the
- * GPU alone. With HYFFT_MEASURE the shares around the model's are timed
- * on the probe problem and the fastest kept. */
+ * the GPU alone and the CPU alone, and a split is kept only when the
+ * model predicts it at least HY_HYBRID_MIN_GAIN faster than the better
+ * side alone. */
 #ifndef HY_EXEC_HYBRID_H
 #define HY_EXEC_HYBRID_H
 

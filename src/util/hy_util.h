@@ -104,6 +104,11 @@ int hy_num_threads(void);
 /* Threads the CPU backend uses from now on, over $HYFFT_NUM_THREADS and the
  * core count; n <= 0 returns to those. */
 void hy_set_num_threads(int n);
+/* Caps hy_num_threads() for the calling thread only (n <= 0 lifts the
+ * cap); returns the previous cap. A cap only lowers the count, so per-
+ * thread buffers sized from the uncapped count stay large enough. The two
+ * sides of a hybrid plan share the cores so. */
+int hy_set_thread_limit(int n);
 
 /* Calls fn(arg, begin, end, thread_index) on disjoint ranges covering
  * [0, count), in parallel on up to hy_num_threads() threads, and returns

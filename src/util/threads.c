@@ -22,9 +22,18 @@ double hy_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Set by hy_set_thread_limit for the calling thread only; 0: none. */
+static _Thread_local int hy_threads_local;
+
 void hy_set_num_threads(int n) { hy_threads_override = n > 0 ? n : 0; }
 
-int hy_num_threads(void) {
+int hy_set_thread_limit(int n) {
+  int old = hy_threads_local;
+  hy_threads_local = n > 0 ? n : 0;
+  return old;
+}
+
+static int hy_num_threads_global(void) {
   int over = hy_threads_override;
   if (over > 0) return over;
   int n = hy_settings_get()->num_threads;
@@ -35,6 +44,12 @@ int hy_num_threads(void) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   return cores > 0 ? (int)cores : 1;
 #endif
+}
+
+int hy_num_threads(void) {
+  int n = hy_num_threads_global();
+  int local = hy_threads_local;
+  return local > 0 && local < n ? local : n;
 }
 
 /* Ranges are handed out from a shared counter in pieces of about a
