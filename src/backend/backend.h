@@ -112,6 +112,11 @@ typedef struct hy_backend {
   /* Optional: what `ptr` is (CUDA asks the driver). NULL, or UNKNOWN,
    * where the backend cannot tell; exec/ then checks what it can. */
   hy_memory_kind (*memory_kind)(void *device, const void *ptr);
+  /* Optional: 1 when host bytes [ptr, ptr + bytes) are page-locked memory
+   * of one allocation the device can copy from and to asynchronously
+   * (cuMemAllocHost, cuMemHostRegister), so staging copies them directly
+   * instead of through its own page-locked buffers; 0 otherwise. */
+  int (*host_pinned)(void *device, const void *ptr, size_t bytes);
 } hy_backend;
 
 /* The registered backends, in "auto" preference order (cuda, opencl, cpu);

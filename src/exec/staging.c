@@ -373,6 +373,13 @@ static void hy_stage_memcpy(void *dst, const void *src, size_t bytes) {
   hy_parallel_for((int64_t)bytes, (int64_t)1 << 20, hy_stage_copy_range, &c);
 }
 
+/* Whether the backend can copy [ptr, ptr + bytes) to and from the device
+ * directly and asynchronously (page-locked user memory). */
+static int hy_stage_pinned(const struct hyfft_plan_s *plan, const void *ptr, size_t bytes) {
+  const hy_backend *b = plan->context->backend;
+  return b->host_pinned && b->host_pinned(plan->context->device, ptr, bytes);
+}
+
 /* Host bytes [0, bytes) of `host` to device buffer `dbuf` on `queue`, in
  * pieces through the bounce buffers: the CPU fills one while the bus
  * empties the other. Returns with the last piece queued. */
@@ -436,12 +443,19 @@ static hy_status hy_stage_whole(struct hyfft_plan_s *plan, const void *in, void 
   const hy_problem *p = &plan->problem;
   size_t in_bytes = (size_t)p->in_extent * hy_problem_in_elem_size(p);
   size_t out_bytes = (size_t)p->out_extent * hy_problem_out_elem_size(p);
-  if (s->bounce_bytes) {
-    hy_status st = hy_stage_bounce_write(plan, queue, s->din, in, in_bytes);
+  /* Page-locked user memory needs no bounce: the copies go directly. */
+  int bounce_in = s->bounce_bytes && !hy_stage_pinned(plan, in, in_bytes);
+  int bounce_out = s->bounce_bytes && !hy_stage_pinned(plan, out, out_bytes);
+  if (bounce_in || bounce_out) {
+    hy_status st = bounce_in ? hy_stage_bounce_write(plan, queue, s->din, in, in_bytes)
+                             : b->write(dev, queue, s->din, 0, in, in_bytes, 0);
     if (st == HYFFT_SUCCESS && !s->out_dense)
-      st = hy_stage_bounce_write(plan, queue, s->dout, out, out_bytes);
+      st = bounce_out ? hy_stage_bounce_write(plan, queue, s->dout, out, out_bytes)
+                      : b->write(dev, queue, s->dout, 0, out, out_bytes, 0);
     if (st == HYFFT_SUCCESS) st = hy_exec_direct(plan, s->din, s->dout, workspace, queue);
-    if (st == HYFFT_SUCCESS) return hy_stage_bounce_read(plan, queue, s->dout, out, out_bytes);
+    if (st == HYFFT_SUCCESS)
+      return bounce_out ? hy_stage_bounce_read(plan, queue, s->dout, out, out_bytes)
+                        : b->read(dev, queue, s->dout, 0, out, out_bytes, 1);
     b->synchronize(dev, queue);
     return st;
   }
@@ -460,6 +474,11 @@ static hy_status hy_stage_pipeline(struct hyfft_plan_s *plan, const void *in, vo
   const hy_stage_chunks *c = &s->c;
   const char *uin = in;
   char *uout = out;
+  /* Page-locked user memory goes over the bus directly, without the CPU
+   * copies through the plan's pinned buffers. */
+  const hy_problem *p = &plan->problem;
+  int in_pinned = hy_stage_pinned(plan, in, (size_t)p->in_extent * hy_problem_in_elem_size(p));
+  int out_pinned = hy_stage_pinned(plan, out, (size_t)p->out_extent * hy_problem_out_elem_size(p));
   /* Work the caller queued before this call comes first. */
   hy_status st = b->event_record(dev, s->ev_start, queue);
   for (int q = 0; q < 2 && st == HYFFT_SUCCESS; q++) st = b->queue_wait(dev, s->queues[q], s->ev_start);
@@ -472,11 +491,15 @@ static hy_status hy_stage_pipeline(struct hyfft_plan_s *plan, const void *in, vo
     size_t in_bytes = last ? c->in_last_bytes : c->in_bytes;
     size_t out_bytes = last ? c->out_last_bytes : c->out_bytes;
     const hy_stage_sub *sub = &s->sub[last && s->nsub == 2 ? 1 : 0];
-    /* pin_in[slot] last fed chunk k-2's upload, which must be done. */
-    if (k >= 2) st = b->event_wait(dev, s->ev_up[slot]);
-    if (st != HYFFT_SUCCESS) break;
-    hy_stage_memcpy(s->pin_in[slot], uin + in_off, in_bytes);
-    st = b->write(dev, q, s->din, in_off, s->pin_in[slot], in_bytes, 0);
+    const void *src = uin + in_off;
+    if (!in_pinned) {
+      /* pin_in[slot] last fed chunk k-2's upload, which must be done. */
+      if (k >= 2) st = b->event_wait(dev, s->ev_up[slot]);
+      if (st != HYFFT_SUCCESS) break;
+      hy_stage_memcpy(s->pin_in[slot], src, in_bytes);
+      src = s->pin_in[slot];
+    }
+    st = b->write(dev, q, s->din, in_off, src, in_bytes, 0);
     if (st == HYFFT_SUCCESS) st = b->event_record(dev, s->ev_up[slot], q);
     if (st == HYFFT_SUCCESS && k >= 1) st = b->queue_wait(dev, q, s->ev_comp[other]);
     if (st == HYFFT_SUCCESS) {
@@ -487,15 +510,17 @@ static hy_status hy_stage_pipeline(struct hyfft_plan_s *plan, const void *in, vo
     if (st == HYFFT_SUCCESS) st = b->event_record(dev, s->ev_comp[slot], q);
     /* Chunk k-1's download went to pin_out[other]; hand it to the user
      * while this chunk computes. */
-    if (st == HYFFT_SUCCESS && k >= 1) {
+    if (st == HYFFT_SUCCESS && k >= 1 && !out_pinned) {
       st = b->event_wait(dev, s->ev_down[other]);
       if (st == HYFFT_SUCCESS)
         hy_stage_memcpy(uout + (size_t)(k - 1) * c->out_step, s->pin_out[other], c->out_bytes);
     }
-    if (st == HYFFT_SUCCESS) st = b->read(dev, q, s->dout, out_off, s->pin_out[slot], out_bytes, 0);
+    if (st == HYFFT_SUCCESS)
+      st = b->read(dev, q, s->dout, out_off, out_pinned ? uout + out_off : s->pin_out[slot],
+                   out_bytes, 0);
     if (st == HYFFT_SUCCESS) st = b->event_record(dev, s->ev_down[slot], q);
   }
-  if (st == HYFFT_SUCCESS) {
+  if (st == HYFFT_SUCCESS && !out_pinned) {
     int slot = (int)((c->count - 1) & 1);
     st = b->event_wait(dev, s->ev_down[slot]);
     if (st == HYFFT_SUCCESS)

@@ -254,6 +254,16 @@ static hy_status fake_event_wait(void *device, void *event) {
   return HYFFT_SUCCESS;
 }
 
+/* The fake's answer to "is this page-locked user memory?", and how often
+ * it said yes. */
+static int all_pinned;
+static atomic_long pinned_yes;
+static int fake_host_pinned(void *device, const void *ptr, size_t bytes) {
+  (void)device, (void)ptr, (void)bytes;
+  if (all_pinned) atomic_fetch_add(&pinned_yes, 1);
+  return all_pinned;
+}
+
 static hy_backend fake;
 
 static void fill(void *buf, size_t bytes, unsigned seed) {
@@ -380,6 +390,7 @@ static void test_pipeline(void) {
   fake.event_record = fake_event_record;
   fake.queue_wait = fake_queue_wait;
   fake.event_wait = fake_event_wait;
+  fake.host_pinned = fake_host_pinned;
   gpu->backend = &fake;
 
   pipeline_case(cpu, gpu, "c2c:f32:fwd:1024:b4099", 1, 3);           /* remainder of 3 */
@@ -408,6 +419,15 @@ static void test_pipeline(void) {
       CHECK_OK(hyfft_plan_destroy(plan));
     }
   }
+  /* Page-locked user memory: copied directly, chunked and whole, in and
+   * out of place. */
+  all_pinned = 1;
+  pipeline_case(cpu, gpu, "c2c:f32:fwd:1024:b4099", 1, 2);
+  pipeline_case(cpu, gpu, "c2c:f32:bwd:1024:b4099:ip", 1, 1);
+  pipeline_case(cpu, gpu, "c2c:f32:fwd:2048x2048", 0, 1);
+  pipeline_case(cpu, gpu, "c2c:f32:bwd:2048x2048:os=2050,1", 0, 1);
+  all_pinned = 0;
+  CHECK(pinned_yes > 0, "the pinned path was never taken");
   CHECK(live_host == 0 && live_queues == 0 && live_events == 0,
         "leaked %d pinned buffers, %d queues, %d events", (int)live_host, (int)live_queues,
         (int)live_events);

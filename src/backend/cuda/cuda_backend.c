@@ -197,4 +197,5 @@ const hy_backend hy_backend_cuda = {
     .queue_wait = hy_cuda_queue_wait,
     .event_wait = hy_cuda_event_wait,
     .memory_kind = hy_cuda_memory_kind,
+    .host_pinned = hy_cuda_host_pinned,
 };

@@ -127,6 +127,7 @@ static inline int64_t hy_floor_pow2(int64_t v) {
 hy_status hy_cuda_alloc(void *device, size_t bytes, void **buffer);
 void hy_cuda_release(void *device, void *buffer);
 hy_memory_kind hy_cuda_memory_kind(void *device, const void *ptr);
+int hy_cuda_host_pinned(void *device, const void *ptr, size_t bytes);
 hy_status hy_cuda_write(void *device, void *queue, void *buffer, size_t offset, const void *host,
                         size_t bytes, int blocking);
 hy_status hy_cuda_read(void *device, void *queue, const void *buffer, size_t offset, void *host,

@@ -45,6 +45,26 @@ hy_memory_kind hy_cuda_memory_kind(void *device, const void *ptr) {
   return HY_MEMKIND_UNKNOWN;
 }
 
+/* Page-locked host memory reports CU_MEMORYTYPE_HOST (1); pageable memory
+ * reports no type. Both ends must lie in the same allocation (buffer id). */
+int hy_cuda_host_pinned(void *device, const void *ptr, size_t bytes) {
+  hy_cuda_device *d = device;
+  if (!ptr || bytes == 0 || !d->cu->cuPointerGetAttributes || hy_cuda_enter(d) != HYFFT_SUCCESS)
+    return 0;
+  unsigned type[2] = {0, 0};
+  unsigned long long id[2] = {0, 0};
+  int attributes[2] = {2, 7}; /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE, _BUFFER_ID */
+  int pinned = 1;
+  for (int end = 0; end < 2 && pinned; end++) {
+    void *data[2] = {&type[end], &id[end]};
+    const char *p = (const char *)ptr + (end ? bytes - 1 : 0);
+    CUresult r = d->cu->cuPointerGetAttributes(2, attributes, data, (CUdeviceptr)(uintptr_t)p);
+    pinned = r == HY_CUDA_SUCCESS && type[end] == 1;
+  }
+  hy_cuda_leave(d);
+  return pinned && id[0] == id[1];
+}
+
 void hy_cuda_release(void *device, void *buffer) {
   hy_cuda_device *d = device;
   if (!buffer || hy_cuda_enter(d) != HYFFT_SUCCESS) return;
