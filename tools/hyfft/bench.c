@@ -20,7 +20,8 @@ typedef struct cli_bench_opts {
   const char *json, *plot;
   int warmup, runs, threads;
   int measure, peer_estimate, builtin;
-  int host; /* --host: GPU backends run on host data (staged), not device data */
+  int host;   /* --host: GPU backends run on host data (staged), not device data */
+  int pinned; /* --pinned: that host data page-locked (CUDA), as a user may have it */
   uint64_t seed;
   int64_t check_elems;
   int npeers;
@@ -156,6 +157,7 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
   rows[0].kind = problem.kind;
 
   char err[512] = "";
+  void *pinned[2] = {NULL, NULL}; /* host buffers bench page-locked (--pinned) */
   cli_case c;
   void *state[CLI_MAX_PEERS] = {0};
   double plan_ms[CLI_MAX_PEERS];
@@ -179,6 +181,19 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
     goto done;
   }
   const cli_layout *L = &c.L;
+  /* --pinned: the user's host buffers page-locked before anything runs. */
+  if (o->pinned && !c.device) {
+    void *bufs[2] = {c.host_in, c.host_out == c.host_in ? NULL : c.host_out};
+    size_t sizes[2] = {L->buf_in_bytes, L->buf_out_bytes};
+    for (int k = 0; k < 2; k++) {
+      if (!bufs[k]) continue;
+      if (cli_cuda_pin(bufs[k], sizes[k], err, sizeof err)) {
+        for (int r = 0; r < nrows; r++) snprintf(rows[r].note, sizeof rows[r].note, "%s", err);
+        goto done;
+      }
+      pinned[k] = bufs[k];
+    }
+  }
   int pow2 = 1;
   for (int d = 0; d < L->p.rank; d++) pow2 &= (L->p.dims[d].n & (L->p.dims[d].n - 1)) == 0;
   for (int k = 0; k < nrows; k++) {
@@ -289,6 +304,8 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
 done:
   for (int k = 0; k < o->npeers; k++)
     if (state[k]) o->peers[k]->destroy(state[k]);
+  for (int k = 0; k < 2; k++)
+    if (pinned[k]) cli_cuda_unpin(pinned[k]);
   free(t);
   free(in);
   free(out);
@@ -340,6 +357,9 @@ int cli_cmd_bench(int argc, char **argv) {
       o.peer_estimate = 1;
     } else if (strcmp(a, "--host") == 0) {
       o.host = 1;
+    } else if (strcmp(a, "--pinned") == 0) {
+      o.host = 1;
+      o.pinned = 1;
     } else if (strcmp(a, "--device") == 0 || strcmp(a, "--json") == 0 ||
                strcmp(a, "--plot") == 0 || strcmp(a, "--vs") == 0 ||
                strcmp(a, "--warmup") == 0 || strcmp(a, "--runs") == 0 ||

@@ -20,7 +20,7 @@ static const char cli_usage[] =
     "                            compare against a long-double reference; exit 1 on failure\n"
     "  bench SUITE|TOKEN... [--suite SUITE] [--device SPEC] [--vs fftw,cufft,copy]\n"
     "                            [--warmup N] [--runs N] [--json FILE] [--plot FILE.svg]\n"
-    "                            [--seed S] [--threads N] [--measure] [--peer-estimate] [--host]\n"
+    "                            [--seed S] [--threads N] [--measure] [--peer-estimate] [--host] [--pinned]\n"
     "                            [--check-elems N] [--ref auto|fftwl|builtin] [--dry-run]\n"
     "                            [--wisdom FILE]\n"
     "                            time hyfft (and peers) and report GFLOP/s, GB/s, %copy\n"

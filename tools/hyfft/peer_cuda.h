@@ -44,6 +44,8 @@ typedef struct cli_cu_driver {
   cli_cu_result (*memcpy_htod_async)(cli_cu_ptr dst, const void *src, size_t bytes,
                                      cli_cu_stream s);
   cli_cu_result (*memcpy_dtoh_async)(void *dst, cli_cu_ptr src, size_t bytes, cli_cu_stream s);
+  cli_cu_result (*host_register)(void *ptr, size_t bytes, unsigned flags);
+  cli_cu_result (*host_unregister)(void *ptr);
   int loaded;
 } cli_cu_driver;
 
@@ -56,6 +58,12 @@ extern cli_cu_driver cli_cu;
 
 /* Load libcuda.so.1 and cuInit (once); 0 on success, else a reason in err. */
 int cli_cu_load(char *err, size_t errlen);
+
+/* Page-lock `bytes` of host memory at `ptr` for every CUDA context
+ * (cuMemHostRegister, portable), as a user with pinned buffers has them:
+ * `bench --pinned`. 0 on success, else a reason in err. */
+int cli_cuda_pin(void *ptr, size_t bytes, char *err, size_t errlen);
+void cli_cuda_unpin(void *ptr);
 
 /* Median of `runs` event-timed executions after `warmup` untimed ones;
  * `enqueue` puts one execution on `stream` (the context must be current). */

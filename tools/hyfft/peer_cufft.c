@@ -74,7 +74,9 @@ int cli_cu_load(char *err, size_t errlen) {
            cli_sym(h, "cuMemcpyHtoD_v2", &cli_cu.memcpy_htod) &&
            cli_sym(h, "cuMemcpyDtoH_v2", &cli_cu.memcpy_dtoh) &&
            cli_sym(h, "cuMemcpyHtoDAsync_v2", &cli_cu.memcpy_htod_async) &&
-           cli_sym(h, "cuMemcpyDtoHAsync_v2", &cli_cu.memcpy_dtoh_async);
+           cli_sym(h, "cuMemcpyDtoHAsync_v2", &cli_cu.memcpy_dtoh_async) &&
+           cli_sym(h, "cuMemHostRegister_v2", &cli_cu.host_register) &&
+           cli_sym(h, "cuMemHostUnregister", &cli_cu.host_unregister);
   if (!ok || cli_cu.init(0) != 0) {
     snprintf(err, errlen, "the CUDA driver is unusable (missing symbols or cuInit failed)");
     return -1;

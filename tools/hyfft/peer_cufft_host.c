@@ -78,6 +78,41 @@ static int cli_host_buffers_alloc(const hyfft_problem *p, cli_host_buffers *b, c
   return 0;
 }
 
+/* ---- page-locked user buffers (bench --pinned) ------------------------------------- */
+
+int cli_cuda_pin(void *ptr, size_t bytes, char *err, size_t errlen) {
+  if (cli_cu_load(err, errlen) != 0) return -1;
+  if (cli_cuda_ordinal < 0) {
+    snprintf(err, errlen, "--pinned needs a CUDA context (--device cuda[:N])");
+    return -1;
+  }
+  cli_cu_context ctx;
+  if (cli_cu.primary_retain(&ctx, cli_cuda_ordinal) != 0) {
+    snprintf(err, errlen, "cuDevicePrimaryCtxRetain failed");
+    return -1;
+  }
+  cli_cu.push(ctx);
+  int r = cli_cu.host_register(ptr, bytes, 1 /* CU_MEMHOSTREGISTER_PORTABLE */);
+  cli_cu_context popped;
+  cli_cu.pop(&popped);
+  cli_cu.primary_release(cli_cuda_ordinal);
+  if (r != 0) {
+    snprintf(err, errlen, "cuMemHostRegister of %zu bytes failed (error %d)", bytes, r);
+    return -1;
+  }
+  return 0;
+}
+
+void cli_cuda_unpin(void *ptr) {
+  cli_cu_context ctx;
+  if (cli_cuda_ordinal < 0 || cli_cu.primary_retain(&ctx, cli_cuda_ordinal) != 0) return;
+  cli_cu.push(ctx);
+  cli_cu.host_unregister(ptr);
+  cli_cu_context popped;
+  cli_cu.pop(&popped);
+  cli_cu.primary_release(cli_cuda_ordinal);
+}
+
 /* ---- cufft-host ------------------------------------------------------------------ */
 
 typedef struct cli_cufft_host {
