@@ -86,6 +86,7 @@ typedef struct hyfft_dist_times {
   double pack;       /* packing into and unpacking from the all-to-all buffers */
   double alltoall;   /* MPI_Alltoallv */
   int64_t alltoall_bytes; /* bytes this rank sent (to others and itself) */
+  int64_t alltoalls;      /* MPI_Alltoallv calls (transposes within one rank are copies) */
   double total;
 } hyfft_dist_times;
 

@@ -172,5 +172,6 @@ hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size
   times->pack += (t1 - t0) + (t3 - t2);
   times->alltoall += t2 - t1;
   times->alltoall_bytes += r->send_total * (int64_t)esize;
+  times->alltoalls++;
   return HYFFT_SUCCESS;
 }
