@@ -82,16 +82,25 @@ typedef struct hy_dist_redist {
   int *send_counts, *send_displs, *recv_counts, *recv_displs; /* elements, per peer */
   hyfft_dist_box *send_boxes, *recv_boxes; /* the sub-box exchanged with each peer */
   int64_t send_total, recv_total;
+  /* pack: the blocks for the peers are gathered into a pack buffer (else
+   * they are contiguous in the source: the split axis is its slowest);
+   * unpack: what arrives is scattered into the destination (else it lands
+   * there directly: the gathered axis is the slowest of both orders, which
+   * are equal). Displacements are into the source / destination when not
+   * packing / unpacking. */
+  int pack, unpack;
 } hy_dist_redist;
 
 hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom,
                                  const hy_dist_state *from, const hy_dist_state *to, int g,
                                  MPI_Comm comm);
 void hy_dist_redist_free(hy_dist_redist *r);
-/* Pack src into send, all-to-all into recv, unpack into dst. send may be
- * dst and recv may be src (each is finished with before the other use). */
+/* Exchange src into dst: packing into `pack` first and receiving into
+ * `unpack` where the transpose needs to (see pack / unpack above). The
+ * buffers used must be distinct, except that `unpack` may be src when
+ * packing (src is finished with once packed). */
 hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size_t esize,
-                                const void *src, void *send, void *recv, void *dst,
+                                const void *src, void *pack, void *unpack, void *dst,
                                 hyfft_dist_times *times);
 
 /* ---- token (dist_token.c) -------------------------------------------------- */

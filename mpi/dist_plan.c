@@ -17,7 +17,7 @@
 #define HY_DIST_MAGIC 0x68794469737450ULL /* "hyDistP" */
 #define HY_DIST_MAX_STAGES 8
 
-enum { HY_BUF_IN = 0, HY_BUF_OUT = 1, HY_BUF_W0 = 2, HY_BUF_W1 = 3 };
+enum { HY_BUF_IN = 0, HY_BUF_OUT = 1, HY_BUF_W0 = 2, HY_BUF_W1 = 3, HY_BUF_PACK = 4 };
 
 typedef struct hy_dist_stage {
   int is_redist;
@@ -36,7 +36,8 @@ struct hyfft_dist_plan_s {
   size_t esize;
   int nstages;
   hy_dist_stage stages[HY_DIST_MAX_STAGES];
-  void *work[2];
+  void *work[3];        /* two for the steps, a third for packing */
+  int need_pack_buffer;
   hyfft_dist_times times;
 };
 
@@ -67,8 +68,7 @@ static void hy_dist_plan_free(struct hyfft_dist_plan_s *p) {
     if (p->stages[k].local) hyfft_plan_destroy(p->stages[k].local);
     hy_dist_redist_free(&p->stages[k].redist);
   }
-  free(p->work[0]);
-  free(p->work[1]);
+  for (int i = 0; i < 3; i++) free(p->work[i]);
   if (p->elem != MPI_DATATYPE_NULL) MPI_Type_free(&p->elem);
   hy_dist_comm_free(&p->comm_p);
   hy_dist_comm_free(&p->comm_q);
@@ -80,35 +80,36 @@ static void hy_dist_plan_free(struct hyfft_dist_plan_s *p) {
 
 /* ---- building -------------------------------------------------------------- */
 
-/* A local stage: the axes `axes` (count naxes) of state `st` transformed,
- * from src_real/dst_real sides (1: the padded real side). */
+/* A local stage: the axes `axes` (count naxes) transformed from state
+ * `from` to state `to` (the same split; the memory orders may differ, so
+ * that the output lands in the order the next transpose wants). R2C reads
+ * the padded real side, C2R writes it. */
 static hyfft_status hy_dist_local_stage(struct hyfft_dist_plan_s *p, hyfft_context ctx,
-                                        unsigned flags, const hy_dist_state *st,
-                                        const int *axes, int naxes, hyfft_kind kind, int sign,
-                                        hy_dist_stage *stage) {
+                                        unsigned flags, const hy_dist_state *from,
+                                        const hy_dist_state *to, const int *axes, int naxes,
+                                        hyfft_kind kind, int sign, hy_dist_stage *stage) {
   const hy_dist_geometry *g = &p->geom;
-  hyfft_dist_box cbox, rbox;
-  hy_dist_box_of(g, st, g->coords[0], g->coords[1], 0, &cbox);
-  hy_dist_box_of(g, st, g->coords[0], g->coords[1], 1, &rbox);
+  hyfft_dist_box src, dst;
+  hy_dist_box_of(g, from, g->coords[0], g->coords[1], kind == HYFFT_R2C, &src);
+  hy_dist_box_of(g, to, g->coords[0], g->coords[1], kind == HYFFT_C2R, &dst);
   stage->is_redist = 0;
   stage->local = NULL;
-  if (cbox.elements == 0) return HYFFT_SUCCESS;
-  const hyfft_dist_box *src = kind == HYFFT_R2C ? &rbox : &cbox;
-  const hyfft_dist_box *dst = kind == HYFFT_C2R ? &rbox : &cbox;
+  if (src.elements == 0) return HYFFT_SUCCESS;
   hyfft_problem prob;
   memset(&prob, 0, sizeof prob);
   prob.kind = kind;
   prob.precision = p->problem.precision;
   prob.sign = sign;
   prob.memory = HYFFT_MEMORY_HOST;
-  /* Dims in memory order, slowest first (the real axis is the fastest). */
-  for (int k = 0; k < 3; k++) {
-    int a = st->order[k], transformed = 0;
+  /* Transform dims by axis (the real axis, the last, is the halved one);
+   * batch dims are the others. */
+  for (int a = 0; a < 3; a++) {
+    int transformed = 0;
     for (int i = 0; i < naxes; i++) transformed |= axes[i] == a;
     hyfft_dim d;
-    d.n = (kind != HYFFT_C2C && a == g->real_axis) ? g->n[a] : cbox.count[a];
-    d.in_stride = src->stride[a];
-    d.out_stride = dst->stride[a];
+    d.n = (kind != HYFFT_C2C && a == g->real_axis) ? g->n[a] : src.count[a];
+    d.in_stride = src.stride[a];
+    d.out_stride = dst.stride[a];
     if (transformed)
       prob.dims[prob.rank++] = d;
     else if (d.n > 1)
@@ -122,17 +123,26 @@ static hyfft_status hy_dist_local_stage(struct hyfft_dist_plan_s *p, hyfft_conte
   return HYFFT_SUCCESS;
 }
 
-static hyfft_status hy_dist_redist_stage(struct hyfft_dist_plan_s *p, int from, int to,
-                                         hy_dist_stage *stage) {
-  /* The grid dim that changes: the one that splits an axis in `to` which
-   * `from` holds whole. */
-  const hy_dist_state *a = &p->geom.states[from], *b = &p->geom.states[to];
-  int g = -1;
-  for (int ax = 0; ax < 3; ax++)
-    if (a->split[ax] == HY_DIST_FULL && b->split[ax] != HY_DIST_FULL) g = b->split[ax] - 1;
-  if (g < 0) return hy_dist_error(HYFFT_INTERNAL, "states %d and %d differ by no split", from, to);
-  stage->is_redist = 1;
-  return hy_dist_redist_init(&stage->redist, &p->geom, a, b, g, g == 0 ? p->comm_p : p->comm_q);
+/* The axis a transpose gathers (split before, whole after) and the one it
+ * splits, and the grid dim it runs over. */
+static void hy_dist_moved(const hy_dist_state *from, const hy_dist_state *to, int *gather,
+                          int *split, int *grid_dim) {
+  *gather = *split = *grid_dim = -1;
+  for (int a = 0; a < 3; a++) {
+    if (from->split[a] != HY_DIST_FULL && to->split[a] == HY_DIST_FULL) *gather = a;
+    if (from->split[a] == HY_DIST_FULL && to->split[a] != HY_DIST_FULL) {
+      *split = a;
+      *grid_dim = to->split[a] - 1;
+    }
+  }
+}
+
+/* An order with axis a slowest, the others in increasing order. */
+static void hy_dist_front(int a, int *order) {
+  int k = 0;
+  order[k++] = a;
+  for (int b = 0; b < 3; b++)
+    if (b != a) order[k++] = b;
 }
 
 /* The forward chain of a decomposition: for each state, the axes it
@@ -153,13 +163,22 @@ static int hy_dist_chain(const hy_dist_geometry *g, int axes[HY_DIST_MAX_STATES]
   return 3;
 }
 
+/* One step of the pipeline before the memory orders are chosen. */
+typedef struct hy_dist_op {
+  int redist;
+  int from, to; /* state indices (equal for a local step) */
+  int axes[3], naxes;
+  hyfft_kind kind;
+} hy_dist_op;
+
 static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx,
                                   unsigned flags) {
   const hyfft_dist_problem *pr = &p->problem;
+  const hy_dist_geometry *geom = &p->geom;
   hyfft_status s;
   int rc;
-  if (p->geom.decomposition == HYFFT_DIST_PENCIL) {
-    int dims[2] = {p->geom.grid[0], p->geom.grid[1]}, periods[2] = {0, 0};
+  if (geom->decomposition == HYFFT_DIST_PENCIL) {
+    int dims[2] = {geom->grid[0], geom->grid[1]}, periods[2] = {0, 0};
     int keep_p[2] = {1, 0}, keep_q[2] = {0, 1};
     rc = MPI_Cart_create(p->comm, 2, dims, periods, 0, &p->cart);
     if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Cart_create");
@@ -179,49 +198,119 @@ static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx
     return hy_dist_mpi_error(rc, "MPI_Type_contiguous");
   }
 
+  /* 1. The steps. */
   int axes[HY_DIST_MAX_STATES][3], naxes[HY_DIST_MAX_STATES];
-  int ns = hy_dist_chain(&p->geom, axes, naxes);
+  int ns = hy_dist_chain(geom, axes, naxes);
   int reverse = pr->kind == HYFFT_C2R ||
                 (pr->kind == HYFFT_C2C && (pr->layout & HYFFT_DIST_TRANSPOSED_IN));
-  hyfft_kind real_kind = pr->kind; /* used by the stage holding the real axis */
-  int k = 0;
-#define HY_DIST_ADD(call)                     \
-  do {                                        \
-    p->nstages = k + 1;                       \
-    s = (call);                               \
-    if (s != HYFFT_SUCCESS) return s;         \
-    k++;                                      \
+  int in_state = (reverse && (pr->layout & HYFFT_DIST_TRANSPOSED_IN)) ? ns - 1 : 0;
+  int out_state = (!reverse && (pr->layout & HYFFT_DIST_TRANSPOSED_OUT)) ? ns - 1 : 0;
+  hy_dist_op ops[HY_DIST_MAX_STAGES];
+  int nops = 0;
+  memset(ops, 0, sizeof ops);
+#define HY_DIST_REDIST(a, b) (ops[nops].redist = 1, ops[nops].from = (a), ops[nops++].to = (b))
+#define HY_DIST_LOCAL(i)                                                  \
+  do {                                                                    \
+    ops[nops].from = ops[nops].to = (i);                                  \
+    ops[nops].naxes = naxes[i];                                           \
+    memcpy(ops[nops].axes, axes[i], sizeof axes[i]);                      \
+    ops[nops].kind = (i) == 0 ? pr->kind : HYFFT_C2C;                     \
+    nops++;                                                               \
   } while (0)
-  if (!reverse) {
+  if (geom->grid[0] * geom->grid[1] == 1) {
+    /* One rank: the whole transform is one local plan, from the input
+     * layout to the output layout. */
+    ops[0].from = in_state;
+    ops[0].to = out_state;
+    ops[0].kind = pr->kind;
+    for (int a = 0; a < geom->rank; a++) ops[0].axes[ops[0].naxes++] = a;
+    nops = 1;
+  } else if (!reverse) {
     for (int i = 0; i < ns; i++) {
-      if (i > 0) HY_DIST_ADD(hy_dist_redist_stage(p, i - 1, i, &p->stages[k]));
-      HY_DIST_ADD(hy_dist_local_stage(p, ctx, flags, &p->geom.states[i], axes[i], naxes[i],
-                                      i == 0 ? real_kind : HYFFT_C2C, pr->sign, &p->stages[k]));
+      if (i > 0) HY_DIST_REDIST(i - 1, i);
+      HY_DIST_LOCAL(i);
     }
-    if (!(pr->layout & HYFFT_DIST_TRANSPOSED_OUT))
-      for (int i = ns - 1; i > 0; i--) HY_DIST_ADD(hy_dist_redist_stage(p, i, i - 1, &p->stages[k]));
+    if (out_state == 0)
+      for (int i = ns - 1; i > 0; i--) HY_DIST_REDIST(i, i - 1);
   } else {
-    if (!(pr->layout & HYFFT_DIST_TRANSPOSED_IN))
-      for (int i = 1; i < ns; i++) HY_DIST_ADD(hy_dist_redist_stage(p, i - 1, i, &p->stages[k]));
+    if (in_state == 0)
+      for (int i = 1; i < ns; i++) HY_DIST_REDIST(i - 1, i);
     for (int i = ns - 1; i >= 0; i--) {
-      HY_DIST_ADD(hy_dist_local_stage(p, ctx, flags, &p->geom.states[i], axes[i], naxes[i],
-                                      i == 0 ? real_kind : HYFFT_C2C, pr->sign, &p->stages[k]));
-      if (i > 0) HY_DIST_ADD(hy_dist_redist_stage(p, i, i - 1, &p->stages[k]));
+      HY_DIST_LOCAL(i);
+      if (i > 0) HY_DIST_REDIST(i, i - 1);
     }
   }
-#undef HY_DIST_ADD
+#undef HY_DIST_REDIST
+#undef HY_DIST_LOCAL
 
-  /* Two work buffers, each holding any state's box (packed streams are no
-   * larger than the box they come from). */
+  /* 2. The memory order between steps. The caller's layouts fix the first
+   * and the last; in between, a transpose that gathers axis g receives
+   * straight into its destination when g is the slowest axis of both its
+   * source and destination orders (the peers' blocks then follow one
+   * another), and sends straight from its source when the axis it splits
+   * is the slowest of the source. Local steps reorder for free (their
+   * output strides), so they write what the next transpose wants. */
+  int ord[HY_DIST_MAX_STAGES + 1][3];
+  memcpy(ord[0], geom->states[in_state].order, sizeof ord[0]);
+  memcpy(ord[nops], geom->states[out_state].order, sizeof ord[nops]);
+  for (int k = 0; k + 1 < nops; k++) {
+    const hy_dist_op *op = &ops[k];
+    if (!op->redist) {
+      int g, sp, gd;
+      hy_dist_moved(&geom->states[ops[k + 1].from], &geom->states[ops[k + 1].to], &g, &sp, &gd);
+      if (k + 2 == nops && ord[nops][0] != g)
+        hy_dist_front(sp, ord[k + 1]); /* the last transpose unpacks: send unpacked */
+      else if (k + 2 == nops)
+        memcpy(ord[k + 1], ord[nops], sizeof ord[k + 1]);
+      else
+        hy_dist_front(g, ord[k + 1]);
+    } else {
+      int g, sp, gd;
+      hy_dist_moved(&geom->states[op->from], &geom->states[op->to], &g, &sp, &gd);
+      if (ord[k][0] == g)
+        memcpy(ord[k + 1], ord[k], sizeof ord[k + 1]);
+      else
+        hy_dist_front(g, ord[k + 1]);
+    }
+  }
+
+  /* 3. The stages. */
+  for (int k = 0; k < nops; k++) {
+    const hy_dist_op *op = &ops[k];
+    hy_dist_state from = geom->states[op->from], to = geom->states[op->to];
+    memcpy(from.order, ord[k], sizeof from.order);
+    memcpy(to.order, ord[k + 1], sizeof to.order);
+    p->nstages = k + 1;
+    if (op->redist) {
+      int g, sp, gd;
+      hy_dist_moved(&from, &to, &g, &sp, &gd);
+      if (gd < 0) return hy_dist_error(HYFFT_INTERNAL, "a transpose that moves no axis");
+      p->stages[k].is_redist = 1;
+      s = hy_dist_redist_init(&p->stages[k].redist, geom, &from, &to, gd,
+                              gd == 0 ? p->comm_p : p->comm_q);
+      if (s != HYFFT_SUCCESS) return s;
+      if (p->stages[k].redist.pack || p->stages[k].redist.unpack) p->need_pack_buffer = 1;
+    } else {
+      s = hy_dist_local_stage(p, ctx, flags, &from, &to, op->axes, op->naxes, op->kind, pr->sign,
+                              &p->stages[k]);
+      if (s != HYFFT_SUCCESS) return s;
+    }
+  }
+
+  /* Work buffers, each holding any state's box (packed streams are no
+   * larger than the box they come from); the third only for packing. */
   int64_t most = 1;
   for (int i = 0; i < ns; i++) {
     hyfft_dist_box b;
-    hy_dist_box_of(&p->geom, &p->geom.states[i], p->geom.coords[0], p->geom.coords[1], 0, &b);
+    hy_dist_box_of(geom, &geom->states[i], geom->coords[0], geom->coords[1], 0, &b);
     if (b.elements > most) most = b.elements;
   }
   size_t bytes = (size_t)most * p->esize;
   bytes = (bytes + 63) / 64 * 64;
-  for (int i = 0; i < 2; i++) {
+  /* One step (one rank) needs a buffer only in place: it then writes the
+   * work buffer and copies it to the output. */
+  int nwork = nops == 1 ? 1 : (p->need_pack_buffer ? 3 : 2);
+  for (int i = 0; i < nwork; i++) {
     p->work[i] = aligned_alloc(64, bytes);
     if (!p->work[i])
       return hy_dist_error(HYFFT_OUT_OF_MEMORY, "%zu bytes of work buffer", bytes);
@@ -376,7 +465,7 @@ hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out)
   s = hy_dist_agree(plan->comm, local, "checking the buffers");
   if (s != HYFFT_SUCCESS) return s;
 
-  void *buf[4] = {(void *)in, out, plan->work[0], plan->work[1]};
+  void *buf[5] = {(void *)in, out, plan->work[0], plan->work[1], plan->work[2]};
   int last = plan->nstages - 1;
   for (int k = 0; k <= last && local == HYFFT_SUCCESS; k++) {
     int src = k == 0 ? HY_BUF_IN : HY_BUF_W0 + (k - 1) % 2;
@@ -385,7 +474,14 @@ hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out)
     if (!st->is_redist) {
       if (st->local) {
         double t = MPI_Wtime();
-        hyfft_status e = hyfft_execute(st->local, buf[src], buf[dst]);
+        /* The local plans are out of place: a single step in place goes
+         * through the work buffer. */
+        int inplace = last == 0 && in == out;
+        hyfft_status e = hyfft_execute(st->local, buf[src], inplace ? buf[HY_BUF_W0] : buf[dst]);
+        if (e == HYFFT_SUCCESS && inplace)
+          memcpy(out, buf[HY_BUF_W0],
+                 (size_t)plan->layout.out.elements *
+                     (plan->problem.kind == HYFFT_C2R ? plan->esize / 2 : plan->esize));
         plan->times.local_fft += MPI_Wtime() - t;
         if (e != HYFFT_SUCCESS) local = hy_dist_hyfft_error(e, "a local transform");
       }
@@ -394,12 +490,12 @@ hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out)
     /* No rank enters the all-to-all unless every rank got here. */
     s = hy_dist_agree(plan->comm, local, "a local transform");
     if (s != HYFFT_SUCCESS) return s;
-    /* send is a work buffer the stage does not read, recv one it does not
-     * write before unpacking (see hy_dist_redist_run). */
-    int send = dst >= HY_BUF_W0 ? dst : (src == HY_BUF_W0 ? HY_BUF_W1 : HY_BUF_W0);
-    int recv = src >= HY_BUF_W0 ? src : (dst == HY_BUF_W0 ? HY_BUF_W1 : HY_BUF_W0);
-    local = hy_dist_redist_run(&st->redist, plan->elem, plan->esize, buf[src], buf[send],
-                               buf[recv], buf[dst], &plan->times);
+    /* Packing goes to the pack buffer; an unpacking transpose receives into
+     * a work buffer that the step neither reads after packing nor writes. */
+    int other_dst = dst == HY_BUF_W0 ? HY_BUF_W1 : HY_BUF_W0;
+    int unpack = st->redist.pack ? (src >= HY_BUF_W0 ? src : other_dst) : HY_BUF_PACK;
+    local = hy_dist_redist_run(&st->redist, plan->elem, plan->esize, buf[src], buf[HY_BUF_PACK],
+                               buf[unpack], buf[dst], &plan->times);
   }
   s = hy_dist_agree(plan->comm, local, "executing");
   plan->times.total += MPI_Wtime() - t0;

@@ -103,6 +103,19 @@ hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom
     hy_dist_redist_free(r);
     return hy_dist_error(HYFFT_OUT_OF_MEMORY, "redistribution tables for %d peers", (int)np);
   }
+  int split = -1, gather = -1;
+  for (int a = 0; a < 3; a++) {
+    if (from->split[a] == HY_DIST_FULL && to->split[a] != HY_DIST_FULL) split = a;
+    if (from->split[a] != HY_DIST_FULL && to->split[a] == HY_DIST_FULL) gather = a;
+  }
+  r->pack = from->order[0] != split;
+  r->unpack = !(to->order[0] == gather && from->order[0] == to->order[0] &&
+                from->order[1] == to->order[1]);
+  if (r->from.elements > INT_MAX || r->to.elements > INT_MAX) {
+    hy_dist_redist_free(r);
+    return hy_dist_error(HYFFT_SIZE_OVERFLOW,
+                         "a rank's box exceeds INT_MAX elements; use more ranks");
+  }
   int64_t sdisp = 0, rdisp = 0;
   for (int j = 0; j < r->peers; j++) {
     int pp = g == 0 ? j : p, qq = g == 0 ? q : j;
@@ -119,9 +132,9 @@ hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom
                            "a rank's all-to-all exceeds INT_MAX elements; use more ranks");
     }
     r->send_counts[j] = (int)sc;
-    r->send_displs[j] = (int)sdisp;
+    r->send_displs[j] = (int)(r->pack || sc == 0 ? sdisp : hy_dist_offset(&r->from, &r->send_boxes[j]));
     r->recv_counts[j] = (int)rc;
-    r->recv_displs[j] = (int)rdisp;
+    r->recv_displs[j] = (int)(r->unpack || rc == 0 ? rdisp : hy_dist_offset(&r->to, &r->recv_boxes[j]));
     sdisp += sc;
     rdisp += rc;
   }
@@ -131,7 +144,7 @@ hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom
 }
 
 hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size_t esize,
-                                const void *src, void *send, void *recv, void *dst,
+                                const void *src, void *pack, void *unpack, void *dst,
                                 hyfft_dist_times *times) {
   int64_t stream_stride[3];
   double t0 = MPI_Wtime();
@@ -145,28 +158,35 @@ hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size
     times->pack += MPI_Wtime() - t0;
     return HYFFT_SUCCESS;
   }
-  for (int j = 0; j < r->peers; j++) {
-    const hyfft_dist_box *sub = &r->send_boxes[j];
-    if (r->send_counts[j] == 0) continue;
-    hy_dist_packed_strides(sub, r->from.order, stream_stride);
-    hy_dist_copy_box((char *)send + (int64_t)r->send_displs[j] * (int64_t)esize, stream_stride,
-                     (const char *)src + hy_dist_offset(&r->from, sub) * (int64_t)esize,
-                     r->from.stride, sub->count, r->from.order, esize);
+  const void *send = src;
+  if (r->pack) {
+    send = pack;
+    for (int j = 0; j < r->peers; j++) {
+      const hyfft_dist_box *sub = &r->send_boxes[j];
+      if (r->send_counts[j] == 0) continue;
+      hy_dist_packed_strides(sub, r->from.order, stream_stride);
+      hy_dist_copy_box((char *)pack + (int64_t)r->send_displs[j] * (int64_t)esize, stream_stride,
+                       (const char *)src + hy_dist_offset(&r->from, sub) * (int64_t)esize,
+                       r->from.stride, sub->count, r->from.order, esize);
+    }
   }
+  void *recv = r->unpack ? unpack : dst;
   double t1 = MPI_Wtime();
   int rc = MPI_Alltoallv(send, r->send_counts, r->send_displs, elem, recv, r->recv_counts,
                          r->recv_displs, elem, r->comm);
   double t2 = MPI_Wtime();
   if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Alltoallv");
-  for (int j = 0; j < r->peers; j++) {
-    const hyfft_dist_box *sub = &r->recv_boxes[j];
-    if (r->recv_counts[j] == 0) continue;
-    /* The sender packed in the source layout's order; write in the
-     * destination's order so that the stores are sequential. */
-    hy_dist_packed_strides(sub, r->from.order, stream_stride);
-    hy_dist_copy_box((char *)dst + hy_dist_offset(&r->to, sub) * (int64_t)esize, r->to.stride,
-                     (const char *)recv + (int64_t)r->recv_displs[j] * (int64_t)esize,
-                     stream_stride, sub->count, r->to.order, esize);
+  if (r->unpack) {
+    for (int j = 0; j < r->peers; j++) {
+      const hyfft_dist_box *sub = &r->recv_boxes[j];
+      if (r->recv_counts[j] == 0) continue;
+      /* The sender packed in the source layout's order; write in the
+       * destination's order so that the stores are sequential. */
+      hy_dist_packed_strides(sub, r->from.order, stream_stride);
+      hy_dist_copy_box((char *)dst + hy_dist_offset(&r->to, sub) * (int64_t)esize, r->to.stride,
+                       (const char *)unpack + (int64_t)r->recv_displs[j] * (int64_t)esize,
+                       stream_stride, sub->count, r->to.order, esize);
+    }
   }
   double t3 = MPI_Wtime();
   times->pack += (t1 - t0) + (t3 - t2);
