@@ -27,15 +27,49 @@ static void hy_dist_copy_row(char *dst, int64_t ds, const char *src, int64_t ss,
 void hy_dist_copy_box(char *dst, const int64_t *dst_stride, const char *src,
                       const int64_t *src_stride, const int64_t *counts, const int *order,
                       size_t esize) {
-  int a0 = order[0], a1 = order[1], a2 = order[2];
-  int64_t e = (int64_t)esize;
-  for (int64_t i = 0; i < counts[a0]; i++) {
-    for (int64_t j = 0; j < counts[a1]; j++) {
-      char *d = dst + (i * dst_stride[a0] + j * dst_stride[a1]) * e;
-      const char *s = src + (i * src_stride[a0] + j * src_stride[a1]) * e;
-      hy_dist_copy_row(d, dst_stride[a2], s, src_stride[a2], counts[a2], esize);
+  /* Drop length-1 axes and merge an axis into the next outer one where
+   * both arrays are contiguous across them, so that the inner loop is as
+   * long as possible (a 2D problem's third axis has length 1). */
+  int64_t n[3], ds[3], ss[3];
+  int k = 0;
+  for (int i = 0; i < 3; i++) {
+    int a = order[i];
+    if (counts[a] == 0) return;
+    if (counts[a] == 1) continue;
+    n[k] = counts[a];
+    ds[k] = dst_stride[a];
+    ss[k] = src_stride[a];
+    k++;
+  }
+  for (int i = k - 1; i > 0; i--) {
+    if (ds[i - 1] == n[i] * ds[i] && ss[i - 1] == n[i] * ss[i]) {
+      n[i - 1] *= n[i];
+      ds[i - 1] = ds[i];
+      ss[i - 1] = ss[i];
+      for (int j = i; j + 1 < k; j++) {
+        n[j] = n[j + 1];
+        ds[j] = ds[j + 1];
+        ss[j] = ss[j + 1];
+      }
+      k--;
     }
   }
+  /* Pad to three loops, the outer ones of length 1. */
+  while (k < 3) {
+    for (int j = k; j > 0; j--) {
+      n[j] = n[j - 1];
+      ds[j] = ds[j - 1];
+      ss[j] = ss[j - 1];
+    }
+    n[0] = 1;
+    ds[0] = ss[0] = 0;
+    k++;
+  }
+  int64_t e = (int64_t)esize;
+  for (int64_t i = 0; i < n[0]; i++)
+    for (int64_t j = 0; j < n[1]; j++)
+      hy_dist_copy_row(dst + (i * ds[0] + j * ds[1]) * e, ds[2],
+                       src + (i * ss[0] + j * ss[1]) * e, ss[2], n[2], esize);
 }
 
 /* The intersection of two boxes (start and count only). */

@@ -205,7 +205,9 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
   double local_s = max_over_ranks(times.local_fft / e), pack_s = max_over_ranks(times.pack / e);
   double a2a_s = max_over_ranks(times.alltoall / e);
   int64_t per_exec = (int64_t)((double)times.alltoall_bytes / e);
-  int64_t per_call = times.alltoalls ? times.alltoall_bytes / times.alltoalls : 0;
+  int64_t per_call_local = times.alltoalls ? times.alltoall_bytes / times.alltoalls : 0;
+  int64_t per_call = 0; /* the largest rank's, so that every rank sends the same */
+  MPI_Allreduce(&per_call_local, &per_call, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   double plain_s = plain_alltoall(per_call, runs);
 
   /* The two outputs, element by element. */
