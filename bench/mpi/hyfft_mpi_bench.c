@@ -1,12 +1,13 @@
 /* hyfft_mpi_bench: hyfft_dist against FFTW-MPI on the same ranks, in the
  * same process and run. Run under mpirun:
  *
- *   mpirun -np 2 hyfft_mpi_bench [--runs R] [--estimate] TOKEN...
+ *   mpirun -np 2 hyfft_mpi_bench [--runs R] [--estimate] [--measure] TOKEN...
  *
  * TOKEN is a distributed token (docs/mpi.md), e.g.
  * c2c:f64:fwd:128x128x128:mpi:slab. FFTW-MPI gets the same problem with the
  * same layout (its default block rule, normal or ':tout' transposed
- * output), planned with FFTW_MEASURE (--estimate: FFTW_ESTIMATE); both run
+ * output), planned with FFTW_MEASURE (--estimate: FFTW_ESTIMATE); hyfft's
+ * local plans with HYFFT_ESTIMATE (--measure: HYFFT_MEASURE). Both run
  * one thread per rank unless the environment says otherwise
  * (HYFFT_NUM_THREADS / OMP_NUM_THREADS; FFTW here is never threaded).
  * Runs alternate between the two libraries; each run's time is the slowest
@@ -138,7 +139,8 @@ static double plain_alltoall(int64_t bytes, int runs) {
   return m;
 }
 
-static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_flags) {
+static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_flags,
+                  unsigned hy_flags) {
   hyfft_dist_problem p;
   CHECK_HY(hyfft_dist_problem_parse(token, &p));
   if (p.kind == HYFFT_C2R || (p.layout & HYFFT_DIST_TRANSPOSED_IN)) {
@@ -148,7 +150,7 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
   if (p.rank == 2) p.n[2] = 1;
   hyfft_dist_plan plan;
   double t0 = MPI_Wtime();
-  CHECK_HY(hyfft_dist_plan_create(ctx, MPI_COMM_WORLD, &p, HYFFT_ESTIMATE, &plan));
+  CHECK_HY(hyfft_dist_plan_create(ctx, MPI_COMM_WORLD, &p, hy_flags, &plan));
   double hy_plan_s = max_over_ranks(MPI_Wtime() - t0);
   hyfft_dist_layout L;
   CHECK_HY(hyfft_dist_plan_layout(plan, &L));
@@ -251,7 +253,7 @@ int main(int argc, char **argv) {
   fftw_mpi_init();
   fftwf_mpi_init();
   int runs = 5;
-  unsigned fftw_flags = FFTW_MEASURE;
+  unsigned fftw_flags = FFTW_MEASURE, hy_flags = HYFFT_ESTIMATE;
   hyfft_context ctx;
   hyfft_status s = hyfft_context_create("cpu", &ctx);
   if (s != HYFFT_SUCCESS) {
@@ -268,8 +270,10 @@ int main(int argc, char **argv) {
       runs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--estimate"))
       fftw_flags = FFTW_ESTIMATE;
+    else if (!strcmp(argv[i], "--measure"))
+      hy_flags = HYFFT_MEASURE;
     else
-      bench(ctx, argv[i], runs > 0 ? runs : 1, fftw_flags);
+      bench(ctx, argv[i], runs > 0 ? runs : 1, fftw_flags, hy_flags);
   }
   hyfft_context_destroy(ctx);
   fftw_mpi_cleanup();
