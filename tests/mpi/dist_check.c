@@ -115,7 +115,7 @@ static void check_case(const char *token, int inplace) {
   }
 
   hyfft_dist_plan plan = NULL;
-  s = hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, HYFFT_ESTIMATE, &plan);
+  s = hyfft_dist_plan_token(g_ctx, MPI_COMM_WORLD, token, HYFFT_ESTIMATE, &plan);
   if (s != HYFFT_SUCCESS) {
     FAIL("%s: plan: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
     free(gin);
@@ -167,6 +167,13 @@ static void check_case(const char *token, int inplace) {
   s = hyfft_dist_execute(plan, in, out);
   if (s != HYFFT_SUCCESS)
     FAIL("%s: execute: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
+  /* One execution: all-to-alls on several ranks, none on one. */
+  hyfft_dist_times times;
+  s = hyfft_dist_plan_times(plan, &times);
+  if (s != HYFFT_SUCCESS || times.executions != 1 || (g_size == 1) != (times.alltoalls == 0) ||
+      !(times.total >= times.local_fft))
+    FAIL("%s: times: %s, %lld executions, %lld all-to-alls", token, hyfft_status_name(s),
+         (long long)times.executions, (long long)times.alltoalls);
 
   /* Compare the output box. */
   double maxerr = 0.0, maxref = 0.0;
