@@ -70,8 +70,11 @@ static hyfft_status transform(hyfft_kind kind, hyfft_precision prec, int sign, i
 
 /* ---- one correctness case ------------------------------------------------- */
 
-/* mode: 0 out of place, 1 in place (in == out, alloc_local elements). */
-static void check_case(const char *token, int inplace) {
+/* One case on `comm`; in place: in == out, a buffer of alloc_local
+ * elements. */
+static void check_case_on(MPI_Comm comm, const char *token, int inplace) {
+  int comm_size = 1;
+  MPI_Comm_size(comm, &comm_size);
   hyfft_dist_problem p;
   hyfft_status s = hyfft_dist_problem_parse(token, &p);
   if (s != HYFFT_SUCCESS) {
@@ -115,7 +118,7 @@ static void check_case(const char *token, int inplace) {
   }
 
   hyfft_dist_plan plan = NULL;
-  s = hyfft_dist_plan_token(g_ctx, MPI_COMM_WORLD, token, HYFFT_ESTIMATE, &plan);
+  s = hyfft_dist_plan_token(g_ctx, comm, token, HYFFT_ESTIMATE, &plan);
   if (s != HYFFT_SUCCESS) {
     FAIL("%s: plan: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
     free(gin);
@@ -124,7 +127,7 @@ static void check_case(const char *token, int inplace) {
   }
   hyfft_dist_layout L, L2;
   s = hyfft_dist_plan_layout(plan, &L);
-  if (s == HYFFT_SUCCESS) s = hyfft_dist_local_size(MPI_COMM_WORLD, &p, &L2);
+  if (s == HYFFT_SUCCESS) s = hyfft_dist_local_size(comm, &p, &L2);
   if (s != HYFFT_SUCCESS || memcmp(&L, &L2, sizeof L) != 0)
     FAIL("%s: plan layout and hyfft_dist_local_size differ (%s)", token, hyfft_status_name(s));
 
@@ -170,7 +173,7 @@ static void check_case(const char *token, int inplace) {
   /* One execution: all-to-alls on several ranks, none on one. */
   hyfft_dist_times times;
   s = hyfft_dist_plan_times(plan, &times);
-  if (s != HYFFT_SUCCESS || times.executions != 1 || (g_size == 1) != (times.alltoalls == 0) ||
+  if (s != HYFFT_SUCCESS || times.executions != 1 || (comm_size == 1) != (times.alltoalls == 0) ||
       !(times.total >= times.local_fft))
     FAIL("%s: times: %s, %lld executions, %lld all-to-alls", token, hyfft_status_name(s),
          (long long)times.executions, (long long)times.alltoalls);
@@ -201,8 +204,8 @@ static void check_case(const char *token, int inplace) {
 
   double local[2] = {maxerr, maxref}, global[2];
   int64_t total = 0;
-  MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&checked, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(&checked, &total, 1, MPI_INT64_T, MPI_SUM, comm);
   double u = prec == HYFFT_F32 ? 5.96e-8 : 1.11e-16;
   double tol = 20.0 * u * log2((double)(nreal > 2 ? nreal : 2));
   double rel = global[1] > 0 ? global[0] / global[1] : global[0];
@@ -213,8 +216,8 @@ static void check_case(const char *token, int inplace) {
     FAIL("%s: the output boxes hold %lld scalars, the array %lld", token, (long long)total,
          (long long)expect);
   if (g_rank == 0)
-    printf("%-40s %-8s %-6s grid %dx%d  max rel err %.2e (tol %.1e)\n", token,
-           inplace ? "inplace" : "outplace",
+    printf("%-40s %-8s %d ranks %-6s grid %dx%d  max rel err %.2e (tol %.1e)\n", token,
+           inplace ? "inplace" : "outplace", comm_size,
            L.decomposition == HYFFT_DIST_SLAB ? "slab" : "pencil", L.grid[0], L.grid[1], rel,
            tol);
   s = hyfft_dist_plan_destroy(plan);
@@ -224,6 +227,10 @@ static void check_case(const char *token, int inplace) {
   free(copy);
   free(gin);
   free(gref);
+}
+
+static void check_case(const char *token, int inplace) {
+  check_case_on(MPI_COMM_WORLD, token, inplace);
 }
 
 /* ---- bad input ---------------------------------------------------------------- */
@@ -392,6 +399,18 @@ int main(int argc, char **argv) {
   check_case(tok, 0);
   snprintf(tok, sizeof tok, "r2c:f64:9x10x7:mpi:pencil=%dx1:tout", g_size);
   check_case(tok, 0);
+  /* A communicator other than MPI_COMM_WORLD: two halves (odd and even
+   * world ranks) each run the case on their own. */
+  if (g_size > 1) {
+    MPI_Comm half;
+    if (MPI_Comm_split(MPI_COMM_WORLD, g_rank % 2, g_rank, &half) != MPI_SUCCESS) {
+      FAIL("MPI_Comm_split");
+    } else {
+      check_case_on(half, "c2c:f64:bwd:7x9x5:mpi:pencil", 0);
+      check_case_on(half, "r2c:f32:9x6:mpi:tout", 0);
+      MPI_Comm_free(&half);
+    }
+  }
   check_bad_input();
   check_tokens();
 
