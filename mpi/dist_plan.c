@@ -307,8 +307,8 @@ static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx
   }
   size_t bytes = (size_t)most * p->esize;
   bytes = (bytes + 63) / 64 * 64;
-  /* One step (one rank) needs a buffer only in place: it then writes the
-   * work buffer and copies it to the output. */
+  /* A single step (one rank) uses its work buffer only when run in place:
+   * it then writes the buffer and copies it to the output. */
   int nwork = nops == 1 ? 1 : (p->need_pack_buffer ? 3 : 2);
   for (int i = 0; i < nwork; i++) {
     p->work[i] = aligned_alloc(64, bytes);
