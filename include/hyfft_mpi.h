@@ -124,7 +124,9 @@ HYFFT_API hyfft_status hyfft_dist_plan_layout(hyfft_dist_plan plan, hyfft_dist_l
 
 /* Collective. `in` holds layout.in (never written), `out` layout.out; in may
  * equal out (in place) when the buffer holds alloc_local elements. A rank
- * whose box is empty may pass NULL. */
+ * whose box is empty may pass NULL. Unlike an hyfft plan, a distributed
+ * plan runs one execution at a time (its work buffers and counters are the
+ * plan's). */
 HYFFT_API hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out);
 
 HYFFT_API hyfft_status hyfft_dist_plan_times(hyfft_dist_plan plan, hyfft_dist_times *times);
