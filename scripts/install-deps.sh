@@ -6,8 +6,10 @@
 set -euo pipefail
 # python3-numpy/-pytest/-scipy: the Python package's tests (python/); scipy
 # only for its scipy.fft backend tests, which skip without it. clang and its
-# libFuzzer runtime: scripts/fuzz.sh.
+# libFuzzer runtime: scripts/fuzz.sh. Open MPI and FFTW-MPI: libhyfft_mpi (mpi/),
+# its tests and its benchmark.
 packages=(cmake ninja-build gcc pkg-config libfftw3-dev pocl-opencl-icd
+          libopenmpi-dev openmpi-bin libfftw3-mpi-dev
           ocl-icd-opencl-dev opencl-headers clinfo
           python3-numpy python3-pytest python3-scipy clang libclang-rt-14-dev)
 missing=()

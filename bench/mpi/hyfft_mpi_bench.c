@@ -1,0 +1,285 @@
+/* hyfft_mpi_bench: hyfft_dist against FFTW-MPI on the same ranks, in the
+ * same process and run. Run under mpirun:
+ *
+ *   mpirun -np 2 hyfft_mpi_bench [--runs R] [--estimate] [--measure] TOKEN...
+ *
+ * TOKEN is a distributed token (docs/mpi.md), e.g.
+ * c2c:f64:fwd:128x128x128:mpi:slab. FFTW-MPI gets the same problem with the
+ * same layout (its default block rule, normal or ':tout' transposed
+ * output), planned with FFTW_MEASURE (--estimate: FFTW_ESTIMATE); hyfft's
+ * local plans with HYFFT_ESTIMATE (--measure: HYFFT_MEASURE). Both run
+ * one thread per rank unless the environment says otherwise
+ * (HYFFT_NUM_THREADS / OMP_NUM_THREADS; FFTW here is never threaded).
+ * Runs alternate between the two libraries; each run's time is the slowest
+ * rank's, and the median over the runs is reported. For hyfft it also
+ * prints the per-phase times (local FFTs, pack/unpack, MPI_Alltoallv) and
+ * the all-to-all bandwidth achieved, next to a plain MPI_Alltoall of the
+ * same bytes per transpose timed in the same run. The outputs of the two
+ * libraries are compared (max difference relative to FFTW's max). Rank 0
+ * prints one markdown table row per token. */
+#include <complex.h>
+#include <fftw3-mpi.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hyfft_mpi.h"
+
+static int g_rank, g_size;
+
+#define CHECK_HY(call)                                                                   \
+  do {                                                                                   \
+    hyfft_status s_ = (call);                                                            \
+    if (s_ != HYFFT_SUCCESS) {                                                           \
+      fprintf(stderr, "rank %d: %s: %s %s\n", g_rank, #call, hyfft_status_name(s_),     \
+              hyfft_dist_last_error());                                                  \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                      \
+    }                                                                                    \
+  } while (0)
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double max_over_ranks(double v) {
+  double r = v;
+  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return r;
+}
+
+/* One FFTW-MPI plan of either precision. */
+typedef struct fftw_side {
+  int f32;
+  void *plan;
+  void *in, *out;
+  size_t in_bytes, out_bytes;
+} fftw_side;
+
+static void fftw_side_make(fftw_side *f, const hyfft_dist_problem *p, unsigned flags) {
+  ptrdiff_t n[3] = {p->n[0], p->n[1], p->n[2]}, nc[3] = {p->n[0], p->n[1], p->n[2]};
+  int r = p->rank;
+  if (p->kind != HYFFT_C2C) nc[r - 1] = n[r - 1] / 2 + 1;
+  ptrdiff_t ln0, l0s, ln1, l1s;
+  unsigned layout = (p->layout & HYFFT_DIST_TRANSPOSED_OUT) ? FFTW_MPI_TRANSPOSED_OUT : 0;
+  ptrdiff_t alloc = fftw_mpi_local_size_many_transposed(r, nc, 1, FFTW_MPI_DEFAULT_BLOCK,
+                                                        FFTW_MPI_DEFAULT_BLOCK, MPI_COMM_WORLD,
+                                                        &ln0, &l0s, &ln1, &l1s);
+  f->f32 = p->precision == HYFFT_F32;
+  size_t cs = f->f32 ? 8 : 16;
+  f->in_bytes = f->out_bytes = (size_t)(alloc > 0 ? alloc : 1) * cs;
+  f->in = fftw_malloc(f->in_bytes);
+  f->out = fftw_malloc(f->out_bytes);
+  flags |= layout;
+  if (!f->f32) {
+    if (p->kind == HYFFT_C2C)
+      f->plan = fftw_mpi_plan_many_dft(r, n, 1, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK,
+                                       f->in, f->out, MPI_COMM_WORLD, p->sign, flags);
+    else
+      f->plan = fftw_mpi_plan_many_dft_r2c(r, n, 1, FFTW_MPI_DEFAULT_BLOCK,
+                                           FFTW_MPI_DEFAULT_BLOCK, f->in, f->out,
+                                           MPI_COMM_WORLD, flags);
+  } else {
+    if (p->kind == HYFFT_C2C)
+      f->plan = fftwf_mpi_plan_many_dft(r, n, 1, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK,
+                                        f->in, f->out, MPI_COMM_WORLD, p->sign, flags);
+    else
+      f->plan = fftwf_mpi_plan_many_dft_r2c(r, n, 1, FFTW_MPI_DEFAULT_BLOCK,
+                                            FFTW_MPI_DEFAULT_BLOCK, f->in, f->out,
+                                            MPI_COMM_WORLD, flags);
+  }
+  if (!f->plan || !f->in || !f->out) {
+    fprintf(stderr, "rank %d: FFTW-MPI could not plan this problem\n", g_rank);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+}
+
+static void fftw_side_run(fftw_side *f) {
+  if (f->f32)
+    fftwf_execute((fftwf_plan)f->plan);
+  else
+    fftw_execute((fftw_plan)f->plan);
+}
+
+static void fftw_side_free(fftw_side *f) {
+  if (f->f32)
+    fftwf_destroy_plan((fftwf_plan)f->plan);
+  else
+    fftw_destroy_plan((fftw_plan)f->plan);
+  fftw_free(f->in);
+  fftw_free(f->out);
+}
+
+/* A plain MPI_Alltoall moving `bytes` from this rank per call (split evenly
+ * over the ranks): the median time of `runs` calls. */
+static double plain_alltoall(int64_t bytes, int runs) {
+  int block = (int)(bytes / g_size);
+  if (g_size == 1 || block < 1) return 0.0;
+  char *s = malloc((size_t)block * (size_t)g_size), *r = malloc((size_t)block * (size_t)g_size);
+  if (!s || !r) MPI_Abort(MPI_COMM_WORLD, 1);
+  memset(s, 1, (size_t)block * (size_t)g_size);
+  double *t = malloc(sizeof(double) * (size_t)runs);
+  MPI_Alltoall(s, block, MPI_BYTE, r, block, MPI_BYTE, MPI_COMM_WORLD);
+  for (int i = 0; i < runs; i++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    MPI_Alltoall(s, block, MPI_BYTE, r, block, MPI_BYTE, MPI_COMM_WORLD);
+    t[i] = max_over_ranks(MPI_Wtime() - t0);
+  }
+  double m = median(t, runs);
+  free(s);
+  free(r);
+  free(t);
+  return m;
+}
+
+static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_flags,
+                  unsigned hy_flags) {
+  hyfft_dist_problem p;
+  CHECK_HY(hyfft_dist_problem_parse(token, &p));
+  if (p.kind == HYFFT_C2R || (p.layout & HYFFT_DIST_TRANSPOSED_IN)) {
+    if (g_rank == 0) fprintf(stderr, "%s: the bench runs C2C and R2C with normal input\n", token);
+    return;
+  }
+  if (p.rank == 2) p.n[2] = 1;
+  hyfft_dist_plan plan;
+  double t0 = MPI_Wtime();
+  CHECK_HY(hyfft_dist_plan_create(ctx, MPI_COMM_WORLD, &p, hy_flags, &plan));
+  double hy_plan_s = max_over_ranks(MPI_Wtime() - t0);
+  hyfft_dist_layout L;
+  CHECK_HY(hyfft_dist_plan_layout(plan, &L));
+  fftw_side f;
+  t0 = MPI_Wtime();
+  fftw_side_make(&f, &p, fftw_flags);
+  double fftw_plan_s = max_over_ranks(MPI_Wtime() - t0);
+
+  /* The same input for both (the same layout: FFTW-MPI's block rule). */
+  size_t cs = p.precision == HYFFT_F32 ? 8 : 16;
+  int in_real = p.kind == HYFFT_R2C;
+  size_t in_bytes = (size_t)L.in.elements * (in_real ? cs / 2 : cs);
+  size_t out_bytes = (size_t)L.out.elements * cs;
+  if (in_bytes > f.in_bytes || out_bytes > f.out_bytes) {
+    fprintf(stderr, "rank %d: the layouts of hyfft and FFTW-MPI differ\n", g_rank);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  void *hin = malloc(in_bytes ? in_bytes : 1), *hout = malloc(out_bytes ? out_bytes : 1);
+  void *saved = malloc(in_bytes ? in_bytes : 1);
+  if (!hin || !hout || !saved) MPI_Abort(MPI_COMM_WORLD, 1);
+  uint64_t st = 0x9e3779b97f4a7c15ULL * (uint64_t)(g_rank + 1);
+  size_t nscalar = in_bytes / (cs / 2);
+  for (size_t i = 0; i < nscalar; i++) {
+    st ^= st << 13;
+    st ^= st >> 7;
+    st ^= st << 17;
+    double v = (double)(st >> 11) / 9007199254740992.0 - 0.5;
+    if (cs == 8)
+      ((float *)saved)[i] = (float)v;
+    else
+      ((double *)saved)[i] = v;
+  }
+  memcpy(hin, saved, in_bytes);
+
+  double *th = malloc(sizeof(double) * (size_t)runs), *tf = malloc(sizeof(double) * (size_t)runs);
+  CHECK_HY(hyfft_dist_execute(plan, hin, hout)); /* warm-up */
+  memcpy(f.in, saved, in_bytes);
+  fftw_side_run(&f);
+  CHECK_HY(hyfft_dist_plan_reset_times(plan));
+  for (int i = 0; i < runs; i++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double a = MPI_Wtime();
+    CHECK_HY(hyfft_dist_execute(plan, hin, hout));
+    th[i] = max_over_ranks(MPI_Wtime() - a);
+    memcpy(f.in, saved, in_bytes); /* FFTW-MPI may destroy its input */
+    MPI_Barrier(MPI_COMM_WORLD);
+    a = MPI_Wtime();
+    fftw_side_run(&f);
+    tf[i] = max_over_ranks(MPI_Wtime() - a);
+  }
+  hyfft_dist_times times;
+  CHECK_HY(hyfft_dist_plan_times(plan, &times));
+  double e = (double)times.executions;
+  double local_s = max_over_ranks(times.local_fft / e), pack_s = max_over_ranks(times.pack / e);
+  double a2a_s = max_over_ranks(times.alltoall / e);
+  int64_t per_exec = (int64_t)((double)times.alltoall_bytes / e);
+  int64_t per_call_local = times.alltoalls ? times.alltoall_bytes / times.alltoalls : 0;
+  int64_t per_call = 0; /* the largest rank's, so that every rank sends the same */
+  MPI_Allreduce(&per_call_local, &per_call, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  double plain_s = plain_alltoall(per_call, runs);
+
+  /* The two outputs, element by element, where the layouts are the same:
+   * the slab is FFTW-MPI's layout; a pencil's output is another (the diff
+   * is then reported as -1). */
+  double d = 0, m = 0;
+  size_t nout = L.decomposition == HYFFT_DIST_SLAB ? out_bytes / (cs / 2) : 0;
+  for (size_t i = 0; i < nout; i++) {
+    double x = cs == 8 ? ((float *)hout)[i] : ((double *)hout)[i];
+    double y = cs == 8 ? ((float *)f.out)[i] : ((double *)f.out)[i];
+    if (fabs(x - y) > d || isnan(x)) d = isnan(x) ? INFINITY : fabs(x - y);
+    if (fabs(y) > m) m = fabs(y);
+  }
+  double dm[2] = {d, m}, gdm[2];
+  MPI_Allreduce(dm, gdm, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double hmed = median(th, runs), fmed = median(tf, runs);
+  int64_t per_exec_max = 0;
+  MPI_Allreduce(&per_exec, &per_exec_max, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  if (g_rank == 0) {
+    char a2a[64] = "-", plain[64] = "-";
+    if (times.alltoalls && a2a_s > 0)
+      snprintf(a2a, sizeof a2a, "%.2f", (double)per_exec_max / a2a_s / 1e9);
+    if (plain_s > 0) snprintf(plain, sizeof plain, "%.2f", (double)per_call / plain_s / 1e9);
+    printf("| %s | %d | %s %dx%d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s | %.1e | %.2f / %.2f |\n",
+           token, g_size, L.decomposition == HYFFT_DIST_SLAB ? "slab" : "pencil", L.grid[0],
+           L.grid[1], hmed * 1e3, fmed * 1e3, fmed / hmed, local_s * 1e3, pack_s * 1e3,
+           a2a_s * 1e3, a2a, plain, gdm[1] > 0 ? gdm[0] / gdm[1] : -1.0, hy_plan_s, fftw_plan_s);
+    fflush(stdout);
+  }
+  free(th);
+  free(tf);
+  free(hin);
+  free(hout);
+  free(saved);
+  fftw_side_free(&f);
+  CHECK_HY(hyfft_dist_plan_destroy(plan));
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  fftw_mpi_init();
+  fftwf_mpi_init();
+  int runs = 5;
+  unsigned fftw_flags = FFTW_MEASURE, hy_flags = HYFFT_ESTIMATE;
+  hyfft_context ctx;
+  hyfft_status s = hyfft_context_create("cpu", &ctx);
+  if (s != HYFFT_SUCCESS) {
+    fprintf(stderr, "context: %s %s\n", hyfft_status_name(s), hyfft_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (g_rank == 0) {
+    printf("| problem | ranks | decomposition | hyfft ms | FFTW-MPI ms | FFTW/hyfft | hyfft local FFT ms | pack+unpack ms | "
+           "MPI_Alltoallv ms | hyfft a2a GB/s | MPI_Alltoall GB/s | max diff | plan s hyfft / FFTW |\n");
+    printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  }
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--estimate"))
+      fftw_flags = FFTW_ESTIMATE;
+    else if (!strcmp(argv[i], "--measure"))
+      hy_flags = HYFFT_MEASURE;
+    else
+      bench(ctx, argv[i], runs > 0 ? runs : 1, fftw_flags, hy_flags);
+  }
+  hyfft_context_destroy(ctx);
+  fftw_mpi_cleanup();
+  fftwf_mpi_cleanup();
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,145 @@
+/*
+ * hyfft_mpi: MPI-distributed 2D and 3D transforms on top of hyfft.
+ *
+ * A separate library (libhyfft_mpi, linked with libhyfft and the MPI
+ * library); the core library does not depend on MPI. Each rank holds a box
+ * of the global array; local transforms run through hyfft plans on the
+ * caller's context and the global transposes through MPI_Alltoallv. The
+ * layouts follow FFTW-MPI: slab decomposition along dim 0 by FFTW's block
+ * rule (block = ceil(n / ranks)), optional transposed output (dims 0 and 1
+ * swapped, distributed along dim 1), and the padded real layout of R2C/C2R
+ * (real rows of 2*(n/2+1) reals, in place and out of place). For 3D a pencil
+ * decomposition over a P x Q process grid is also available. See docs/mpi.md.
+ *
+ * Conventions are hyfft's: every function returns an hyfft_status from the
+ * one table of hyfft.h; on error nothing is written to the caller's outputs.
+ * The detail message of a failed call is hyfft_dist_last_error() (this
+ * library's own thread-local message; it repeats hyfft_last_error() when a
+ * local hyfft call failed). Collective calls (marked below) agree on
+ * validity across the communicator before any all-to-all: bad input on one
+ * rank gives the same named status on every rank, never a hang.
+ */
+#ifndef HYFFT_MPI_H
+#define HYFFT_MPI_H
+
+#include <mpi.h>
+
+#include "hyfft.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hyfft_dist_decomposition {
+  HYFFT_DIST_AUTO = 0,  /* slab if every rank gets rows of dims 0 and 1, else pencil (3D) */
+  HYFFT_DIST_SLAB = 1,  /* dim 0 split over all ranks (FFTW-MPI's layout) */
+  HYFFT_DIST_PENCIL = 2 /* 3D only: dim 0 split over P, dim 1 over Q (P x Q = ranks) */
+} hyfft_dist_decomposition;
+
+/* Layout flags of hyfft_dist_problem.layout. */
+#define HYFFT_DIST_TRANSPOSED_OUT (1u << 0) /* complex output left in the transposed layout */
+#define HYFFT_DIST_TRANSPOSED_IN (1u << 1)  /* complex input given in the transposed layout */
+
+/* A distributed problem: the global shape, identical on every rank. */
+typedef struct hyfft_dist_problem {
+  hyfft_kind kind;
+  hyfft_precision precision;
+  int sign;  /* HYFFT_FORWARD / HYFFT_BACKWARD (R2C forward, C2R backward) */
+  int rank;  /* 2 or 3 */
+  int64_t n[3]; /* global lengths, slowest first; real lengths for R2C/C2R */
+  hyfft_dist_decomposition decomposition;
+  int grid[2];     /* pencil process grid P x Q; {0, 0} lets MPI_Dims_create choose */
+  unsigned layout; /* HYFFT_DIST_TRANSPOSED_OUT / _IN (at most one) */
+} hyfft_dist_problem;
+
+/* One rank's box of a global array. Global element (i0, i1, i2) (i2 = 0 for
+ * 2D) of the box is at element offset sum_a (i_a - start[a]) * stride[a]
+ * from the buffer's start, counted in complex elements on a complex side
+ * and in reals on a real side. On a real side the last dim counts n reals
+ * and its rows are padded to 2*(n/2+1). order[] lists the dims slowest
+ * first in memory. */
+typedef struct hyfft_dist_box {
+  int64_t start[3];
+  int64_t count[3];
+  int64_t stride[3];
+  int order[3];
+  int64_t elements; /* elements the buffer must hold, padding included */
+} hyfft_dist_box;
+
+typedef struct hyfft_dist_layout {
+  hyfft_dist_decomposition decomposition; /* the one chosen (never AUTO) */
+  int grid[2];   /* slab: {ranks, 1}; pencil: {P, Q} */
+  int coords[2]; /* this rank's place in the grid (rank = coords[0] * Q + coords[1]) */
+  /* FFTW-MPI's terms: input rows of dim 0 (slab), rows of dim 1 in the
+   * transposed layout (slab, complex lengths). Pencil: the input box's
+   * dims 0 and 1. */
+  int64_t local_n0, local_0_start, local_n1, local_1_start;
+  hyfft_dist_box in, out;
+  int64_t alloc_local; /* elements (complex, or reals on a real side) that hold in and out */
+} hyfft_dist_layout;
+
+/* Per-phase times summed over the executions of a plan since the last
+ * reset (seconds on this rank). */
+typedef struct hyfft_dist_times {
+  int64_t executions;
+  double local_fft;  /* hyfft_execute of the local plans */
+  double pack;       /* packing into and unpacking from the all-to-all buffers */
+  double alltoall;   /* MPI_Alltoallv */
+  int64_t alltoall_bytes; /* bytes this rank sent (to others and itself) */
+  int64_t alltoalls;      /* MPI_Alltoallv calls (transposes within one rank are copies) */
+  double total;
+} hyfft_dist_times;
+
+typedef struct hyfft_dist_plan_s *hyfft_dist_plan;
+
+/* A contiguous-shape problem: slab or pencil by HYFFT_DIST_AUTO, grid
+ * chosen, normal layouts. */
+HYFFT_API hyfft_status hyfft_dist_problem_init(hyfft_dist_problem *problem, hyfft_kind kind,
+                                               hyfft_precision precision, int sign, int rank,
+                                               const int64_t *n);
+
+/* A token: a plain hyfft token of rank 2 or 3 followed by ':mpi' and
+ * optionally ':slab' or ':pencil' or ':pencil=PxQ', and ':tout' / ':tin'
+ * (transposed output / input), e.g. "c2c:f32:fwd:64x64x64:mpi:pencil=2x2".
+ * Batches, strides, scale, in-place and device fields are refused
+ * (HYFFT_INVALID_TOKEN). */
+HYFFT_API hyfft_status hyfft_dist_problem_parse(const char *token, hyfft_dist_problem *problem);
+
+/* This rank's boxes for `problem` on `comm` (not collective: only the size
+ * of comm and this rank's place in it are used). Validates the problem. */
+HYFFT_API hyfft_status hyfft_dist_local_size(MPI_Comm comm, const hyfft_dist_problem *problem,
+                                             hyfft_dist_layout *layout);
+
+/* Collective over comm. `flags` are hyfft planner flags (HYFFT_ESTIMATE,
+ * HYFFT_MEASURE) for the local plans, made on `context` with host memory.
+ * The plan holds a duplicate of comm. */
+HYFFT_API hyfft_status hyfft_dist_plan_create(hyfft_context context, MPI_Comm comm,
+                                              const hyfft_dist_problem *problem, unsigned flags,
+                                              hyfft_dist_plan *plan);
+/* Collective: hyfft_dist_problem_parse then hyfft_dist_plan_create. */
+HYFFT_API hyfft_status hyfft_dist_plan_token(hyfft_context context, MPI_Comm comm,
+                                             const char *token, unsigned flags,
+                                             hyfft_dist_plan *plan);
+HYFFT_API hyfft_status hyfft_dist_plan_layout(hyfft_dist_plan plan, hyfft_dist_layout *layout);
+
+/* Collective. `in` holds layout.in (never written), `out` layout.out; in may
+ * equal out (in place) when the buffer holds alloc_local elements. A rank
+ * whose box is empty may pass NULL. Unlike an hyfft plan, a distributed
+ * plan runs one execution at a time (its work buffers and counters are the
+ * plan's). */
+HYFFT_API hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out);
+
+HYFFT_API hyfft_status hyfft_dist_plan_times(hyfft_dist_plan plan, hyfft_dist_times *times);
+HYFFT_API hyfft_status hyfft_dist_plan_reset_times(hyfft_dist_plan plan);
+
+/* Collective (frees the plan's duplicate communicator). */
+HYFFT_API hyfft_status hyfft_dist_plan_destroy(hyfft_dist_plan plan);
+
+/* The detail message of the last failed hyfft_dist_ call on this thread. */
+HYFFT_API const char *hyfft_dist_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HYFFT_MPI_H */

@@ -1,0 +1,109 @@
+/* Internal declarations of libhyfft_mpi (mpi/). The library sits above
+ * hyfft's public API: local transforms are ordinary hyfft plans, the global
+ * transposes MPI_Alltoallv on packed buffers. */
+#ifndef HY_DIST_INTERNAL_H
+#define HY_DIST_INTERNAL_H
+
+#include <stdint.h>
+
+#include "hyfft_mpi.h"
+
+/* ---- errors (dist_error.c) ------------------------------------------------ */
+
+/* Record the thread's detail message and return status. */
+hyfft_status hy_dist_error(hyfft_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A failed MPI call: its error string, as HYFFT_BACKEND_ERROR. */
+hyfft_status hy_dist_mpi_error(int mpi_code, const char *what);
+/* A failed local hyfft call: its status, with hyfft_last_error() repeated. */
+hyfft_status hy_dist_hyfft_error(hyfft_status status, const char *what);
+
+/* ---- decomposition (dist_layout.c) ---------------------------------------- */
+
+/* How one axis of a distributed array is held. */
+enum { HY_DIST_FULL = 0, HY_DIST_BY_P = 1, HY_DIST_BY_Q = 2 };
+
+/* One distribution of the global (complex-side) array: per axis, whether it
+ * is split over the grid's first dim (P), its second (Q) or held whole, and
+ * the memory order of the axes (slowest first). */
+typedef struct hy_dist_state {
+  int split[3];
+  int order[3];
+} hy_dist_state;
+
+#define HY_DIST_MAX_STATES 3
+
+/* Everything the layout of one problem on one rank depends on. */
+typedef struct hy_dist_geometry {
+  int rank;        /* 2 or 3; a 2D problem carries a third axis of length 1 */
+  int real_axis;   /* rank - 1 for R2C/C2R, -1 for C2C */
+  int64_t n[3];    /* logical lengths (real length on the real axis) */
+  int64_t nc[3];   /* complex-side lengths (n/2+1 on the real axis) */
+  int grid[2];     /* P, Q */
+  int coords[2];   /* this rank's (p, q) */
+  hyfft_dist_decomposition decomposition;
+  int nstates;
+  hy_dist_state states[HY_DIST_MAX_STATES]; /* states[0] normal, last transposed */
+} hy_dist_geometry;
+
+/* FFTW-MPI's block rule: rank r of s gets rows [*start, *start + *count)
+ * of n, in blocks of ceil(n / s) (trailing ranks may get none). */
+void hy_dist_block(int64_t n, int s, int r, int64_t *start, int64_t *count);
+
+/* Validate the problem against a communicator of `size` ranks and fill the
+ * geometry of rank `me` (not collective). */
+hyfft_status hy_dist_geometry_init(const hyfft_dist_problem *problem, int size, int me,
+                                   hy_dist_geometry *geom);
+
+/* The box of rank (p, q) in state `st`; real != 0 describes the real side
+ * (logical count n on the real axis, rows padded to 2*nc). */
+void hy_dist_box_of(const hy_dist_geometry *geom, const hy_dist_state *st, int p, int q,
+                    int real, hyfft_dist_box *box);
+
+/* The public layout of this rank. */
+void hy_dist_layout_fill(const hy_dist_geometry *geom, const hyfft_dist_problem *problem,
+                         hyfft_dist_layout *layout);
+
+/* ---- redistribution (dist_redistribute.c) --------------------------------- */
+
+/* Copy a box of counts[3] elements of `esize` bytes between two strided
+ * arrays, looping over the axes in `order` (slowest first). */
+void hy_dist_copy_box(char *dst, const int64_t *dst_stride, const char *src,
+                      const int64_t *src_stride, const int64_t *counts, const int *order,
+                      size_t esize);
+
+/* One global transpose: the axis that `from` splits over grid dim `g`
+ * becomes whole and the axis that `to` splits over g becomes split. */
+typedef struct hy_dist_redist {
+  int g;          /* 0: over P (column communicator), 1: over Q (row communicator) */
+  MPI_Comm comm;  /* the sub-communicator of grid dim g (borrowed from the plan) */
+  int peers;      /* its size */
+  hyfft_dist_box from, to; /* this rank's boxes before and after */
+  int *send_counts, *send_displs, *recv_counts, *recv_displs; /* elements, per peer */
+  hyfft_dist_box *send_boxes, *recv_boxes; /* the sub-box exchanged with each peer */
+  int64_t send_total, recv_total;
+  /* pack: the blocks for the peers are gathered into a pack buffer (else
+   * they are contiguous in the source: the split axis is its slowest);
+   * unpack: what arrives is scattered into the destination (else it lands
+   * there directly: the gathered axis is the slowest of both orders, which
+   * are equal). Displacements are into the source / destination when not
+   * packing / unpacking. */
+  int pack, unpack;
+} hy_dist_redist;
+
+hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom,
+                                 const hy_dist_state *from, const hy_dist_state *to, int g,
+                                 MPI_Comm comm);
+void hy_dist_redist_free(hy_dist_redist *r);
+/* Exchange src into dst: packing into `pack` first and receiving into
+ * `unpack` where the transpose needs to (see pack / unpack above). The
+ * buffers used must be distinct, except that `unpack` may be src when
+ * packing (src is finished with once packed). */
+hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size_t esize,
+                                const void *src, void *pack, void *unpack, void *dst,
+                                hyfft_dist_times *times);
+
+/* ---- token (dist_token.c) -------------------------------------------------- */
+/* hyfft_dist_problem_parse is the public entry. */
+
+#endif /* HY_DIST_INTERNAL_H */

@@ -1,0 +1,504 @@
+/* Distributed plans: the stage list (local hyfft plans and global
+ * transposes), collective validation, execution and destruction.
+ *
+ * A decomposition has a chain of states (slab: normal, transposed; pencil:
+ * x-, y- and z-pencils). The forward chain F transforms the axes each state
+ * holds whole and moves to the next state between them. Forward-mode
+ * problems (R2C, C2C with normal input) run F and then, unless the output
+ * stays transposed, transpose back to the normal state. Reverse-mode
+ * problems (C2R, C2C with transposed input) first move a normal input to
+ * the last state, then run F backwards, which ends in the normal state with
+ * the real axis (if any) transformed last. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_internal.h"
+
+#define HY_DIST_MAGIC 0x68794469737450ULL /* "hyDistP" */
+#define HY_DIST_MAX_STAGES 8
+
+enum { HY_BUF_IN = 0, HY_BUF_OUT = 1, HY_BUF_W0 = 2, HY_BUF_W1 = 3, HY_BUF_PACK = 4 };
+
+typedef struct hy_dist_stage {
+  int is_redist;
+  hyfft_plan local; /* NULL where this rank's box is empty */
+  hy_dist_redist redist;
+} hy_dist_stage;
+
+struct hyfft_dist_plan_s {
+  uint64_t magic;
+  hyfft_dist_problem problem;
+  hy_dist_geometry geom;
+  hyfft_dist_layout layout;
+  MPI_Comm comm;            /* duplicate of the caller's */
+  MPI_Comm cart, comm_p, comm_q; /* pencil: the grid and its two sub-communicators */
+  MPI_Datatype elem;        /* one complex element */
+  size_t esize;
+  int nstages;
+  hy_dist_stage stages[HY_DIST_MAX_STAGES];
+  void *work[3];        /* two for the steps, a third for packing */
+  int need_pack_buffer;
+  hyfft_dist_times times;
+};
+
+/* Agree on a status across comm: every rank gets the largest status of any
+ * rank (the lowest such rank named), its own message if it failed itself. */
+static hyfft_status hy_dist_agree(MPI_Comm comm, hyfft_status local, const char *what) {
+  int me = 0;
+  int rc = MPI_Comm_rank(comm, &me);
+  if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Comm_rank");
+  int in[2] = {(int)local, me}, out[2] = {0, 0};
+  rc = MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, comm);
+  if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Allreduce (status agreement)");
+  if (out[0] == HYFFT_SUCCESS) return HYFFT_SUCCESS;
+  if (local != HYFFT_SUCCESS) return local;
+  return hy_dist_error((hyfft_status)out[0], "%s failed on rank %d: %s", what, out[1],
+                       hyfft_status_name((hyfft_status)out[0]));
+}
+
+/* ---- destruction ----------------------------------------------------------- */
+
+static void hy_dist_comm_free(MPI_Comm *c) {
+  if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
+  *c = MPI_COMM_NULL;
+}
+
+static void hy_dist_plan_free(struct hyfft_dist_plan_s *p) {
+  for (int k = 0; k < p->nstages; k++) {
+    if (p->stages[k].local) hyfft_plan_destroy(p->stages[k].local);
+    hy_dist_redist_free(&p->stages[k].redist);
+  }
+  for (int i = 0; i < 3; i++) free(p->work[i]);
+  if (p->elem != MPI_DATATYPE_NULL) MPI_Type_free(&p->elem);
+  hy_dist_comm_free(&p->comm_p);
+  hy_dist_comm_free(&p->comm_q);
+  hy_dist_comm_free(&p->cart);
+  hy_dist_comm_free(&p->comm);
+  p->magic = 0;
+  free(p);
+}
+
+/* ---- building -------------------------------------------------------------- */
+
+/* A local stage: the axes `axes` (count naxes) transformed from state
+ * `from` to state `to` (the same split; the memory orders may differ, so
+ * that the output lands in the order the next transpose wants). R2C reads
+ * the padded real side, C2R writes it. */
+static hyfft_status hy_dist_local_stage(struct hyfft_dist_plan_s *p, hyfft_context ctx,
+                                        unsigned flags, const hy_dist_state *from,
+                                        const hy_dist_state *to, const int *axes, int naxes,
+                                        hyfft_kind kind, int sign, hy_dist_stage *stage) {
+  const hy_dist_geometry *g = &p->geom;
+  hyfft_dist_box src, dst;
+  hy_dist_box_of(g, from, g->coords[0], g->coords[1], kind == HYFFT_R2C, &src);
+  hy_dist_box_of(g, to, g->coords[0], g->coords[1], kind == HYFFT_C2R, &dst);
+  stage->is_redist = 0;
+  stage->local = NULL;
+  if (src.elements == 0) return HYFFT_SUCCESS;
+  hyfft_problem prob;
+  memset(&prob, 0, sizeof prob);
+  prob.kind = kind;
+  prob.precision = p->problem.precision;
+  prob.sign = sign;
+  prob.memory = HYFFT_MEMORY_HOST;
+  /* Transform dims by axis (the real axis, the last, is the halved one);
+   * batch dims are the others. */
+  for (int a = 0; a < 3; a++) {
+    int transformed = 0;
+    for (int i = 0; i < naxes; i++) transformed |= axes[i] == a;
+    hyfft_dim d;
+    d.n = (kind != HYFFT_C2C && a == g->real_axis) ? g->n[a] : src.count[a];
+    d.in_stride = src.stride[a];
+    d.out_stride = dst.stride[a];
+    if (transformed)
+      prob.dims[prob.rank++] = d;
+    else if (d.n > 1)
+      prob.batch[prob.batch_rank++] = d;
+  }
+  hyfft_status s = hyfft_plan_create(ctx, &prob, flags, &stage->local);
+  if (s != HYFFT_SUCCESS) {
+    stage->local = NULL;
+    return hy_dist_hyfft_error(s, "planning a local transform");
+  }
+  return HYFFT_SUCCESS;
+}
+
+/* The axis a transpose gathers (split before, whole after) and the one it
+ * splits, and the grid dim it runs over. */
+static void hy_dist_moved(const hy_dist_state *from, const hy_dist_state *to, int *gather,
+                          int *split, int *grid_dim) {
+  *gather = *split = *grid_dim = -1;
+  for (int a = 0; a < 3; a++) {
+    if (from->split[a] != HY_DIST_FULL && to->split[a] == HY_DIST_FULL) *gather = a;
+    if (from->split[a] == HY_DIST_FULL && to->split[a] != HY_DIST_FULL) {
+      *split = a;
+      *grid_dim = to->split[a] - 1;
+    }
+  }
+}
+
+/* An order with axis a slowest, the others in increasing order. */
+static void hy_dist_front(int a, int *order) {
+  int k = 0;
+  order[k++] = a;
+  for (int b = 0; b < 3; b++)
+    if (b != a) order[k++] = b;
+}
+
+/* The forward chain of a decomposition: for each state, the axes it
+ * transforms. */
+static int hy_dist_chain(const hy_dist_geometry *g, int axes[HY_DIST_MAX_STATES][3],
+                         int naxes[HY_DIST_MAX_STATES]) {
+  if (g->decomposition == HYFFT_DIST_SLAB) {
+    naxes[0] = 0;
+    for (int a = 1; a < g->rank; a++) axes[0][naxes[0]++] = a;
+    axes[1][0] = 0;
+    naxes[1] = 1;
+    return 2;
+  }
+  axes[0][0] = 2;
+  axes[1][0] = 1;
+  axes[2][0] = 0;
+  naxes[0] = naxes[1] = naxes[2] = 1;
+  return 3;
+}
+
+/* One step of the pipeline before the memory orders are chosen. */
+typedef struct hy_dist_op {
+  int redist;
+  int from, to; /* state indices (equal for a local step) */
+  int axes[3], naxes;
+  hyfft_kind kind;
+} hy_dist_op;
+
+static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx,
+                                  unsigned flags) {
+  const hyfft_dist_problem *pr = &p->problem;
+  const hy_dist_geometry *geom = &p->geom;
+  hyfft_status s;
+  int rc;
+  if (geom->decomposition == HYFFT_DIST_PENCIL) {
+    int dims[2] = {geom->grid[0], geom->grid[1]}, periods[2] = {0, 0};
+    int keep_p[2] = {1, 0}, keep_q[2] = {0, 1};
+    rc = MPI_Cart_create(p->comm, 2, dims, periods, 0, &p->cart);
+    if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Cart_create");
+    rc = MPI_Cart_sub(p->cart, keep_p, &p->comm_p);
+    if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Cart_sub");
+    rc = MPI_Cart_sub(p->cart, keep_q, &p->comm_q);
+    if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Cart_sub");
+  } else {
+    rc = MPI_Comm_dup(p->comm, &p->comm_p);
+    if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Comm_dup");
+  }
+  p->esize = pr->precision == HYFFT_F32 ? 8 : 16;
+  rc = MPI_Type_contiguous((int)p->esize, MPI_BYTE, &p->elem);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&p->elem);
+  if (rc != MPI_SUCCESS) {
+    p->elem = MPI_DATATYPE_NULL;
+    return hy_dist_mpi_error(rc, "MPI_Type_contiguous");
+  }
+
+  /* 1. The steps. */
+  int axes[HY_DIST_MAX_STATES][3], naxes[HY_DIST_MAX_STATES];
+  int ns = hy_dist_chain(geom, axes, naxes);
+  int reverse = pr->kind == HYFFT_C2R ||
+                (pr->kind == HYFFT_C2C && (pr->layout & HYFFT_DIST_TRANSPOSED_IN));
+  int in_state = (reverse && (pr->layout & HYFFT_DIST_TRANSPOSED_IN)) ? ns - 1 : 0;
+  int out_state = (!reverse && (pr->layout & HYFFT_DIST_TRANSPOSED_OUT)) ? ns - 1 : 0;
+  hy_dist_op ops[HY_DIST_MAX_STAGES];
+  int nops = 0;
+  memset(ops, 0, sizeof ops);
+#define HY_DIST_REDIST(a, b) (ops[nops].redist = 1, ops[nops].from = (a), ops[nops++].to = (b))
+#define HY_DIST_LOCAL(i)                                                  \
+  do {                                                                    \
+    ops[nops].from = ops[nops].to = (i);                                  \
+    ops[nops].naxes = naxes[i];                                           \
+    memcpy(ops[nops].axes, axes[i], sizeof axes[i]);                      \
+    ops[nops].kind = (i) == 0 ? pr->kind : HYFFT_C2C;                     \
+    nops++;                                                               \
+  } while (0)
+  if (geom->grid[0] * geom->grid[1] == 1) {
+    /* One rank: the whole transform is one local plan, from the input
+     * layout to the output layout. */
+    ops[0].from = in_state;
+    ops[0].to = out_state;
+    ops[0].kind = pr->kind;
+    for (int a = 0; a < geom->rank; a++) ops[0].axes[ops[0].naxes++] = a;
+    nops = 1;
+  } else if (!reverse) {
+    for (int i = 0; i < ns; i++) {
+      if (i > 0) HY_DIST_REDIST(i - 1, i);
+      HY_DIST_LOCAL(i);
+    }
+    if (out_state == 0)
+      for (int i = ns - 1; i > 0; i--) HY_DIST_REDIST(i, i - 1);
+  } else {
+    if (in_state == 0)
+      for (int i = 1; i < ns; i++) HY_DIST_REDIST(i - 1, i);
+    for (int i = ns - 1; i >= 0; i--) {
+      HY_DIST_LOCAL(i);
+      if (i > 0) HY_DIST_REDIST(i, i - 1);
+    }
+  }
+#undef HY_DIST_REDIST
+#undef HY_DIST_LOCAL
+
+  /* 2. The memory order between steps. The caller's layouts fix the first
+   * and the last; in between, a transpose that gathers axis g receives
+   * straight into its destination when g is the slowest axis of both its
+   * source and destination orders (the peers' blocks then follow one
+   * another), and sends straight from its source when the axis it splits
+   * is the slowest of the source. Local steps reorder for free (their
+   * output strides), so they write what the next transpose wants. */
+  int ord[HY_DIST_MAX_STAGES + 1][3];
+  memcpy(ord[0], geom->states[in_state].order, sizeof ord[0]);
+  memcpy(ord[nops], geom->states[out_state].order, sizeof ord[nops]);
+  for (int k = 0; k + 1 < nops; k++) {
+    const hy_dist_op *op = &ops[k];
+    if (!op->redist) {
+      int g, sp, gd;
+      hy_dist_moved(&geom->states[ops[k + 1].from], &geom->states[ops[k + 1].to], &g, &sp, &gd);
+      if (k + 2 == nops && ord[nops][0] != g)
+        hy_dist_front(sp, ord[k + 1]); /* the last transpose unpacks: send unpacked */
+      else if (k + 2 == nops)
+        memcpy(ord[k + 1], ord[nops], sizeof ord[k + 1]);
+      else
+        hy_dist_front(g, ord[k + 1]);
+    } else {
+      int g, sp, gd;
+      hy_dist_moved(&geom->states[op->from], &geom->states[op->to], &g, &sp, &gd);
+      if (ord[k][0] == g)
+        memcpy(ord[k + 1], ord[k], sizeof ord[k + 1]);
+      else
+        hy_dist_front(g, ord[k + 1]);
+    }
+  }
+
+  /* 3. The stages. */
+  for (int k = 0; k < nops; k++) {
+    const hy_dist_op *op = &ops[k];
+    hy_dist_state from = geom->states[op->from], to = geom->states[op->to];
+    memcpy(from.order, ord[k], sizeof from.order);
+    memcpy(to.order, ord[k + 1], sizeof to.order);
+    p->nstages = k + 1;
+    if (op->redist) {
+      int g, sp, gd;
+      hy_dist_moved(&from, &to, &g, &sp, &gd);
+      if (gd < 0) return hy_dist_error(HYFFT_INTERNAL, "a transpose that moves no axis");
+      p->stages[k].is_redist = 1;
+      s = hy_dist_redist_init(&p->stages[k].redist, geom, &from, &to, gd,
+                              gd == 0 ? p->comm_p : p->comm_q);
+      if (s != HYFFT_SUCCESS) return s;
+      if (p->stages[k].redist.pack || p->stages[k].redist.unpack) p->need_pack_buffer = 1;
+    } else {
+      s = hy_dist_local_stage(p, ctx, flags, &from, &to, op->axes, op->naxes, op->kind, pr->sign,
+                              &p->stages[k]);
+      if (s != HYFFT_SUCCESS) return s;
+    }
+  }
+
+  /* Work buffers, each holding any state's box (packed streams are no
+   * larger than the box they come from); the third only for packing. */
+  int64_t most = 1;
+  for (int i = 0; i < ns; i++) {
+    hyfft_dist_box b;
+    hy_dist_box_of(geom, &geom->states[i], geom->coords[0], geom->coords[1], 0, &b);
+    if (b.elements > most) most = b.elements;
+  }
+  size_t bytes = (size_t)most * p->esize;
+  bytes = (bytes + 63) / 64 * 64;
+  /* A single step (one rank) uses its work buffer only when run in place:
+   * it then writes the buffer and copies it to the output. */
+  int nwork = nops == 1 ? 1 : (p->need_pack_buffer ? 3 : 2);
+  for (int i = 0; i < nwork; i++) {
+    p->work[i] = aligned_alloc(64, bytes);
+    if (!p->work[i])
+      return hy_dist_error(HYFFT_OUT_OF_MEMORY, "%zu bytes of work buffer", bytes);
+  }
+  return HYFFT_SUCCESS;
+}
+
+/* A fingerprint of the problem and flags, compared across ranks. */
+#define HY_DIST_PRINT_FIELDS 12
+static const char *const hy_dist_print_names[HY_DIST_PRINT_FIELDS] = {
+    "kind", "precision", "sign", "rank", "n[0]", "n[1]", "n[2]",
+    "decomposition", "grid[0]", "grid[1]", "layout", "flags"};
+
+static void hy_dist_fingerprint(const hyfft_dist_problem *pr, unsigned flags, int64_t *v) {
+  v[0] = pr->kind;
+  v[1] = pr->precision;
+  v[2] = pr->sign;
+  v[3] = pr->rank;
+  v[4] = pr->n[0];
+  v[5] = pr->n[1];
+  v[6] = pr->rank == 3 ? pr->n[2] : 1;
+  v[7] = pr->decomposition;
+  v[8] = pr->grid[0];
+  v[9] = pr->grid[1];
+  v[10] = pr->layout;
+  v[11] = flags;
+}
+
+hyfft_status hyfft_dist_plan_create(hyfft_context context, MPI_Comm comm,
+                                    const hyfft_dist_problem *problem, unsigned flags,
+                                    hyfft_dist_plan *plan) {
+  int initialized = 0, finalized = 0;
+  if (MPI_Initialized(&initialized) != MPI_SUCCESS || !initialized ||
+      MPI_Finalized(&finalized) != MPI_SUCCESS || finalized)
+    return hy_dist_error(HYFFT_INVALID_ARGUMENT, "MPI is not initialised (or already finalised)");
+  if (comm == MPI_COMM_NULL)
+    return hy_dist_error(HYFFT_INVALID_ARGUMENT, "the communicator is MPI_COMM_NULL");
+  int size = 0, me = 0, rc;
+  if ((rc = MPI_Comm_size(comm, &size)) != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Comm_size");
+  if ((rc = MPI_Comm_rank(comm, &me)) != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Comm_rank");
+
+  /* 1. Every rank's own arguments. */
+  hyfft_status local = HYFFT_SUCCESS;
+  hy_dist_geometry geom;
+  if (!context || !problem || !plan)
+    local = hy_dist_error(HYFFT_NULL_POINTER, "context, problem or plan is NULL on rank %d", me);
+  else
+    local = hy_dist_geometry_init(problem, size, me, &geom);
+  hyfft_status s = hy_dist_agree(comm, local, "validating the problem");
+  if (s != HYFFT_SUCCESS) return s;
+
+  /* 2. The same problem on every rank: compare min and max of each field. */
+  int64_t v[2 * HY_DIST_PRINT_FIELDS], r[2 * HY_DIST_PRINT_FIELDS];
+  hy_dist_fingerprint(problem, flags, v);
+  for (int i = 0; i < HY_DIST_PRINT_FIELDS; i++) v[HY_DIST_PRINT_FIELDS + i] = -v[i];
+  rc = MPI_Allreduce(v, r, 2 * HY_DIST_PRINT_FIELDS, MPI_INT64_T, MPI_MAX, comm);
+  if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Allreduce (problem agreement)");
+  for (int i = 0; i < HY_DIST_PRINT_FIELDS; i++)
+    if (r[i] != -r[HY_DIST_PRINT_FIELDS + i])
+      return hy_dist_error(HYFFT_INVALID_ARGUMENT,
+                           "the ranks disagree on the problem: %s ranges from %lld to %lld",
+                           hy_dist_print_names[i], (long long)-r[HY_DIST_PRINT_FIELDS + i],
+                           (long long)r[i]);
+
+  /* 3. Build; agree that every rank succeeded before returning a plan. */
+  struct hyfft_dist_plan_s *p = calloc(1, sizeof *p);
+  local = HYFFT_SUCCESS;
+  if (!p) {
+    local = hy_dist_error(HYFFT_OUT_OF_MEMORY, "the distributed plan");
+  } else {
+    p->magic = HY_DIST_MAGIC;
+    p->problem = *problem;
+    p->geom = geom;
+    p->comm = p->cart = p->comm_p = p->comm_q = MPI_COMM_NULL;
+    p->elem = MPI_DATATYPE_NULL;
+    hy_dist_layout_fill(&geom, problem, &p->layout);
+    rc = MPI_Comm_dup(comm, &p->comm);
+    if (rc != MPI_SUCCESS) {
+      p->comm = MPI_COMM_NULL;
+      local = hy_dist_mpi_error(rc, "MPI_Comm_dup");
+    } else {
+      local = hy_dist_build(p, context, flags);
+    }
+  }
+  s = hy_dist_agree(comm, local, "building the plan");
+  if (s != HYFFT_SUCCESS) {
+    if (p) hy_dist_plan_free(p);
+    return s;
+  }
+  *plan = p;
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_dist_plan_token(hyfft_context context, MPI_Comm comm, const char *token,
+                                   unsigned flags, hyfft_dist_plan *plan) {
+  hyfft_dist_problem pr;
+  hyfft_status local = hyfft_dist_problem_parse(token, &pr);
+  if (comm == MPI_COMM_NULL) return hy_dist_error(HYFFT_INVALID_ARGUMENT, "the communicator is MPI_COMM_NULL");
+  hyfft_status s = hy_dist_agree(comm, local, "parsing the token");
+  if (s != HYFFT_SUCCESS) return s;
+  return hyfft_dist_plan_create(context, comm, &pr, flags, plan);
+}
+
+static hyfft_status hy_dist_check(hyfft_dist_plan plan) {
+  if (!plan) return hy_dist_error(HYFFT_NULL_POINTER, "plan is NULL");
+  if (plan->magic != HY_DIST_MAGIC)
+    return hy_dist_error(HYFFT_INVALID_HANDLE, "plan is not a live distributed plan");
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_dist_plan_layout(hyfft_dist_plan plan, hyfft_dist_layout *layout) {
+  hyfft_status s = hy_dist_check(plan);
+  if (s != HYFFT_SUCCESS) return s;
+  if (!layout) return hy_dist_error(HYFFT_NULL_POINTER, "layout is NULL");
+  *layout = plan->layout;
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_dist_plan_times(hyfft_dist_plan plan, hyfft_dist_times *times) {
+  hyfft_status s = hy_dist_check(plan);
+  if (s != HYFFT_SUCCESS) return s;
+  if (!times) return hy_dist_error(HYFFT_NULL_POINTER, "times is NULL");
+  *times = plan->times;
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_dist_plan_reset_times(hyfft_dist_plan plan) {
+  hyfft_status s = hy_dist_check(plan);
+  if (s != HYFFT_SUCCESS) return s;
+  memset(&plan->times, 0, sizeof plan->times);
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_dist_plan_destroy(hyfft_dist_plan plan) {
+  hyfft_status s = hy_dist_check(plan);
+  if (s != HYFFT_SUCCESS) return s;
+  hy_dist_plan_free(plan);
+  return HYFFT_SUCCESS;
+}
+
+/* ---- execution ------------------------------------------------------------- */
+
+hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out) {
+  hyfft_status s = hy_dist_check(plan);
+  if (s != HYFFT_SUCCESS) return s;
+  double t0 = MPI_Wtime();
+  hyfft_status local = HYFFT_SUCCESS;
+  if (!in && plan->layout.in.elements > 0)
+    local = hy_dist_error(HYFFT_NULL_POINTER, "in is NULL on a rank whose input box is not empty");
+  else if (!out && plan->layout.out.elements > 0)
+    local = hy_dist_error(HYFFT_NULL_POINTER, "out is NULL on a rank whose output box is not empty");
+  s = hy_dist_agree(plan->comm, local, "checking the buffers");
+  if (s != HYFFT_SUCCESS) return s;
+
+  void *buf[5] = {(void *)in, out, plan->work[0], plan->work[1], plan->work[2]};
+  int last = plan->nstages - 1;
+  for (int k = 0; k <= last && local == HYFFT_SUCCESS; k++) {
+    int src = k == 0 ? HY_BUF_IN : HY_BUF_W0 + (k - 1) % 2;
+    int dst = k == last ? HY_BUF_OUT : HY_BUF_W0 + k % 2;
+    hy_dist_stage *st = &plan->stages[k];
+    if (!st->is_redist) {
+      if (st->local) {
+        double t = MPI_Wtime();
+        /* The local plans are out of place: a single step in place goes
+         * through the work buffer. */
+        int inplace = last == 0 && in == out;
+        hyfft_status e = hyfft_execute(st->local, buf[src], inplace ? buf[HY_BUF_W0] : buf[dst]);
+        if (e == HYFFT_SUCCESS && inplace)
+          memcpy(out, buf[HY_BUF_W0],
+                 (size_t)plan->layout.out.elements *
+                     (plan->problem.kind == HYFFT_C2R ? plan->esize / 2 : plan->esize));
+        plan->times.local_fft += MPI_Wtime() - t;
+        if (e != HYFFT_SUCCESS) local = hy_dist_hyfft_error(e, "a local transform");
+      }
+      continue;
+    }
+    /* No rank enters the all-to-all unless every rank got here. */
+    s = hy_dist_agree(plan->comm, local, "a local transform");
+    if (s != HYFFT_SUCCESS) return s;
+    /* Packing goes to the pack buffer; an unpacking transpose receives into
+     * a work buffer that the step neither reads after packing nor writes. */
+    int other_dst = dst == HY_BUF_W0 ? HY_BUF_W1 : HY_BUF_W0;
+    int unpack = st->redist.pack ? (src >= HY_BUF_W0 ? src : other_dst) : HY_BUF_PACK;
+    local = hy_dist_redist_run(&st->redist, plan->elem, plan->esize, buf[src], buf[HY_BUF_PACK],
+                               buf[unpack], buf[dst], &plan->times);
+  }
+  s = hy_dist_agree(plan->comm, local, "executing");
+  plan->times.total += MPI_Wtime() - t0;
+  plan->times.executions++;
+  return s;
+}

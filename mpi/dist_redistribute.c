@@ -1,0 +1,231 @@
+/* One global transpose of a distributed array: each rank packs the part of
+ * its box that every peer of a sub-communicator holds afterwards into one
+ * contiguous buffer (peer by peer, in the source's memory order), exchanges
+ * with MPI_Alltoallv, and unpacks what it received into its new box. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_internal.h"
+
+/* Inner loop over `n` elements: contiguous runs are one memcpy, strided
+ * ones an element loop specialised for complex f32 (8 bytes) and f64 (16). */
+static void hy_dist_copy_row(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n,
+                             size_t esize) {
+  if (ds == 1 && ss == 1) {
+    memcpy(dst, src, (size_t)n * esize);
+  } else if (esize == 8) {
+    for (int64_t i = 0; i < n; i++) memcpy(dst + i * ds * 8, src + i * ss * 8, 8);
+  } else if (esize == 16) {
+    for (int64_t i = 0; i < n; i++) memcpy(dst + i * ds * 16, src + i * ss * 16, 16);
+  } else {
+    for (int64_t i = 0; i < n; i++)
+      memcpy(dst + i * ds * (int64_t)esize, src + i * ss * (int64_t)esize, esize);
+  }
+}
+
+void hy_dist_copy_box(char *dst, const int64_t *dst_stride, const char *src,
+                      const int64_t *src_stride, const int64_t *counts, const int *order,
+                      size_t esize) {
+  /* Drop length-1 axes and merge an axis into the next outer one where
+   * both arrays are contiguous across them, so that the inner loop is as
+   * long as possible (a 2D problem's third axis has length 1). */
+  int64_t n[3], ds[3], ss[3];
+  int k = 0;
+  for (int i = 0; i < 3; i++) {
+    int a = order[i];
+    if (counts[a] == 0) return;
+    if (counts[a] == 1) continue;
+    n[k] = counts[a];
+    ds[k] = dst_stride[a];
+    ss[k] = src_stride[a];
+    k++;
+  }
+  for (int i = k - 1; i > 0; i--) {
+    if (ds[i - 1] == n[i] * ds[i] && ss[i - 1] == n[i] * ss[i]) {
+      n[i - 1] *= n[i];
+      ds[i - 1] = ds[i];
+      ss[i - 1] = ss[i];
+      for (int j = i; j + 1 < k; j++) {
+        n[j] = n[j + 1];
+        ds[j] = ds[j + 1];
+        ss[j] = ss[j + 1];
+      }
+      k--;
+    }
+  }
+  /* Pad to three loops, the outer ones of length 1. */
+  while (k < 3) {
+    for (int j = k; j > 0; j--) {
+      n[j] = n[j - 1];
+      ds[j] = ds[j - 1];
+      ss[j] = ss[j - 1];
+    }
+    n[0] = 1;
+    ds[0] = ss[0] = 0;
+    k++;
+  }
+  int64_t e = (int64_t)esize;
+  for (int64_t i = 0; i < n[0]; i++)
+    for (int64_t j = 0; j < n[1]; j++)
+      hy_dist_copy_row(dst + (i * ds[0] + j * ds[1]) * e, ds[2],
+                       src + (i * ss[0] + j * ss[1]) * e, ss[2], n[2], esize);
+}
+
+/* The intersection of two boxes (start and count only). */
+static void hy_dist_intersect(const hyfft_dist_box *x, const hyfft_dist_box *y,
+                              hyfft_dist_box *out) {
+  memset(out, 0, sizeof *out);
+  for (int a = 0; a < 3; a++) {
+    int64_t lo = x->start[a] > y->start[a] ? x->start[a] : y->start[a];
+    int64_t xe = x->start[a] + x->count[a], ye = y->start[a] + y->count[a];
+    int64_t hi = xe < ye ? xe : ye;
+    out->start[a] = lo;
+    out->count[a] = hi > lo ? hi - lo : 0;
+  }
+}
+
+static int64_t hy_dist_box_count(const hyfft_dist_box *b) {
+  return b->count[0] * b->count[1] * b->count[2];
+}
+
+/* Strides of a box's elements packed contiguously in `order`. */
+static void hy_dist_packed_strides(const hyfft_dist_box *sub, const int *order, int64_t *stride) {
+  int64_t s = 1;
+  for (int k = 2; k >= 0; k--) {
+    stride[order[k]] = s;
+    s *= sub->count[order[k]];
+  }
+}
+
+/* Element offset of a sub-box's first element inside its array box. */
+static int64_t hy_dist_offset(const hyfft_dist_box *array, const hyfft_dist_box *sub) {
+  int64_t off = 0;
+  for (int a = 0; a < 3; a++) off += (sub->start[a] - array->start[a]) * array->stride[a];
+  return off;
+}
+
+void hy_dist_redist_free(hy_dist_redist *r) {
+  free(r->send_counts);
+  free(r->send_displs);
+  free(r->recv_counts);
+  free(r->recv_displs);
+  free(r->send_boxes);
+  free(r->recv_boxes);
+  memset(r, 0, sizeof *r);
+}
+
+hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom,
+                                 const hy_dist_state *from, const hy_dist_state *to, int g,
+                                 MPI_Comm comm) {
+  memset(r, 0, sizeof *r);
+  r->g = g;
+  r->comm = comm;
+  r->peers = geom->grid[g];
+  int p = geom->coords[0], q = geom->coords[1];
+  hy_dist_box_of(geom, from, p, q, 0, &r->from);
+  hy_dist_box_of(geom, to, p, q, 0, &r->to);
+  size_t np = (size_t)r->peers;
+  r->send_counts = calloc(np, sizeof(int));
+  r->send_displs = calloc(np, sizeof(int));
+  r->recv_counts = calloc(np, sizeof(int));
+  r->recv_displs = calloc(np, sizeof(int));
+  r->send_boxes = calloc(np, sizeof(hyfft_dist_box));
+  r->recv_boxes = calloc(np, sizeof(hyfft_dist_box));
+  if (!r->send_counts || !r->send_displs || !r->recv_counts || !r->recv_displs ||
+      !r->send_boxes || !r->recv_boxes) {
+    hy_dist_redist_free(r);
+    return hy_dist_error(HYFFT_OUT_OF_MEMORY, "redistribution tables for %d peers", (int)np);
+  }
+  int split = -1, gather = -1;
+  for (int a = 0; a < 3; a++) {
+    if (from->split[a] == HY_DIST_FULL && to->split[a] != HY_DIST_FULL) split = a;
+    if (from->split[a] != HY_DIST_FULL && to->split[a] == HY_DIST_FULL) gather = a;
+  }
+  r->pack = from->order[0] != split;
+  r->unpack = !(to->order[0] == gather && from->order[0] == to->order[0] &&
+                from->order[1] == to->order[1]);
+  if (r->from.elements > INT_MAX || r->to.elements > INT_MAX) {
+    hy_dist_redist_free(r);
+    return hy_dist_error(HYFFT_SIZE_OVERFLOW,
+                         "a rank's box exceeds INT_MAX elements; use more ranks");
+  }
+  int64_t sdisp = 0, rdisp = 0;
+  for (int j = 0; j < r->peers; j++) {
+    int pp = g == 0 ? j : p, qq = g == 0 ? q : j;
+    hyfft_dist_box peer_from, peer_to;
+    hy_dist_box_of(geom, from, pp, qq, 0, &peer_from);
+    hy_dist_box_of(geom, to, pp, qq, 0, &peer_to);
+    hy_dist_intersect(&r->from, &peer_to, &r->send_boxes[j]);
+    hy_dist_intersect(&peer_from, &r->to, &r->recv_boxes[j]);
+    int64_t sc = hy_dist_box_count(&r->send_boxes[j]);
+    int64_t rc = hy_dist_box_count(&r->recv_boxes[j]);
+    if (sdisp + sc > INT_MAX || rdisp + rc > INT_MAX) {
+      hy_dist_redist_free(r);
+      return hy_dist_error(HYFFT_SIZE_OVERFLOW,
+                           "a rank's all-to-all exceeds INT_MAX elements; use more ranks");
+    }
+    r->send_counts[j] = (int)sc;
+    r->send_displs[j] = (int)(r->pack || sc == 0 ? sdisp : hy_dist_offset(&r->from, &r->send_boxes[j]));
+    r->recv_counts[j] = (int)rc;
+    r->recv_displs[j] = (int)(r->unpack || rc == 0 ? rdisp : hy_dist_offset(&r->to, &r->recv_boxes[j]));
+    sdisp += sc;
+    rdisp += rc;
+  }
+  r->send_total = sdisp;
+  r->recv_total = rdisp;
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size_t esize,
+                                const void *src, void *pack, void *unpack, void *dst,
+                                hyfft_dist_times *times) {
+  int64_t stream_stride[3];
+  double t0 = MPI_Wtime();
+  if (r->peers == 1) {
+    /* Nothing leaves the rank: one copy from the old layout to the new. */
+    const hyfft_dist_box *sub = &r->recv_boxes[0];
+    if (hy_dist_box_count(sub) > 0)
+      hy_dist_copy_box((char *)dst + hy_dist_offset(&r->to, sub) * (int64_t)esize, r->to.stride,
+                       (const char *)src + hy_dist_offset(&r->from, sub) * (int64_t)esize,
+                       r->from.stride, sub->count, r->to.order, esize);
+    times->pack += MPI_Wtime() - t0;
+    return HYFFT_SUCCESS;
+  }
+  const void *send = src;
+  if (r->pack) {
+    send = pack;
+    for (int j = 0; j < r->peers; j++) {
+      const hyfft_dist_box *sub = &r->send_boxes[j];
+      if (r->send_counts[j] == 0) continue;
+      hy_dist_packed_strides(sub, r->from.order, stream_stride);
+      hy_dist_copy_box((char *)pack + (int64_t)r->send_displs[j] * (int64_t)esize, stream_stride,
+                       (const char *)src + hy_dist_offset(&r->from, sub) * (int64_t)esize,
+                       r->from.stride, sub->count, r->from.order, esize);
+    }
+  }
+  void *recv = r->unpack ? unpack : dst;
+  double t1 = MPI_Wtime();
+  int rc = MPI_Alltoallv(send, r->send_counts, r->send_displs, elem, recv, r->recv_counts,
+                         r->recv_displs, elem, r->comm);
+  double t2 = MPI_Wtime();
+  if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Alltoallv");
+  if (r->unpack) {
+    for (int j = 0; j < r->peers; j++) {
+      const hyfft_dist_box *sub = &r->recv_boxes[j];
+      if (r->recv_counts[j] == 0) continue;
+      /* The sender packed in the source layout's order; write in the
+       * destination's order so that the stores are sequential. */
+      hy_dist_packed_strides(sub, r->from.order, stream_stride);
+      hy_dist_copy_box((char *)dst + hy_dist_offset(&r->to, sub) * (int64_t)esize, r->to.stride,
+                       (const char *)unpack + (int64_t)r->recv_displs[j] * (int64_t)esize,
+                       stream_stride, sub->count, r->to.order, esize);
+    }
+  }
+  double t3 = MPI_Wtime();
+  times->pack += (t1 - t0) + (t3 - t2);
+  times->alltoall += t2 - t1;
+  times->alltoall_bytes += r->send_total * (int64_t)esize;
+  times->alltoalls++;
+  return HYFFT_SUCCESS;
+}

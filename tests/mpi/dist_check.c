@@ -1,0 +1,423 @@
+/* mpi.dist: hyfft_dist against single-process hyfft, under mpirun.
+ *
+ * Every rank builds the same random global input (seed chosen by rank 0 and
+ * broadcast, printed for reproduction), computes the single-process result
+ * with an ordinary hyfft plan, fills its own input box, poisons its output
+ * with NaN, executes the distributed plan and compares its output box with
+ * the reference (max error relative to the reference's max, reduced over
+ * the ranks). NaN left in an unwritten element fails the comparison. The
+ * input must come back unchanged. Then the bad-input cases: each must give
+ * the named status on every rank (and return, not hang: CTest's timeout
+ * catches a hang). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hyfft_mpi.h"
+
+static int g_rank, g_size, g_failures;
+static hyfft_context g_ctx;
+
+#define FAIL(...)                                \
+  do {                                           \
+    fprintf(stderr, "rank %d: FAIL: ", g_rank);  \
+    fprintf(stderr, __VA_ARGS__);                \
+    fprintf(stderr, "\n");                       \
+    g_failures++;                                \
+  } while (0)
+
+/* ---- data ------------------------------------------------------------------ */
+
+static uint64_t g_state;
+static double rnd(void) { /* xorshift64*, uniform in [-1, 1) */
+  g_state ^= g_state >> 12;
+  g_state ^= g_state << 25;
+  g_state ^= g_state >> 27;
+  return (double)((g_state * 2685821657736338717ULL) >> 11) / 4503599627370496.0 - 1.0;
+}
+
+static double get(const void *buf, hyfft_precision prec, int64_t i) {
+  return prec == HYFFT_F32 ? (double)((const float *)buf)[i] : ((const double *)buf)[i];
+}
+static void set(void *buf, hyfft_precision prec, int64_t i, double v) {
+  if (prec == HYFFT_F32)
+    ((float *)buf)[i] = (float)v;
+  else
+    ((double *)buf)[i] = v;
+}
+
+static int64_t box_offset(const hyfft_dist_box *b, int64_t i0, int64_t i1, int64_t i2) {
+  return (i0 - b->start[0]) * b->stride[0] + (i1 - b->start[1]) * b->stride[1] +
+         (i2 - b->start[2]) * b->stride[2];
+}
+
+/* A single-process hyfft transform of a contiguous global array. */
+static hyfft_status transform(hyfft_kind kind, hyfft_precision prec, int sign, int rank,
+                              const int64_t *n, const void *in, void *out) {
+  hyfft_problem pr;
+  hyfft_plan plan;
+  hyfft_status s = hyfft_problem_init(&pr, kind, prec, sign, rank, n);
+  if (s == HYFFT_SUCCESS) s = hyfft_plan_create(g_ctx, &pr, HYFFT_ESTIMATE, &plan);
+  if (s != HYFFT_SUCCESS) return s;
+  s = hyfft_execute(plan, in, out);
+  hyfft_status d = hyfft_plan_destroy(plan);
+  return s != HYFFT_SUCCESS ? s : d;
+}
+
+/* ---- one correctness case ------------------------------------------------- */
+
+/* One case on `comm`; in place: in == out, a buffer of alloc_local
+ * elements. */
+static void check_case_on(MPI_Comm comm, const char *token, int inplace) {
+  int comm_size = 1;
+  MPI_Comm_size(comm, &comm_size);
+  hyfft_dist_problem p;
+  hyfft_status s = hyfft_dist_problem_parse(token, &p);
+  if (s != HYFFT_SUCCESS) {
+    FAIL("%s: parse: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
+    return;
+  }
+  hyfft_precision prec = p.precision;
+  size_t scalar = prec == HYFFT_F32 ? sizeof(float) : sizeof(double);
+  int64_t n[3] = {p.n[0], p.n[1], p.rank == 3 ? p.n[2] : 1};
+  int last = p.rank - 1;
+  int64_t nc_last = p.kind == HYFFT_C2C ? n[last] : n[last] / 2 + 1;
+  int64_t nreal = n[0] * n[1] * n[2];
+  int64_t ncomplex = nreal / n[last] * nc_last;
+
+  /* Global input and reference, in the problem's precision. */
+  void *gin = malloc((size_t)(2 * ncomplex + 2 * nreal) * scalar);
+  void *gref = malloc((size_t)(2 * ncomplex + 2 * nreal) * scalar);
+  if (!gin || !gref) {
+    FAIL("%s: out of memory", token);
+    free(gin);
+    free(gref);
+    return;
+  }
+  if (p.kind == HYFFT_C2C) {
+    for (int64_t i = 0; i < 2 * ncomplex; i++) set(gin, prec, i, rnd());
+    s = transform(HYFFT_C2C, prec, p.sign, p.rank, n, gin, gref);
+  } else if (p.kind == HYFFT_R2C) {
+    for (int64_t i = 0; i < nreal; i++) set(gin, prec, i, rnd());
+    s = transform(HYFFT_R2C, prec, HYFFT_FORWARD, p.rank, n, gin, gref);
+  } else {
+    /* A Hermitian half spectrum: the R2C of random reals. */
+    for (int64_t i = 0; i < nreal; i++) set(gref, prec, i, rnd());
+    s = transform(HYFFT_R2C, prec, HYFFT_FORWARD, p.rank, n, gref, gin);
+    if (s == HYFFT_SUCCESS) s = transform(HYFFT_C2R, prec, HYFFT_BACKWARD, p.rank, n, gin, gref);
+  }
+  if (s != HYFFT_SUCCESS) {
+    FAIL("%s: reference: %s %s", token, hyfft_status_name(s), hyfft_last_error());
+    free(gin);
+    free(gref);
+    return;
+  }
+
+  hyfft_dist_plan plan = NULL;
+  s = hyfft_dist_plan_token(g_ctx, comm, token, HYFFT_ESTIMATE, &plan);
+  if (s != HYFFT_SUCCESS) {
+    FAIL("%s: plan: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
+    free(gin);
+    free(gref);
+    return;
+  }
+  hyfft_dist_layout L, L2;
+  s = hyfft_dist_plan_layout(plan, &L);
+  if (s == HYFFT_SUCCESS) s = hyfft_dist_local_size(comm, &p, &L2);
+  if (s != HYFFT_SUCCESS || memcmp(&L, &L2, sizeof L) != 0)
+    FAIL("%s: plan layout and hyfft_dist_local_size differ (%s)", token, hyfft_status_name(s));
+
+  int in_real = p.kind == HYFFT_R2C, out_real = p.kind == HYFFT_C2R;
+  int in_w = in_real ? 1 : 2, out_w = out_real ? 1 : 2; /* scalars per element */
+  size_t in_bytes = (size_t)(L.in.elements * in_w) * scalar;
+  size_t out_bytes = (size_t)(L.out.elements * out_w) * scalar;
+  size_t both = (size_t)(2 * L.alloc_local) * scalar;
+  if (inplace && (both < in_bytes || both < out_bytes))
+    FAIL("%s: alloc_local %lld holds neither side", token, (long long)L.alloc_local);
+  void *in = NULL, *out = NULL, *copy = NULL;
+  if (inplace) {
+    if (both) in = out = malloc(both);
+  } else {
+    if (in_bytes) in = malloc(in_bytes);
+    if (out_bytes) out = malloc(out_bytes);
+  }
+  if (in_bytes) copy = malloc(in_bytes);
+  /* Poison the output (NaN), then write the input box (a real input's row
+   * padding is zeroed: it is the caller's, as in FFTW-MPI). */
+  if (in) memset(in, in_real ? 0 : 0xff, inplace ? both : in_bytes);
+  if (out && !inplace) memset(out, 0xff, out_bytes);
+  for (int64_t i0 = L.in.start[0]; i0 < L.in.start[0] + L.in.count[0]; i0++)
+    for (int64_t i1 = L.in.start[1]; i1 < L.in.start[1] + L.in.count[1]; i1++) {
+      for (int64_t i2 = L.in.start[2]; i2 < L.in.start[2] + L.in.count[2]; i2++) {
+        int64_t o = box_offset(&L.in, i0, i1, i2);
+        if (in_real) {
+          int64_t g = (p.rank == 3) ? (i0 * n[1] + i1) * n[2] + i2 : i0 * n[1] + i1;
+          set(in, prec, o, get(gin, prec, g));
+        } else {
+          int64_t g = p.rank == 3 ? (i0 * n[1] + i1) * (p.kind == HYFFT_C2C ? n[2] : nc_last) + i2
+                                  : i0 * (p.kind == HYFFT_C2C ? n[1] : nc_last) + i1;
+          set(in, prec, 2 * o, get(gin, prec, 2 * g));
+          set(in, prec, 2 * o + 1, get(gin, prec, 2 * g + 1));
+        }
+      }
+    }
+  if (copy) memcpy(copy, in, in_bytes);
+
+  s = hyfft_dist_execute(plan, in, out);
+  if (s != HYFFT_SUCCESS)
+    FAIL("%s: execute: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
+  /* One execution: all-to-alls on several ranks, none on one. */
+  hyfft_dist_times times;
+  s = hyfft_dist_plan_times(plan, &times);
+  if (s != HYFFT_SUCCESS || times.executions != 1 || (comm_size == 1) != (times.alltoalls == 0) ||
+      !(times.total >= times.local_fft))
+    FAIL("%s: times: %s, %lld executions, %lld all-to-alls", token, hyfft_status_name(s),
+         (long long)times.executions, (long long)times.alltoalls);
+
+  /* Compare the output box. */
+  double maxerr = 0.0, maxref = 0.0;
+  int64_t checked = 0;
+  for (int64_t i0 = L.out.start[0]; i0 < L.out.start[0] + L.out.count[0]; i0++)
+    for (int64_t i1 = L.out.start[1]; i1 < L.out.start[1] + L.out.count[1]; i1++)
+      for (int64_t i2 = L.out.start[2]; i2 < L.out.start[2] + L.out.count[2]; i2++) {
+        int64_t o = box_offset(&L.out, i0, i1, i2);
+        for (int c = 0; c < out_w; c++) {
+          int64_t g;
+          if (out_real)
+            g = p.rank == 3 ? (i0 * n[1] + i1) * n[2] + i2 : i0 * n[1] + i1;
+          else
+            g = 2 * (p.rank == 3 ? (i0 * n[1] + i1) * (p.kind == HYFFT_C2C ? n[2] : nc_last) + i2
+                                 : i0 * (p.kind == HYFFT_C2C ? n[1] : nc_last) + i1) + c;
+          double r = get(gref, prec, g), v = get(out, prec, out_w == 2 ? 2 * o + c : o);
+          double e = fabs(v - r);
+          if (!(e <= maxerr)) maxerr = isnan(e) ? INFINITY : e;
+          if (fabs(r) > maxref) maxref = fabs(r);
+          checked++;
+        }
+      }
+  if (!inplace && copy && memcmp(copy, in, in_bytes) != 0)
+    FAIL("%s: the input changed", token);
+
+  double local[2] = {maxerr, maxref}, global[2];
+  int64_t total = 0;
+  MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(&checked, &total, 1, MPI_INT64_T, MPI_SUM, comm);
+  double u = prec == HYFFT_F32 ? 5.96e-8 : 1.11e-16;
+  double tol = 20.0 * u * log2((double)(nreal > 2 ? nreal : 2));
+  double rel = global[1] > 0 ? global[0] / global[1] : global[0];
+  int64_t expect = (out_real ? nreal : 2 * ncomplex);
+  if (!(rel <= tol)) FAIL("%s%s: max error %.3g relative to max |ref| (tolerance %.3g)", token,
+                          inplace ? " (in place)" : "", rel, tol);
+  if (total != expect)
+    FAIL("%s: the output boxes hold %lld scalars, the array %lld", token, (long long)total,
+         (long long)expect);
+  if (g_rank == 0)
+    printf("%-40s %-8s %d ranks %-6s grid %dx%d  max rel err %.2e (tol %.1e)\n", token,
+           inplace ? "inplace" : "outplace", comm_size,
+           L.decomposition == HYFFT_DIST_SLAB ? "slab" : "pencil", L.grid[0], L.grid[1], rel,
+           tol);
+  s = hyfft_dist_plan_destroy(plan);
+  if (s != HYFFT_SUCCESS) FAIL("%s: destroy: %s", token, hyfft_status_name(s));
+  free(in);
+  if (!inplace) free(out);
+  free(copy);
+  free(gin);
+  free(gref);
+}
+
+static void check_case(const char *token, int inplace) {
+  check_case_on(MPI_COMM_WORLD, token, inplace);
+}
+
+/* ---- bad input ---------------------------------------------------------------- */
+
+/* Every rank must report `want`; the detail message must not be empty. */
+static void expect_all(const char *what, hyfft_status got, hyfft_status want) {
+  int bad = got != want || hyfft_dist_last_error()[0] == '\0', any = 0;
+  if (bad)
+    FAIL("%s: got %s (%s), want %s", what, hyfft_status_name(got), hyfft_dist_last_error(),
+         hyfft_status_name(want));
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (g_rank == 0) printf("bad input: %-48s %s on every rank%s\n", what, hyfft_status_name(want),
+                          any ? ": NO" : "");
+}
+
+static void check_bad_input(void) {
+  hyfft_dist_problem p;
+  hyfft_dist_plan plan = NULL;
+  int64_t n[3] = {9, 10, 7};
+  int last = g_size - 1;
+  hyfft_dist_problem_init(&p, HYFFT_C2C, HYFFT_F64, HYFFT_FORWARD, 3, n);
+
+  if (g_size > 1) {
+    hyfft_dist_problem q = p;
+    if (g_rank == 0) q.n[1] = 11;
+    expect_all("n[1] differs on rank 0", hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan),
+               HYFFT_INVALID_ARGUMENT);
+    q = p;
+    if (g_rank == last) q.precision = HYFFT_F32;
+    expect_all("precision differs on the last rank",
+               hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan), HYFFT_INVALID_ARGUMENT);
+  }
+  {
+    hyfft_dist_problem q = p;
+    q.decomposition = HYFFT_DIST_PENCIL;
+    q.grid[0] = g_size + 1;
+    q.grid[1] = 2;
+    expect_all("pencil grid (size+1)x2 for the communicator",
+               hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan), HYFFT_INVALID_ARGUMENT);
+  }
+  expect_all("NULL plan pointer on the last rank",
+             hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, 0, g_rank == last ? NULL : &plan),
+             HYFFT_NULL_POINTER);
+  expect_all("NULL context on rank 0",
+             hyfft_dist_plan_create(g_rank == 0 ? NULL : g_ctx, MPI_COMM_WORLD, &p, 0, &plan),
+             HYFFT_NULL_POINTER);
+  {
+    hyfft_dist_problem q = p;
+    if (g_rank == 0) q.kind = (hyfft_kind)7;
+    expect_all("kind 7 on rank 0", hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan),
+               HYFFT_INVALID_KIND);
+    q = p;
+    q.n[2] = 0;
+    expect_all("n[2] = 0", hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan),
+               HYFFT_INVALID_SIZE);
+    q = p;
+    q.rank = 4;
+    expect_all("rank 4", hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan),
+               HYFFT_INVALID_RANK);
+    q = p;
+    q.kind = HYFFT_R2C;
+    q.layout = HYFFT_DIST_TRANSPOSED_IN;
+    expect_all("R2C with TRANSPOSED_IN", hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan),
+               HYFFT_INVALID_ARGUMENT);
+    q = p;
+    q.rank = 2;
+    q.decomposition = HYFFT_DIST_PENCIL;
+    expect_all("2D pencil", hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan),
+               HYFFT_INVALID_ARGUMENT);
+  }
+  expect_all("plan_create with MPI_COMM_NULL",
+             hyfft_dist_plan_create(g_ctx, MPI_COMM_NULL, &p, 0, &plan), HYFFT_INVALID_ARGUMENT);
+  expect_all("bad token on the last rank",
+             hyfft_dist_plan_token(g_ctx, MPI_COMM_WORLD,
+                                   g_rank == last ? "c2c:f64:fwd:9x10x7:mpi:pencil=0x1"
+                                                  : "c2c:f64:fwd:9x10x7:mpi",
+                                   0, &plan),
+             HYFFT_INVALID_TOKEN);
+
+  /* Execution: a NULL buffer on one rank. */
+  hyfft_status s = hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, 0, &plan);
+  if (s != HYFFT_SUCCESS) {
+    FAIL("good plan: %s %s", hyfft_status_name(s), hyfft_dist_last_error());
+    return;
+  }
+  hyfft_dist_layout L;
+  hyfft_dist_plan_layout(plan, &L);
+  size_t bytes = (size_t)(L.alloc_local > 0 ? L.alloc_local : 1) * 16;
+  double *a = calloc(1, bytes), *b = calloc(1, bytes);
+  /* Only a rank with an empty box may pass NULL; rank 0 always has rows
+   * (on 4 ranks the last one has none of the 9: blocks of 3). */
+  expect_all("execute with NULL out on rank 0",
+             hyfft_dist_execute(plan, a, g_rank == 0 ? NULL : b), HYFFT_NULL_POINTER);
+  s = hyfft_dist_execute(plan, a, b);
+  if (s != HYFFT_SUCCESS) FAIL("execute after the error: %s", hyfft_status_name(s));
+  hyfft_dist_plan_destroy(plan);
+  free(a);
+  free(b);
+}
+
+/* ---- tokens -------------------------------------------------------------------- */
+
+static void check_tokens(void) {
+  hyfft_dist_problem p;
+  static const char *const good[] = {"c2c:f32:fwd:64x64x64:mpi", "r2c:f64:9x10:mpi:slab",
+                                     "c2c:f64:bwd:8x8x8:mpi:pencil=2x2:tout",
+                                     "c2r:f32:8x8x8:mpi:tin:pencil"};
+  static const char *const bad[] = {"c2c:f32:fwd:64x64x64",         "c2c:f32:fwd:64:mpi",
+                                    "c2c:f32:fwd:8x8:b2:mpi",       "c2c:f32:fwd:8x8:ip:mpi",
+                                    "c2c:f32:fwd:8x8x8:mpi:pencil=2", "c2c:f32:fwd:8x8x8:mpi:slab:pencil",
+                                    "c2c:f32:fwd:8x8x8:mpi:tout:tout", "c2c:f32:fwd:8x8x8:mpi::slab",
+                                    "c2c:f32:fwd:8x8x8:mpi:cube"};
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    hyfft_status s = hyfft_dist_problem_parse(good[i], &p);
+    if (s != HYFFT_SUCCESS) FAIL("token %s: %s %s", good[i], hyfft_status_name(s), hyfft_dist_last_error());
+  }
+  if (hyfft_dist_problem_parse(good[2], &p) == HYFFT_SUCCESS &&
+      (p.decomposition != HYFFT_DIST_PENCIL || p.grid[0] != 2 || p.grid[1] != 2 ||
+       p.layout != HYFFT_DIST_TRANSPOSED_OUT || p.sign != HYFFT_BACKWARD || p.n[2] != 8))
+    FAIL("token %s parsed to the wrong problem", good[2]);
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    hyfft_status s = hyfft_dist_problem_parse(bad[i], &p);
+    if (s != HYFFT_INVALID_TOKEN) FAIL("token %s: %s, want HYFFT_INVALID_TOKEN", bad[i], hyfft_status_name(s));
+  }
+}
+
+int main(int argc, char **argv) {
+  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 2;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  hyfft_status s = hyfft_context_create("cpu", &g_ctx);
+  if (s != HYFFT_SUCCESS) {
+    fprintf(stderr, "rank %d: context: %s %s\n", g_rank, hyfft_status_name(s), hyfft_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+  if (argc > 1) seed = strtoull(argv[1], NULL, 0);
+  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  g_state = seed | 1;
+  if (g_rank == 0) printf("mpi.dist on %d ranks, seed %llu (pass it as argv[1] to repeat)\n", g_size,
+                          (unsigned long long)seed);
+
+  static const char *const cases[] = {
+      /* 2D slab, uneven splits on 2 and 4 ranks */
+      "c2c:f64:fwd:9x10:mpi", "c2c:f32:bwd:10x9:mpi:tout", "c2c:f64:bwd:9x7:mpi:tin",
+      "r2c:f64:9x10:mpi", "r2c:f32:10x9:mpi:tout", "c2r:f32:9x14:mpi", "c2r:f64:10x9:mpi:tin",
+      /* 3D slab */
+      "c2c:f32:fwd:9x10x7:mpi:slab", "c2c:f64:bwd:9x10x7:mpi:slab:tout",
+      "c2c:f32:bwd:10x9x7:mpi:slab:tin", "r2c:f64:9x10x7:mpi:slab", "r2c:f32:8x6x10:mpi:slab:tout",
+      "c2r:f32:9x10x8:mpi:slab", "c2r:f64:8x6x10:mpi:slab:tin",
+      /* 3D slab with idle ranks on 4 (3 rows: blocks of 1) */
+      "c2c:f64:fwd:3x5x4:mpi:slab",
+      /* 3D pencil on the grid MPI_Dims_create picks */
+      "c2c:f64:fwd:9x10x7:mpi:pencil", "c2c:f32:bwd:9x10x7:mpi:pencil:tout",
+      "c2c:f64:fwd:5x6x7:mpi:pencil:tin", "r2c:f32:9x10x7:mpi:pencil",
+      "r2c:f64:6x5x12:mpi:pencil:tout", "c2r:f64:9x10x8:mpi:pencil", "c2r:f32:7x6x9:mpi:pencil:tin",
+      /* the planner's choice (pencil on 4 ranks: n0 = 3) */
+      "c2c:f64:fwd:3x16x8:mpi", "r2c:f32:16x12x10:mpi"};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(cases[i], 0);
+  check_case("c2c:f64:fwd:9x10x7:mpi:pencil", 1);
+  check_case("r2c:f64:9x10:mpi", 1);
+  check_case("c2r:f32:9x10x8:mpi:slab", 1);
+  /* Both degenerate pencil grids. */
+  char tok[96];
+  snprintf(tok, sizeof tok, "c2c:f32:fwd:9x10x7:mpi:pencil=1x%d", g_size);
+  check_case(tok, 0);
+  snprintf(tok, sizeof tok, "r2c:f64:9x10x7:mpi:pencil=%dx1:tout", g_size);
+  check_case(tok, 0);
+  /* A communicator other than MPI_COMM_WORLD: two halves (odd and even
+   * world ranks) each run the case on their own. */
+  if (g_size > 1) {
+    MPI_Comm half;
+    if (MPI_Comm_split(MPI_COMM_WORLD, g_rank % 2, g_rank, &half) != MPI_SUCCESS) {
+      FAIL("MPI_Comm_split");
+    } else {
+      check_case_on(half, "c2c:f64:bwd:7x9x5:mpi:pencil", 0);
+      check_case_on(half, "r2c:f32:9x6:mpi:tout", 0);
+      MPI_Comm_free(&half);
+    }
+  }
+  check_bad_input();
+  check_tokens();
+
+  hyfft_context_destroy(g_ctx);
+  int any = 0;
+  MPI_Allreduce(&g_failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (g_rank == 0) printf("mpi.dist on %d ranks: %s (%d failures)\n", g_size, any ? "FAILED" : "passed", any);
+  MPI_Finalize();
+  return any ? 1 : 0;
+}
