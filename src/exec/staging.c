@@ -53,10 +53,6 @@ int hy_stage_plan_chunks(const hy_problem *p, size_t min_bytes, size_t max_bytes
                          int64_t min_chunks, hy_stage_chunks *c, const char **why) {
   memset(c, 0, sizeof *c);
   *why = NULL;
-  if (p->kind != HYFFT_C2C) {
-    *why = "only C2C problems are chunked";
-    return 0;
-  }
   if (p->batch_rank < 1 || p->batch[0].n < 2) {
     *why = "no batch dim to split";
     return 0;
@@ -75,9 +71,14 @@ int hy_stage_plan_chunks(const hy_problem *p, size_t min_bytes, size_t max_bytes
       *why = "a dim has a negative stride";
       return 0;
     }
-    span_in += (d->n - 1) * d->in_stride;
-    span_out += (d->n - 1) * d->out_stride;
-    count_out *= d->n;
+    /* The halved axis of a real transform has n/2+1 complex elements on
+     * its complex side. */
+    int64_t n_in = d->n, n_out = d->n;
+    if (i == p->rank - 1 && p->kind == HYFFT_R2C) n_out = d->n / 2 + 1;
+    if (i == p->rank - 1 && p->kind == HYFFT_C2R) n_in = d->n / 2 + 1;
+    span_in += (n_in - 1) * d->in_stride;
+    span_out += (n_out - 1) * d->out_stride;
+    count_out *= n_out;
   }
   /* Entry j + 1 must start past everything entry j touches, or chunks'
    * ranges would interleave and could not be copied as one range each. */

@@ -401,6 +401,9 @@ static void test_pipeline(void) {
   pipeline_case(cpu, gpu, "c2c:f32:fwd:1024:b4096:scale=1/N", 1, 1);  /* no remainder */
   pipeline_case(cpu, gpu, "c2c:f32:fwd:64:b40x2048:idist=131200,64", 1, 1);
   pipeline_case(cpu, gpu, "c2c:f32:fwd:30:b200000:idist=33", 1, 1); /* mixed radix, padded */
+  pipeline_case(cpu, gpu, "r2c:f32:4096:b4099", 1, 2);  /* real: n/2+1 on the complex side */
+  pipeline_case(cpu, gpu, "c2r:f64:2048:b4099", 1, 1);
+  pipeline_case(cpu, gpu, "r2c:f32:4096:b4099:ip", 0, 1); /* real in place: whole */
   /* Whole-buffer path through the plan-owned buffers. */
   pipeline_case(cpu, gpu, "c2c:f32:fwd:1024:b64", 0, 3);
   pipeline_case(cpu, gpu, "c2c:f32:fwd:4096:b4099:odist=5000", 0, 1);
