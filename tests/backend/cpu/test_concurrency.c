@@ -1,0 +1,121 @@
+/* Several user threads executing CPU plans at once, each allowed 2 worker
+ * threads (HYFFT_NUM_THREADS=2): every execution must give the bits of a
+ * lone execution, and all must finish (CTest's timeout catches a hang or
+ * a collapse into seconds per call, as spinning thread teams once gave).
+ * How long the concurrent runs took against one alone is printed, not
+ * gated: on a shared 2-core CI machine 4 x 2 threads cannot keep one
+ * execution's pace. Also a nested case: a plan executed from inside
+ * another hyfft parallel loop's callback must not deadlock. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hyfft.h"
+#include "util/hy_util.h"
+
+#define USERS 4
+#define REPS 4
+
+typedef struct user {
+  hyfft_plan plan;
+  const float *in;
+  const float *want;
+  size_t in_floats, out_floats;
+  int bad;
+} user;
+
+static void *user_thread(void *v) {
+  user *u = v;
+  float *in = malloc(u->in_floats * sizeof *in), *out = malloc(u->out_floats * sizeof *out);
+  for (int r = 0; r < REPS && in && out; r++) {
+    memcpy(in, u->in, u->in_floats * sizeof *in);
+    memset(out, 0xff, u->out_floats * sizeof *out);
+    if (hyfft_execute(u->plan, in, out) != HYFFT_SUCCESS ||
+        memcmp(out, u->want, u->out_floats * sizeof *out) != 0)
+      u->bad++;
+  }
+  if (!in || !out) u->bad++;
+  free(in);
+  free(out);
+  return NULL;
+}
+
+static void concurrent(hyfft_context ctx, const char *token, size_t in_floats,
+                       size_t out_floats) {
+  hyfft_plan plan = NULL;
+  CHECK_OK(hyfft_plan_token(ctx, token, 0, &plan));
+  if (!plan) return;
+  float *in = malloc(in_floats * sizeof *in), *want = malloc(out_floats * sizeof *want);
+  float *scratch = malloc(in_floats * sizeof *scratch);
+  unsigned seed = 17;
+  for (size_t i = 0; i < in_floats; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    in[i] = (float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+  }
+  memcpy(scratch, in, in_floats * sizeof *in);
+  CHECK_OK(hyfft_execute(plan, scratch, want));
+  double t0 = hy_now();
+  for (int r = 0; r < REPS; r++) {
+    memcpy(scratch, in, in_floats * sizeof *in);
+    CHECK_OK(hyfft_execute(plan, scratch, want));
+  }
+  double alone = (hy_now() - t0) / REPS;
+  user users[USERS];
+  pthread_t t[USERS];
+  t0 = hy_now();
+  for (int i = 0; i < USERS; i++) {
+    users[i] = (user){plan, in, want, in_floats, out_floats, 0};
+    pthread_create(&t[i], NULL, user_thread, &users[i]);
+  }
+  for (int i = 0; i < USERS; i++) {
+    pthread_join(t[i], NULL);
+    CHECK(users[i].bad == 0, "%s: user thread %d: %d executions differ from a lone one", token,
+          i, users[i].bad);
+  }
+  double together = (hy_now() - t0) / REPS;
+  printf("%-28s one alone %8.3f ms, %d users at once %8.3f ms per round (%.2fx)\n", token,
+         alone * 1e3, USERS, together * 1e3, together / alone);
+  free(in);
+  free(want);
+  free(scratch);
+  CHECK_OK(hyfft_plan_destroy(plan));
+}
+
+/* A hyfft loop whose callback executes a plan: the inner loops run on the
+ * calling worker, so this finishes. */
+typedef struct nested {
+  hyfft_plan plan;
+  int bad;
+} nested;
+
+static void nested_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  nested *n = arg;
+  float in[2 * 256], out[2 * 256];
+  for (int64_t i = begin; i < end; i++) {
+    for (int k = 0; k < 2 * 256; k++) in[k] = (float)((k * 7 + i) % 13);
+    if (hyfft_execute(n->plan, in, out) != HYFFT_SUCCESS) __atomic_fetch_add(&n->bad, 1, __ATOMIC_RELAXED);
+  }
+}
+
+int main(void) {
+  setenv("HYFFT_NUM_THREADS", "2", 1);
+  hyfft_context ctx = NULL;
+  CHECK_OK(hyfft_context_create("cpu", &ctx));
+  if (!ctx) return hy_test_summary();
+  concurrent(ctx, "c2c:f32:fwd:4096:b256", 2 * 4096 * 256, 2 * 4096 * 256);
+  concurrent(ctx, "c2c:f32:fwd:64:b4096", 2 * 64 * 4096, 2 * 64 * 4096);
+  concurrent(ctx, "r2c:f32:1000:b300", 1000 * 300, 2 * 501 * 300);
+  concurrent(ctx, "c2c:f32:fwd:10007:b64", 2 * 10007 * 64, 2 * 10007 * 64); /* Bluestein */
+  nested n = {NULL, 0};
+  CHECK_OK(hyfft_plan_token(ctx, "c2c:f32:fwd:256:b1", 0, &n.plan));
+  if (n.plan) {
+    hy_parallel_for(64, 1, nested_range, &n);
+    CHECK(n.bad == 0, "%d nested executions failed", n.bad);
+    CHECK_OK(hyfft_plan_destroy(n.plan));
+  }
+  CHECK_OK(hyfft_context_destroy(ctx));
+  return hy_test_summary();
+}
