@@ -192,5 +192,6 @@ int cli_cmd_plan(int argc, char **argv);
 int cli_cmd_verify(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
 int cli_cmd_tune(int argc, char **argv);
+int cli_cmd_cache(int argc, char **argv);
 
 #endif /* HYFFT_CLI_H */

@@ -1,4 +1,4 @@
-/* hyfft: the command-line tool (info, plan, verify, bench, tune). */
+/* hyfft: the command-line tool (info, plan, verify, bench, tune, cache). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,10 +28,13 @@ static const char cli_usage[] =
     "  tune SUITE|TOKEN... [--device SPEC] [--wisdom FILE]\n"
     "                            measure-plan each problem (solvers x kernel variants),\n"
     "                            report the choice and write it as wisdom\n"
+    "  cache warm SUITE|TOKEN... [--device SPEC]\n"
+    "                            plan each problem and wait for its kernels, so that\n"
+    "                            the on-disk kernel cache holds them ahead of use\n"
     "  help [COMMAND]            this text\n"
     "\n"
     "A TOKEN names a problem, e.g. c2c:f32:fwd:1024x1024:b64 (docs/api.md); a SUITE\n"
-    "is a file of tokens, by path or by name in bench/suites (quick, cpu, standard).\n"
+    "is a file of tokens, by path or by name in bench/suites (quick, cpu, standard, real, broad).\n"
     "A device SPEC is auto, cpu, cuda[:N] or opencl[:P:D] (default $HYFFT_DEVICE or\n"
     "auto). Exit status: 0 success, 1 a check or run failed, 2 bad usage.\n"
     "See docs/cli.md for details.\n";
@@ -319,6 +322,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "verify") == 0) return cli_cmd_verify(sub_argc, sub_argv);
   if (strcmp(cmd, "bench") == 0) return cli_cmd_bench(sub_argc, sub_argv);
   if (strcmp(cmd, "tune") == 0) return cli_cmd_tune(sub_argc, sub_argv);
+  if (strcmp(cmd, "cache") == 0) return cli_cmd_cache(sub_argc, sub_argv);
   fprintf(stderr, "hyfft: unknown command '%s' (try 'hyfft help')\n", cmd);
   return CLI_EXIT_USAGE;
 }
