@@ -78,7 +78,7 @@ def main():
     if sfft is not None:
         peers.append(("scipy(workers=2)", sfft))
     if pyfftw_fft is not None:
-        peers.append(("pyfftw", pyfftw_fft))
+        peers.append(("pyfftw(threads=2)", pyfftw_fft))
     print("| problem | hyfft us | " + " | ".join(f"{n} us | {n}/hyfft" for n, _ in peers) + " |")
     print("|---|---|" + "---|---|" * len(peers))
     ratios = {n: [] for n, _ in peers}
@@ -88,7 +88,7 @@ def main():
         t_hy = seconds(lambda a: getattr(hyfft, name)(a, axes=axes), x)
         row = [f"{t_hy * 1e6:.1f}"]
         for pname, mod in peers:
-            kw = {"workers": 2} if pname.startswith("scipy") else {}
+            kw = {"workers": 2} if pname.startswith("scipy") else {"threads": 2} if pname.startswith("pyfftw") else {}
             t = seconds(lambda a, m=mod, k=kw: getattr(m, name)(a, axes=axes, **k), x)
             ratios[pname].append(t / t_hy)
             row += [f"{t * 1e6:.1f}", f"{t / t_hy:.2f}"]
