@@ -21,7 +21,8 @@ if ! { cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHYFFT_
          -DCMAKE_PREFIX_PATH="$deps/usr" -DHYFFT_FFTW3_INCLUDE_DIR="$deps/usr/include" \
          -DHYFFT_FFTW3L_LIBRARY="$deplib/libfftw3l.so" \
          -DHYFFT_CPU_TEST_FFTW3_INCLUDE="$deps/usr/include" \
-         -DHYFFT_CPU_TEST_FFTW3L="$deplib/libfftw3l.so" "-DHYFFT_TEST_DEVICES=cuda" &&
+         -DHYFFT_CPU_TEST_FFTW3L="$deplib/libfftw3l.so" "-DHYFFT_TEST_DEVICES=cuda" \
+         "-DHYFFT_VKFFT_DIR=$([ -f "$root/.deps/vkfft/vkFFT/vkFFT.h" ] && echo "$root/.deps/vkfft/vkFFT")" &&
        ninja -C "$build" -j"$(nproc)"; } >"$log" 2>&1; then
   echo "gpu-build: the build failed; see $log" >&2
   tail -30 "$log" >&2

@@ -18,7 +18,7 @@ static const char cli_usage[] =
     "  verify TOKEN|SUITE... [--suite SUITE] [--device SPEC] [--seed S]\n"
     "                            [--ref auto|fftwl|builtin] [--check-elems N] [--strict]\n"
     "                            compare against a long-double reference; exit 1 on failure\n"
-    "  bench SUITE|TOKEN... [--suite SUITE] [--device SPEC] [--vs fftw,cufft,copy]\n"
+    "  bench SUITE|TOKEN... [--suite SUITE] [--device SPEC] [--vs fftw,cufft,vkfft,copy,...]\n"
     "                            [--warmup N] [--runs N] [--json FILE] [--plot FILE.svg]\n"
     "                            [--seed S] [--threads N] [--measure] [--peer-estimate] [--host] [--pinned]\n"
     "                            [--check-elems N] [--ref auto|fftwl|builtin] [--dry-run]\n"

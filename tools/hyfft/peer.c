@@ -9,6 +9,7 @@ static const cli_peer *const cli_peers[] = {
     &cli_peer_copy,
     &cli_peer_cufft_host,
     &cli_peer_bus,
+    &cli_peer_vkfft,
     NULL,
 };
 
@@ -18,4 +19,4 @@ const cli_peer *cli_peer_find(const char *name) {
   return NULL;
 }
 
-const char *cli_peer_names(void) { return "fftw, cufft, copy, cufft-host, bus"; }
+const char *cli_peer_names(void) { return "fftw, cufft, copy, cufft-host, bus, vkfft"; }

@@ -55,7 +55,7 @@ typedef struct cli_peer {
   void (*describe)(void *state, char *buf, size_t len);
 } cli_peer;
 
-/* The peer named `name` ("fftw", "cufft", "copy", "cufft-host", "bus"),
+/* The peer named `name` ("fftw", "cufft", "copy", "cufft-host", "bus", "vkfft"),
  * or NULL. */
 const cli_peer *cli_peer_find(const char *name);
 /* Comma-separated names of the peers built into this tool. */
@@ -64,6 +64,7 @@ const char *cli_peer_names(void);
 extern const cli_peer cli_peer_fftw;
 extern const cli_peer cli_peer_cufft_host;
 extern const cli_peer cli_peer_bus;
+extern const cli_peer cli_peer_vkfft;
 extern const cli_peer cli_peer_cufft;
 /* Not a library: a device-to-device copy of the problem's bytes from
  * hyfft's input buffer to its output buffer, the floor of a one-pass
