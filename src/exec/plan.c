@@ -75,7 +75,7 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
    * four-step (solvers/real.c) except where its ends are a work buffer at
    * an offset or a long prime's Bluestein chain would start in one; say
    * so plainly instead of NO_SOLVER. */
-  if (st == HYFFT_NO_SOLVER && p->problem.kind != HYFFT_C2C &&
+  if (st == HYFFT_NO_SOLVER && (p->problem.kind == HYFFT_R2C || p->problem.kind == HYFFT_C2R) &&
       context->caps.backend != HYFFT_BACKEND_CPU)
     st = hy_error(HYFFT_NOT_SUPPORTED,
                   "R2C/C2R on the %s backend: this problem needs a DFT longer than one pass "
