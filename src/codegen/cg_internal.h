@@ -161,6 +161,15 @@ void hy_cg_pointwise_launch(hy_gpu_program *prog, const hy_pass *pass, int64_t g
 hy_status hy_cg_real_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
                             const hy_device_caps *caps, hy_gpu_program *prog);
 
+/* Pointwise kernels of real-to-real transforms (cg_r2r.c): R2R_PRE and
+ * R2R_POST. */
+hy_status hy_cg_r2r_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
+                           const hy_device_caps *caps, hy_gpu_program *prog);
+/* The table of an r2r step (planner/r2r_twiddle.h), shared like the others. */
+struct hy_r2r_twiddle;
+hy_status hy_cg_r2r_table(hy_gpu_program *prog, const struct hy_r2r_twiddle *tw,
+                          hyfft_precision p, int *index);
+
 /* Pointwise kernels of multi-pass Bluestein (cg_pointwise.c). */
 hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
                              const hy_device_caps *caps, hy_gpu_program *prog);

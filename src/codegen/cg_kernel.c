@@ -107,6 +107,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (pass->op == HY_PASS_CHIRP) return hy_cg_chirp_kernel(problem, pass, pass_index, caps, prog);
   if (pass->op >= HY_PASS_WIDEN && pass->op <= HY_PASS_C2R_EXTEND)
     return hy_cg_real_kernel(problem, pass, pass_index, caps, prog);
+  if (pass->op == HY_PASS_R2R_PRE || pass->op == HY_PASS_R2R_POST)
+    return hy_cg_r2r_kernel(problem, pass, pass_index, caps, prog);
   if (pass->op != HY_PASS_DFT)
     return hy_error(HYFFT_NOT_SUPPORTED, "codegen: pass %d has an op the GPU generator lacks", pass_index);
 

@@ -7,7 +7,11 @@
  * Also: invalid problems (REDFT00 of length 1, bad kinds) are refused with
  * the right status, and DCT-III(DCT-II(x)) = 2n x.
  *
- *   hyfft_r2r_accuracy [--device SPEC] [--seed S] [-v] [TOKEN...]
+ *   hyfft_r2r_accuracy [--device SPEC] [--seed S] [--quick] [-v] [TOKEN...]
+ *
+ * --quick (the default on devices other than the CPU, whose kernels take
+ * PoCL a second or two each to compile) runs every kind at two sizes per
+ * precision and a few layouts instead of the whole matrix.
  */
 #include <fftw3.h>
 #include <math.h>
@@ -378,7 +382,7 @@ static int check_roundtrip(hyfft_context ctx) {
 int main(int argc, char **argv) {
   const char *device = getenv("HYFFT_TEST_DEVICE");
   if (!device) device = "cpu";
-  int ntok = 0;
+  int ntok = 0, quick = -1;
   const char **tokens = calloc((size_t)argc, sizeof *tokens);
   if (!tokens) return 2;
   for (int i = 1; i < argc; i++) {
@@ -386,9 +390,13 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
       rng_state = strtoull(argv[++i], NULL, 0) | 1;
     else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) verbose = 1;
+    else if (strcmp(argv[i], "--quick") == 0) quick = 1;
+    else if (strcmp(argv[i], "--full") == 0) quick = 0;
     else tokens[ntok++] = argv[i];
   }
-  printf("r2r accuracy on %s, seed %llu\n", device, (unsigned long long)rng_state);
+  if (quick < 0) quick = strcmp(device, "cpu") != 0;
+  printf("r2r accuracy on %s, seed %llu%s\n", device, (unsigned long long)rng_state,
+         quick ? ", quick" : "");
   hyfft_context ctx;
   if (hyfft_context_create(device, &ctx) != HYFFT_SUCCESS) {
     printf("FAIL: context %s: %s\n", device, hyfft_last_error());
@@ -402,11 +410,15 @@ int main(int argc, char **argv) {
     static const char *const kinds[9] = {"dct1", "dct2", "dct3", "dct4", "dst1",
                                          "dst2", "dst3", "dst4", "dht"};
     static const int64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 31, 64, 97, 100, 128, 243, 1000, 1024};
+    /* Quick: two sizes per precision (odd and even, prime and smooth). */
+    static const int64_t quick_sizes[2][2] = {{17, 64}, {12, 97}};
     char tok[160];
     for (int k = 0; k < 9; k++)
       for (int prec = 0; prec < 2; prec++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
           if (k == 0 && sizes[s] < 2) continue;
+          if (quick && sizes[s] != quick_sizes[prec][0] && sizes[s] != quick_sizes[prec][1])
+            continue;
           snprintf(tok, sizeof tok, "r2r:%s:%s:%lld%s", prec ? "f64" : "f32", kinds[k],
                    (long long)sizes[s], sizes[s] < 200 ? ":b3" : "");
           pass += run_case(ctx, tok), total++;
@@ -424,7 +436,18 @@ int main(int argc, char **argv) {
         "r2r:f64:dct1xdst4xdht:6x5x7:b2", "r2r:f64:dct3xdst2:9x8:ip",
         "r2r:f64:dst3xdct4:12x11:b3:is=30,2:os=12,1:idist=400:odist=150",
         "r2r:f32:dhtxdct1xdst3:4x3x5:ip", "r2r:f64:dct2xdct2:1x1", "r2r:f64:dct4xdst1:1x1:b2"};
-    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++, total++) pass += run_case(ctx, more[i]);
+    static const char *const more_quick[] = {
+        "r2r:f64:dct2:4096", "r2r:f32:dst1:5000",
+        "r2r:f32:dst4:33:b4x3:is=3:os=2:idist=400,100:odist=300,70",
+        "r2r:f64:dct4:100:b4:ip", "r2r:f64:dht:60:b2:ip:scale=0.25", "r2r:f32:dct2xdst1:16x10",
+        "r2r:f64:dct1xdst4xdht:6x5x7:b2", "r2r:f32:dhtxdct1xdst3:4x3x5:ip",
+        "r2r:f64:dct4xdst1:1x1:b2"};
+    if (quick)
+      for (size_t i = 0; i < sizeof more_quick / sizeof more_quick[0]; i++, total++)
+        pass += run_case(ctx, more_quick[i]);
+    else
+      for (size_t i = 0; i < sizeof more / sizeof more[0]; i++, total++)
+        pass += run_case(ctx, more[i]);
     pass += check_refusals(ctx), total++;
     pass += check_roundtrip(ctx), total++;
   }
