@@ -101,8 +101,8 @@ typedef enum hyfft_kind {
 
 /* The real-to-real transforms of FFTW (fftw_r2r_kind), with FFTW's exact
  * definitions and normalisations (unnormalised; docs/api.md, "Real-to-real
- * transforms"). 0 means "not r2r": the r2r_kind[] of a C2C, R2C or C2R
- * problem is all 0. REDFT00 needs n >= 2, the others n >= 1. */
+ * transforms"). 0 means "not r2r". REDFT00 needs n >= 2, the others
+ * n >= 1. */
 typedef enum hyfft_r2r_kind {
   HYFFT_R2R_NONE = 0,
   HYFFT_REDFT00 = 1, /* DCT-I   Y_k = x_0 + (-1)^k x_{n-1} + 2 sum_{j=1}^{n-2} x_j cos(pi j k/(n-1)) */
@@ -152,9 +152,11 @@ typedef struct hyfft_problem {
   int inplace;         /* 1: hyfft_execute must be given in == out */
   double scale;        /* multiplies every output element; 0 means 1 */
   hyfft_memory memory; /* where the data lives */
-  /* R2R only: the transform along each dim (entries past rank ignored);
-   * all 0 for the other kinds. Last, so the fields before keep their
-   * offsets. */
+  /* R2R only: the transform along each dim (entries past rank ignored).
+   * Last, so the fields before keep their offsets; hyfft reads and writes
+   * it only for kind R2R, so that programs built before it existed (a
+   * shorter struct) work unchanged: for the other kinds it is ignored and
+   * left as it was. */
   hyfft_r2r_kind r2r_kind[HYFFT_MAX_RANK];
 } hyfft_problem;
 

@@ -58,7 +58,7 @@ hyfft_status hyfft_problem_init(hyfft_problem *problem, hyfft_kind kind,
       return hy_error(HYFFT_SIZE_OVERFLOW, "the product of the lengths overflows int64");
   }
   p.memory = HYFFT_MEMORY_HOST;
-  *problem = p;
+  hy_problem_copy_public(problem, &p);
   return HYFFT_SUCCESS;
 }
 
@@ -91,7 +91,7 @@ hyfft_status hyfft_problem_init_r2r(hyfft_problem *problem, hyfft_precision prec
       return hy_error(HYFFT_SIZE_OVERFLOW, "the product of the lengths overflows int64");
   }
   p.memory = HYFFT_MEMORY_HOST;
-  *problem = p;
+  hy_problem_copy_public(problem, &p);
   return HYFFT_SUCCESS;
 }
 
@@ -101,7 +101,7 @@ hyfft_status hyfft_problem_parse(const char *token, hyfft_problem *problem) {
   if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
   hyfft_problem p;
   HY_TRY(hy_token_parse(token, &p));
-  *problem = p;
+  hy_problem_copy_public(problem, &p);
   return HYFFT_SUCCESS;
 }
 
@@ -261,7 +261,7 @@ hyfft_status hyfft_plan_problem(hyfft_plan plan, hyfft_problem *problem) {
   hy_error_clear();
   HY_TRY(hy_check_plan(plan));
   if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
-  *problem = plan->problem.user;
+  hy_problem_copy_public(problem, &plan->problem.user);
   return HYFFT_SUCCESS;
 }
 

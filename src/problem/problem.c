@@ -2,6 +2,7 @@
  * trusts what comes out of here, so every size, stride and extent is
  * checked for overflow before anything is computed from it. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "problem/problem.h"
@@ -30,17 +31,16 @@ size_t hy_problem_out_elem_size(const hy_problem *p) {
   return p->kind == HYFFT_C2R || p->kind == HYFFT_R2R ? r : 2 * r;
 }
 
+void hy_problem_copy_public(hyfft_problem *dst, const hyfft_problem *src) {
+  memcpy(dst, src, offsetof(hyfft_problem, r2r_kind));
+  if (src->kind == HYFFT_R2R) memcpy(dst->r2r_kind, src->r2r_kind, sizeof dst->r2r_kind);
+}
+
 /* R2R: ranks 1..3, a valid kind on every dim, and FFTW's sizes (n >= 2
- * for REDFT00, whose logical length is 2(n-1)). Other kinds: every
- * r2r_kind[d] below rank is 0. */
+ * for REDFT00, whose logical length is 2(n-1)). The other kinds never
+ * read r2r_kind (hy_problem_copy_public). */
 static hy_status hy_check_r2r(const hyfft_problem *p) {
-  if (p->kind != HYFFT_R2R) {
-    for (int d = 0; d < p->rank && d < HYFFT_MAX_RANK; d++)
-      if (p->r2r_kind[d] != HYFFT_R2R_NONE)
-        return hy_error(HYFFT_INVALID_KIND, "r2r_kind[%d] = %d on a problem that is not R2R "
-                        "(it must be 0)", d, (int)p->r2r_kind[d]);
-    return HYFFT_SUCCESS;
-  }
+  if (p->kind != HYFFT_R2R) return HYFFT_SUCCESS;
   if (p->rank < 1 || p->rank > 3)
     return hy_error(HYFFT_INVALID_RANK, "rank = %d: R2R problems have ranks 1..3", p->rank);
   for (int d = 0; d < p->rank; d++) {
@@ -329,7 +329,7 @@ hy_status hy_problem_make(const hyfft_problem *user, hy_problem *out) {
 
   hy_problem c;
   memset(&c, 0, sizeof c);
-  c.user = *user;
+  hy_problem_copy_public(&c.user, user);
   /* Entries past rank/batch_rank are not part of the description. */
   for (int d = user->rank; d < HYFFT_MAX_RANK; d++) {
     c.user.dims[d] = (hyfft_dim){0, 0, 0};

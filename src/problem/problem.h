@@ -44,6 +44,14 @@ typedef struct hy_problem {
   uint64_t hash;
 } hy_problem;
 
+/* Copy a caller's problem description the way every entry point that
+ * reads or writes one does: the fields before r2r_kind always, r2r_kind
+ * only when kind is R2R. Programs built before R2R existed have a shorter
+ * hyfft_problem and never set that kind, so no C2C/R2C/C2R call reads or
+ * writes a byte past `memory`. dst->r2r_kind is left as it was for the
+ * other kinds. */
+void hy_problem_copy_public(hyfft_problem *dst, const hyfft_problem *src);
+
 /* Validate `user` and build the canonical problem. On error *out is left
  * untouched and the detail message names the bad field. */
 hy_status hy_problem_make(const hyfft_problem *user, hy_problem *out);

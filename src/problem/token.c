@@ -519,7 +519,9 @@ void hy_token_print(const hyfft_problem *p, hy_strbuf *sb) {
   if (p->inplace) hy_strbuf_append(sb, ":ip");
 
   /* Defaults are computed on a copy clamped to the printed ranks. */
-  hyfft_problem q = *p;
+  hyfft_problem q;
+  memset(&q, 0, sizeof q);
+  hy_problem_copy_public(&q, p);
   q.rank = rank;
   q.batch_rank = brank;
   q.inplace = p->inplace ? 1 : 0;
