@@ -25,113 +25,171 @@ static int64_t hy_cg_r2r_extent(const hy_pass *pass, int out) {
   return e;
 }
 
-/* PRE: v, the complex element e of the row, from the reals src[ib + j*is]. */
-static void hy_cg_r2r_pre(hy_strbuf *sb, const hy_pass *pass, const char *idx) {
-  const long long n = (long long)pass->axis.n, N = (long long)pass->r2r_len;
-  const long long is = (long long)pass->axis.in_stride;
+/* Where an emitted step reads: global memory at base + (idx)(expr) *
+ * stride, or (POST fused into a DFT pass) local memory row mm; `tab` names
+ * its twiddle table and `in` the indentation. */
+typedef struct hy_cg_r2r_io {
+  const char *base, *idx, *tab, *in;
+  long long stride;
+  hy_cg_kernel *lds; /* non-NULL: complex values from local memory */
+} hy_cg_r2r_io;
+
+static void hy_cg_r2r_at(const hy_cg_r2r_io *io, const char *expr, char *out, size_t size) {
+  if (io->lds)
+    hy_cg_real_lds(io->lds, expr, out, size);
+  else
+    snprintf(out, size, "src[%s + (%s)(%s) * %lld]", io->base, io->idx, expr, io->stride);
+}
+
+/* PRE: v, the complex element e of the row, from the n reals. */
+static void hy_cg_r2r_pre(hy_strbuf *sb, const hy_pass *pass, int64_t n_, const hy_cg_r2r_io *io) {
+  const long long n = (long long)n_, N = (long long)pass->r2r_len;
+  const char *in = io->in;
+  char a[160], b[160], e[64];
   switch ((hyfft_r2r_kind)pass->r2r_kind) {
     case HYFFT_REDFT10:
     case HYFFT_RODFT10:
       /* Makhoul's permutation; DST-II alternates the signs of x. */
-      hy_strbuf_appendf(sb, "  const int j = e < %lld ? 2 * e : 2 * (%lld - e) + 1;\n", (n + 1) / 2,
-                        n - 1);
-      hy_strbuf_appendf(sb, "  real x = src[ib + (%s)j * %lld];\n", idx, is);
-      if (pass->r2r_kind == HYFFT_RODFT10) hy_strbuf_append(sb, "  if (j & 1) x = -x;\n");
-      hy_strbuf_append(sb, "  real2 v = MK(x, (real)0);\n");
+      hy_strbuf_appendf(sb, "%sconst int r2j = e < %lld ? 2 * e : 2 * (%lld - e) + 1;\n", in,
+                        (n + 1) / 2, n - 1);
+      hy_cg_r2r_at(io, "r2j", a, sizeof a);
+      hy_strbuf_appendf(sb, "%sreal r2x = %s;\n", in, a);
+      if (pass->r2r_kind == HYFFT_RODFT10) hy_strbuf_appendf(sb, "%sif (r2j & 1) r2x = -r2x;\n", in);
+      hy_strbuf_appendf(sb, "%sreal2 r2v = MK(r2x, (real)0);\n", in);
       break;
     case HYFFT_REDFT01:
     case HYFFT_RODFT01: {
       /* (a - i b) tab[e], a = x_e, b = x_n-e (0 for e = 0); DST-III reads
        * x reversed. */
       int dst = pass->r2r_kind == HYFFT_RODFT01;
-      if (dst)
-        hy_strbuf_appendf(sb,
-                          "  const real a = src[ib + (%s)(%lld - e) * %lld];\n"
-                          "  const real b = e == 0 ? (real)0 : src[ib + (%s)(e - 1) * %lld];\n",
-                          idx, n - 1, is, idx, is);
-      else
-        hy_strbuf_appendf(sb,
-                          "  const real a = src[ib + (%s)e * %lld];\n"
-                          "  const real b = e == 0 ? (real)0 : src[ib + (%s)(%lld - e) * %lld];\n",
-                          idx, is, idx, n, is);
-      hy_strbuf_append(sb, "  const real2 t = tab[e];\n"
-                           "  real2 v = MK(a * t.x + b * t.y, a * t.y - b * t.x);\n");
+      snprintf(e, sizeof e, dst ? "%lld - e" : "e", n - 1);
+      hy_cg_r2r_at(io, e, a, sizeof a);
+      snprintf(e, sizeof e, dst ? "e - 1" : "%lld - e", n);
+      hy_cg_r2r_at(io, e, b, sizeof b);
+      hy_strbuf_appendf(sb, "%sconst real r2a = %s;\n%sconst real r2b = e == 0 ? (real)0 : %s;\n", in, a,
+                        in, b);
+      hy_strbuf_appendf(sb, "%sconst real2 r2w = %s[e];\n%sreal2 r2v = MK(r2a * r2w.x + r2b * r2w.y, r2a * r2w.y - r2b * r2w.x);\n",
+                        in, io->tab, in);
       break;
     }
     case HYFFT_REDFT11:
     case HYFFT_RODFT11:
-      hy_strbuf_appendf(sb,
-                        "  real2 v = MK((real)0, (real)0);\n"
-                        "  if (e < %lld) {\n"
-                        "    const real x = src[ib + (%s)e * %lld];\n"
-                        "    const real2 t = tab[e];\n"
-                        "    v = MK(x * t.x, x * t.y);\n"
-                        "  }\n",
-                        n, idx, is);
+      hy_cg_r2r_at(io, "e", a, sizeof a);
+      hy_strbuf_appendf(sb, "%sreal2 r2v = MK((real)0, (real)0);\n%sif (e < %lld) {\n", in, in, n);
+      hy_strbuf_appendf(sb, "%s  const real r2x = %s;\n%s  const real2 r2w = %s[e];\n", in, a, in, io->tab);
+      hy_strbuf_appendf(sb, "%s  r2v = MK(r2x * r2w.x, r2x * r2w.y);\n%s}\n", in, in);
       break;
     case HYFFT_REDFT00:
-      hy_strbuf_appendf(sb, "  real2 v = MK(src[ib + (%s)(e < %lld ? e : %lld - e) * %lld], (real)0);\n",
-                        idx, n, N, is);
+      snprintf(e, sizeof e, "e < %lld ? e : %lld - e", n, N);
+      hy_cg_r2r_at(io, e, a, sizeof a);
+      hy_strbuf_appendf(sb, "%sreal2 r2v = MK(%s, (real)0);\n", in, a);
       break;
     case HYFFT_RODFT00:
-      hy_strbuf_appendf(sb,
-                        "  real x = (real)0;\n"
-                        "  if (e >= 1 && e <= %lld) x = src[ib + (%s)(e - 1) * %lld];\n"
-                        "  else if (e > %lld) x = -src[ib + (%s)(%lld - e) * %lld];\n"
-                        "  real2 v = MK(x, (real)0);\n",
-                        n, idx, is, n + 1, idx, N - 1, is);
+      hy_cg_r2r_at(io, "e - 1", a, sizeof a);
+      snprintf(e, sizeof e, "%lld - e", N - 1);
+      hy_cg_r2r_at(io, e, b, sizeof b);
+      hy_strbuf_appendf(sb, "%sreal r2x = (real)0;\n%sif (e >= 1 && e <= %lld) r2x = %s;\n", in, in, n, a);
+      hy_strbuf_appendf(sb, "%selse if (e > %lld) r2x = -%s;\n%sreal2 r2v = MK(r2x, (real)0);\n", in, n + 1,
+                        b, in);
       break;
     default: /* HYFFT_DHT */
-      hy_strbuf_appendf(sb, "  real2 v = MK(src[ib + (%s)e * %lld], (real)0);\n", idx, is);
+      hy_cg_r2r_at(io, "e", a, sizeof a);
+      hy_strbuf_appendf(sb, "%sreal2 r2v = MK(%s, (real)0);\n", in, a);
       break;
   }
 }
 
-/* POST: y, the real output e of the row, from the complex src[ib + k*is]. */
-static void hy_cg_r2r_post(hy_strbuf *sb, const hy_pass *pass, const char *idx) {
-  const long long n = (long long)pass->axis.n, is = (long long)pass->axis.in_stride;
+/* POST: y, the real output e of the row, from the complex values. */
+static void hy_cg_r2r_post(hy_strbuf *sb, const hy_pass *pass, int64_t n_, const hy_cg_r2r_io *io) {
+  const long long n = (long long)n_;
+  const char *in = io->in;
+  char z[160];
   switch ((hyfft_r2r_kind)pass->r2r_kind) {
     case HYFFT_REDFT10:
     case HYFFT_RODFT10:
-      /* 2 Re(tab[k] X_k); DST-II writes it reversed. */
+      /* 2 Re(tab[kk] X_kk); DST-II writes it reversed. */
       if (pass->r2r_kind == HYFFT_RODFT10)
-        hy_strbuf_appendf(sb, "  const int k = %lld - e;\n", n - 1);
+        hy_strbuf_appendf(sb, "%sconst int r2k = %lld - e;\n", in, n - 1);
       else
-        hy_strbuf_append(sb, "  const int k = e;\n");
-      hy_strbuf_appendf(sb,
-                        "  const real2 z = src[ib + (%s)k * %lld], t = tab[k];\n"
-                        "  real y = (real)2 * (t.x * z.x - t.y * z.y);\n",
-                        idx, is);
+        hy_strbuf_appendf(sb, "%sconst int r2k = e;\n", in);
+      hy_cg_r2r_at(io, "r2k", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sconst real2 r2z = %s, r2w = %s[r2k];\n", in, z, io->tab);
+      hy_strbuf_appendf(sb, "%sreal r2y = (real)2 * (r2w.x * r2z.x - r2w.y * r2z.y);\n", in);
       break;
     case HYFFT_REDFT01:
     case HYFFT_RODFT01:
       /* Even outputs from the front, odd ones from the back; DST-III
        * alternates the signs. */
-      hy_strbuf_appendf(sb,
-                        "  const int k = (e & 1) == 0 ? e / 2 : %lld - (e - 1) / 2;\n"
-                        "  real y = src[ib + (%s)k * %lld].x;\n",
-                        n - 1, idx, is);
-      if (pass->r2r_kind == HYFFT_RODFT01) hy_strbuf_append(sb, "  if (e & 1) y = -y;\n");
+      hy_strbuf_appendf(sb, "%sconst int r2k = (e & 1) == 0 ? e / 2 : %lld - (e - 1) / 2;\n", in, n - 1);
+      hy_cg_r2r_at(io, "r2k", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sreal r2y = %s.x;\n", in, z);
+      if (pass->r2r_kind == HYFFT_RODFT01) hy_strbuf_appendf(sb, "%sif (e & 1) r2y = -r2y;\n", in);
       break;
     case HYFFT_REDFT11:
     case HYFFT_RODFT11:
-      hy_strbuf_appendf(sb, "  const real2 z = src[ib + (%s)e * %lld], t = tab[e];\n", idx, is);
+      hy_cg_r2r_at(io, "e", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sconst real2 r2z = %s, r2w = %s[e];\n", in, z, io->tab);
       if (pass->r2r_kind == HYFFT_REDFT11)
-        hy_strbuf_append(sb, "  real y = (real)2 * (t.x * z.x - t.y * z.y);\n");
+        hy_strbuf_appendf(sb, "%sreal r2y = (real)2 * (r2w.x * r2z.x - r2w.y * r2z.y);\n", in);
       else
-        hy_strbuf_append(sb, "  real y = (real)-2 * (t.x * z.y + t.y * z.x);\n");
+        hy_strbuf_appendf(sb, "%sreal r2y = (real)-2 * (r2w.x * r2z.y + r2w.y * r2z.x);\n", in);
       break;
     case HYFFT_REDFT00:
-      hy_strbuf_appendf(sb, "  real y = src[ib + (%s)e * %lld].x;\n", idx, is);
+      hy_cg_r2r_at(io, "e", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sreal r2y = %s.x;\n", in, z);
       break;
     case HYFFT_RODFT00:
-      hy_strbuf_appendf(sb, "  real y = -src[ib + (%s)(e + 1) * %lld].y;\n", idx, is);
+      hy_cg_r2r_at(io, "e + 1", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sreal r2y = -%s.y;\n", in, z);
       break;
     default: /* HYFFT_DHT */
-      hy_strbuf_appendf(sb, "  const real2 z = src[ib + (%s)e * %lld];\n  real y = z.x - z.y;\n",
-                        idx, is);
+      hy_cg_r2r_at(io, "e", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sconst real2 r2z = %s;\n%sreal r2y = r2z.x - r2z.y;\n", in, z, in);
       break;
   }
+}
+
+/* The fused steps' tables: the PRE step's as if it were its own pass (same
+ * kind and n), the POST step's likewise. */
+hy_status hy_cg_r2r_fused_tables(const hy_pass *pass, hy_gpu_program *prog, int *in, int *out) {
+  *in = *out = -1;
+  for (int side = 0; side < 2; side++) {
+    if (!(pass->r2r_fuse & (1 << side))) continue;
+    hy_pass step;
+    hy_pass_init(&step, side ? HY_PASS_R2R_POST : HY_PASS_R2R_PRE, pass->precision, pass->sign);
+    step.axis.n = pass->r2r_n;
+    step.r2r_kind = pass->r2r_kind;
+    step.r2r_len = pass->r2r_len;
+    hy_r2r_twiddle tw;
+    if (hy_r2r_twiddle_of(&step, &tw))
+      HY_TRY(hy_cg_r2r_table(prog, &tw, pass->precision, side ? out : in));
+  }
+  return HYFFT_SUCCESS;
+}
+
+void hy_cg_load_r2r_pre(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  char le[128];
+  hy_cg_real_lds(k, "e", le, sizeof le);
+  hy_strbuf_appendf(sb, "  /* %s pre-processing into local memory */\n",
+                    hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind));
+  hy_cg_real_loop_open(k, count, pass->r2r_len, 0, "i2");
+  hy_cg_r2r_io io = {"i2", k->idx, "r2r_in_tab", "      ", (long long)pass->axis.in_stride, NULL};
+  hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
+  hy_strbuf_appendf(sb, "      %s = r2v;\n    }\n  }\n  HY_BARRIER();\n", le);
+}
+
+void hy_cg_store_r2r_post(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  hy_strbuf_appendf(sb, "  /* %s post-processing from local memory */\n  HY_BARRIER();\n",
+                    hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind));
+  hy_cg_real_loop_open(k, count, pass->r2r_n, 1, "o2");
+  hy_cg_r2r_io io = {"", k->idx, "r2r_out_tab", "      ", 0, k};
+  hy_cg_r2r_post(sb, pass, pass->r2r_n, &io);
+  hy_strbuf_appendf(sb, "      dst[o2 + (%s)e * %lld] = r2y;\n    }\n  }\n", k->idx,
+                    (long long)pass->axis.out_stride);
 }
 
 hy_status hy_cg_r2r_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
@@ -170,22 +228,23 @@ hy_status hy_cg_r2r_kernel(const hy_problem *problem, const hy_pass *pass, int p
   hy_cg_emit_block_index(sb, 0);
   int64_t grid, batch_blocks;
   hy_cg_pointwise_index(sb, problem, pass, items, total, block, idx, 0, &grid, &batch_blocks);
+  hy_cg_r2r_io io = {"ib", idx, "tab", "  ", (long long)pass->axis.in_stride, NULL};
   if (pre) {
-    hy_cg_r2r_pre(sb, pass, idx);
+    hy_cg_r2r_pre(sb, pass, pass->axis.n, &io);
     if (pass->scale != 1.0) {
-      hy_strbuf_append(sb, "  v = cscale(v, ");
+      hy_strbuf_append(sb, "  r2v = cscale(r2v, ");
       hy_cg_literal(sb, pass->precision, (long double)pass->scale);
       hy_strbuf_append(sb, ");\n");
     }
-    hy_strbuf_appendf(sb, "  dst[ob + (%s)e * %lld] = v;\n", idx, (long long)pass->axis.out_stride);
+    hy_strbuf_appendf(sb, "  dst[ob + (%s)e * %lld] = r2v;\n", idx, (long long)pass->axis.out_stride);
   } else {
-    hy_cg_r2r_post(sb, pass, idx);
+    hy_cg_r2r_post(sb, pass, pass->axis.n, &io);
     if (pass->scale != 1.0) {
-      hy_strbuf_append(sb, "  y = y * ");
+      hy_strbuf_append(sb, "  r2y = r2y * ");
       hy_cg_literal(sb, pass->precision, (long double)pass->scale);
       hy_strbuf_append(sb, ";\n");
     }
-    hy_strbuf_appendf(sb, "  dst[ob + (%s)e * %lld] = y;\n", idx, (long long)pass->axis.out_stride);
+    hy_strbuf_appendf(sb, "  dst[ob + (%s)e * %lld] = r2y;\n", idx, (long long)pass->axis.out_stride);
   }
   hy_strbuf_append(sb, "}\n\n");
   hy_cg_pointwise_launch(prog, pass, grid, block, batch_blocks, table);

@@ -124,7 +124,12 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     }
     if (p->twiddle_loop >= 0)
       hy_strbuf_appendf(sb, " twiddle(loop %d, N=%lld)", p->twiddle_loop, (long long)p->twiddle_n);
-    if (hy_fuse_is_real(p->fuse)) {
+    if (p->fuse == HY_FUSE_R2R) {
+      const char *kind = hy_r2r_kind_name((hyfft_r2r_kind)p->r2r_kind);
+      hy_strbuf_appendf(sb, " %s%s%s(n=%lld)", p->r2r_fuse & 1 ? "r2r-pre+" : "",
+                        kind ? kind : "?", p->r2r_fuse & 2 ? "+r2r-post" : "",
+                        (long long)p->r2r_n);
+    } else if (hy_fuse_is_real(p->fuse)) {
       hy_strbuf_appendf(sb, " %s(N=%lld)", p->fuse == HY_FUSE_R2C_POST ? "r2c-post" : "c2r-pre",
                         (long long)p->chirp_n);
     } else if (p->fuse != HY_FUSE_NONE) {

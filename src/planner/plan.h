@@ -150,7 +150,18 @@ typedef enum hy_fuse {
    * Both go through local memory: the whole DFT of a transform is there
    * when the step pairs element k with m - k. */
   HY_FUSE_R2C_POST = 7,
-  HY_FUSE_C2R_PRE = 8
+  HY_FUSE_C2R_PRE = 8,
+  /* The steps of a real-to-real axis fused into its one-pass DFT of
+   * length N = axis.n = r2r_len (GPU only; HY_PASS_DFT with algo
+   * MIXED_RADIX, no four-step twiddle, no plane; fuse_loop -1), through
+   * local memory like the real steps; r2r_fuse says which:
+   *   bit 1  the pass reads the r2r_n reals of each row at
+   *          src[ib + j * axis.in_stride] (src, its offset and loop
+   *          strides in reals) and transforms the N values of
+   *          HY_PASS_R2R_PRE;
+   *   bit 2  the pass stores the r2r_n reals of HY_PASS_R2R_POST (times
+   *          scale) at dst[ob + o * axis.out_stride] (dst in reals). */
+  HY_FUSE_R2R = 9
 } hy_fuse;
 
 /* Whether a fused step is one of Rader's (they share a stash in WORK0). */
@@ -273,6 +284,10 @@ typedef struct hy_pass {
    * the length N of the complex DFT between them. */
   int r2r_kind;
   int64_t r2r_len;
+  /* HY_FUSE_R2R: the steps fused (bit 1 PRE, bit 2 POST) and the reals
+   * along the axis. */
+  int r2r_fuse;
+  int64_t r2r_n;
   /* The variant of the generator switches the tuner or wisdom chose for
    * the plan ("key=value,..."; relative keys tmul/tdiv/mmul/mdiv scale
    * the model's threads/transforms); "" keeps the model's choice. */

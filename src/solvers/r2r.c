@@ -32,12 +32,17 @@
  *   RODFT00 (DST-I), N = 2(n+1): the odd extension 0, x_0..x_n-1, 0,
  *     -x_n-1..-x_0; Y_k = -Im X_k+1.
  *   DHT, N = n: Y_k = Re X_k - Im X_k.
- * These are FFTW's unnormalised definitions exactly (docs/api.md). The
- * DFT's input is real for every kind but DCT-III/DST-III and DCT-IV/
- * DST-IV; a real DFT of half the work would serve the others (a later
- * step, as is fusing PRE and POST into the DFT's load and store). */
+ * These are FFTW's unnormalised definitions exactly (docs/api.md).
+ *
+ * On a GPU, where the DFT is one mixed-radix pass of its own whose whole
+ * transform fits local memory, PRE goes into its load and POST into its
+ * store (HY_FUSE_R2R): one kernel, one pass over the data per axis and no
+ * workspace. $HYFFT_REAL_UNFUSED keeps them passes. The DFT's input is
+ * real for every kind but DCT-III/DST-III and DCT-IV/DST-IV; a real DFT
+ * of half the work would serve the others (a later step). */
 #include <string.h>
 
+#include "planner/kernel_model.h"
 #include "planner/kernel_spec.h"
 #include "planner/planner.h"
 #include "solvers/four_step.h"
@@ -100,6 +105,20 @@ static hy_status hy_r2r_dft(hy_r2r_ctx *c, int64_t N, int sign, int nloops,
   return hy_choose_dft_algo(N, pass);
 }
 
+/* Whether the DFT pass just added (index `before`, after the PRE pass)
+ * may take PRE into its load and POST into its store: a GPU, one
+ * mixed-radix pass of its own (not the four-step solver's) over a whole
+ * transform that fits local memory. */
+static int hy_r2r_fusable(hy_r2r_ctx *c, int before, int64_t N) {
+  if (c->caps->backend == HYFFT_BACKEND_CPU || hy_settings_get()->real_unfused ||
+      before < 1 || c->tree->npasses != before + 1)
+    return 0;
+  const hy_pass *p = &c->tree->passes[before];
+  return p->op == HY_PASS_DFT && p->algo == HY_ALGO_MIXED_RADIX && p->axis.n == N &&
+         p->twiddle_loop < 0 && p->plane_inner == 0 && p->fuse == HY_FUSE_NONE &&
+         hy_model_real_fuse_fits(c->caps, p->precision, N);
+}
+
 /* One axis d: PRE from src (strides of side `from_out`) into WORK0, the
  * DFT there, POST into the output. */
 static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) {
@@ -122,7 +141,6 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
     if (hy_mul_overflow_i64(s, outer[l].n, &s))
       return hy_error(HYFFT_SIZE_OVERFLOW, "r2r solver: the workspace size overflows int64");
   }
-  if (s > c->tree->work_elems[0]) c->tree->work_elems[0] = s;
   const int dft_sign =
       kind == HYFFT_REDFT01 || kind == HYFFT_RODFT01 ? HYFFT_BACKWARD : HYFFT_FORWARD;
   hyfft_dim loops[HY_MAX_LOOPS];
@@ -136,7 +154,30 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
   pass->r2r_kind = (int)kind;
   pass->r2r_len = N;
   for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
+  int before = c->tree->npasses;
   HY_TRY(hy_r2r_dft(c, N, dft_sign, k, loops));
+  if (hy_r2r_fusable(c, before, N)) {
+    /* The DFT pass reads what PRE read and writes what POST would have. */
+    hy_pass *pre = &c->tree->passes[before - 1], *dft = &c->tree->passes[before];
+    dft->src = pre->src;
+    dft->axis.in_stride = pre->axis.in_stride;
+    dft->dst = HY_BUF_OUT;
+    dft->axis.out_stride = p->dims[d].out_stride;
+    for (int l = 0; l < k; l++) {
+      dft->loops[l].in_stride = pre->loops[l].in_stride;
+      dft->loops[l].out_stride = outer[l].out_stride;
+    }
+    dft->fuse = HY_FUSE_R2R;
+    dft->fuse_loop = -1;
+    dft->r2r_fuse = 3;
+    dft->r2r_kind = (int)kind;
+    dft->r2r_len = N;
+    dft->r2r_n = n;
+    *pre = *dft;
+    c->tree->npasses--;
+    return HYFFT_SUCCESS;
+  }
+  if (s > c->tree->work_elems[0]) c->tree->work_elems[0] = s;
   for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
   HY_TRY(hy_r2r_add(c, HY_PASS_R2R_POST, dft_sign, HY_BUF_WORK0, HY_BUF_OUT,
                     (hyfft_dim){n, 1, p->dims[d].out_stride}, k, loops, &pass));

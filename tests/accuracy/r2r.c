@@ -22,6 +22,7 @@
 #include "hyfft.h"
 
 static int verbose = 0;
+static int on_gpu = 0; /* NOT_SUPPORTED (a long prime DFT, docs/api.md) is reported, not failed */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static double uniform(void) {
@@ -232,6 +233,11 @@ static int run_case(hyfft_context ctx, const char *token) {
     }
   }
   hyfft_status st = hyfft_plan_create(ctx, &p, HYFFT_ESTIMATE, &plan);
+  if (st == HYFFT_NOT_SUPPORTED && on_gpu) {
+    printf("skip %s: %s\n", token, hyfft_last_error());
+    ok = 1;
+    goto done;
+  }
   if (st != HYFFT_SUCCESS) {
     printf("FAIL %s: plan: %s: %s\n", token, hyfft_status_name(st), hyfft_last_error());
     goto done;
@@ -393,7 +399,8 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--full") == 0) quick = 0;
     else tokens[ntok++] = argv[i];
   }
-  if (quick < 0) quick = strcmp(device, "cpu") != 0;
+  on_gpu = strcmp(device, "cpu") != 0;
+  if (quick < 0) quick = on_gpu;
   printf("r2r accuracy on %s, seed %llu%s\n", device, (unsigned long long)rng_state,
          quick ? ", quick" : "");
   hyfft_context ctx;
