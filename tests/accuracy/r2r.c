@@ -384,6 +384,40 @@ static int check_roundtrip(hyfft_context ctx) {
   return ok;
 }
 
+/* Linearity: T(a x + b y) = a T(x) + b T(y) for a two-axis plan of mixed
+ * kinds, to rounding. */
+static int check_linearity(hyfft_context ctx) {
+  enum { N0 = 9, N1 = 14, N = N0 * N1 };
+  const int64_t n[2] = {N0, N1};
+  const hyfft_r2r_kind kinds[2] = {HYFFT_REDFT11, HYFFT_RODFT01};
+  const double a = 0.7, b = -1.3;
+  double x[N], y[N], z[N], tx[N], ty[N], tz[N];
+  for (int i = 0; i < N; i++) {
+    x[i] = uniform();
+    y[i] = uniform();
+    z[i] = a * x[i] + b * y[i];
+  }
+  hyfft_problem p;
+  hyfft_plan plan = NULL;
+  int ok = hyfft_problem_init_r2r(&p, HYFFT_F64, 2, n, kinds) == HYFFT_SUCCESS &&
+           hyfft_plan_create(ctx, &p, 0, &plan) == HYFFT_SUCCESS &&
+           hyfft_execute(plan, x, tx) == HYFFT_SUCCESS &&
+           hyfft_execute(plan, y, ty) == HYFFT_SUCCESS && hyfft_execute(plan, z, tz) == HYFFT_SUCCESS;
+  if (!ok) {
+    printf("FAIL linearity: %s\n", hyfft_last_error());
+  } else {
+    double e = 0, m = 0;
+    for (int i = 0; i < N; i++) {
+      e = fmax(e, fabs(tz[i] - (a * tx[i] + b * ty[i])));
+      m = fmax(m, fabs(tz[i]));
+    }
+    ok = e <= 1e-14 * m;
+    if (!ok || verbose) printf("%s linearity: max error %.3g of %.3g\n", ok ? "ok  " : "FAIL", e, m);
+  }
+  if (plan) hyfft_plan_destroy(plan);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   const char *device = getenv("HYFFT_TEST_DEVICE");
   if (!device) device = "cpu";
@@ -456,6 +490,7 @@ int main(int argc, char **argv) {
         pass += run_case(ctx, more[i]);
     pass += check_refusals(ctx), total++;
     pass += check_roundtrip(ctx), total++;
+    pass += check_linearity(ctx), total++;
   }
   hyfft_context_destroy(ctx);
   free(tokens);
