@@ -74,6 +74,17 @@ static void hy_cg_r2r_pre(hy_strbuf *sb, const hy_pass *pass, int64_t n_, const 
     }
     case HYFFT_REDFT11:
     case HYFFT_RODFT11:
+      if (n % 2 == 0) {
+        /* (x_2e + i x_n-1-2e) tab[e]; DST-IV negates the odd-index x. */
+        hy_cg_r2r_at(io, "2 * e", a, sizeof a);
+        snprintf(e, sizeof e, "%lld - 2 * e", n - 1);
+        hy_cg_r2r_at(io, e, b, sizeof b);
+        hy_strbuf_appendf(sb, "%sconst real r2a = %s;\n%sconst real r2b = %s%s;\n", in, a, in,
+                          pass->r2r_kind == HYFFT_RODFT11 ? "-" : "", b);
+        hy_strbuf_appendf(sb, "%sconst real2 r2w = %s[e];\n%sreal2 r2v = MK(r2a * r2w.x - r2b * r2w.y, r2a * r2w.y + r2b * r2w.x);\n",
+                          in, io->tab, in);
+        break;
+      }
       hy_cg_r2r_at(io, "e", a, sizeof a);
       hy_strbuf_appendf(sb, "%sreal2 r2v = MK((real)0, (real)0);\n%sif (e < %lld) {\n", in, in, n);
       hy_strbuf_appendf(sb, "%s  const real r2x = %s;\n%s  const real2 r2w = %s[e];\n", in, a, in, io->tab);
@@ -127,6 +138,22 @@ static void hy_cg_r2r_post(hy_strbuf *sb, const hy_pass *pass, int64_t n_, const
       break;
     case HYFFT_REDFT11:
     case HYFFT_RODFT11:
+      if (n % 2 == 0) {
+        /* W_k = tab[k] X_k: Y_2k = 2 Re W_k, Y_n-1-2k = -2 Im W_k; DST-IV
+         * reads its outputs reversed. */
+        if (pass->r2r_kind == HYFFT_RODFT11)
+          hy_strbuf_appendf(sb, "%sconst int r2q = %lld - e;\n", in, n - 1);
+        else
+          hy_strbuf_appendf(sb, "%sconst int r2q = e;\n", in);
+        hy_strbuf_appendf(sb, "%sconst int r2k = (r2q & 1) == 0 ? r2q / 2 : (%lld - r2q) / 2;\n", in,
+                          n - 1);
+        hy_cg_r2r_at(io, "r2k", z, sizeof z);
+        hy_strbuf_appendf(sb, "%sconst real2 r2z = %s, r2w = %s[r2k];\n", in, z, io->tab);
+        hy_strbuf_appendf(sb, "%sreal r2y = (r2q & 1) == 0 ? (real)2 * (r2w.x * r2z.x - r2w.y * r2z.y)\n"
+                              "%s                           : (real)-2 * (r2w.x * r2z.y + r2w.y * r2z.x);\n",
+                          in, in);
+        break;
+      }
       hy_cg_r2r_at(io, "e", z, sizeof z);
       hy_strbuf_appendf(sb, "%sconst real2 r2z = %s, r2w = %s[e];\n", in, z, io->tab);
       if (pass->r2r_kind == HYFFT_REDFT11)

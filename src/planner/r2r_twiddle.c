@@ -12,12 +12,15 @@ int hy_r2r_twiddle_of(const hy_pass *pass, hy_r2r_twiddle *tw) {
       tw->sign = 1;
       return 1;
     }
-    return k == HYFFT_REDFT11 || k == HYFFT_RODFT11;
+    if (k != HYFFT_REDFT11 && k != HYFFT_RODFT11) return 0;
+    if (n % 2 == 0) *tw = (hy_r2r_twiddle){n / 2, 4, 1, 8 * n, -1};
+    return 1;
   }
   if (pass->op != HY_PASS_R2R_POST) return 0;
   if (k == HYFFT_REDFT10 || k == HYFFT_RODFT10) return 1;
   if (k == HYFFT_REDFT11 || k == HYFFT_RODFT11) {
-    *tw = (hy_r2r_twiddle){n, 2, 1, 8 * n, -1};
+    *tw = n % 2 == 0 ? (hy_r2r_twiddle){n / 2, 1, 0, 2 * n, -1}
+                     : (hy_r2r_twiddle){n, 2, 1, 8 * n, -1};
     return 1;
   }
   return 0;

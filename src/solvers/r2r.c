@@ -24,9 +24,12 @@
  *     PRE_k = exp(+i pi k/(2n)) (x_k - i x_n-k) (x_n = 0), DFT sign +1,
  *     Y_2j = Re X_j, Y_2j+1 = Re X_n-1-j.
  *   RODFT01 (DST-III) = (-1)^k DCT-III of the reversed x.
- *   REDFT11 (DCT-IV), N = 2n: PRE_j = exp(-i pi j/(2n)) x_j for j < n,
- *     0 above; Y_k = 2 Re(exp(-i pi (2k+1)/(4n)) X_k).
- *   RODFT11 (DST-IV): the same with Y_k = -2 Im(...).
+ *   REDFT11 (DCT-IV), even n, N = n/2: PRE_j = exp(-i pi (4j+1)/(4n))
+ *     (x_2j + i x_n-1-2j), W_k = exp(-i pi k/n) X_k, Y_2k = 2 Re W_k,
+ *     Y_n-1-2k = -2 Im W_k. Odd n, N = 2n: PRE_j = exp(-i pi j/(2n)) x_j
+ *     for j < n, 0 above; Y_k = 2 Re(exp(-i pi (2k+1)/(4n)) X_k).
+ *   RODFT11 (DST-IV): even n, DCT-IV of (-1)^j x_j, output reversed; odd
+ *     n, as DCT-IV with Y_k = -2 Im(...).
  *   REDFT00 (DCT-I), N = 2(n-1): the even extension x_0..x_n-1,
  *     x_n-2..x_1; Y_k = Re X_k.
  *   RODFT00 (DST-I), N = 2(n+1): the odd extension 0, x_0..x_n-1, 0,
@@ -61,7 +64,7 @@ static int64_t hy_r2r_dft_len(hyfft_r2r_kind k, int64_t n) {
     case HYFFT_REDFT00: return hy_mul_overflow_i64(2, n - 1, &N) ? 0 : N;
     case HYFFT_RODFT00: return n == INT64_MAX || hy_mul_overflow_i64(2, n + 1, &N) ? 0 : N;
     case HYFFT_REDFT11:
-    case HYFFT_RODFT11: return hy_mul_overflow_i64(2, n, &N) ? 0 : N;
+    case HYFFT_RODFT11: return n % 2 == 0 ? n / 2 : hy_mul_overflow_i64(2, n, &N) ? 0 : N;
     default: return n;
   }
 }

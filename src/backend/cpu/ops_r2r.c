@@ -61,7 +61,14 @@ static inline void hy_r2r_pre_one(const hy_r2r_run *r, int64_t ib, int64_t e, do
     }
     case HYFFT_REDFT11:
     case HYFFT_RODFT11:
-      if (e < n) {
+      if (n % 2 == 0) {
+        /* (x_2e + i x_n-1-2e) t_e; DST-IV negates the odd-index x. */
+        double a = hy_ld(r->src, ib + 2 * e * is, f64);
+        double b = hy_ld(r->src, ib + (n - 1 - 2 * e) * is, f64);
+        if (p->r2r_kind == HYFFT_RODFT11) b = -b;
+        *re = a * t[2 * e] - b * t[2 * e + 1];
+        *im = a * t[2 * e + 1] + b * t[2 * e];
+      } else if (e < n) {
         double v = hy_ld(r->src, ib + e * is, f64);
         *re = v * t[2 * e];
         *im = v * t[2 * e + 1];
@@ -104,8 +111,18 @@ static inline double hy_r2r_post_one(const hy_r2r_run *r, int64_t ib, int64_t o)
       return p->r2r_kind == HYFFT_RODFT01 && (o & 1) ? -v : v;
     }
     case HYFFT_REDFT11:
-      return 2.0 * (t[2 * o] * HY_X(o, 0) - t[2 * o + 1] * HY_X(o, 1));
     case HYFFT_RODFT11:
+      if (n % 2 == 0) {
+        /* W_k = t_k X_k: Y_2k = 2 Re W_k, Y_n-1-2k = -2 Im W_k; DST-IV
+         * reads its outputs reversed. */
+        int64_t q = p->r2r_kind == HYFFT_RODFT11 ? n - 1 - o : o;
+        int64_t k = q % 2 == 0 ? q / 2 : (n - 1 - q) / 2;
+        double wr = t[2 * k], wi = t[2 * k + 1];
+        return q % 2 == 0 ? 2.0 * (wr * HY_X(k, 0) - wi * HY_X(k, 1))
+                          : -2.0 * (wr * HY_X(k, 1) + wi * HY_X(k, 0));
+      }
+      if (p->r2r_kind == HYFFT_REDFT11)
+        return 2.0 * (t[2 * o] * HY_X(o, 0) - t[2 * o + 1] * HY_X(o, 1));
       return -2.0 * (t[2 * o] * HY_X(o, 1) + t[2 * o + 1] * HY_X(o, 0));
     case HYFFT_REDFT00:
       return HY_X(o, 0);
