@@ -47,7 +47,7 @@ extern "C" {
   XX(INVALID_STRIDE, 5, "a stride is invalid for this layout")                 \
   XX(SIZE_OVERFLOW, 6, "a size or stride product overflows 64-bit arithmetic") \
   XX(INVALID_SIGN, 7, "the transform sign is neither -1 (forward) nor +1 (backward)") \
-  XX(INVALID_KIND, 8, "the transform kind is not C2C, R2C or C2R")             \
+  XX(INVALID_KIND, 8, "the transform kind is not C2C, R2C, C2R or R2R (with valid r2r kinds)") \
   XX(INVALID_PRECISION, 9, "the precision is neither f32 nor f64")             \
   XX(INVALID_ARGUMENT, 10, "an argument is outside its valid range")          \
   XX(INVALID_TOKEN, 11, "the problem token is malformed")                      \
@@ -92,7 +92,29 @@ HYFFT_API const char *hyfft_version_string(void);
 #define HYFFT_FORWARD (-1)
 #define HYFFT_BACKWARD (+1)
 
-typedef enum hyfft_kind { HYFFT_C2C = 0, HYFFT_R2C = 1, HYFFT_C2R = 2 } hyfft_kind;
+typedef enum hyfft_kind {
+  HYFFT_C2C = 0,
+  HYFFT_R2C = 1,
+  HYFFT_C2R = 2,
+  HYFFT_R2R = 3 /* real to real: one hyfft_r2r_kind per transform dim (r2r_kind[]) */
+} hyfft_kind;
+
+/* The real-to-real transforms of FFTW (fftw_r2r_kind), with FFTW's exact
+ * definitions and normalisations (unnormalised; docs/api.md, "Real-to-real
+ * transforms"). 0 means "not r2r". REDFT00 needs n >= 2, the others
+ * n >= 1. */
+typedef enum hyfft_r2r_kind {
+  HYFFT_R2R_NONE = 0,
+  HYFFT_REDFT00 = 1, /* DCT-I   Y_k = x_0 + (-1)^k x_{n-1} + 2 sum_{j=1}^{n-2} x_j cos(pi j k/(n-1)) */
+  HYFFT_REDFT10 = 2, /* DCT-II  Y_k = 2 sum_j x_j cos(pi (j+1/2) k / n) */
+  HYFFT_REDFT01 = 3, /* DCT-III Y_k = x_0 + 2 sum_{j>=1} x_j cos(pi j (k+1/2) / n) */
+  HYFFT_REDFT11 = 4, /* DCT-IV  Y_k = 2 sum_j x_j cos(pi (j+1/2) (k+1/2) / n) */
+  HYFFT_RODFT00 = 5, /* DST-I   Y_k = 2 sum_j x_j sin(pi (j+1) (k+1) / (n+1)) */
+  HYFFT_RODFT10 = 6, /* DST-II  Y_k = 2 sum_j x_j sin(pi (j+1/2) (k+1) / n) */
+  HYFFT_RODFT01 = 7, /* DST-III Y_k = (-1)^k x_{n-1} + 2 sum_{j<n-1} x_j sin(pi (j+1) (k+1/2) / n) */
+  HYFFT_RODFT11 = 8, /* DST-IV  Y_k = 2 sum_j x_j sin(pi (j+1/2) (k+1/2) / n) */
+  HYFFT_DHT = 9      /* Hartley Y_k = sum_j x_j (cos(2 pi j k/n) + sin(2 pi j k/n)) */
+} hyfft_r2r_kind;
 
 typedef enum hyfft_precision { HYFFT_F32 = 0, HYFFT_F64 = 1 } hyfft_precision;
 
@@ -116,7 +138,9 @@ typedef struct hyfft_dim {
  * parts of bins 0 and n/2 as zero (as FFTW does) and, out of place, leaves
  * its input unchanged unless planned with HYFFT_DESTROY_INPUT. R2C/C2R run on every backend (on CUDA and OpenCL
  * not yet for a real axis of a prime length too long for one pass:
- * HYFFT_NOT_SUPPORTED). */
+ * HYFFT_NOT_SUPPORTED). R2R problems (ranks 1..3) hold reals on both sides,
+ * laid out like C2C; their sign is ignored and r2r_kind[d] names the
+ * transform along dims[d]. */
 typedef struct hyfft_problem {
   hyfft_kind kind;
   hyfft_precision precision;
@@ -128,6 +152,12 @@ typedef struct hyfft_problem {
   int inplace;         /* 1: hyfft_execute must be given in == out */
   double scale;        /* multiplies every output element; 0 means 1 */
   hyfft_memory memory; /* where the data lives */
+  /* R2R only: the transform along each dim (entries past rank ignored).
+   * Last, so the fields before keep their offsets; hyfft reads and writes
+   * it only for kind R2R, so that programs built before it existed (a
+   * shorter struct) work unchanged: for the other kinds it is ignored and
+   * left as it was. */
+  hyfft_r2r_kind r2r_kind[HYFFT_MAX_RANK];
 } hyfft_problem;
 
 /* Fill *problem with a contiguous, unbatched, out-of-place problem of the
@@ -135,6 +165,12 @@ typedef struct hyfft_problem {
 HYFFT_API hyfft_status hyfft_problem_init(hyfft_problem *problem, hyfft_kind kind,
                                           hyfft_precision precision, int sign, int rank,
                                           const int64_t *n);
+
+/* Fill *problem with a contiguous, unbatched, out-of-place R2R problem:
+ * kinds[d] along n[d] (like fftw_plan_r2r). */
+HYFFT_API hyfft_status hyfft_problem_init_r2r(hyfft_problem *problem, hyfft_precision precision,
+                                              int rank, const int64_t *n,
+                                              const hyfft_r2r_kind *kinds);
 
 /* Parse a problem token (see docs/api.md, e.g. "c2c:f32:fwd:1024x1024:b64"). */
 HYFFT_API hyfft_status hyfft_problem_parse(const char *token, hyfft_problem *problem);

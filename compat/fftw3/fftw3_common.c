@@ -50,6 +50,9 @@ static unsigned hy_fftw_flags(hyfft_kind kind, unsigned flags) {
   return out;
 }
 
+static hy_fftw_plan *hy_fftw_plan_make(const hyfft_problem *problem, void *in, void *out,
+                                       unsigned flags);
+
 hy_fftw_plan *hy_fftw_plan_guru(hyfft_kind kind, hyfft_precision precision, int sign, int rank,
                                 const hy_fftw_dim *dims, int howmany_rank,
                                 const hy_fftw_dim *howmany, void *in, void *out,
@@ -81,6 +84,15 @@ hy_fftw_plan *hy_fftw_plan_guru(hyfft_kind kind, hyfft_precision precision, int 
   p.inplace = (const void *)in == (const void *)out;
   p.scale = 0;
   p.memory = HYFFT_MEMORY_HOST;
+  return hy_fftw_plan_make(&p, in, out, flags);
+}
+
+/* Plan a filled-in problem on the interface's context and keep it with
+ * the arrays given at planning. */
+static hy_fftw_plan *hy_fftw_plan_make(const hyfft_problem *problem, void *in, void *out,
+                                       unsigned flags) {
+  hyfft_problem p = *problem;
+  hyfft_kind kind = p.kind;
   hyfft_context ctx = hy_fftw_context();
   if (!ctx) return NULL; /* hyfft_last_error says why */
   hy_fftw_plan *fp = calloc(1, sizeof *fp);
@@ -146,6 +158,62 @@ hy_fftw_plan *hy_fftw_plan_many(hyfft_kind kind, hyfft_precision precision, int 
   }
   hy_fftw_dim batch = {howmany, idist, odist};
   return hy_fftw_plan_guru(kind, precision, sign, rank, dims, 1, &batch, in, out, flags);
+}
+
+hy_fftw_plan *hy_fftw_plan_guru_r2r(hyfft_precision precision, int rank, const hy_fftw_dim *dims,
+                                    int howmany_rank, const hy_fftw_dim *howmany, void *in,
+                                    void *out, const int *kinds, unsigned flags) {
+  /* fftw_r2r_kind (fftw3.h): R2HC 0, HC2R 1, DHT 2, REDFT00 3, REDFT01 4,
+   * REDFT10 5, REDFT11 6, RODFT00 7, RODFT01 8, RODFT10 9, RODFT11 10. */
+  static const hyfft_r2r_kind map[11] = {HYFFT_R2R_NONE, HYFFT_R2R_NONE, HYFFT_DHT,
+                                         HYFFT_REDFT00,  HYFFT_REDFT01,  HYFFT_REDFT10,
+                                         HYFFT_REDFT11,  HYFFT_RODFT00,  HYFFT_RODFT01,
+                                         HYFFT_RODFT10,  HYFFT_RODFT11};
+  if (rank < 1 || rank > 3 || howmany_rank < 0 || howmany_rank > HYFFT_MAX_BATCH_RANK || !dims ||
+      !kinds || (howmany_rank > 0 && !howmany)) {
+    hy_error(rank > 3 || howmany_rank > HYFFT_MAX_BATCH_RANK ? HYFFT_NOT_SUPPORTED
+                                                             : HYFFT_INVALID_ARGUMENT,
+             "FFTW3 interface: r2r rank %d (hyfft: 1..3), howmany rank %d", rank, howmany_rank);
+    return NULL;
+  }
+  hyfft_problem p;
+  memset(&p, 0, sizeof p);
+  p.kind = HYFFT_R2R;
+  p.precision = precision;
+  p.sign = HYFFT_FORWARD;
+  p.rank = rank;
+  for (int d = 0; d < rank; d++) {
+    if (kinds[d] < 0 || kinds[d] > 10 || map[kinds[d]] == HYFFT_R2R_NONE)
+      return hy_fftw_unsupported("halfcomplex r2r kinds (FFTW_R2HC, FFTW_HC2R)");
+    p.dims[d] = (hyfft_dim){dims[d].n, dims[d].is, dims[d].os};
+    p.r2r_kind[d] = map[kinds[d]];
+  }
+  p.batch_rank = howmany_rank;
+  for (int b = 0; b < howmany_rank; b++)
+    p.batch[b] = (hyfft_dim){howmany[b].n, howmany[b].is, howmany[b].os};
+  p.inplace = (const void *)in == (const void *)out;
+  p.memory = HYFFT_MEMORY_HOST;
+  return hy_fftw_plan_make(&p, in, out, flags);
+}
+
+hy_fftw_plan *hy_fftw_plan_many_r2r(hyfft_precision precision, int rank, const int *n,
+                                    int howmany, void *in, const int *inembed, int istride,
+                                    int idist, void *out, const int *onembed, int ostride,
+                                    int odist, const int *kinds, unsigned flags) {
+  if (rank < 1 || rank > 3 || !n || howmany < 0) {
+    hy_error(rank > 3 ? HYFFT_NOT_SUPPORTED : HYFFT_INVALID_ARGUMENT,
+             "FFTW3 interface: r2r rank %d (hyfft: 1..3), howmany %d", rank, howmany);
+    return NULL;
+  }
+  hy_fftw_dim dims[3];
+  int64_t is = istride, os = ostride;
+  for (int d = rank - 1; d >= 0; d--) {
+    dims[d] = (hy_fftw_dim){n[d], is, os};
+    is *= inembed ? inembed[d] : n[d];
+    os *= onembed ? onembed[d] : n[d];
+  }
+  hy_fftw_dim batch = {howmany, idist, odist};
+  return hy_fftw_plan_guru_r2r(precision, rank, dims, 1, &batch, in, out, kinds, flags);
 }
 
 void hy_fftw_execute(const hy_fftw_plan *p, const void *in, void *out) {

@@ -39,6 +39,18 @@ hy_fftw_plan *hy_fftw_plan_many(hyfft_kind kind, hyfft_precision precision, int 
                                 int istride, int idist, void *out, const int *onembed,
                                 int ostride, int odist, unsigned flags);
 
+/* The same for real-to-real plans: kinds[d] are FFTW's fftw_r2r_kind
+ * values, one per dim, planned as hyfft R2R (DCT/DST/DHT; FFTW's
+ * halfcomplex R2HC/HC2R are not provided). The advanced form lays the
+ * dims out like a complex plan's (embed = n when NULL). */
+hy_fftw_plan *hy_fftw_plan_guru_r2r(hyfft_precision precision, int rank, const hy_fftw_dim *dims,
+                                    int howmany_rank, const hy_fftw_dim *howmany, void *in,
+                                    void *out, const int *kinds, unsigned flags);
+hy_fftw_plan *hy_fftw_plan_many_r2r(hyfft_precision precision, int rank, const int *n,
+                                    int howmany, void *in, const int *inembed, int istride,
+                                    int idist, void *out, const int *onembed, int ostride,
+                                    int odist, const int *kinds, unsigned flags);
+
 void hy_fftw_execute(const hy_fftw_plan *p, const void *in, void *out);
 void hy_fftw_destroy(hy_fftw_plan *p);
 /* NULL, with hyfft_last_error() naming what this interface does not do yet. */

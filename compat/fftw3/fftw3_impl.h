@@ -173,48 +173,70 @@ X(plan) X(plan_guru64_dft_c2r)(int rank, const X(iodim64) *dims, int howmany_ran
                                       howmany_rank, h, in, out, flags));
 }
 
-/* ---- not provided yet: r2r kinds and split arrays --------------------------- */
+/* ---- real to real (DCT/DST/DHT; not the halfcomplex R2HC/HC2R) ----------- */
 
-X(plan) X(plan_r2r)(int rank, const int *n, R *in, R *out, const X(r2r_kind) *kind,
-                    unsigned flags) {
-  (void)rank, (void)n, (void)in, (void)out, (void)kind, (void)flags;
-  return hy_fftw_unsupported("r2r transforms (DCT/DST/DHT)");
-}
-X(plan) X(plan_r2r_1d)(int n, R *in, R *out, X(r2r_kind) kind, unsigned flags) {
-  (void)n, (void)in, (void)out, (void)kind, (void)flags;
-  return hy_fftw_unsupported("r2r transforms (DCT/DST/DHT)");
-}
-X(plan) X(plan_r2r_2d)(int n0, int n1, R *in, R *out, X(r2r_kind) k0, X(r2r_kind) k1,
-                       unsigned flags) {
-  (void)n0, (void)n1, (void)in, (void)out, (void)k0, (void)k1, (void)flags;
-  return hy_fftw_unsupported("r2r transforms (DCT/DST/DHT)");
-}
-X(plan) X(plan_r2r_3d)(int n0, int n1, int n2, R *in, R *out, X(r2r_kind) k0, X(r2r_kind) k1,
-                       X(r2r_kind) k2, unsigned flags) {
-  (void)n0, (void)n1, (void)n2, (void)in, (void)out, (void)k0, (void)k1, (void)k2, (void)flags;
-  return hy_fftw_unsupported("r2r transforms (DCT/DST/DHT)");
-}
+/* FFTW's kind enum as ints, at most hyfft's r2r rank (3) of them. */
+#define HY_FFTW_KINDS(dst, src, count)                     \
+  int dst[3];                                              \
+  if ((count) < 1 || (count) > 3 || !(src)) {              \
+    hy_fftw_unsupported("r2r ranks other than 1..3");      \
+    return NULL;                                           \
+  }                                                        \
+  for (int i_ = 0; i_ < (count); i_++) dst[i_] = (int)(src)[i_];
+
 X(plan) X(plan_many_r2r)(int rank, const int *n, int howmany, R *in, const int *inembed,
                          int istride, int idist, R *out, const int *onembed, int ostride,
                          int odist, const X(r2r_kind) *kind, unsigned flags) {
-  (void)rank, (void)n, (void)howmany, (void)in, (void)inembed, (void)istride, (void)idist;
-  (void)out, (void)onembed, (void)ostride, (void)odist, (void)kind, (void)flags;
-  return hy_fftw_unsupported("r2r transforms (DCT/DST/DHT)");
+  HY_FFTW_KINDS(k, kind, rank)
+  return X(hy_wrap)(hy_fftw_plan_many_r2r(HY_PREC, rank, n, howmany, in, inembed, istride, idist,
+                                          out, onembed, ostride, odist, k, flags));
 }
+
+X(plan) X(plan_r2r)(int rank, const int *n, R *in, R *out, const X(r2r_kind) *kind,
+                    unsigned flags) {
+  return X(plan_many_r2r)(rank, n, 1, in, NULL, 1, 0, out, NULL, 1, 0, kind, flags);
+}
+
+X(plan) X(plan_r2r_1d)(int n, R *in, R *out, X(r2r_kind) kind, unsigned flags) {
+  return X(plan_r2r)(1, &n, in, out, &kind, flags);
+}
+
+X(plan) X(plan_r2r_2d)(int n0, int n1, R *in, R *out, X(r2r_kind) k0, X(r2r_kind) k1,
+                       unsigned flags) {
+  int n[2] = {n0, n1};
+  X(r2r_kind) k[2] = {k0, k1};
+  return X(plan_r2r)(2, n, in, out, k, flags);
+}
+
+X(plan) X(plan_r2r_3d)(int n0, int n1, int n2, R *in, R *out, X(r2r_kind) k0, X(r2r_kind) k1,
+                       X(r2r_kind) k2, unsigned flags) {
+  int n[3] = {n0, n1, n2};
+  X(r2r_kind) k[3] = {k0, k1, k2};
+  return X(plan_r2r)(3, n, in, out, k, flags);
+}
+
 X(plan) X(plan_guru_r2r)(int rank, const X(iodim) *dims, int howmany_rank,
                          const X(iodim) *howmany_dims, R *in, R *out, const X(r2r_kind) *kind,
                          unsigned flags) {
-  (void)rank, (void)dims, (void)howmany_rank, (void)howmany_dims, (void)in, (void)out;
-  (void)kind, (void)flags;
-  return hy_fftw_unsupported("r2r transforms (DCT/DST/DHT)");
+  if (rank < 0 || howmany_rank < 0) return NULL;
+  HY_FFTW_KINDS(k, kind, rank)
+  HY_FFTW_DIMS(d, dims, rank)
+  HY_FFTW_DIMS(h, howmany_dims, howmany_rank)
+  return X(hy_wrap)(hy_fftw_plan_guru_r2r(HY_PREC, rank, d, howmany_rank, h, in, out, k, flags));
 }
+
 X(plan) X(plan_guru64_r2r)(int rank, const X(iodim64) *dims, int howmany_rank,
                            const X(iodim64) *howmany_dims, R *in, R *out,
                            const X(r2r_kind) *kind, unsigned flags) {
-  (void)rank, (void)dims, (void)howmany_rank, (void)howmany_dims, (void)in, (void)out;
-  (void)kind, (void)flags;
-  return hy_fftw_unsupported("r2r transforms (DCT/DST/DHT)");
+  if (rank < 0 || howmany_rank < 0) return NULL;
+  HY_FFTW_KINDS(k, kind, rank)
+  HY_FFTW_DIMS(d, dims, rank)
+  HY_FFTW_DIMS(h, howmany_dims, howmany_rank)
+  return X(hy_wrap)(hy_fftw_plan_guru_r2r(HY_PREC, rank, d, howmany_rank, h, in, out, k, flags));
 }
+
+/* ---- not provided yet: split arrays ----------------------------------------- */
+
 X(plan) X(plan_guru_split_dft)(int rank, const X(iodim) *dims, int howmany_rank,
                                const X(iodim) *howmany_dims, R *ri, R *ii, R *ro, R *io,
                                unsigned flags) {
@@ -274,7 +296,7 @@ void X(execute_dft_r2c)(const X(plan) p, R *in, C *out) {
 void X(execute_dft_c2r)(const X(plan) p, C *in, R *out) {
   hy_fftw_execute(X(hy_unwrap)(p), in, out);
 }
-void X(execute_r2r)(const X(plan) p, R *in, R *out) { (void)p, (void)in, (void)out; }
+void X(execute_r2r)(const X(plan) p, R *in, R *out) { hy_fftw_execute(X(hy_unwrap)(p), in, out); }
 void X(execute_split_dft)(const X(plan) p, R *ri, R *ii, R *ro, R *io) {
   (void)p, (void)ri, (void)ii, (void)ro, (void)io;
 }

@@ -52,7 +52,8 @@ class _Problem(ctypes.Structure):
                 ("sign", ctypes.c_int), ("rank", ctypes.c_int),
                 ("dims", _Dim * MAX_RANK), ("batch_rank", ctypes.c_int),
                 ("batch", _Dim * MAX_BATCH_RANK), ("inplace", ctypes.c_int),
-                ("scale", ctypes.c_double), ("memory", ctypes.c_int)]
+                ("scale", ctypes.c_double), ("memory", ctypes.c_int),
+                ("r2r_kind", ctypes.c_int * MAX_RANK)]
 
 
 def _candidates():

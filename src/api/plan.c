@@ -59,7 +59,40 @@ hyfft_status hyfft_problem_init(hyfft_problem *problem, hyfft_kind kind,
       return hy_error(HYFFT_SIZE_OVERFLOW, "the product of the lengths overflows int64");
   }
   p.memory = HYFFT_MEMORY_HOST;
-  *problem = p;
+  hy_problem_copy_public(problem, &p);
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_problem_init_r2r(hyfft_problem *problem, hyfft_precision precision, int rank,
+                                    const int64_t *n, const hyfft_r2r_kind *kinds) {
+  hy_error_clear();
+  if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
+  if (!n) return hy_error(HYFFT_NULL_POINTER, "n is NULL");
+  if (!kinds) return hy_error(HYFFT_NULL_POINTER, "kinds is NULL");
+  if (rank < 1 || rank > 3)
+    return hy_error(HYFFT_INVALID_RANK, "rank %d: R2R problems have ranks 1..3", rank);
+  if (precision != HYFFT_F32 && precision != HYFFT_F64)
+    return hy_error(HYFFT_INVALID_PRECISION, "precision = %d is not F32 (0) or F64 (1)",
+                    (int)precision);
+  hyfft_problem p;
+  memset(&p, 0, sizeof p);
+  p.kind = HYFFT_R2R;
+  p.precision = precision;
+  p.sign = HYFFT_FORWARD;
+  p.rank = rank;
+  int64_t s = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    if (n[d] <= 0) return hy_error(HYFFT_INVALID_SIZE, "n[%d] = %lld is not positive", d, (long long)n[d]);
+    if (kinds[d] < HYFFT_REDFT00 || kinds[d] > HYFFT_DHT)
+      return hy_error(HYFFT_INVALID_KIND, "kinds[%d] = %d is not an r2r kind (1..9)", d,
+                      (int)kinds[d]);
+    p.dims[d] = (hyfft_dim){n[d], s, s};
+    p.r2r_kind[d] = kinds[d];
+    if (hy_mul_overflow_i64(s, n[d], &s))
+      return hy_error(HYFFT_SIZE_OVERFLOW, "the product of the lengths overflows int64");
+  }
+  p.memory = HYFFT_MEMORY_HOST;
+  hy_problem_copy_public(problem, &p);
   return HYFFT_SUCCESS;
 }
 
@@ -69,7 +102,7 @@ hyfft_status hyfft_problem_parse(const char *token, hyfft_problem *problem) {
   if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
   hyfft_problem p;
   HY_TRY(hy_token_parse(token, &p));
-  *problem = p;
+  hy_problem_copy_public(problem, &p);
   return HYFFT_SUCCESS;
 }
 
@@ -229,7 +262,7 @@ hyfft_status hyfft_plan_problem(hyfft_plan plan, hyfft_problem *problem) {
   hy_error_clear();
   HY_TRY(hy_check_plan(plan));
   if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
-  *problem = plan->problem.user;
+  hy_problem_copy_public(problem, &plan->problem.user);
   return HYFFT_SUCCESS;
 }
 

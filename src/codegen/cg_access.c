@@ -358,8 +358,8 @@ void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
 /* The loop over the elements of a fused real step: element e of row mm
  * of the work-group (transform tj), `per` elements a row, with `var` its
  * offset on the side the step touches. */
-static void hy_cg_real_loop_open(hy_cg_kernel *k, int64_t count, int64_t per, int out,
-                                 const char *var) {
+void hy_cg_real_loop_open(hy_cg_kernel *k, int64_t count, int64_t per, int out,
+                          const char *var) {
   hy_strbuf *sb = k->sb;
   const hy_pass *pass = k->pass;
   int block = k->T * k->M;
@@ -386,7 +386,7 @@ static void hy_cg_real_loop_open(hy_cg_kernel *k, int64_t count, int64_t per, in
 }
 
 /* Local-memory element e2 of row mm, into `out`. */
-static void hy_cg_real_lds(hy_cg_kernel *k, const char *e2, char *out, size_t size) {
+void hy_cg_real_lds(hy_cg_kernel *k, const char *e2, char *out, size_t size) {
   if (k->pad)
     snprintf(out, size, "lds[mm * %d + (%s) + ((%s) >> %d) * %d]", k->row, e2, e2, k->pad_shift,
              k->pad);

@@ -161,6 +161,26 @@ void hy_cg_pointwise_launch(hy_gpu_program *prog, const hy_pass *pass, int64_t g
 hy_status hy_cg_real_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
                             const hy_device_caps *caps, hy_gpu_program *prog);
 
+/* Pointwise kernels of real-to-real transforms (cg_r2r.c): R2R_PRE and
+ * R2R_POST. */
+hy_status hy_cg_r2r_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
+                           const hy_device_caps *caps, hy_gpu_program *prog);
+/* An r2r axis's steps fused into its DFT pass (HY_FUSE_R2R; cg_r2r.c):
+ * the tables of the fused steps (-1: none), the PRE step's values into
+ * local memory (then the usual local load), the POST step's reals from
+ * local memory after the last stage. */
+hy_status hy_cg_r2r_fused_tables(const hy_pass *pass, hy_gpu_program *prog, int *in, int *out);
+void hy_cg_load_r2r_pre(hy_cg_kernel *k, int64_t count);
+void hy_cg_store_r2r_post(hy_cg_kernel *k, int64_t count);
+/* The loop of a fused step over element e of row mm of the work-group
+ * (cg_access.c), and local-memory element e2 of row mm. */
+void hy_cg_real_loop_open(hy_cg_kernel *k, int64_t count, int64_t per, int out, const char *var);
+void hy_cg_real_lds(hy_cg_kernel *k, const char *e2, char *out, size_t size);
+/* The table of an r2r step (planner/r2r_twiddle.h), shared like the others. */
+struct hy_r2r_twiddle;
+hy_status hy_cg_r2r_table(hy_gpu_program *prog, const struct hy_r2r_twiddle *tw,
+                          hyfft_precision p, int *index);
+
 /* Pointwise kernels of multi-pass Bluestein (cg_pointwise.c). */
 hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
                              const hy_device_caps *caps, hy_gpu_program *prog);

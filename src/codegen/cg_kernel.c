@@ -44,7 +44,7 @@ static void hy_cg_prologue(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "  %s ib = %lld, ob = %lld;\n", k->idx, (long long)pass->src_offset,
                     (long long)pass->dst_offset);
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, "  %s tm = 0;\n", k->idx);
-  int fk = pass->fuse != HY_FUSE_NONE && !hy_fuse_is_real(pass->fuse);
+  int fk = pass->fuse != HY_FUSE_NONE && !hy_fuse_is_real(pass->fuse) && pass->fuse != HY_FUSE_R2R;
   if (fk) hy_strbuf_appendf(sb, "  %s fk = 0;\n", k->idx);
   int order[HY_MAX_LOOPS];
   hy_cg_loop_order(pass, k->spec->store_transposed, order);
@@ -107,6 +107,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (pass->op == HY_PASS_CHIRP) return hy_cg_chirp_kernel(problem, pass, pass_index, caps, prog);
   if (pass->op >= HY_PASS_WIDEN && pass->op <= HY_PASS_C2R_EXTEND)
     return hy_cg_real_kernel(problem, pass, pass_index, caps, prog);
+  if (pass->op == HY_PASS_R2R_PRE || pass->op == HY_PASS_R2R_POST)
+    return hy_cg_r2r_kernel(problem, pass, pass_index, caps, prog);
   if (pass->op != HY_PASS_DFT)
     return hy_error(HYFFT_NOT_SUPPORTED, "codegen: pass %d has an op the GPU generator lacks", pass_index);
 
@@ -129,8 +131,16 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   k.pad = spec->lds_pad;
   k.pad_shift = spec->lds_pad_shift;
   k.row = hy_spec_row(k.nc, spec);
-  k.lds_in = spec->stage_load || pass->fuse == HY_FUSE_C2R_PRE;
-  k.lds_out = spec->store_transposed || spec->stage_store || pass->fuse == HY_FUSE_R2C_POST;
+  const int r2r_in = pass->fuse == HY_FUSE_R2R && (pass->r2r_fuse & 1);
+  const int r2r_out = pass->fuse == HY_FUSE_R2R && (pass->r2r_fuse & 2);
+  k.lds_in = spec->stage_load || pass->fuse == HY_FUSE_C2R_PRE || r2r_in;
+  k.lds_out = spec->store_transposed || spec->stage_store || pass->fuse == HY_FUSE_R2C_POST || r2r_out;
+  if (pass->fuse == HY_FUSE_R2R &&
+      (k.bluestein || k.rader || spec->split_exchange || pass->twiddle_loop >= 0 ||
+       pass->plane_inner > 0 || (spec->stage_load && r2r_in) ||
+       ((spec->stage_store || spec->store_transposed) && r2r_out) || pass->r2r_len != k.n))
+    return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a fused r2r step needs a plain "
+                    "mixed-radix pass with complex local memory", pass_index);
   if (hy_fuse_is_real(pass->fuse) &&
       (k.bluestein || k.rader || spec->split_exchange || pass->twiddle_loop >= 0 ||
        pass->plane_inner > 0 || (spec->stage_load && pass->fuse == HY_FUSE_C2R_PRE) ||
@@ -213,6 +223,10 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     HY_TRY(hy_cg_rader_spectrum_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
   else if (hy_fuse_is_real(pass->fuse))
     HY_TRY(hy_cg_twiddle_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
+  /* The tables of fused r2r steps (planner/r2r_twiddle.h), if they need any. */
+  int t_r2r_in = -1, t_r2r_out = -1;
+  if (pass->fuse == HY_FUSE_R2R)
+    HY_TRY(hy_cg_r2r_fused_tables(pass, prog, &t_r2r_in, &t_r2r_out));
   /* On-the-fly twiddles keep the argument (one entry) so launches do not change. */
   if (pass->twiddle_loop >= 0 && spec->ftw_sincos == 2)
     HY_TRY(hy_cg_twiddle_pair_table(prog, pass->twiddle_n, pass->sign, pass->precision, &t_ftw));
@@ -284,7 +298,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   } else {
     hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], k.T * k.M,
                       spec->min_blocks);
-    hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tw", g, g, g);
+    hy_strbuf_appendf(sb, "%sconst %s *src, %s%s *dst, %sconst real2 *tw", g,
+                      r2r_in ? "real" : "real2", g, r2r_out ? "real" : "real2", g);
   }
   if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
   if (k.rader)
@@ -293,6 +308,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   if (t_fz >= 0)
     hy_strbuf_appendf(sb, ", %sconst %s *fz", g,
                       prog->tables[t_fz].type == HY_TABLE_INDEX ? "int" : "real2");
+  if (t_r2r_in >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *r2r_in_tab", g);
+  if (t_r2r_out >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *r2r_out_tab", g);
   int rader_fused = hy_fuse_is_rader(pass->fuse);
   if (rader_fused) hy_strbuf_appendf(sb, ", %sreal2 *aux", g);
   if (spec->body && prog->dialect == HY_DIALECT_CUDA) {
@@ -357,6 +374,9 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   } else if (pass->fuse == HY_FUSE_C2R_PRE) {
     hy_cg_load_real_pre(&k, count);
     hy_cg_load_local(&k, 0, 0);
+  } else if (r2r_in) {
+    hy_cg_load_r2r_pre(&k, count);
+    hy_cg_load_local(&k, 0, 0);
   } else {
     hy_cg_load_global(&k);
   }
@@ -387,6 +407,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
       if (spec->store_transposed) hy_cg_store_transposed(&k, count);
       if (spec->stage_store) hy_cg_stage_copy(&k, count, 1);
       if (pass->fuse == HY_FUSE_R2C_POST) hy_cg_store_real_post(&k, count);
+      if (r2r_out) hy_cg_store_r2r_post(&k, count);
     } else {
       hy_cg_decl_regs(&k, 'x', s + 1);
       hy_cg_exchange(&k, s);
@@ -414,6 +435,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   }
   if (pass->twiddle_loop >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_ftw};
   if (t_fz >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_fz};
+  if (t_r2r_in >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_r2r_in};
+  if (t_r2r_out >= 0) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, t_r2r_out};
   if (rader_fused) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, HY_BUF_WORK0};
   L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BLOCK_OFFSET, 0};
   L->block_offset = 0;

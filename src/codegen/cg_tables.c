@@ -10,6 +10,7 @@
 
 #include "codegen/cg_internal.h"
 #include "planner/kernel_spec.h"
+#include "planner/r2r_twiddle.h"
 #include "tables/spectra.h"
 #include "tables/twiddle.h"
 #include "util/disk_cache.h"
@@ -110,6 +111,24 @@ static hy_status hy_cg_roots_table(hy_gpu_program *prog, const char *what, int64
 hy_status hy_cg_twiddle_table(hy_gpu_program *prog, int64_t n, int sign,
                                      hyfft_precision p, int *index) {
   return hy_cg_roots_table(prog, "twiddles", n, n, n, sign, p, index);
+}
+
+hy_status hy_cg_r2r_table(hy_gpu_program *prog, const hy_r2r_twiddle *tw, hyfft_precision p,
+                          int *index) {
+  uint64_t key = hy_hash_str(HY_HASH_INIT, "r2r twiddles");
+  key = hy_hash_u64(hy_hash_u64(key, (uint64_t)tw->count), (uint64_t)tw->a);
+  key = hy_hash_u64(hy_hash_u64(key, (uint64_t)tw->b), (uint64_t)tw->m);
+  key = hy_hash_u64(hy_hash_u64(key, (uint64_t)(tw->sign + 2)), (uint64_t)p);
+  if (hy_cg_table_find(prog, key, hy_cg_complex(p), index)) return HYFFT_SUCCESS;
+  void *data = hy_cg_table_alloc(tw->count, hy_cg_complex(p));
+  if (!data)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: r2r table of %lld", (long long)tw->count);
+  for (int64_t j = 0; j < tw->count; j++) {
+    long double re, im;
+    hy_r2r_twiddle_ld(tw, j, &re, &im);
+    hy_tables_store(data, p, j, re, im);
+  }
+  return hy_cg_table_add_keyed(prog, tw->count, hy_cg_complex(p), data, key, index);
 }
 
 hy_status hy_cg_twiddle_pair_table(hy_gpu_program *prog, int64_t n, int sign,

@@ -79,12 +79,22 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
    * four-step (solvers/real.c) except where its ends are a work buffer at
    * an offset or a long prime's Bluestein chain would start in one; say
    * so plainly instead of NO_SOLVER. */
-  if (st == HYFFT_NO_SOLVER && p->problem.kind != HYFFT_C2C &&
+  if (st == HYFFT_NO_SOLVER && (p->problem.kind == HYFFT_R2C || p->problem.kind == HYFFT_C2R) &&
       context->caps.backend != HYFFT_BACKEND_CPU)
     st = hy_error(HYFFT_NOT_SUPPORTED,
                   "R2C/C2R on the %s backend: this problem needs a DFT longer than one pass "
                   "(%lld points) that the planner cannot split here yet (a long prime real "
                   "axis, or a long DFT inside the workspace of a C2R layout)",
+                  context->backend->name,
+                  (long long)context->caps.max_pass_length[p->problem.precision]);
+  /* R2R's DFTs work in place in the workspace, where the four-step
+   * solver's chains for a long prime factor find no room yet. */
+  if (st == HYFFT_NO_SOLVER && p->problem.kind == HYFFT_R2R &&
+      context->caps.backend != HYFFT_BACKEND_CPU)
+    st = hy_error(HYFFT_NOT_SUPPORTED,
+                  "R2R on the %s backend: an axis needs a complex DFT longer than one pass "
+                  "(%lld points) with a prime factor the planner cannot split in the "
+                  "workspace yet",
                   context->backend->name,
                   (long long)context->caps.max_pass_length[p->problem.precision]);
   if (st != HYFFT_SUCCESS) {

@@ -240,12 +240,16 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   /* A fused real step pairs elements k and m - k of a whole transform in
    * local memory: complex values there, and its own load (C2R) or store
    * (R2C) in place of the staged or transposed one. */
-  int real_step = hy_fuse_is_real(pass->fuse);
+  int real_step = hy_fuse_is_real(pass->fuse) || pass->fuse == HY_FUSE_R2R;
+  const int fused_load = pass->fuse == HY_FUSE_C2R_PRE ||
+                         (pass->fuse == HY_FUSE_R2R && (pass->r2r_fuse & 1));
+  const int fused_store = pass->fuse == HY_FUSE_R2C_POST ||
+                          (pass->fuse == HY_FUSE_R2R && (pass->r2r_fuse & 2));
   if (real_step) {
     spec->split_exchange = 0;
     spec->store_transposed = 0;
-    if (pass->fuse == HY_FUSE_R2C_POST) spec->stage_store = 0;
-    if (pass->fuse == HY_FUSE_C2R_PRE) spec->stage_load = 0;
+    if (fused_store) spec->stage_store = 0;
+    if (fused_load) spec->stage_load = 0;
   }
   if ((int64_t)spec->threads_per_transform * spec->transforms_per_block > wg)
     spec->transforms_per_block = wg / spec->threads_per_transform > 0 ? wg / spec->threads_per_transform : 1;
@@ -283,11 +287,11 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   }
   /* Staging needs a dense run of transforms and complex local memory. */
   if (pass->plane_inner == 0 && pass->algo != HY_ALGO_RADER &&
-      (spec->split_exchange || pass->fuse == HY_FUSE_C2R_PRE || !spec->transform_fastest || pass->algo != HY_ALGO_MIXED_RADIX ||
+      (spec->split_exchange || fused_load || !spec->transform_fastest || pass->algo != HY_ALGO_MIXED_RADIX ||
        !hy_pass_dense_run(pass, 0)))
     spec->stage_load = 0;
   if (spec->split_exchange || !spec->transform_fastest || spec->store_transposed ||
-      pass->fuse == HY_FUSE_R2C_POST || !hy_pass_dense_run(pass, 1))
+      fused_store || !hy_pass_dense_run(pass, 1))
     spec->stage_store = 0;
   /* Asking ptxas for more resident blocks per SM trades registers for
    * occupancy. It is applied only where it measured faster: a 512-thread

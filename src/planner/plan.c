@@ -76,6 +76,8 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
                      : p->op == HY_PASS_R2C_POST      ? "r2c-post"
                      : p->op == HY_PASS_C2R_PRE       ? "c2r-pre"
                      : p->op == HY_PASS_C2R_EXTEND    ? "c2r-extend"
+                     : p->op == HY_PASS_R2R_PRE       ? "r2r-pre"
+                     : p->op == HY_PASS_R2R_POST      ? "r2r-post"
                                                       : "unknown";
     hy_strbuf_appendf(sb, "    pass %d: %s %s", i, op, hy_buffer_names[p->src]);
     if (p->src_offset) hy_strbuf_appendf(sb, "+%lld", (long long)p->src_offset);
@@ -92,6 +94,12 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     if (p->op == HY_PASS_WIDEN || p->op == HY_PASS_NARROW || p->op == HY_PASS_C2R_EXTEND)
       hy_strbuf_appendf(sb, " n=%lld stride %lld->%lld", (long long)p->axis.n,
                         (long long)p->axis.in_stride, (long long)p->axis.out_stride);
+    if (p->op == HY_PASS_R2R_PRE || p->op == HY_PASS_R2R_POST) {
+      const char *kind = hy_r2r_kind_name((hyfft_r2r_kind)p->r2r_kind);
+      hy_strbuf_appendf(sb, " %s n=%lld (dft %lld) stride %lld->%lld", kind ? kind : "?",
+                        (long long)p->axis.n, (long long)p->r2r_len,
+                        (long long)p->axis.in_stride, (long long)p->axis.out_stride);
+    }
     if (p->op == HY_PASS_DFT && p->plane_inner > 0)
       hy_strbuf_appendf(sb, " n=%lld (plane %lldx%lld) stride %lld->%lld", (long long)p->axis.n,
                         (long long)(p->axis.n / p->plane_inner), (long long)p->plane_inner,
@@ -116,7 +124,12 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     }
     if (p->twiddle_loop >= 0)
       hy_strbuf_appendf(sb, " twiddle(loop %d, N=%lld)", p->twiddle_loop, (long long)p->twiddle_n);
-    if (hy_fuse_is_real(p->fuse)) {
+    if (p->fuse == HY_FUSE_R2R) {
+      const char *kind = hy_r2r_kind_name((hyfft_r2r_kind)p->r2r_kind);
+      hy_strbuf_appendf(sb, " %s%s%s(n=%lld)", p->r2r_fuse & 1 ? "r2r-pre+" : "",
+                        kind ? kind : "?", p->r2r_fuse & 2 ? "+r2r-post" : "",
+                        (long long)p->r2r_n);
+    } else if (hy_fuse_is_real(p->fuse)) {
       hy_strbuf_appendf(sb, " %s(N=%lld)", p->fuse == HY_FUSE_R2C_POST ? "r2c-post" : "c2r-pre",
                         (long long)p->chirp_n);
     } else if (p->fuse != HY_FUSE_NONE) {

@@ -68,10 +68,19 @@ typedef enum hy_pass_op {
                              dst_k = P + i T_k Q for k = 0..m-1 (m outputs),
                              so that DFT_m with sign +1 of dst gives
                              x_2j + i x_2j+1 of the unnormalised C2R. sign +1 */
-  HY_PASS_C2R_EXTEND = 7  /* any n, axis.n = n outputs from the n/2 + 1 inputs
+  HY_PASS_C2R_EXTEND = 7, /* any n, axis.n = n outputs from the n/2 + 1 inputs
                              of a half spectrum: dst_e = src_e for e <= n/2,
                              conj(src_n-e) for e > n/2, with the imaginary
                              parts of src_0 (and src_n/2, n even) taken as 0 */
+  /* The pointwise steps of real-to-real transforms (R2R plans;
+   * solvers/r2r.c) around a complex DFT of length N = r2r_len along one
+   * axis of n = axis.n reals, for the kind r2r_kind. PRE reads the n reals
+   * (src in reals) and writes all N complex elements of a row
+   * (dst_e at e * axis.out_stride, e = 0..N-1); POST reads the N complex
+   * values (src at e * axis.in_stride) and writes the n reals (dst in
+   * reals), times scale. What each kind computes is in solvers/r2r.c. */
+  HY_PASS_R2R_PRE = 8,
+  HY_PASS_R2R_POST = 9
 } hy_pass_op;
 /* R2C_POST, C2R_PRE and C2R_EXTEND may run in place (src and dst the same
  * memory with the same layout in bytes): R2C_POST and C2R_PRE read both
@@ -141,7 +150,18 @@ typedef enum hy_fuse {
    * Both go through local memory: the whole DFT of a transform is there
    * when the step pairs element k with m - k. */
   HY_FUSE_R2C_POST = 7,
-  HY_FUSE_C2R_PRE = 8
+  HY_FUSE_C2R_PRE = 8,
+  /* The steps of a real-to-real axis fused into its one-pass DFT of
+   * length N = axis.n = r2r_len (GPU only; HY_PASS_DFT with algo
+   * MIXED_RADIX, no four-step twiddle, no plane; fuse_loop -1), through
+   * local memory like the real steps; r2r_fuse says which:
+   *   bit 1  the pass reads the r2r_n reals of each row at
+   *          src[ib + j * axis.in_stride] (src, its offset and loop
+   *          strides in reals) and transforms the N values of
+   *          HY_PASS_R2R_PRE;
+   *   bit 2  the pass stores the r2r_n reals of HY_PASS_R2R_POST (times
+   *          scale) at dst[ob + o * axis.out_stride] (dst in reals). */
+  HY_FUSE_R2R = 9
 } hy_fuse;
 
 /* Whether a fused step is one of Rader's (they share a stash in WORK0). */
@@ -260,6 +280,14 @@ typedef struct hy_pass {
    * neighbouring reals of the real axis, 0 when it holds one real and an
    * imaginary part 0. */
   int real_pairs;
+  /* HY_PASS_R2R_PRE / HY_PASS_R2R_POST: the r2r kind (hyfft_r2r_kind) and
+   * the length N of the complex DFT between them. */
+  int r2r_kind;
+  int64_t r2r_len;
+  /* HY_FUSE_R2R: the steps fused (bit 1 PRE, bit 2 POST) and the reals
+   * along the axis. */
+  int r2r_fuse;
+  int64_t r2r_n;
   /* The variant of the generator switches the tuner or wisdom chose for
    * the plan ("key=value,..."; relative keys tmul/tdiv/mmul/mdiv scale
    * the model's threads/transforms); "" keeps the model's choice. */

@@ -2,6 +2,7 @@
  * trusts what comes out of here, so every size, stride and extent is
  * checked for overflow before anything is computed from it. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "problem/problem.h"
@@ -22,22 +23,47 @@ static size_t hy_real_size(hyfft_precision precision) {
 
 size_t hy_problem_in_elem_size(const hy_problem *p) {
   size_t r = hy_real_size(p->precision);
-  return p->kind == HYFFT_R2C ? r : 2 * r;
+  return p->kind == HYFFT_R2C || p->kind == HYFFT_R2R ? r : 2 * r;
 }
 
 size_t hy_problem_out_elem_size(const hy_problem *p) {
   size_t r = hy_real_size(p->precision);
-  return p->kind == HYFFT_C2R ? r : 2 * r;
+  return p->kind == HYFFT_C2R || p->kind == HYFFT_R2R ? r : 2 * r;
+}
+
+void hy_problem_copy_public(hyfft_problem *dst, const hyfft_problem *src) {
+  memcpy(dst, src, offsetof(hyfft_problem, r2r_kind));
+  if (src->kind == HYFFT_R2R) memcpy(dst->r2r_kind, src->r2r_kind, sizeof dst->r2r_kind);
+}
+
+/* R2R: ranks 1..3, a valid kind on every dim, and FFTW's sizes (n >= 2
+ * for REDFT00, whose logical length is 2(n-1)). The other kinds never
+ * read r2r_kind (hy_problem_copy_public). */
+static hy_status hy_check_r2r(const hyfft_problem *p) {
+  if (p->kind != HYFFT_R2R) return HYFFT_SUCCESS;
+  if (p->rank < 1 || p->rank > 3)
+    return hy_error(HYFFT_INVALID_RANK, "rank = %d: R2R problems have ranks 1..3", p->rank);
+  for (int d = 0; d < p->rank; d++) {
+    if (p->r2r_kind[d] < HYFFT_REDFT00 || p->r2r_kind[d] > HYFFT_DHT)
+      return hy_error(HYFFT_INVALID_KIND, "r2r_kind[%d] = %d is not an r2r kind (1..9)", d,
+                      (int)p->r2r_kind[d]);
+    if (p->r2r_kind[d] == HYFFT_REDFT00 && p->dims[d].n < 2)
+      return hy_error(HYFFT_INVALID_SIZE, "dims[%d].n = %lld: REDFT00 (dct1) needs n >= 2", d,
+                      (long long)p->dims[d].n);
+  }
+  return HYFFT_SUCCESS;
 }
 
 static hy_status hy_check_enums(const hyfft_problem *p) {
-  if (p->kind != HYFFT_C2C && p->kind != HYFFT_R2C && p->kind != HYFFT_C2R)
-    return hy_error(HYFFT_INVALID_KIND, "kind = %d is not C2C (0), R2C (1) or C2R (2)",
+  if (p->kind != HYFFT_C2C && p->kind != HYFFT_R2C && p->kind != HYFFT_C2R &&
+      p->kind != HYFFT_R2R)
+    return hy_error(HYFFT_INVALID_KIND, "kind = %d is not C2C (0), R2C (1), C2R (2) or R2R (3)",
                     (int)p->kind);
   if (p->precision != HYFFT_F32 && p->precision != HYFFT_F64)
     return hy_error(HYFFT_INVALID_PRECISION, "precision = %d is not F32 (0) or F64 (1)",
                     (int)p->precision);
-  if (p->sign != HYFFT_FORWARD && p->sign != HYFFT_BACKWARD)
+  /* The sign means nothing to an R2R transform and is not read. */
+  if (p->kind != HYFFT_R2R && p->sign != HYFFT_FORWARD && p->sign != HYFFT_BACKWARD)
     return hy_error(HYFFT_INVALID_SIGN, "sign = %d is neither -1 (forward) nor +1 (backward)",
                     p->sign);
   if (p->kind == HYFFT_R2C && p->sign != HYFFT_FORWARD)
@@ -167,7 +193,7 @@ static hy_status hy_check_output_overlap(const hyfft_problem *p) {
  * FFTW's padded layout generalised to any outer padding. */
 static hy_status hy_check_inplace(const hyfft_problem *p) {
   if (!p->inplace) return HYFFT_SUCCESS;
-  if (p->kind == HYFFT_C2C) {
+  if (p->kind == HYFFT_C2C || p->kind == HYFFT_R2R) {
     for (int d = 0; d < p->rank; d++)
       if (p->dims[d].n > 1 && p->dims[d].in_stride != p->dims[d].out_stride)
         return hy_error(HYFFT_INPLACE_LAYOUT,
@@ -221,7 +247,10 @@ static void hy_normalise(const hyfft_problem *u, hy_problem *c) {
   c->rank = 0;
   for (int d = 0; d < u->rank; d++) {
     int keep_last = u->kind != HYFFT_C2C && d == u->rank - 1;
-    if (u->dims[d].n > 1 || keep_last) c->dims[c->rank++] = u->dims[d];
+    if (u->dims[d].n > 1 || keep_last || u->kind == HYFFT_R2R) {
+      if (u->kind == HYFFT_R2R) c->r2r[c->rank] = u->r2r_kind[d];
+      c->dims[c->rank++] = u->dims[d];
+    }
   }
   c->batch_rank = 0;
   for (int b = 0; b < u->batch_rank; b++)
@@ -253,7 +282,10 @@ static void hy_normalise(const hyfft_problem *u, hy_problem *c) {
   }
   /* Unused strides are canonicalised so equivalent problems hash alike. */
   for (int b = c->batch_rank; b < HYFFT_MAX_BATCH_RANK; b++) c->batch[b] = (hyfft_dim){0, 0, 0};
-  for (int d = c->rank; d < HYFFT_MAX_RANK; d++) c->dims[d] = (hyfft_dim){0, 0, 0};
+  for (int d = c->rank; d < HYFFT_MAX_RANK; d++) {
+    c->dims[d] = (hyfft_dim){0, 0, 0};
+    c->r2r[d] = HYFFT_R2R_NONE;
+  }
   for (int d = 0; d < c->rank; d++) {
     if (c->dims[d].n == 1) c->dims[d].in_stride = c->dims[d].out_stride = 1;
   }
@@ -275,6 +307,10 @@ static uint64_t hy_problem_hash(const hy_problem *c) {
     h = hy_hash_u64(h, (uint64_t)c->dims[d].in_stride);
     h = hy_hash_u64(h, (uint64_t)c->dims[d].out_stride);
   }
+  /* Only R2R problems hash their kinds: the other kinds' hashes (and their
+   * wisdom) stay what they were. */
+  if (c->kind == HYFFT_R2R)
+    for (int d = 0; d < c->rank; d++) h = hy_hash_u64(h, (uint64_t)c->r2r[d]);
   h = hy_hash_u64(h, (uint64_t)c->batch_rank);
   for (int b = 0; b < c->batch_rank; b++) {
     h = hy_hash_u64(h, (uint64_t)c->batch[b].n);
@@ -289,17 +325,21 @@ hy_status hy_problem_make(const hyfft_problem *user, hy_problem *out) {
   if (!out) return hy_error(HYFFT_NULL_POINTER, "output problem is NULL");
   HY_TRY(hy_check_enums(user));
   HY_TRY(hy_check_sizes_strides(user));
+  HY_TRY(hy_check_r2r(user));
 
   hy_problem c;
   memset(&c, 0, sizeof c);
-  c.user = *user;
+  hy_problem_copy_public(&c.user, user);
   /* Entries past rank/batch_rank are not part of the description. */
-  for (int d = user->rank; d < HYFFT_MAX_RANK; d++) c.user.dims[d] = (hyfft_dim){0, 0, 0};
+  for (int d = user->rank; d < HYFFT_MAX_RANK; d++) {
+    c.user.dims[d] = (hyfft_dim){0, 0, 0};
+    c.user.r2r_kind[d] = HYFFT_R2R_NONE;
+  }
   for (int b = user->batch_rank; b < HYFFT_MAX_BATCH_RANK; b++)
     c.user.batch[b] = (hyfft_dim){0, 0, 0};
   c.kind = user->kind;
   c.precision = user->precision;
-  c.sign = user->sign;
+  c.sign = user->kind == HYFFT_R2R ? HYFFT_FORWARD : user->sign; /* R2R: not read */
   c.inplace = user->inplace;
   c.memory = user->memory;
   c.scale = user->scale == 0.0 ? 1.0 : user->scale;

@@ -23,6 +23,9 @@ typedef struct hy_problem {
   int sign;
   int rank; /* 0..HYFFT_MAX_RANK after dropping length-1 dims */
   hyfft_dim dims[HYFFT_MAX_RANK];
+  /* R2R: the transform along dims[d] (an R2R problem keeps its length-1
+   * dims: most r2r kinds of length 1 are not the identity); 0 otherwise. */
+  hyfft_r2r_kind r2r[HYFFT_MAX_RANK];
   int batch_rank;
   hyfft_dim batch[HYFFT_MAX_BATCH_RANK];
   int inplace;
@@ -41,6 +44,14 @@ typedef struct hy_problem {
   uint64_t hash;
 } hy_problem;
 
+/* Copy a caller's problem description the way every entry point that
+ * reads or writes one does: the fields before r2r_kind always, r2r_kind
+ * only when kind is R2R. Programs built before R2R existed have a shorter
+ * hyfft_problem and never set that kind, so no C2C/R2C/C2R call reads or
+ * writes a byte past `memory`. dst->r2r_kind is left as it was for the
+ * other kinds. */
+void hy_problem_copy_public(hyfft_problem *dst, const hyfft_problem *src);
+
 /* Validate `user` and build the canonical problem. On error *out is left
  * untouched and the detail message names the bad field. */
 hy_status hy_problem_make(const hyfft_problem *user, hy_problem *out);
@@ -53,6 +64,8 @@ size_t hy_problem_out_elem_size(const hy_problem *p);
  * (not yet validated beyond syntax), and print one. Printing then parsing
  * gives back the same description. */
 hy_status hy_token_parse(const char *token, hyfft_problem *out);
+/* The token name of an r2r kind ("dct2", ...), NULL for one out of range. */
+const char *hy_r2r_kind_name(hyfft_r2r_kind kind);
 void hy_token_print(const hyfft_problem *p, hy_strbuf *sb);
 
 #endif /* HY_PROBLEM_H */

@@ -1,6 +1,9 @@
 /* Problem tokens (docs/api.md):
  *
  *   token := KIND ':' PREC [':' DIR] ':' SHAPE { ':' FIELD }
+ *          | 'r2r' ':' PREC ':' R2RKINDS ':' SHAPE { ':' FIELD }
+ *   R2RKINDS := R2RKIND { 'x' R2RKIND }, one per transform dim
+ *   R2RKIND := dct1 | dct2 | dct3 | dct4 | dst1 | dst2 | dst3 | dst4 | dht
  *
  * Parsing is strict and never guesses: every error names the bad part and
  * its position. Defaults for strides and distances come from one function
@@ -35,7 +38,7 @@ static hy_status hy_token_fail(const hy_token_ctx *t, const char *what, const ch
  * R2C/C2R the real side is padded to 2*(n/2+1) reals (FFTW's layout). */
 static int64_t hy_token_alloc_len(const hyfft_problem *p, int d, int output) {
   int64_t n = p->dims[d].n;
-  if (d != p->rank - 1 || p->kind == HYFFT_C2C) return n;
+  if (d != p->rank - 1 || p->kind == HYFFT_C2C || p->kind == HYFFT_R2R) return n;
   int complex_side = (p->kind == HYFFT_R2C) == (output != 0);
   if (complex_side) return n / 2 + 1;
   return p->inplace ? 2 * (n / 2 + 1) : n;
@@ -184,6 +187,46 @@ static hy_status hy_token_list(const hy_token_ctx *t, const char *s, size_t len,
   return HYFFT_SUCCESS;
 }
 
+/* ---- r2r kinds ---------------------------------------------------------- */
+
+static int hy_token_is(const char *s, size_t len, const char *word) {
+  return strlen(word) == len && memcmp(s, word, len) == 0;
+}
+
+
+static const char *const hy_r2r_names[10] = {NULL,   "dct1", "dct2", "dct3", "dct4",
+                                             "dst1", "dst2", "dst3", "dst4", "dht"};
+
+const char *hy_r2r_kind_name(hyfft_r2r_kind kind) {
+  return kind >= HYFFT_REDFT00 && kind <= HYFFT_DHT ? hy_r2r_names[kind] : NULL;
+}
+
+/* "dct2xdst1": one kind per transform dim, at most HYFFT_MAX_RANK. */
+static hy_status hy_token_r2r_kinds(const hy_token_ctx *t, const char *s, size_t len,
+                                    hyfft_r2r_kind *kinds, int *count) {
+  int k = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= len; i++) {
+    if (i < len && s[i] != 'x') continue;
+    if (k == HYFFT_MAX_RANK) return hy_token_fail(t, "more than 8 r2r kinds", s, len);
+    hyfft_r2r_kind found = HYFFT_R2R_NONE;
+    for (int c = HYFFT_REDFT00; c <= HYFFT_DHT; c++)
+      if (hy_token_is(s + start, i - start, hy_r2r_names[c])) found = (hyfft_r2r_kind)c;
+    if (found == HYFFT_R2R_NONE) {
+      char msg[160];
+      snprintf(msg, sizeof msg,
+               "unknown r2r kind '%.*s' (expected dct1..dct4, dst1..dst4 or dht, one per "
+               "dim, joined by x)",
+               (int)(i - start > 40 ? 40 : i - start), s + start);
+      return hy_token_fail(t, msg, s, len);
+    }
+    kinds[k++] = found;
+    start = i + 1;
+  }
+  *count = k;
+  return HYFFT_SUCCESS;
+}
+
 /* ---- parse -------------------------------------------------------------- */
 
 enum {
@@ -196,10 +239,6 @@ enum {
   HY_F_SCALE = 1 << 6,
   HY_F_DEV = 1 << 7
 };
-
-static int hy_token_is(const char *s, size_t len, const char *word) {
-  return strlen(word) == len && memcmp(s, word, len) == 0;
-}
 
 static int hy_token_has_prefix(const char *s, size_t len, const char *prefix) {
   size_t n = strlen(prefix);
@@ -246,7 +285,8 @@ hy_status hy_token_parse(const char *token, hyfft_problem *out) {
   if (hy_token_is(part[k], plen[k], "c2c")) p.kind = HYFFT_C2C;
   else if (hy_token_is(part[k], plen[k], "r2c")) p.kind = HYFFT_R2C;
   else if (hy_token_is(part[k], plen[k], "c2r")) p.kind = HYFFT_C2R;
-  else return hy_token_fail(&t, "unknown kind (expected c2c, r2c or c2r)", part[k], plen[k]);
+  else if (hy_token_is(part[k], plen[k], "r2r")) p.kind = HYFFT_R2R;
+  else return hy_token_fail(&t, "unknown kind (expected c2c, r2c, c2r or r2r)", part[k], plen[k]);
   k++;
 
   t.pos = ppos[k];
@@ -256,8 +296,19 @@ hy_status hy_token_parse(const char *token, hyfft_problem *out) {
   k++;
 
   t.pos = ppos[k];
-  int have_dir = 0;
-  if (hy_token_is(part[k], plen[k], "fwd")) {
+  int have_dir = 0, r2r_count = 0;
+  hyfft_r2r_kind r2r_kinds[HYFFT_MAX_RANK];
+  size_t r2r_pos = 0;
+  if (p.kind == HYFFT_R2R) {
+    if (hy_token_is(part[k], plen[k], "fwd") || hy_token_is(part[k], plen[k], "bwd"))
+      return hy_token_fail(&t, "r2r takes no direction (r2r:PREC:KINDS:SHAPE)", part[k], plen[k]);
+    if (k + 1 >= nparts)
+      return hy_token_fail(&t, "expected r2r:PREC:KINDS:SHAPE", token, total);
+    HY_TRY(hy_token_r2r_kinds(&t, part[k], plen[k], r2r_kinds, &r2r_count));
+    r2r_pos = ppos[k];
+    p.sign = HYFFT_FORWARD;
+    k++;
+  } else if (hy_token_is(part[k], plen[k], "fwd")) {
     p.sign = HYFFT_FORWARD;
     have_dir = 1;
   } else if (hy_token_is(part[k], plen[k], "bwd")) {
@@ -285,6 +336,15 @@ hy_status hy_token_parse(const char *token, hyfft_problem *out) {
   HY_TRY(hy_token_list(&t, part[k], plen[k], 'x', 0, HYFFT_MAX_RANK, "transform length", vals,
                        &p.rank));
   for (int d = 0; d < p.rank; d++) p.dims[d].n = vals[d];
+  if (p.kind == HYFFT_R2R) {
+    if (r2r_count != p.rank) {
+      char msg[96];
+      snprintf(msg, sizeof msg, "%d r2r kinds for %d transform dims", r2r_count, p.rank);
+      t.pos = r2r_pos;
+      return hy_token_fail(&t, msg, token + r2r_pos, strcspn(token + r2r_pos, ":"));
+    }
+    for (int d = 0; d < p.rank; d++) p.r2r_kind[d] = r2r_kinds[d];
+  }
   k++;
 
   unsigned seen = 0;
@@ -421,6 +481,7 @@ void hy_token_print(const hyfft_problem *p, hy_strbuf *sb) {
     case HYFFT_C2C: hy_strbuf_append(sb, "c2c"); break;
     case HYFFT_R2C: hy_strbuf_append(sb, "r2c"); break;
     case HYFFT_C2R: hy_strbuf_append(sb, "c2r"); break;
+    case HYFFT_R2R: hy_strbuf_append(sb, "r2r"); break;
     default: hy_strbuf_appendf(sb, "kind(%d)", (int)p->kind); break;
   }
   if (p->precision == HYFFT_F32) hy_strbuf_append(sb, ":f32");
@@ -429,7 +490,7 @@ void hy_token_print(const hyfft_problem *p, hy_strbuf *sb) {
   /* r2c/c2r imply their direction; a sign that contradicts it is shown so
    * the printed token fails to parse instead of hiding the error. */
   int implied = (p->kind == HYFFT_R2C && p->sign == HYFFT_FORWARD) ||
-                (p->kind == HYFFT_C2R && p->sign == HYFFT_BACKWARD);
+                (p->kind == HYFFT_C2R && p->sign == HYFFT_BACKWARD) || p->kind == HYFFT_R2R;
   if (!implied) {
     if (p->sign == HYFFT_FORWARD) hy_strbuf_append(sb, ":fwd");
     else if (p->sign == HYFFT_BACKWARD) hy_strbuf_append(sb, ":bwd");
@@ -439,6 +500,15 @@ void hy_token_print(const hyfft_problem *p, hy_strbuf *sb) {
   int brank = p->batch_rank < 0 ? 0
               : p->batch_rank > HYFFT_MAX_BATCH_RANK ? HYFFT_MAX_BATCH_RANK
                                                      : p->batch_rank;
+  /* r2r: the kinds, one per dim (a kind out of range shown so that the
+   * printed token fails to parse). */
+  if (p->kind == HYFFT_R2R)
+    for (int d = 0; d < rank; d++) {
+      const char *name = hy_r2r_kind_name(p->r2r_kind[d]);
+      hy_strbuf_append(sb, d ? "x" : ":");
+      if (name) hy_strbuf_append(sb, name);
+      else hy_strbuf_appendf(sb, "r2rkind(%d)", (int)p->r2r_kind[d]);
+    }
   int64_t v[HYFFT_MAX_RANK > HYFFT_MAX_BATCH_RANK ? HYFFT_MAX_RANK : HYFFT_MAX_BATCH_RANK];
   for (int d = 0; d < rank; d++) v[d] = p->dims[d].n;
   hy_token_print_list(sb, ":", v, rank, "x");
@@ -449,11 +519,13 @@ void hy_token_print(const hyfft_problem *p, hy_strbuf *sb) {
   if (p->inplace) hy_strbuf_append(sb, ":ip");
 
   /* Defaults are computed on a copy clamped to the printed ranks. */
-  hyfft_problem q = *p;
+  hyfft_problem q;
+  memset(&q, 0, sizeof q);
+  hy_problem_copy_public(&q, p);
   q.rank = rank;
   q.batch_rank = brank;
   q.inplace = p->inplace ? 1 : 0;
-  int64_t def[HYFFT_MAX_RANK];
+  int64_t def[HYFFT_MAX_RANK] = {0};
   for (int side = 0; side < 2; side++) {
     hy_token_default_strides(&q, side, def);
     int differs = 0;

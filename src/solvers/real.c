@@ -361,7 +361,8 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
 
 static hy_status hy_real_plan(const hy_problem *problem, const hy_device_caps *caps,
                               hy_plan_tree *out) {
-  if (problem->kind == HYFFT_C2C || problem->rank < 1) return HYFFT_NO_SOLVER;
+  if ((problem->kind != HYFFT_R2C && problem->kind != HYFFT_C2R) || problem->rank < 1)
+    return HYFFT_NO_SOLVER;
   if (problem->batch_rank + problem->rank + 1 > HY_MAX_LOOPS)
     return hy_error(HYFFT_INTERNAL, "real solver: too many loops");
   hy_real_ctx c = {problem, caps, out};

@@ -19,7 +19,9 @@ static int problems_equal(const hyfft_problem *a, const hyfft_problem *b) {
          a->rank == b->rank && dims_equal(a->dims, b->dims, a->rank) &&
          a->batch_rank == b->batch_rank && dims_equal(a->batch, b->batch, a->batch_rank) &&
          a->inplace == b->inplace && memcmp(&a->scale, &b->scale, sizeof a->scale) == 0 &&
-         a->memory == b->memory;
+         a->memory == b->memory &&
+         (a->kind != HYFFT_R2R ||
+          memcmp(a->r2r_kind, b->r2r_kind, sizeof a->r2r_kind[0] * (size_t)a->rank) == 0);
 }
 
 /* Print through the public API into a fresh heap string. */
@@ -78,6 +80,11 @@ static const char *const canonical[] = {
     "c2r:f32:1",
     "r2c:f32:16:b4:is=2:idist=64:odist=10",
     "c2c:f64:bwd:1x1:b5",
+    "r2r:f64:dct2:1024:b64",
+    "r2r:f32:dct2xdst1:64x100",
+    "r2r:f64:dct1xdct3xdct4:2x3x4",
+    "r2r:f32:dst2xdst3xdst4:5x6x7:b2:ip",
+    "r2r:f64:dht:7:b3:is=2:os=3:idist=20:odist=30:scale=0.5",
 };
 
 /* Non-canonical but valid tokens and their canonical forms. */
@@ -98,6 +105,27 @@ static const char *const noncanonical[][2] = {
     {"c2c:f32:fwd:16:os=2:b4", "c2c:f32:fwd:16:b4:os=2"},
     {"r2c:f32:8:ip:is=1:os=1", "r2c:f32:8:ip"},
 };
+
+/* Malformed r2r tokens: each refused, its message naming the bad part. */
+static void test_r2r_errors(void) {
+  static const char *const bad[][2] = {
+      {"r2r:f64:1024", "expected r2r:PREC:KINDS:SHAPE"},
+      {"r2r:f64:fwd:dct2:8", "r2r takes no direction"},
+      {"r2r:f64:dct5:8", "unknown r2r kind 'dct5'"},
+      {"r2r:f64:dct2x:8x8", "unknown r2r kind ''"},
+      {"r2r:f64:DCT2:8", "unknown r2r kind 'DCT2'"},
+      {"r2r:f64:dct2xdst1:8", "2 r2r kinds for 1 transform dims"},
+      {"r2r:f64:dct2:8x8", "1 r2r kinds for 2 transform dims"},
+      {"r2r:f64:dct2:8:bwd", "unknown field"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    hyfft_problem p;
+    hyfft_status st = hyfft_problem_parse(bad[i][0], &p);
+    CHECK(st == HYFFT_INVALID_TOKEN && strstr(hyfft_last_error(), bad[i][1]),
+          "parse '%s': %s '%s', expected INVALID_TOKEN naming '%s'", bad[i][0],
+          hyfft_status_name(st), hyfft_last_error(), bad[i][1]);
+  }
+}
 
 static void test_round_trips(void) {
   for (size_t i = 0; i < sizeof canonical / sizeof canonical[0]; i++) {
@@ -382,6 +410,7 @@ static void test_parse_fuzz(void) {
 
 int main(void) {
   test_round_trips();
+  test_r2r_errors();
   test_random_round_trips();
   test_parse_fuzz();
   test_struct_round_trip();

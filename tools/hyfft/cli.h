@@ -102,6 +102,11 @@ void cli_ref_destroy(cli_ref *ref);
 int cli_reference(const cli_layout *L, int builtin, const cli_ldc *in, int64_t count,
                   cli_ldc *out, const char **ref_name, char *err, size_t errlen);
 
+/* The same for R2R layouts (reference_r2r.c): each axis through the
+ * complex reference of FFTW's symmetric extension of its rows. */
+int cli_reference_r2r(const cli_layout *L, int builtin, const cli_ldc *in, int64_t count,
+                      cli_ldc *out, const char **ref_name, char *err, size_t errlen);
+
 /* Relative RMS ||out-ref||2/||ref||2 and max-norm max|d|/max|ref|; NaN in
  * the output gives NaN (which never passes a gate). */
 void cli_errors(const cli_ldc *out, const cli_ldc *ref, int64_t count, double *rel_rms,

@@ -59,8 +59,8 @@ int cli_layout_init(cli_layout *L, const hyfft_problem *v, char *err, size_t err
   L->p = *v;
   if (L->p.scale == 0.0) L->p.scale = 1.0;
   size_t real = v->precision == HYFFT_F64 ? 8 : 4;
-  L->in_elem = v->kind == HYFFT_R2C ? real : 2 * real;
-  L->out_elem = v->kind == HYFFT_C2R ? real : 2 * real;
+  L->in_elem = v->kind == HYFFT_R2C || v->kind == HYFFT_R2R ? real : 2 * real;
+  L->out_elem = v->kind == HYFFT_C2R || v->kind == HYFFT_R2R ? real : 2 * real;
   L->n = L->batch = L->in_count = L->out_count = 1;
   int64_t in_max = 0, out_max = 0;
   for (int d = 0; d < v->rank; d++) {
@@ -147,7 +147,7 @@ static void cli_make_hermitian(const hyfft_problem *p, double *v /* re,im pairs 
 int cli_fill_input(const cli_layout *L, cli_rng *rng, void *phys_in, int64_t keep,
                    cli_ldc *logical) {
   const hyfft_problem *p = &L->p;
-  int cplx = p->kind != HYFFT_R2C;
+  int cplx = p->kind != HYFFT_R2C && p->kind != HYFFT_R2R;
   int f64 = p->precision == HYFFT_F64;
   double *tmp = malloc((size_t)L->in_count * 2 * sizeof *tmp);
   if (!tmp) return -1;
@@ -192,7 +192,7 @@ int cli_fill_input(const cli_layout *L, cli_rng *rng, void *phys_in, int64_t kee
 void cli_gather_output(const cli_layout *L, const void *phys_out, int64_t count,
                        cli_ldc *logical) {
   const hyfft_problem *p = &L->p;
-  int cplx = p->kind != HYFFT_C2R;
+  int cplx = p->kind != HYFFT_C2R && p->kind != HYFFT_R2R;
   int f64 = p->precision == HYFFT_F64;
   cli_walk bw, tw;
   cli_walk_batch(&bw, p, 1);
@@ -218,6 +218,8 @@ void cli_gather_output(const cli_layout *L, const void *phys_out, int64_t count,
 int cli_reference(const cli_layout *L, int builtin, const cli_ldc *in, int64_t count,
                   cli_ldc *out, const char **ref_name, char *err, size_t errlen) {
   const hyfft_problem *p = &L->p;
+  if (p->kind == HYFFT_R2R)
+    return cli_reference_r2r(L, builtin, in, count, out, ref_name, err, errlen);
   int r = p->rank;
   int64_t n[HYFFT_MAX_RANK] = {0}, half[HYFFT_MAX_RANK] = {0}, k[HYFFT_MAX_RANK] = {0};
   for (int d = 0; d < r; d++) {

@@ -17,6 +17,8 @@ typedef void *(*cli_fftw_dft_fn)(int, const cli_fftw_iodim64 *, int, const cli_f
                                  void *, void *, int, unsigned);
 typedef void *(*cli_fftw_real_fn)(int, const cli_fftw_iodim64 *, int, const cli_fftw_iodim64 *,
                                   void *, void *, unsigned);
+typedef void *(*cli_fftw_r2r_fn)(int, const cli_fftw_iodim64 *, int, const cli_fftw_iodim64 *,
+                                 void *, void *, const int *, unsigned);
 typedef void (*cli_fftw_exec_fn)(void *, void *, void *);
 typedef void (*cli_fftw_destroy_fn)(void *);
 typedef int (*cli_fftw_init_threads_fn)(void);
@@ -28,7 +30,8 @@ typedef struct cli_fftw_lib {
   void *lib, *threads_lib;
   cli_fftw_dft_fn plan_dft;
   cli_fftw_real_fn plan_r2c, plan_c2r;
-  cli_fftw_exec_fn exec_dft, exec_r2c, exec_c2r;
+  cli_fftw_r2r_fn plan_r2r; /* NULL: no r2r in this library */
+  cli_fftw_exec_fn exec_dft, exec_r2c, exec_c2r, exec_r2r;
   cli_fftw_destroy_fn destroy;
   cli_fftw_nthreads_fn nthreads; /* NULL: single-threaded only */
 } cli_fftw_lib;
@@ -52,6 +55,9 @@ static int cli_fftw_load_one(cli_fftw_lib *L, const char *const *names,
   *(void **)&L->exec_r2c = cli_fftw_sym(h, L->prefix, "execute_dft_r2c");
   *(void **)&L->exec_c2r = cli_fftw_sym(h, L->prefix, "execute_dft_c2r");
   *(void **)&L->destroy = cli_fftw_sym(h, L->prefix, "destroy_plan");
+  *(void **)&L->plan_r2r = cli_fftw_sym(h, L->prefix, "plan_guru64_r2r");
+  *(void **)&L->exec_r2r = cli_fftw_sym(h, L->prefix, "execute_r2r");
+  if (!L->plan_r2r || !L->exec_r2r) L->plan_r2r = NULL;
   if (!L->plan_dft || !L->plan_r2c || !L->plan_c2r || !L->exec_dft || !L->exec_r2c ||
       !L->exec_c2r || !L->destroy) {
     dlclose(h);
@@ -124,8 +130,20 @@ static int cli_fftw_plan(const hyfft_problem *p, hyfft_backend_id backend, void 
     plan = L->plan_dft(p->rank, dims, p->batch_rank, how, in, out, p->sign, flags);
   else if (p->kind == HYFFT_R2C)
     plan = L->plan_r2c(p->rank, dims, p->batch_rank, how, in, out, flags);
-  else
+  else if (p->kind == HYFFT_C2R)
     plan = L->plan_c2r(p->rank, dims, p->batch_rank, how, in, out, flags);
+  else {
+    /* fftw_r2r_kind: REDFT00 3, REDFT01 4, REDFT10 5, REDFT11 6, RODFT00 7,
+     * RODFT01 8, RODFT10 9, RODFT11 10, DHT 2 (fftw3.h), by hyfft kind. */
+    static const int fftw_kind[10] = {-1, 3, 5, 4, 6, 7, 9, 8, 10, 2};
+    int kinds[HYFFT_MAX_RANK];
+    for (int d = 0; d < p->rank; d++) kinds[d] = fftw_kind[p->r2r_kind[d]];
+    if (!L->plan_r2r) {
+      snprintf(err, errlen, "%splan_guru64_r2r not found", L->prefix);
+      return -1;
+    }
+    plan = L->plan_r2r(p->rank, dims, p->batch_rank, how, in, out, kinds, flags);
+  }
   if (!plan) {
     snprintf(err, errlen, "%splan_guru64 returned no plan for this layout", L->prefix);
     return -1;
@@ -149,8 +167,10 @@ static int cli_fftw_run(void *state, void *in, void *out) {
     s->lib->exec_dft(s->plan, in, out);
   else if (s->kind == HYFFT_R2C)
     s->lib->exec_r2c(s->plan, in, out);
-  else
+  else if (s->kind == HYFFT_C2R)
     s->lib->exec_c2r(s->plan, in, out);
+  else
+    s->lib->exec_r2r(s->plan, in, out);
   return 0;
 }
 

@@ -7,13 +7,14 @@
 
 #include "backend/cpu/cpu_node.h"
 #include "backend/cpu/ops_chirp.h"
+#include "backend/cpu/ops_r2r.h"
 #include "backend/cpu/ops_real.h"
 
 typedef struct hy_cpu_plan {
   int npasses;
   hy_cpu_node *nodes[HY_MAX_PASSES];
   hy_cpu_node *plane_nodes[HY_MAX_PASSES]; /* a plane pass's second axis (A) */
-  double *tables[HY_MAX_PASSES];           /* a real pass's twiddles (ops_real.h) */
+  double *tables[HY_MAX_PASSES];           /* a real or r2r pass's twiddles (ops_real.h, ops_r2r.h) */
 } hy_cpu_plan;
 
 /* A context needs no device state; open hands out this address. */
@@ -185,6 +186,8 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
       plan->nodes[i] = NULL; /* pointwise: hy_cpu_op_chirp needs no node */
     } else if (hy_cpu_op_is_real(pass->op)) {
       st = hy_cpu_op_real_table(pass, &plan->tables[i]); /* pointwise, no node */
+    } else if (hy_cpu_op_is_r2r(pass->op)) {
+      st = hy_cpu_op_r2r_table(pass, &plan->tables[i]); /* pointwise, no node */
     } else {
       st = hy_error(HYFFT_NOT_SUPPORTED, "cpu backend: pass %d has unknown op %d", i, (int)pass->op);
     }
@@ -338,6 +341,11 @@ static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_p
     if (hy_cpu_op_is_real(pass->op)) {
       /* Offsets in reals at a real end: the op applies them itself. */
       hy_status rst = hy_cpu_op_real(pass, plan->tables[i], buffers[pass->src], buffers[pass->dst]);
+      if (rst != HYFFT_SUCCESS) return rst;
+      continue;
+    }
+    if (hy_cpu_op_is_r2r(pass->op)) {
+      hy_status rst = hy_cpu_op_r2r(pass, plan->tables[i], buffers[pass->src], buffers[pass->dst]);
       if (rst != HYFFT_SUCCESS) return rst;
       continue;
     }

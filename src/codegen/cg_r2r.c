@@ -1,0 +1,279 @@
+/* Kernel level: the pointwise steps of real-to-real transforms
+ * (HY_PASS_R2R_PRE, HY_PASS_R2R_POST; what each kind computes is in
+ * solvers/r2r.c, the CPU's version in backend/cpu/ops_r2r.c). One thread
+ * per element it writes (the N complex values of PRE, the n reals of
+ * POST), the axis index varying fastest. The kind is fixed when the
+ * kernel is generated, so each kernel holds one kind's formula only; the
+ * twiddles come from a table (planner/r2r_twiddle.h). Dialect-neutral:
+ * the same text is CUDA C and OpenCL C through the prelude's macros. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "codegen/cg_internal.h"
+#include "planner/r2r_twiddle.h"
+
+/* Highest offset a side reaches (in its own elements). */
+static int64_t hy_cg_r2r_extent(const hy_pass *pass, int out) {
+  int64_t e = out ? pass->dst_offset : pass->src_offset;
+  e += (pass->axis.n - 1) * llabs(out ? pass->axis.out_stride : pass->axis.in_stride);
+  if (!out && pass->op == HY_PASS_R2R_POST)
+    e = pass->src_offset + (pass->r2r_len - 1) * llabs(pass->axis.in_stride);
+  if (out && pass->op == HY_PASS_R2R_PRE)
+    e = pass->dst_offset + (pass->r2r_len - 1) * llabs(pass->axis.out_stride);
+  for (int l = 0; l < pass->nloops; l++)
+    e += (pass->loops[l].n - 1) * llabs(out ? pass->loops[l].out_stride : pass->loops[l].in_stride);
+  return e;
+}
+
+/* Where an emitted step reads: global memory at base + (idx)(expr) *
+ * stride, or (POST fused into a DFT pass) local memory row mm; `tab` names
+ * its twiddle table and `in` the indentation. */
+typedef struct hy_cg_r2r_io {
+  const char *base, *idx, *tab, *in;
+  long long stride;
+  hy_cg_kernel *lds; /* non-NULL: complex values from local memory */
+} hy_cg_r2r_io;
+
+static void hy_cg_r2r_at(const hy_cg_r2r_io *io, const char *expr, char *out, size_t size) {
+  if (io->lds)
+    hy_cg_real_lds(io->lds, expr, out, size);
+  else
+    snprintf(out, size, "src[%s + (%s)(%s) * %lld]", io->base, io->idx, expr, io->stride);
+}
+
+/* PRE: v, the complex element e of the row, from the n reals. */
+static void hy_cg_r2r_pre(hy_strbuf *sb, const hy_pass *pass, int64_t n_, const hy_cg_r2r_io *io) {
+  const long long n = (long long)n_, N = (long long)pass->r2r_len;
+  const char *in = io->in;
+  char a[160], b[160], e[64];
+  switch ((hyfft_r2r_kind)pass->r2r_kind) {
+    case HYFFT_REDFT10:
+    case HYFFT_RODFT10:
+      /* Makhoul's permutation; DST-II alternates the signs of x. */
+      hy_strbuf_appendf(sb, "%sconst int r2j = e < %lld ? 2 * e : 2 * (%lld - e) + 1;\n", in,
+                        (n + 1) / 2, n - 1);
+      hy_cg_r2r_at(io, "r2j", a, sizeof a);
+      hy_strbuf_appendf(sb, "%sreal r2x = %s;\n", in, a);
+      if (pass->r2r_kind == HYFFT_RODFT10) hy_strbuf_appendf(sb, "%sif (r2j & 1) r2x = -r2x;\n", in);
+      hy_strbuf_appendf(sb, "%sreal2 r2v = MK(r2x, (real)0);\n", in);
+      break;
+    case HYFFT_REDFT01:
+    case HYFFT_RODFT01: {
+      /* (a - i b) tab[e], a = x_e, b = x_n-e (0 for e = 0); DST-III reads
+       * x reversed. */
+      int dst = pass->r2r_kind == HYFFT_RODFT01;
+      snprintf(e, sizeof e, dst ? "%lld - e" : "e", n - 1);
+      hy_cg_r2r_at(io, e, a, sizeof a);
+      snprintf(e, sizeof e, dst ? "e - 1" : "%lld - e", n);
+      hy_cg_r2r_at(io, e, b, sizeof b);
+      hy_strbuf_appendf(sb, "%sconst real r2a = %s;\n%sconst real r2b = e == 0 ? (real)0 : %s;\n", in, a,
+                        in, b);
+      hy_strbuf_appendf(sb, "%sconst real2 r2w = %s[e];\n%sreal2 r2v = MK(r2a * r2w.x + r2b * r2w.y, r2a * r2w.y - r2b * r2w.x);\n",
+                        in, io->tab, in);
+      break;
+    }
+    case HYFFT_REDFT11:
+    case HYFFT_RODFT11:
+      if (n % 2 == 0) {
+        /* (x_2e + i x_n-1-2e) tab[e]; DST-IV negates the odd-index x. */
+        hy_cg_r2r_at(io, "2 * e", a, sizeof a);
+        snprintf(e, sizeof e, "%lld - 2 * e", n - 1);
+        hy_cg_r2r_at(io, e, b, sizeof b);
+        hy_strbuf_appendf(sb, "%sconst real r2a = %s;\n%sconst real r2b = %s%s;\n", in, a, in,
+                          pass->r2r_kind == HYFFT_RODFT11 ? "-" : "", b);
+        hy_strbuf_appendf(sb, "%sconst real2 r2w = %s[e];\n%sreal2 r2v = MK(r2a * r2w.x - r2b * r2w.y, r2a * r2w.y + r2b * r2w.x);\n",
+                          in, io->tab, in);
+        break;
+      }
+      hy_cg_r2r_at(io, "e", a, sizeof a);
+      hy_strbuf_appendf(sb, "%sreal2 r2v = MK((real)0, (real)0);\n%sif (e < %lld) {\n", in, in, n);
+      hy_strbuf_appendf(sb, "%s  const real r2x = %s;\n%s  const real2 r2w = %s[e];\n", in, a, in, io->tab);
+      hy_strbuf_appendf(sb, "%s  r2v = MK(r2x * r2w.x, r2x * r2w.y);\n%s}\n", in, in);
+      break;
+    case HYFFT_REDFT00:
+      snprintf(e, sizeof e, "e < %lld ? e : %lld - e", n, N);
+      hy_cg_r2r_at(io, e, a, sizeof a);
+      hy_strbuf_appendf(sb, "%sreal2 r2v = MK(%s, (real)0);\n", in, a);
+      break;
+    case HYFFT_RODFT00:
+      hy_cg_r2r_at(io, "e - 1", a, sizeof a);
+      snprintf(e, sizeof e, "%lld - e", N - 1);
+      hy_cg_r2r_at(io, e, b, sizeof b);
+      hy_strbuf_appendf(sb, "%sreal r2x = (real)0;\n%sif (e >= 1 && e <= %lld) r2x = %s;\n", in, in, n, a);
+      hy_strbuf_appendf(sb, "%selse if (e > %lld) r2x = -%s;\n%sreal2 r2v = MK(r2x, (real)0);\n", in, n + 1,
+                        b, in);
+      break;
+    default: /* HYFFT_DHT */
+      hy_cg_r2r_at(io, "e", a, sizeof a);
+      hy_strbuf_appendf(sb, "%sreal2 r2v = MK(%s, (real)0);\n", in, a);
+      break;
+  }
+}
+
+/* POST: y, the real output e of the row, from the complex values. */
+static void hy_cg_r2r_post(hy_strbuf *sb, const hy_pass *pass, int64_t n_, const hy_cg_r2r_io *io) {
+  const long long n = (long long)n_;
+  const char *in = io->in;
+  char z[160];
+  switch ((hyfft_r2r_kind)pass->r2r_kind) {
+    case HYFFT_REDFT10:
+    case HYFFT_RODFT10:
+      /* 2 Re(tab[kk] X_kk); DST-II writes it reversed. */
+      if (pass->r2r_kind == HYFFT_RODFT10)
+        hy_strbuf_appendf(sb, "%sconst int r2k = %lld - e;\n", in, n - 1);
+      else
+        hy_strbuf_appendf(sb, "%sconst int r2k = e;\n", in);
+      hy_cg_r2r_at(io, "r2k", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sconst real2 r2z = %s, r2w = %s[r2k];\n", in, z, io->tab);
+      hy_strbuf_appendf(sb, "%sreal r2y = (real)2 * (r2w.x * r2z.x - r2w.y * r2z.y);\n", in);
+      break;
+    case HYFFT_REDFT01:
+    case HYFFT_RODFT01:
+      /* Even outputs from the front, odd ones from the back; DST-III
+       * alternates the signs. */
+      hy_strbuf_appendf(sb, "%sconst int r2k = (e & 1) == 0 ? e / 2 : %lld - (e - 1) / 2;\n", in, n - 1);
+      hy_cg_r2r_at(io, "r2k", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sreal r2y = %s.x;\n", in, z);
+      if (pass->r2r_kind == HYFFT_RODFT01) hy_strbuf_appendf(sb, "%sif (e & 1) r2y = -r2y;\n", in);
+      break;
+    case HYFFT_REDFT11:
+    case HYFFT_RODFT11:
+      if (n % 2 == 0) {
+        /* W_k = tab[k] X_k: Y_2k = 2 Re W_k, Y_n-1-2k = -2 Im W_k; DST-IV
+         * reads its outputs reversed. */
+        if (pass->r2r_kind == HYFFT_RODFT11)
+          hy_strbuf_appendf(sb, "%sconst int r2q = %lld - e;\n", in, n - 1);
+        else
+          hy_strbuf_appendf(sb, "%sconst int r2q = e;\n", in);
+        hy_strbuf_appendf(sb, "%sconst int r2k = (r2q & 1) == 0 ? r2q / 2 : (%lld - r2q) / 2;\n", in,
+                          n - 1);
+        hy_cg_r2r_at(io, "r2k", z, sizeof z);
+        hy_strbuf_appendf(sb, "%sconst real2 r2z = %s, r2w = %s[r2k];\n", in, z, io->tab);
+        hy_strbuf_appendf(sb, "%sreal r2y = (r2q & 1) == 0 ? (real)2 * (r2w.x * r2z.x - r2w.y * r2z.y)\n"
+                              "%s                           : (real)-2 * (r2w.x * r2z.y + r2w.y * r2z.x);\n",
+                          in, in);
+        break;
+      }
+      hy_cg_r2r_at(io, "e", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sconst real2 r2z = %s, r2w = %s[e];\n", in, z, io->tab);
+      if (pass->r2r_kind == HYFFT_REDFT11)
+        hy_strbuf_appendf(sb, "%sreal r2y = (real)2 * (r2w.x * r2z.x - r2w.y * r2z.y);\n", in);
+      else
+        hy_strbuf_appendf(sb, "%sreal r2y = (real)-2 * (r2w.x * r2z.y + r2w.y * r2z.x);\n", in);
+      break;
+    case HYFFT_REDFT00:
+      hy_cg_r2r_at(io, "e", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sreal r2y = %s.x;\n", in, z);
+      break;
+    case HYFFT_RODFT00:
+      hy_cg_r2r_at(io, "e + 1", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sreal r2y = -%s.y;\n", in, z);
+      break;
+    default: /* HYFFT_DHT */
+      hy_cg_r2r_at(io, "e", z, sizeof z);
+      hy_strbuf_appendf(sb, "%sconst real2 r2z = %s;\n%sreal r2y = r2z.x - r2z.y;\n", in, z, in);
+      break;
+  }
+}
+
+/* The fused steps' tables: the PRE step's as if it were its own pass (same
+ * kind and n), the POST step's likewise. */
+hy_status hy_cg_r2r_fused_tables(const hy_pass *pass, hy_gpu_program *prog, int *in, int *out) {
+  *in = *out = -1;
+  for (int side = 0; side < 2; side++) {
+    if (!(pass->r2r_fuse & (1 << side))) continue;
+    hy_pass step;
+    hy_pass_init(&step, side ? HY_PASS_R2R_POST : HY_PASS_R2R_PRE, pass->precision, pass->sign);
+    step.axis.n = pass->r2r_n;
+    step.r2r_kind = pass->r2r_kind;
+    step.r2r_len = pass->r2r_len;
+    hy_r2r_twiddle tw;
+    if (hy_r2r_twiddle_of(&step, &tw))
+      HY_TRY(hy_cg_r2r_table(prog, &tw, pass->precision, side ? out : in));
+  }
+  return HYFFT_SUCCESS;
+}
+
+void hy_cg_load_r2r_pre(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  char le[128];
+  hy_cg_real_lds(k, "e", le, sizeof le);
+  hy_strbuf_appendf(sb, "  /* %s pre-processing into local memory */\n",
+                    hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind));
+  hy_cg_real_loop_open(k, count, pass->r2r_len, 0, "i2");
+  hy_cg_r2r_io io = {"i2", k->idx, "r2r_in_tab", "      ", (long long)pass->axis.in_stride, NULL};
+  hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
+  hy_strbuf_appendf(sb, "      %s = r2v;\n    }\n  }\n  HY_BARRIER();\n", le);
+}
+
+void hy_cg_store_r2r_post(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  hy_strbuf_appendf(sb, "  /* %s post-processing from local memory */\n  HY_BARRIER();\n",
+                    hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind));
+  hy_cg_real_loop_open(k, count, pass->r2r_n, 1, "o2");
+  hy_cg_r2r_io io = {"", k->idx, "r2r_out_tab", "      ", 0, k};
+  hy_cg_r2r_post(sb, pass, pass->r2r_n, &io);
+  hy_strbuf_appendf(sb, "      dst[o2 + (%s)e * %lld] = r2y;\n    }\n  }\n", k->idx,
+                    (long long)pass->axis.out_stride);
+}
+
+hy_status hy_cg_r2r_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
+                           const hy_device_caps *caps, hy_gpu_program *prog) {
+  hy_strbuf *sb = &prog->source;
+  const int pre = pass->op == HY_PASS_R2R_PRE;
+  const hyfft_r2r_kind kind = (hyfft_r2r_kind)pass->r2r_kind;
+  const char *name = hy_r2r_kind_name(kind);
+  int64_t items = pre ? pass->r2r_len : pass->axis.n, total;
+  if (!name || pass->axis.n < 1 || pass->r2r_len < 1)
+    return hy_error(HYFFT_INTERNAL, "codegen: pass %d: r2r step of kind %d, n %lld", pass_index,
+                    pass->r2r_kind, (long long)pass->axis.n);
+  if (items > INT32_MAX)
+    return hy_error(HYFFT_NOT_SUPPORTED, "codegen: pass %d: an r2r axis of %lld elements",
+                    pass_index, (long long)items);
+  if (hy_mul_overflow_i64(hy_pass_count(pass), items, &total))
+    return hy_error(HYFFT_SIZE_OVERFLOW, "codegen: pass %d has too many elements", pass_index);
+  int block = caps->max_work_group >= 256 ? 256 : (caps->max_work_group > 0 ? caps->max_work_group : 64);
+  int big = total > INT32_MAX || hy_cg_r2r_extent(pass, 0) > INT32_MAX ||
+            hy_cg_r2r_extent(pass, 1) > INT32_MAX;
+  const char *idx = big ? "hy_i64" : "int";
+  int table = -1;
+  hy_r2r_twiddle tw;
+  if (hy_r2r_twiddle_of(pass, &tw)) HY_TRY(hy_cg_r2r_table(prog, &tw, pass->precision, &table));
+
+  const char *g = hy_cg_global(prog->dialect);
+  snprintf(prog->names[prog->nkernels], sizeof prog->names[0], "hy_pass%d_r2r_%s_%s", pass_index,
+           pre ? "pre" : "post", name);
+  hy_strbuf_appendf(sb, "/* pass %d: %s %s-processing, n=%lld, dft %lld */\n", pass_index, name,
+                    pre ? "pre" : "post", (long long)pass->axis.n, (long long)pass->r2r_len);
+  hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], block, 0);
+  hy_strbuf_appendf(sb, "%sconst %s *src, %s%s *dst", g, pre ? "real" : "real2", g,
+                    pre ? "real2" : "real");
+  if (table >= 0) hy_strbuf_appendf(sb, ", %sconst real2 *tab", g);
+  hy_strbuf_append(sb, ", const hy_i64 hy_block0) {\n");
+  hy_cg_emit_block_index(sb, 0);
+  int64_t grid, batch_blocks;
+  hy_cg_pointwise_index(sb, problem, pass, items, total, block, idx, 0, &grid, &batch_blocks);
+  hy_cg_r2r_io io = {"ib", idx, "tab", "  ", (long long)pass->axis.in_stride, NULL};
+  if (pre) {
+    hy_cg_r2r_pre(sb, pass, pass->axis.n, &io);
+    if (pass->scale != 1.0) {
+      hy_strbuf_append(sb, "  r2v = cscale(r2v, ");
+      hy_cg_literal(sb, pass->precision, (long double)pass->scale);
+      hy_strbuf_append(sb, ");\n");
+    }
+    hy_strbuf_appendf(sb, "  dst[ob + (%s)e * %lld] = r2v;\n", idx, (long long)pass->axis.out_stride);
+  } else {
+    hy_cg_r2r_post(sb, pass, pass->axis.n, &io);
+    if (pass->scale != 1.0) {
+      hy_strbuf_append(sb, "  r2y = r2y * ");
+      hy_cg_literal(sb, pass->precision, (long double)pass->scale);
+      hy_strbuf_append(sb, ";\n");
+    }
+    hy_strbuf_appendf(sb, "  dst[ob + (%s)e * %lld] = r2y;\n", idx, (long long)pass->axis.out_stride);
+  }
+  hy_strbuf_append(sb, "}\n\n");
+  hy_cg_pointwise_launch(prog, pass, grid, block, batch_blocks, table);
+  return HYFFT_SUCCESS;
+}
