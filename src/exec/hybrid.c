@@ -75,6 +75,8 @@ static void hy_hybrid_side_problem(const hy_problem *p, int64_t count, hyfft_pro
     u->dims[0].in_stride = 1;
     u->dims[0].out_stride = 1;
   }
+  if (p->kind == HYFFT_R2R)
+    memcpy(u->r2r_kind, p->r2r, sizeof(hyfft_r2r_kind) * (size_t)p->rank);
   u->batch_rank = p->batch_rank;
   memcpy(u->batch, p->batch, sizeof(hyfft_dim) * (size_t)p->batch_rank);
   u->batch[0].n = count;

@@ -161,6 +161,8 @@ static hy_status hy_stage_sub_create(struct hyfft_plan_s *plan, int64_t n, unsig
     u.dims[0].in_stride = 1;
     u.dims[0].out_stride = 1;
   }
+  if (p->kind == HYFFT_R2R)
+    memcpy(u.r2r_kind, p->r2r, sizeof(hyfft_r2r_kind) * (size_t)p->rank);
   u.batch_rank = p->batch_rank;
   memcpy(u.batch, p->batch, sizeof(hyfft_dim) * (size_t)p->batch_rank);
   u.batch[0].n = n;

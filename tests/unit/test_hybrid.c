@@ -110,6 +110,8 @@ int main(void) {
   hybrid_case(cpu, gpu, "c2c:f32:fwd:64x48:b9:ip", 0, 0.22, 0.23);
   hybrid_case(cpu, gpu, "r2c:f32:1000:b33", 0, 0.24, 0.25);
   hybrid_case(cpu, gpu, "c2r:f64:30x32:b7", 0, 0.28, 0.29);
+  hybrid_case(cpu, gpu, "r2r:f64:dct2:100:b20", 0, 0.25, 0.25);
+  hybrid_case(cpu, gpu, "r2r:f32:dst1xdht:12x10:b8", 0, 0.25, 0.25);
   hybrid_case(cpu, gpu, "c2c:f32:fwd:256:b6x5", 0, 0.26, 0.27); /* merged into one of 30 */
   /* Either side alone. */
   set_share("0");

@@ -404,6 +404,7 @@ static void test_pipeline(void) {
   pipeline_case(cpu, gpu, "r2c:f32:4096:b4099", 1, 2);  /* real: n/2+1 on the complex side */
   pipeline_case(cpu, gpu, "c2r:f64:2048:b4099", 1, 1);
   pipeline_case(cpu, gpu, "r2c:f32:4096:b4099:ip", 0, 1); /* real in place: whole */
+  pipeline_case(cpu, gpu, "r2r:f32:dct2:4096:b4099", 1, 1);  /* each chunk keeps its kinds */
   /* Whole-buffer path through the plan-owned buffers. */
   pipeline_case(cpu, gpu, "c2c:f32:fwd:1024:b64", 0, 3);
   pipeline_case(cpu, gpu, "c2c:f32:fwd:4096:b4099:odist=5000", 0, 1);
