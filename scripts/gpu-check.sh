@@ -218,6 +218,15 @@ run_step reproducible_cuda 60 "$build/tests/properties/hyfft_reproducible" cuda
 run_step out_of_core_cuda 90 env HYFFT_DEVICE_MEMORY_LIMIT=32M "$build/tools/hyfft/hyfft" verify \
   c2c:f32:fwd:4096x4096 c2c:f64:bwd:2048x1536:ip c2c:f32:fwd:256x256x160:b2 c2c:f32:bwd:3000x2000 \
   --device cuda
+# Real-to-real kinds on CUDA (their kernels have no other GPU test).
+run_step r2r_cuda 120 "$build/tests/accuracy/hyfft_r2r_accuracy" --device cuda --quick
+# Host data staged through the device: chunked C2C, R2C, C2R and R2R, the
+# whole-buffer path through the bounce buffers, and a hybrid CPU share.
+run_step staging_cuda 90 "$build/tools/hyfft/hyfft" verify c2c:f32:fwd:4096:b8192 \
+  r2c:f32:65536:b1024 c2r:f64:4096:b4096 r2r:f32:dct2:4096:b4096 c2c:f32:fwd:2048x2048 \
+  r2c:f64:1024x1500 --device cuda
+run_step hybrid_cuda 90 env HYFFT_CPU_SHARE=0.3 "$build/tools/hyfft/hyfft" verify \
+  c2c:f32:fwd:4096:b4096 r2c:f64:1024:b8192 --device cuda
 # The Python package's CuPy tests, where CuPy, NumPy and pytest import.
 if python3 -c "import cupy, numpy, pytest" 2>/dev/null; then
   run_step python_cupy 90 env HYFFT_LIBRARY="$build/libhyfft.so" python3 -m pytest -q \
