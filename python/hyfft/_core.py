@@ -263,11 +263,20 @@ def execute(kind, sign, a, out, axes, lengths, scale, device=None, cache=None):
     return out
 
 
+# CUDA's handle for the legacy default stream (CU_STREAM_LEGACY), which
+# CuPy's null stream is.
+_CU_STREAM_LEGACY = 1
+
+
 def run(plan, xp, a, out):
-    """hyfft_execute on two arrays that match the plan's problem."""
-    if xp is not np:
-        # hyfft runs on its own stream; the input may still be being written
-        # on CuPy's current stream, so wait for it first.
-        xp.cuda.get_current_stream().synchronize()
-    _lib.check(_lib.lib.hyfft_execute(plan.handle, _pointer(xp, a), _pointer(xp, out)),
-               "hyfft_execute")
+    """Execute on two arrays that match the plan's problem: NumPy arrays
+    synchronously; CuPy arrays queued on CuPy's current stream, ordered
+    after the work already there and before what comes next, like CuPy's
+    own operations (no host synchronisation)."""
+    if xp is np:
+        _lib.check(_lib.lib.hyfft_execute(plan.handle, _pointer(xp, a), _pointer(xp, out)),
+                   "hyfft_execute")
+        return
+    stream = xp.cuda.get_current_stream().ptr or _CU_STREAM_LEGACY
+    _lib.check(_lib.lib.hyfft_execute_async(plan.handle, _pointer(xp, a), _pointer(xp, out),
+                                            None, stream), "hyfft_execute_async")

@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from . import _core, _lib
+from ._torch import tensors
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft",
            "rfft2", "irfft2", "rfftn", "irfftn"]
@@ -221,6 +222,7 @@ def _one_axis(a, n, axis):
 # The public functions.
 # ---------------------------------------------------------------------------
 
+@tensors
 def fft(a, n=None, axis=-1, norm=None, out=None):
     """1-D discrete Fourier transform (numpy.fft.fft)."""
     a, n, axis = _one_axis(a, n, axis)
@@ -229,6 +231,7 @@ def fft(a, n=None, axis=-1, norm=None, out=None):
     return _c2c(a, [n], [axis], norm, True, out)
 
 
+@tensors
 def ifft(a, n=None, axis=-1, norm=None, out=None):
     """1-D inverse discrete Fourier transform (numpy.fft.ifft)."""
     a, n, axis = _one_axis(a, n, axis)
@@ -237,6 +240,7 @@ def ifft(a, n=None, axis=-1, norm=None, out=None):
     return _c2c(a, [n], [axis], norm, False, out)
 
 
+@tensors
 def fftn(a, s=None, axes=None, norm=None, out=None):
     """N-D discrete Fourier transform (numpy.fft.fftn)."""
     _, a = _asarray(a)
@@ -244,6 +248,7 @@ def fftn(a, s=None, axes=None, norm=None, out=None):
     return _c2c(a, s, axes, norm, True, out)
 
 
+@tensors
 def ifftn(a, s=None, axes=None, norm=None, out=None):
     """N-D inverse discrete Fourier transform (numpy.fft.ifftn)."""
     _, a = _asarray(a)
@@ -251,16 +256,19 @@ def ifftn(a, s=None, axes=None, norm=None, out=None):
     return _c2c(a, s, axes, norm, False, out)
 
 
+@tensors
 def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """2-D discrete Fourier transform (numpy.fft.fft2)."""
     return fftn(a, s, axes, norm, out)
 
 
+@tensors
 def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """2-D inverse discrete Fourier transform (numpy.fft.ifft2)."""
     return ifftn(a, s, axes, norm, out)
 
 
+@tensors
 def rfft(a, n=None, axis=-1, norm=None, out=None):
     """1-D transform of real input, n//2+1 outputs (numpy.fft.rfft)."""
     a, n, axis = _one_axis(a, n, axis)
@@ -269,6 +277,7 @@ def rfft(a, n=None, axis=-1, norm=None, out=None):
     return _r2c(a, [n], [axis], norm, out)
 
 
+@tensors
 def irfft(a, n=None, axis=-1, norm=None, out=None):
     """Inverse of rfft: n real outputs, n = 2*(m-1) by default (numpy.fft.irfft)."""
     a = a if hasattr(a, "ndim") else np.asarray(a)
@@ -281,6 +290,7 @@ def irfft(a, n=None, axis=-1, norm=None, out=None):
     return _c2r(a, [n], [axis], norm, out)
 
 
+@tensors
 def rfftn(a, s=None, axes=None, norm=None, out=None):
     """N-D transform of real input (numpy.fft.rfftn)."""
     _, a = _asarray(a)
@@ -290,6 +300,7 @@ def rfftn(a, s=None, axes=None, norm=None, out=None):
     return _r2c(a, s, axes, norm, out)
 
 
+@tensors
 def irfftn(a, s=None, axes=None, norm=None, out=None):
     """Inverse of rfftn (numpy.fft.irfftn)."""
     _, a = _asarray(a)
@@ -299,11 +310,13 @@ def irfftn(a, s=None, axes=None, norm=None, out=None):
     return _c2r(a, s, axes, norm, out)
 
 
+@tensors
 def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """2-D transform of real input (numpy.fft.rfft2)."""
     return rfftn(a, s, axes, norm, out)
 
 
+@tensors
 def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """Inverse of rfft2 (numpy.fft.irfft2)."""
     return irfftn(a, s, axes, norm, out)
