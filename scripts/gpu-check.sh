@@ -227,10 +227,11 @@ run_step staging_cuda 90 "$build/tools/hyfft/hyfft" verify c2c:f32:fwd:4096:b819
   r2c:f64:1024x1500 --device cuda
 run_step hybrid_cuda 90 env HYFFT_CPU_SHARE=0.3 "$build/tools/hyfft/hyfft" verify \
   c2c:f32:fwd:4096:b4096 r2c:f64:1024:b8192 --device cuda
-# The Python package's CuPy tests, where CuPy, NumPy and pytest import.
+# The Python package's CuPy and PyTorch tests, where CuPy, NumPy and
+# pytest import (test_torch.py skips itself without PyTorch).
 if python3 -c "import cupy, numpy, pytest" 2>/dev/null; then
-  run_step python_cupy 90 env HYFFT_LIBRARY="$build/libhyfft.so" python3 -m pytest -q \
-    python/tests/test_cupy.py
+  run_step python_cupy 120 env HYFFT_LIBRARY="$build/libhyfft.so" python3 -m pytest -q -rs \
+    python/tests/test_cupy.py python/tests/test_torch.py
 else
   skip_step python_cupy "no cupy/numpy/pytest for python3"
 fi
