@@ -101,7 +101,7 @@ hyfft_status hyfft_context_create(const char *device_spec, hyfft_context *contex
   /* Before the first plan can look for wisdom. */
   HY_TRY(hy_wisdom_env_import());
 
-  struct hyfft_context_s *ctx = calloc(1, sizeof *ctx);
+  struct hyfft_context_s *ctx = hy_calloc(1, sizeof *ctx);
   if (!ctx) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a context");
   ctx->backend = backend;
   ctx->device_index = index;

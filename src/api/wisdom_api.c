@@ -21,7 +21,9 @@ static hy_status hy_check_context(hyfft_context context) {
 static hy_status hy_read_file(const char *path, char **text, int *missing) {
   *text = NULL;
   *missing = 0;
-  FILE *f = fopen(path, "rb");
+  errno = 0;
+  FILE *f = hy_fault_point() ? NULL : fopen(path, "rb");
+  if (!f && !errno) errno = EIO; /* an injected fault */
   if (!f) {
     if (errno == ENOENT) *missing = 1;
     return hy_error(HYFFT_IO_ERROR, "cannot open wisdom file '%s': %s", path, strerror(errno));
@@ -45,7 +47,7 @@ static hy_status hy_read_file(const char *path, char **text, int *missing) {
     return hy_error(HYFFT_IO_ERROR, "cannot read wisdom file '%s'", path);
   }
   /* The buffer's storage is plain malloc'd text; an empty file has none. */
-  *text = sb.data ? sb.data : calloc(1, 1);
+  *text = sb.data ? sb.data : hy_calloc(1, 1);
   if (!*text) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot read wisdom file '%s'", path);
   return HYFFT_SUCCESS;
 }
@@ -58,7 +60,9 @@ hyfft_status hyfft_wisdom_export_file(hyfft_context context, const char *path) {
   hy_strbuf_init(&sb);
   hy_status st = hy_wisdom_export(&sb);
   if (st == HYFFT_SUCCESS) {
-    FILE *f = fopen(path, "wb");
+    errno = 0;
+    FILE *f = hy_fault_point() ? NULL : fopen(path, "wb");
+    if (!f && !errno) errno = EIO; /* an injected fault */
     if (!f) {
       st = hy_error(HYFFT_IO_ERROR, "cannot create wisdom file '%s': %s", path, strerror(errno));
     } else {

@@ -66,10 +66,10 @@ static hy_status hy_tune_data_make(struct hyfft_context_s *ctx, const hy_problem
   d->in_bytes = (size_t)problem->in_extent * hy_problem_in_elem_size(problem);
   d->out_bytes = (size_t)problem->out_extent * hy_problem_out_elem_size(problem);
   if (d->inplace && d->out_bytes > d->in_bytes) d->in_bytes = d->out_bytes;
-  d->hin = malloc(d->in_bytes);
-  d->hzero = calloc(1, d->out_bytes);
-  d->href = malloc(d->out_bytes);
-  d->hres = malloc(d->out_bytes);
+  d->hin = hy_malloc(d->in_bytes);
+  d->hzero = hy_calloc(1, d->out_bytes);
+  d->href = hy_malloc(d->out_bytes);
+  d->hres = hy_malloc(d->out_bytes);
   if (!d->hin || !d->hzero || !d->href || !d->hres)
     return hy_error(HYFFT_OUT_OF_MEMORY, "measure: cannot allocate %zu bytes of scratch", d->in_bytes);
   /* Seeded, so that a tuning run can be repeated exactly. */
@@ -203,8 +203,8 @@ static uint64_t hy_tune_source_hash(const hy_problem *problem, const hy_plan_tre
 
 static hy_status hy_measure(struct hyfft_context_s *ctx, const hy_problem *problem,
                             hy_plan_tree *out) {
-  hy_plan_tree *cand = malloc(HY_TUNE_CANDIDATES * sizeof *cand);
-  hy_plan_tree *trial = malloc(sizeof *trial);
+  hy_plan_tree *cand = hy_malloc(HY_TUNE_CANDIDATES * sizeof *cand);
+  hy_plan_tree *trial = hy_malloc(sizeof *trial);
   if (!cand || !trial) {
     free(cand);
     free(trial);

@@ -42,7 +42,7 @@ struct hy_hybrid {
  * reference passes to the plan made on it. */
 static hy_status hy_hybrid_cpu_context(struct hyfft_context_s **out) {
   const hy_backend *b = &hy_backend_cpu;
-  struct hyfft_context_s *ctx = calloc(1, sizeof *ctx);
+  struct hyfft_context_s *ctx = hy_calloc(1, sizeof *ctx);
   if (!ctx) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CPU side's context");
   ctx->backend = b;
   atomic_init(&ctx->refs, 1);
@@ -121,7 +121,7 @@ static hy_status hy_hybrid_time(struct hyfft_plan_s *plan, double *seconds) {
   size_t in_bytes = (size_t)p->in_extent * hy_problem_in_elem_size(p);
   size_t out_bytes = (size_t)p->out_extent * hy_problem_out_elem_size(p);
   if (p->inplace && out_bytes > in_bytes) in_bytes = out_bytes;
-  void *in = calloc(1, in_bytes), *out = p->inplace ? in : calloc(1, out_bytes);
+  void *in = hy_calloc(1, in_bytes), *out = p->inplace ? in : hy_calloc(1, out_bytes);
   if (!in || !out) {
     free(in);
     if (out != in) free(out);
@@ -196,7 +196,7 @@ hy_status hy_hybrid_create(struct hyfft_plan_s *plan, unsigned flags) {
       !hy_hybrid_splittable(p))
     return HYFFT_SUCCESS;
 
-  struct hy_hybrid *h = calloc(1, sizeof *h);
+  struct hy_hybrid *h = hy_calloc(1, sizeof *h);
   if (!h) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a hybrid plan");
   h->n = p->batch[0].n;
   /* A quarter of the cores (at least one, at most all but one) copy
@@ -285,8 +285,13 @@ hy_status hy_hybrid_run(struct hyfft_plan_s *plan, const void *in, void *out, vo
   int old = hy_set_thread_limit(h->copy_threads);
   hy_status st = hy_exec_run(h->gpu, in, out, NULL, queue, 1);
   hy_set_thread_limit(old);
+  char gpu_error[256] = "";
+  if (st != HYFFT_SUCCESS) strncpy(gpu_error, hyfft_last_error(), sizeof gpu_error - 1);
   pthread_join(thread, NULL);
-  if (st == HYFFT_SUCCESS && job.status != HYFFT_SUCCESS)
+  /* The sides run at once: one may have written its part of the output
+   * when the other fails, so the message names the side that failed. */
+  if (st != HYFFT_SUCCESS) return hy_error(st, "GPU side of a hybrid plan: %s", gpu_error);
+  if (job.status != HYFFT_SUCCESS)
     return hy_error(job.status, "CPU side of a hybrid plan: %s", job.error);
   return st;
 }

@@ -322,7 +322,7 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
                     whole, (long long)budget, from, why);
   }
 
-  struct hy_ooc *o = calloc(1, sizeof *o);
+  struct hy_ooc *o = hy_calloc(1, sizeof *o);
   if (!o) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate an out-of-core plan");
   plan->ooc = o;
   pthread_mutex_init(&o->lock, NULL);
@@ -467,7 +467,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const vo
   const hy_backend *b = plan->context->backend;
   void *dev = plan->context->device;
   size_t bytes = (size_t)sw->per * sw->unit_bytes;
-  char *host = malloc(bytes);
+  char *host = hy_malloc(bytes);
   if (!host) return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no %zu bytes of host memory for a piece", bytes);
   void *d = NULL, *work[2] = {NULL, NULL};
   hy_status st = b->alloc(dev, bytes, &d);

@@ -52,7 +52,7 @@ hy_status hy_exec_plan_prepare(struct hyfft_context_s *context, const hy_problem
 hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_problem *problem,
                               unsigned flags, const hy_plan_tree *tree,
                               struct hyfft_plan_s **plan) {
-  struct hyfft_plan_s *p = calloc(1, sizeof *p);
+  struct hyfft_plan_s *p = hy_calloc(1, sizeof *p);
   if (!p) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a plan");
   hy_status st = hy_problem_make(problem, &p->problem);
   if (st == HYFFT_SUCCESS && (flags & HYFFT_DESTROY_INPUT) && !p->problem.inplace)

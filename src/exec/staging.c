@@ -289,7 +289,7 @@ hy_status hy_stage_create(struct hyfft_plan_s *plan, unsigned flags) {
    * misbehave on some machine. */
   if (hy_settings_get()->staging_simple) return HYFFT_SUCCESS;
 
-  struct hy_stage *s = calloc(1, sizeof *s);
+  struct hy_stage *s = hy_calloc(1, sizeof *s);
   if (!s) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a plan's staging state");
   size_t in_bytes = (size_t)p->in_extent * hy_problem_in_elem_size(p);
   size_t out_bytes = (size_t)p->out_extent * hy_problem_out_elem_size(p);

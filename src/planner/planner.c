@@ -13,7 +13,7 @@ hy_status hy_planner_candidates(const hy_problem *problem, const hy_device_caps 
                                 hy_plan_tree *out, int max, int *count) {
   *count = 0;
   if (max < 1) return hy_error(HYFFT_INTERNAL, "planner: room for %d candidates", max);
-  hy_plan_tree *candidate = malloc(sizeof *candidate);
+  hy_plan_tree *candidate = hy_malloc(sizeof *candidate);
   if (!candidate) return hy_error(HYFFT_OUT_OF_MEMORY, "planner: cannot allocate a candidate");
   hy_status st = HYFFT_SUCCESS;
   int n = 0;

@@ -20,7 +20,7 @@ static int hy_wisdom_n, hy_wisdom_cap;
 
 static char *hy_strdup(const char *s) {
   size_t n = strlen(s) + 1;
-  char *d = malloc(n);
+  char *d = hy_malloc(n);
   if (d) memcpy(d, s, n);
   return d;
 }
@@ -42,7 +42,7 @@ static hy_status hy_wisdom_put(const char *token, const char *device, const hy_w
   }
   if (hy_wisdom_n == hy_wisdom_cap) {
     int cap = hy_wisdom_cap ? 2 * hy_wisdom_cap : 16;
-    hy_wisdom_entry *t = realloc(hy_wisdom_table, (size_t)cap * sizeof *t);
+    hy_wisdom_entry *t = hy_realloc(hy_wisdom_table, (size_t)cap * sizeof *t);
     if (!t) return hy_error(HYFFT_OUT_OF_MEMORY, "wisdom: cannot grow the table");
     hy_wisdom_table = t;
     hy_wisdom_cap = cap;
@@ -204,7 +204,7 @@ hy_status hy_wisdom_import(const char *text, const char *origin) {
     if (len == 0 || line[0] == '#') continue;
     if (n == cap) {
       int c = cap ? 2 * cap : 16;
-      hy_wisdom_parsed *t = realloc(list, (size_t)c * sizeof *t);
+      hy_wisdom_parsed *t = hy_realloc(list, (size_t)c * sizeof *t);
       if (!t) {
         st = hy_error(HYFFT_OUT_OF_MEMORY, "wisdom: cannot parse %s", origin);
         break;

@@ -82,7 +82,7 @@ hy_status hy_disk_cache_load(const hy_disk_kind *kind, uint64_t key, void **imag
   char path[640];
   hy_disk_cache_path(kind, key, path, sizeof path);
   if (!path[0]) return HYFFT_NOT_SUPPORTED;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = hy_fault_point() ? -1 : open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return HYFFT_NOT_SUPPORTED;
   hy_cache_header h;
   void *data = NULL;
@@ -137,7 +137,7 @@ int hy_disk_cache_store(const hy_disk_kind *kind, uint64_t key, const void *imag
   /* pid + per-process counter: unique among processes and threads. */
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
            atomic_fetch_add(&counter, 1u));
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = hy_fault_point() ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return 0;
   hy_cache_header h;
   memcpy(h.magic, kind->magic, 8);

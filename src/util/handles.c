@@ -23,7 +23,7 @@ static size_t hy_handle_index(const void *p, size_t cap) {
 
 static int hy_handles_grow(void) {
   size_t cap = hy_handles_cap ? hy_handles_cap * 2 : 64;
-  hy_handle_slot *slots = calloc(cap, sizeof *slots);
+  hy_handle_slot *slots = hy_calloc(cap, sizeof *slots);
   if (!slots) return 0;
   size_t used = 0;
   for (size_t i = 0; i < hy_handles_cap; i++) {

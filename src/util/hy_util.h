@@ -33,7 +33,17 @@ void hy_error_clear(void);
  * on failure (or on a size that overflows) without recording an error. */
 void *hy_malloc(size_t bytes);
 void *hy_calloc(size_t count, size_t size);
+void *hy_realloc(void *p, size_t bytes); /* not aligned beyond malloc's */
 void hy_free(void *p);
+
+/* Fault injection for tests (util/fault.c). Allocations, file operations
+ * and kernel compiles call hy_fault_point(), which returns 1 (the caller
+ * then fails as if the operation had failed) at the k-th point after
+ * hy_fault_arm(k), else 0; hy_fault_disarm() turns it off and returns the
+ * points passed since arming (arm with a huge k to count them). */
+void hy_fault_arm(long k);
+long hy_fault_disarm(void);
+int hy_fault_point(void);
 
 /* Overflow-checked int64 arithmetic: return 0 and set *out on success, 1 on
  * overflow. */

@@ -127,7 +127,7 @@ static hy_settings_node *hy_settings_read(void) {
     raw[i] = hy_getenv(hy_settings_vars[i].name);
     if (raw[i]) bytes += strlen(raw[i]) + 1;
   }
-  hy_settings_node *node = calloc(1, bytes);
+  hy_settings_node *node = hy_calloc(1, bytes);
   if (!node) return NULL;
   char *text = (char *)(node + 1);
   for (size_t i = 0; i < HY_SETTINGS_NVARS; i++) {

@@ -30,7 +30,7 @@ static int hy_strbuf_reserve(hy_strbuf *sb, size_t extra) {
     }
     cap *= 2;
   }
-  char *p = realloc(sb->data, cap);
+  char *p = hy_realloc(sb->data, cap);
   if (!p) {
     sb->failed = 1;
     return 0;

@@ -58,7 +58,7 @@ static hy_cpu_tls *hy_cpu_tls_get(void) {
   if (!hy_cpu_tls_ok) return NULL;
   hy_cpu_tls *tls = pthread_getspecific(hy_cpu_tls_key);
   if (tls) return tls;
-  tls = calloc(1, sizeof *tls);
+  tls = hy_calloc(1, sizeof *tls);
   if (tls && pthread_setspecific(hy_cpu_tls_key, tls) != 0) {
     free(tls);
     tls = NULL;

@@ -67,6 +67,8 @@ hy_status hy_cuda_compile(const char *source, int arch, void **image, size_t *si
        tok && nopts < (int)(sizeof opts / sizeof opts[0]); tok = strtok_r(NULL, " ", &save))
     opts[nopts++] = tok;
 
+  if (hy_fault_point())
+    return hy_error(HYFFT_COMPILE_ERROR, "NVRTC compile failed (injected fault)");
   nvrtcProgram prog = NULL;
   int r = nv->nvrtcCreateProgram(&prog, source, "hyfft_generated.cu", 0, NULL, NULL);
   if (r != 0)

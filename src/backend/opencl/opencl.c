@@ -112,7 +112,7 @@ static hy_status hy_cl_open(int index, void **device) {
   hy_cl_device_count(&count);
   if (count == 0)
     return hy_error(HYFFT_BACKEND_UNAVAILABLE, "no OpenCL loader or platform was found");
-  hy_cl_device *dev = calloc(1, sizeof *dev);
+  hy_cl_device *dev = hy_calloc(1, sizeof *dev);
   if (!dev) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate OpenCL device state");
   hy_status st = hy_cl_device_info(index, &dev->info);
   if (st != HYFFT_SUCCESS) {
@@ -257,6 +257,9 @@ static hy_status hy_cl_build(hy_cl_device *dev, const hy_gpu_program *prog, cl_p
     *out = program;
     return HYFFT_SUCCESS;
   }
+  if (hy_fault_point())
+    return hy_error(HYFFT_COMPILE_ERROR, "clBuildProgram failed (injected fault) on %s",
+                    dev->info.name);
   cl_int err = CL_SUCCESS;
   const char *src = prog->source.data;
   size_t len = prog->source.len;
@@ -298,7 +301,7 @@ static hy_status hy_cl_program_get(hy_cl_device *dev, const hy_gpu_program *prog
   pthread_mutex_unlock(&dev->lock);
   cl_program program;
   HY_TRY(hy_cl_build(dev, prog, &program));
-  hy_cl_program *entry = calloc(1, sizeof *entry);
+  hy_cl_program *entry = hy_calloc(1, sizeof *entry);
   if (!entry) {
     dev->api->ReleaseProgram(program);
     return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a program cache entry");
@@ -342,7 +345,7 @@ static hy_status hy_cl_plan_prepare(void *device, const hy_problem *problem,
   (void)quick; /* no tiers (no plan_tiers): always NULL */
   hy_cl_device *dev = device;
   const hy_cl_api *api = dev->api;
-  hy_cl_plan *plan = calloc(1, sizeof *plan);
+  hy_cl_plan *plan = hy_calloc(1, sizeof *plan);
   if (!plan) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate OpenCL plan state");
   pthread_mutex_init(&plan->lock, NULL);
   hy_status st = hy_codegen_plan(problem, tree, &dev->caps, HY_DIALECT_OPENCL, &plan->prog);

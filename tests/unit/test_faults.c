@@ -1,0 +1,198 @@
+/* Fault injection (util/fault.c): every allocation, file operation and
+ * compile along a scenario's life fails in turn. For each scenario the
+ * fault points it passes are counted, then for every k the k-th point
+ * fails; the scenario must report a status from the table (never crash),
+ * leave its output untouched when the execution fails, and release what it
+ * made (the ASan build's leak checker sees any leak at exit). Scenarios: a
+ * CPU context; CPU plans (C2C 2D, R2C, R2R) created, described and run;
+ * host data through a fake GPU (the CPU backend under a GPU id with the
+ * staging hooks: chunked and whole-buffer staging); a hybrid CPU share;
+ * wisdom exported to and imported from a file. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "exec/exec.h"
+#include "util/settings.h"
+
+/* ---- a fake GPU with the staging hooks (synchronous) ------------------------- */
+
+static hy_status fake_host_alloc(void *device, size_t bytes, void **host) {
+  (void)device;
+  *host = hy_malloc(bytes ? bytes : 1);
+  return *host ? HYFFT_SUCCESS : hy_error(HYFFT_OUT_OF_MEMORY, "fake host_alloc");
+}
+static void fake_host_release(void *device, void *host) {
+  (void)device;
+  hy_free(host);
+}
+static hy_status fake_object(void *device, void **object) {
+  (void)device;
+  *object = hy_malloc(1);
+  return *object ? HYFFT_SUCCESS : hy_error(HYFFT_OUT_OF_MEMORY, "fake queue/event");
+}
+static void fake_release(void *device, void *object) {
+  (void)device;
+  hy_free(object);
+}
+static hy_status fake_record(void *device, void *event, void *queue) {
+  (void)device, (void)event, (void)queue;
+  return HYFFT_SUCCESS;
+}
+static hy_status fake_queue_wait(void *device, void *queue, void *event) {
+  (void)device, (void)queue, (void)event;
+  return HYFFT_SUCCESS;
+}
+static hy_status fake_event_wait(void *device, void *event) {
+  (void)device, (void)event;
+  return HYFFT_SUCCESS;
+}
+static hy_backend fake;
+
+/* ---- scenarios ------------------------------------------------------------------ */
+
+typedef struct world {
+  hyfft_context cpu, gpu;
+} world;
+
+static int is_table_status(hyfft_status st) {
+  return strcmp(hyfft_status_name(st), "HYFFT_UNKNOWN_STATUS") != 0 && st != HYFFT_INTERNAL;
+}
+
+/* Plan `token` on `ctx`, describe it, run it on poisoned output; returns
+ * the first failing status (or SUCCESS). `untouched`: a failed execution
+ * must leave the output as it was (every plan but a hybrid one, whose two
+ * sides run at once: one side may have written its part when the other
+ * fails, and the message must then name the failing side). */
+static hyfft_status plan_and_run(hyfft_context ctx, const char *token, int untouched) {
+  const unsigned flags = 0;
+  hyfft_plan plan = NULL;
+  hyfft_status st = hyfft_plan_token(ctx, token, flags, &plan);
+  if (st != HYFFT_SUCCESS) {
+    CHECK(plan == NULL, "%s: a failed plan creation returned a plan", token);
+    return st;
+  }
+  char text[2048];
+  st = hyfft_plan_describe(plan, text, sizeof text, NULL);
+  hyfft_problem p;
+  hyfft_plan_problem(plan, &p);
+  /* Buffers large enough for any layout these tokens use. */
+  size_t bytes = (size_t)1 << 24;
+  unsigned char *in = malloc(bytes), *out = malloc(bytes), *ref = malloc(bytes);
+  for (size_t i = 0; i < bytes; i++) in[i] = (unsigned char)((i * 7) % 13);
+  memset(out, 0x5a, bytes);
+  memcpy(ref, out, bytes);
+  if (st == HYFFT_SUCCESS || st == HYFFT_BUFFER_TOO_SMALL) {
+    st = hyfft_execute(plan, in, out);
+    if (st != HYFFT_SUCCESS && untouched)
+      CHECK(memcmp(out, ref, bytes) == 0, "%s: a failed execution (%s: %s) wrote its output",
+            token, hyfft_status_name(st), hyfft_last_error());
+    if (st != HYFFT_SUCCESS && !untouched && memcmp(out, ref, bytes) != 0)
+      CHECK(strstr(hyfft_last_error(), "side of a hybrid plan") != NULL,
+            "%s: a failed hybrid execution wrote output without naming the side: %s", token,
+            hyfft_last_error());
+  }
+  free(in);
+  free(out);
+  free(ref);
+  CHECK_OK(hyfft_plan_destroy(plan));
+  return st;
+}
+
+static hyfft_status sc_context(world *w) {
+  (void)w;
+  hyfft_context ctx = NULL;
+  hyfft_status st = hyfft_context_create("cpu", &ctx);
+  if (st == HYFFT_SUCCESS) CHECK_OK(hyfft_context_destroy(ctx));
+  return st;
+}
+static hyfft_status sc_cpu_c2c(world *w) { return plan_and_run(w->cpu, "c2c:f32:fwd:64x48:b3", 1); }
+static hyfft_status sc_cpu_r2c(world *w) { return plan_and_run(w->cpu, "r2c:f64:1000:b2", 1); }
+static hyfft_status sc_cpu_r2r(world *w) { return plan_and_run(w->cpu, "r2r:f64:dct2xdst3:12x10", 1); }
+static hyfft_status sc_cpu_bluestein(world *w) { return plan_and_run(w->cpu, "c2c:f64:bwd:1009", 1); }
+static hyfft_status sc_gpu_chunked(world *w) {
+  return plan_and_run(w->gpu, "c2c:f32:fwd:256:b8192", 1); /* 16 MiB: chunks */
+}
+static hyfft_status sc_gpu_whole(world *w) { return plan_and_run(w->gpu, "c2c:f32:fwd:64x64", 1); }
+static hyfft_status sc_hybrid(world *w) { return plan_and_run(w->gpu, "c2c:f32:fwd:256:b64", 0); }
+static hyfft_status sc_wisdom(world *w) {
+  char path[] = "/tmp/hyfft-faults-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return HYFFT_IO_ERROR;
+  close(fd);
+  hyfft_status st = hyfft_wisdom_export_file(w->cpu, path);
+  if (st == HYFFT_SUCCESS) st = hyfft_wisdom_import_file(w->cpu, path);
+  unlink(path);
+  return st;
+}
+
+typedef struct scenario {
+  const char *name;
+  hyfft_status (*run)(world *);
+  const char *cpu_share; /* HYFFT_CPU_SHARE while it runs, or NULL */
+} scenario;
+
+int main(void) {
+  world w = {NULL, NULL};
+  CHECK_OK(hyfft_context_create("cpu", &w.cpu));
+  CHECK_OK(hyfft_context_create("cpu", &w.gpu));
+  if (!w.cpu || !w.gpu) return hy_test_summary();
+  fake = *w.gpu->backend;
+  fake.id = HYFFT_BACKEND_CUDA;
+  fake.host_alloc = fake_host_alloc;
+  fake.host_release = fake_host_release;
+  fake.queue_create = fake_object;
+  fake.queue_release = fake_release;
+  fake.event_create = fake_object;
+  fake.event_release = fake_release;
+  fake.event_record = fake_record;
+  fake.queue_wait = fake_queue_wait;
+  fake.event_wait = fake_event_wait;
+  w.gpu->backend = &fake;
+
+  const scenario scenarios[] = {
+      {"context", sc_context, NULL},
+      {"cpu c2c 2D", sc_cpu_c2c, NULL},
+      {"cpu r2c", sc_cpu_r2c, NULL},
+      {"cpu r2r", sc_cpu_r2r, NULL},
+      {"cpu bluestein", sc_cpu_bluestein, NULL},
+      {"gpu chunked staging", sc_gpu_chunked, NULL},
+      {"gpu whole staging", sc_gpu_whole, NULL},
+      {"hybrid share", sc_hybrid, "0.25"},
+      {"wisdom file", sc_wisdom, NULL},
+  };
+  for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+    const scenario *s = &scenarios[i];
+    if (s->cpu_share) setenv("HYFFT_CPU_SHARE", s->cpu_share, 1);
+    else unsetenv("HYFFT_CPU_SHARE");
+    hy_settings_reload();
+    /* Count the points of a clean run (which must succeed). */
+    hy_fault_arm(LONG_MAX);
+    hyfft_status st = s->run(&w);
+    long points = hy_fault_disarm();
+    CHECK(st == HYFFT_SUCCESS, "%s: the clean run failed: %s: %s", s->name,
+          hyfft_status_name(st), hyfft_last_error());
+    long failed = 0;
+    for (long k = 1; k <= points; k++) {
+      hy_fault_arm(k);
+      st = s->run(&w);
+      hy_fault_disarm();
+      CHECK(is_table_status(st), "%s, fault at point %ld: status %d (%s)", s->name, k, (int)st,
+            hyfft_status_name(st));
+      failed += st != HYFFT_SUCCESS;
+    }
+    printf("%-22s %4ld fault points, %4ld runs failed with a status, %4ld recovered\n", s->name,
+           points, failed, points - failed);
+    CHECK(points > 0, "%s: no fault point passed", s->name);
+  }
+  unsetenv("HYFFT_CPU_SHARE");
+  hy_settings_reload();
+  w.gpu->backend = &hy_backend_cpu;
+  CHECK_OK(hyfft_context_destroy(w.gpu));
+  CHECK_OK(hyfft_context_destroy(w.cpu));
+  return hy_test_summary();
+}
