@@ -67,6 +67,20 @@ typedef struct cli_layout {
   size_t buf_out_bytes;
 } cli_layout;
 
+/* An odometer over the transform dims or the batch dims of one side (0
+ * input, 1 output) that tracks the strided element offset and each dim's
+ * index, so huge problems need no offset tables: start with
+ * cli_walk_transform / cli_walk_batch, step with cli_walk_next. */
+#define CLI_MAX_DIMS (HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK)
+typedef struct cli_walk {
+  int nd;
+  int64_t n[CLI_MAX_DIMS], s[CLI_MAX_DIMS], i[CLI_MAX_DIMS];
+  int64_t off;
+} cli_walk;
+void cli_walk_transform(cli_walk *w, const hyfft_problem *p, int side);
+void cli_walk_batch(cli_walk *w, const hyfft_problem *p, int side);
+void cli_walk_next(cli_walk *w);
+
 /* Fails (message in err) for layouts the tool cannot lay out (negative
  * strides). */
 int cli_layout_init(cli_layout *L, const hyfft_problem *validated, char *err, size_t errlen);
@@ -157,6 +171,14 @@ hyfft_status cli_case_execute(cli_case *c);
 /* Bring the output into host_out. */
 hyfft_status cli_case_download(cli_case *c);
 void cli_case_free(cli_case *c);
+
+/* The reference-free self-test (selftest.c): relative errors of linearity,
+ * impulse response and (C2C) time shift, each from runs of the case's
+ * plan; shift is NaN where not tested. Returns 0, or -1 with a reason. */
+typedef struct cli_self_result {
+  double linearity, impulse, shift;
+} cli_self_result;
+int cli_self_test(cli_case *c, uint64_t seed, cli_self_result *r, char *err, size_t errlen);
 
 /* ---- bench results ---------------------------------------------------------- */
 

@@ -9,17 +9,7 @@
 
 #include "cli.h"
 
-#define CLI_MAX_DIMS (HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK)
-
-/* An odometer over up to CLI_MAX_DIMS dims that tracks the strided offset,
- * so huge problems need no offset tables. */
-typedef struct cli_walk {
-  int nd;
-  int64_t n[CLI_MAX_DIMS], s[CLI_MAX_DIMS], i[CLI_MAX_DIMS];
-  int64_t off;
-} cli_walk;
-
-static void cli_walk_next(cli_walk *w) {
+void cli_walk_next(cli_walk *w) {
   for (int d = w->nd - 1; d >= 0; d--) {
     w->off += w->s[d];
     if (++w->i[d] < w->n[d]) return;
@@ -36,7 +26,7 @@ static int64_t cli_side_len(const hyfft_problem *p, int d, int side) {
   return n;
 }
 
-static void cli_walk_transform(cli_walk *w, const hyfft_problem *p, int side) {
+void cli_walk_transform(cli_walk *w, const hyfft_problem *p, int side) {
   memset(w, 0, sizeof *w);
   w->nd = p->rank;
   for (int d = 0; d < p->rank; d++) {
@@ -45,7 +35,7 @@ static void cli_walk_transform(cli_walk *w, const hyfft_problem *p, int side) {
   }
 }
 
-static void cli_walk_batch(cli_walk *w, const hyfft_problem *p, int side) {
+void cli_walk_batch(cli_walk *w, const hyfft_problem *p, int side) {
   memset(w, 0, sizeof *w);
   w->nd = p->batch_rank;
   for (int d = 0; d < p->batch_rank; d++) {
