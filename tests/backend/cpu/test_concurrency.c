@@ -4,8 +4,10 @@
  * a collapse into seconds per call, as spinning thread teams once gave).
  * How long the concurrent runs took against one alone is printed, not
  * gated: on a shared 2-core CI machine 4 x 2 threads cannot keep one
- * execution's pace. Also a nested case: a plan executed from inside
- * another hyfft parallel loop's callback must not deadlock. */
+ * execution's pace. Also plans created, run and destroyed from several
+ * threads on one shared context, and a nested case: a plan executed from
+ * inside another hyfft parallel loop's callback must not deadlock. The
+ * ThreadSanitizer step of the README's test command runs this test. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +85,33 @@ static void concurrent(hyfft_context ctx, const char *token, size_t in_floats,
   CHECK_OK(hyfft_plan_destroy(plan));
 }
 
+/* Plans created, executed and destroyed from several threads on one shared
+ * context (different problems per thread, so planning and the caches see
+ * concurrent work). */
+typedef struct churn {
+  hyfft_context ctx;
+  int id, bad;
+} churn;
+
+static void *churn_thread(void *v) {
+  churn *c = v;
+  static const char *const tokens[] = {"c2c:f32:fwd:96:b8", "r2c:f64:60:b4", "c2c:f64:bwd:17x6",
+                                       "c2r:f32:32:b3", "c2c:f32:fwd:1009"};
+  float in[2 * 1009 * 8], out[2 * 1009 * 8];
+  for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) in[i] = (float)((i * 5 + 1) % 11);
+  for (int r = 0; r < 6; r++) {
+    hyfft_plan plan = NULL;
+    const char *t = tokens[(c->id + r) % 5];
+    if (hyfft_plan_token(c->ctx, t, 0, &plan) != HYFFT_SUCCESS) {
+      c->bad++;
+      continue;
+    }
+    if (hyfft_execute(plan, in, out) != HYFFT_SUCCESS) c->bad++;
+    if (hyfft_plan_destroy(plan) != HYFFT_SUCCESS) c->bad++;
+  }
+  return NULL;
+}
+
 /* A hyfft loop whose callback executes a plan: the inner loops run on the
  * calling worker, so this finishes. */
 typedef struct nested {
@@ -109,6 +138,18 @@ int main(void) {
   concurrent(ctx, "c2c:f32:fwd:64:b4096", 2 * 64 * 4096, 2 * 64 * 4096);
   concurrent(ctx, "r2c:f32:1000:b300", 1000 * 300, 2 * 501 * 300);
   concurrent(ctx, "c2c:f32:fwd:10007:b64", 2 * 10007 * 64, 2 * 10007 * 64); /* Bluestein */
+  {
+    churn c[USERS];
+    pthread_t t[USERS];
+    for (int i = 0; i < USERS; i++) {
+      c[i] = (churn){ctx, i, 0};
+      pthread_create(&t[i], NULL, churn_thread, &c[i]);
+    }
+    for (int i = 0; i < USERS; i++) {
+      pthread_join(t[i], NULL);
+      CHECK(c[i].bad == 0, "churn thread %d: %d failed calls", i, c[i].bad);
+    }
+  }
   nested n = {NULL, 0};
   CHECK_OK(hyfft_plan_token(ctx, "c2c:f32:fwd:256:b1", 0, &n.plan));
   if (n.plan) {
