@@ -40,6 +40,9 @@ void *cli_alloc(size_t bytes);
 void cli_free(void *p);
 /* dlopen the first name that loads (RTLD_NOW | RTLD_LOCAL); *which gets it. */
 void *cli_dlopen_first(const char *const *names, const char **which);
+/* dlsym into a function-pointer slot (no object/function pointer cast);
+ * 1 when found. */
+int cli_dlsym(void *handle, const char *name, void *slot);
 
 /* xoshiro256** seeded from a seed and a token, so each case replays alone. */
 typedef struct cli_rng {

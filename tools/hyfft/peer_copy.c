@@ -82,12 +82,6 @@ static struct {
   int loaded;
 } cli_cl;
 
-static int cli_copy_sym(void *h, const char *name, void *slot) {
-  void *f = dlsym(h, name);
-  memcpy(slot, &f, sizeof f);
-  return f != NULL;
-}
-
 /* The same loader the library opens ($HYFFT_OPENCL_LIBRARY, else
  * libOpenCL.so.1, else libOpenCL.so), so the peer sees the same platforms
  * and its calls dispatch on the library's cl_mem objects. */
@@ -101,12 +95,12 @@ static int cli_cl_load(char *err, size_t errlen) {
     snprintf(err, errlen, "cannot dlopen %s", path ? path : "libOpenCL.so.1");
     return -1;
   }
-  int ok = cli_copy_sym(h, "clGetMemObjectInfo", &cli_cl.get_mem_info) &&
-           cli_copy_sym(h, "clGetContextInfo", &cli_cl.get_context_info) &&
-           cli_copy_sym(h, "clCreateCommandQueue", &cli_cl.create_queue) &&
-           cli_copy_sym(h, "clReleaseCommandQueue", &cli_cl.release_queue) &&
-           cli_copy_sym(h, "clEnqueueCopyBuffer", &cli_cl.copy_buffer) &&
-           cli_copy_sym(h, "clFinish", &cli_cl.finish);
+  int ok = cli_dlsym(h, "clGetMemObjectInfo", &cli_cl.get_mem_info) &&
+           cli_dlsym(h, "clGetContextInfo", &cli_cl.get_context_info) &&
+           cli_dlsym(h, "clCreateCommandQueue", &cli_cl.create_queue) &&
+           cli_dlsym(h, "clReleaseCommandQueue", &cli_cl.release_queue) &&
+           cli_dlsym(h, "clEnqueueCopyBuffer", &cli_cl.copy_buffer) &&
+           cli_dlsym(h, "clFinish", &cli_cl.finish);
   if (!ok) {
     snprintf(err, errlen, "the OpenCL loader lacks clEnqueueCopyBuffer or a query function");
     return -1;
@@ -264,12 +258,8 @@ static int cli_copy_time(void *state, void *in, void *out, int warmup, int runs,
   cli_copy_state *s = state;
   /* OpenCL and the CPU: bench's host clock, as it times hyfft there. */
   if (s->backend != HYFFT_BACKEND_CUDA) return 1;
-  cli_cu.push(s->ctx);
-  int rc = cli_cuda_time_loop(s->stream, s->start, s->stop, cli_copy_enqueue_cuda, s, in, out,
-                              warmup, runs, median);
-  cli_cu_context popped;
-  cli_cu.pop(&popped);
-  return rc;
+  return cli_cuda_time_loop(s->ctx, s->stream, s->start, s->stop, cli_copy_enqueue_cuda, s, in,
+                            out, warmup, runs, median);
 }
 
 /* The copy reads its input intact out of place; in place it overwrites the

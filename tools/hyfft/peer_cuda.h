@@ -66,8 +66,9 @@ int cli_cuda_pin(void *ptr, size_t bytes, char *err, size_t errlen);
 void cli_cuda_unpin(void *ptr);
 
 /* Median of `runs` event-timed executions after `warmup` untimed ones;
- * `enqueue` puts one execution on `stream` (the context must be current). */
-int cli_cuda_time_loop(cli_cu_stream stream, cli_cu_event e0, cli_cu_event e1,
+ * `enqueue` puts one execution on `stream`, with `ctx` made current for
+ * the loop. */
+int cli_cuda_time_loop(cli_cu_context ctx, cli_cu_stream stream, cli_cu_event e0, cli_cu_event e1,
                        int (*enqueue)(void *, void *, void *), void *arg, void *in, void *out,
                        int warmup, int runs, double *median);
 

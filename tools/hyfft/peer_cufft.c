@@ -38,12 +38,6 @@ static struct {
   int (*exec_z2d)(int plan, void *in, void *out);
 } cli_cufft;
 
-static int cli_sym(void *h, const char *name, void *slot) {
-  void *f = dlsym(h, name);
-  memcpy(slot, &f, sizeof f);
-  return f != NULL;
-}
-
 int cli_cu_load(char *err, size_t errlen) {
   if (cli_cu.loaded) return 0;
   static const char *const names[] = {"libcuda.so.1", NULL};
@@ -52,31 +46,31 @@ int cli_cu_load(char *err, size_t errlen) {
     snprintf(err, errlen, "libcuda.so.1 not found (no NVIDIA driver)");
     return -1;
   }
-  int ok = cli_sym(h, "cuInit", &cli_cu.init) &&
-           cli_sym(h, "cuPointerGetAttribute", &cli_cu.pointer_attr) &&
-           cli_sym(h, "cuDevicePrimaryCtxRetain", &cli_cu.primary_retain) &&
-           cli_sym(h, "cuDevicePrimaryCtxRelease_v2", &cli_cu.primary_release) &&
-           cli_sym(h, "cuCtxPushCurrent_v2", &cli_cu.push) &&
-           cli_sym(h, "cuCtxPopCurrent_v2", &cli_cu.pop) &&
-           cli_sym(h, "cuStreamCreate", &cli_cu.stream_create) &&
-           cli_sym(h, "cuStreamDestroy_v2", &cli_cu.stream_destroy) &&
-           cli_sym(h, "cuStreamSynchronize", &cli_cu.stream_sync) &&
-           cli_sym(h, "cuEventCreate", &cli_cu.event_create) &&
-           cli_sym(h, "cuEventDestroy_v2", &cli_cu.event_destroy) &&
-           cli_sym(h, "cuEventRecord", &cli_cu.event_record) &&
-           cli_sym(h, "cuEventSynchronize", &cli_cu.event_sync) &&
-           cli_sym(h, "cuEventElapsedTime", &cli_cu.event_elapsed) &&
-           cli_sym(h, "cuMemcpyDtoDAsync_v2", &cli_cu.memcpy_dtod_async) &&
-           cli_sym(h, "cuMemAlloc_v2", &cli_cu.mem_alloc) &&
-           cli_sym(h, "cuMemFree_v2", &cli_cu.mem_free) &&
-           cli_sym(h, "cuMemAllocHost_v2", &cli_cu.mem_alloc_host) &&
-           cli_sym(h, "cuMemFreeHost", &cli_cu.mem_free_host) &&
-           cli_sym(h, "cuMemcpyHtoD_v2", &cli_cu.memcpy_htod) &&
-           cli_sym(h, "cuMemcpyDtoH_v2", &cli_cu.memcpy_dtoh) &&
-           cli_sym(h, "cuMemcpyHtoDAsync_v2", &cli_cu.memcpy_htod_async) &&
-           cli_sym(h, "cuMemcpyDtoHAsync_v2", &cli_cu.memcpy_dtoh_async) &&
-           cli_sym(h, "cuMemHostRegister_v2", &cli_cu.host_register) &&
-           cli_sym(h, "cuMemHostUnregister", &cli_cu.host_unregister);
+  int ok = cli_dlsym(h, "cuInit", &cli_cu.init) &&
+           cli_dlsym(h, "cuPointerGetAttribute", &cli_cu.pointer_attr) &&
+           cli_dlsym(h, "cuDevicePrimaryCtxRetain", &cli_cu.primary_retain) &&
+           cli_dlsym(h, "cuDevicePrimaryCtxRelease_v2", &cli_cu.primary_release) &&
+           cli_dlsym(h, "cuCtxPushCurrent_v2", &cli_cu.push) &&
+           cli_dlsym(h, "cuCtxPopCurrent_v2", &cli_cu.pop) &&
+           cli_dlsym(h, "cuStreamCreate", &cli_cu.stream_create) &&
+           cli_dlsym(h, "cuStreamDestroy_v2", &cli_cu.stream_destroy) &&
+           cli_dlsym(h, "cuStreamSynchronize", &cli_cu.stream_sync) &&
+           cli_dlsym(h, "cuEventCreate", &cli_cu.event_create) &&
+           cli_dlsym(h, "cuEventDestroy_v2", &cli_cu.event_destroy) &&
+           cli_dlsym(h, "cuEventRecord", &cli_cu.event_record) &&
+           cli_dlsym(h, "cuEventSynchronize", &cli_cu.event_sync) &&
+           cli_dlsym(h, "cuEventElapsedTime", &cli_cu.event_elapsed) &&
+           cli_dlsym(h, "cuMemcpyDtoDAsync_v2", &cli_cu.memcpy_dtod_async) &&
+           cli_dlsym(h, "cuMemAlloc_v2", &cli_cu.mem_alloc) &&
+           cli_dlsym(h, "cuMemFree_v2", &cli_cu.mem_free) &&
+           cli_dlsym(h, "cuMemAllocHost_v2", &cli_cu.mem_alloc_host) &&
+           cli_dlsym(h, "cuMemFreeHost", &cli_cu.mem_free_host) &&
+           cli_dlsym(h, "cuMemcpyHtoD_v2", &cli_cu.memcpy_htod) &&
+           cli_dlsym(h, "cuMemcpyDtoH_v2", &cli_cu.memcpy_dtoh) &&
+           cli_dlsym(h, "cuMemcpyHtoDAsync_v2", &cli_cu.memcpy_htod_async) &&
+           cli_dlsym(h, "cuMemcpyDtoHAsync_v2", &cli_cu.memcpy_dtoh_async) &&
+           cli_dlsym(h, "cuMemHostRegister_v2", &cli_cu.host_register) &&
+           cli_dlsym(h, "cuMemHostUnregister", &cli_cu.host_unregister);
   if (!ok || cli_cu.init(0) != 0) {
     snprintf(err, errlen, "the CUDA driver is unusable (missing symbols or cuInit failed)");
     return -1;
@@ -97,17 +91,17 @@ static int cli_cufft_load(char *err, size_t errlen) {
              "to LD_LIBRARY_PATH)");
     return -1;
   }
-  int ok = cli_sym(h, "cufftCreate", &cli_cufft.create) &&
-           cli_sym(h, "cufftMakePlanMany64", &cli_cufft.make_many64) &&
-           cli_sym(h, "cufftSetStream", &cli_cufft.set_stream) &&
-           cli_sym(h, "cufftDestroy", &cli_cufft.destroy) &&
-           cli_sym(h, "cufftGetVersion", &cli_cufft.get_version) &&
-           cli_sym(h, "cufftExecC2C", &cli_cufft.exec_c2c) &&
-           cli_sym(h, "cufftExecZ2Z", &cli_cufft.exec_z2z) &&
-           cli_sym(h, "cufftExecR2C", &cli_cufft.exec_r2c) &&
-           cli_sym(h, "cufftExecD2Z", &cli_cufft.exec_d2z) &&
-           cli_sym(h, "cufftExecC2R", &cli_cufft.exec_c2r) &&
-           cli_sym(h, "cufftExecZ2D", &cli_cufft.exec_z2d);
+  int ok = cli_dlsym(h, "cufftCreate", &cli_cufft.create) &&
+           cli_dlsym(h, "cufftMakePlanMany64", &cli_cufft.make_many64) &&
+           cli_dlsym(h, "cufftSetStream", &cli_cufft.set_stream) &&
+           cli_dlsym(h, "cufftDestroy", &cli_cufft.destroy) &&
+           cli_dlsym(h, "cufftGetVersion", &cli_cufft.get_version) &&
+           cli_dlsym(h, "cufftExecC2C", &cli_cufft.exec_c2c) &&
+           cli_dlsym(h, "cufftExecZ2Z", &cli_cufft.exec_z2z) &&
+           cli_dlsym(h, "cufftExecR2C", &cli_cufft.exec_r2c) &&
+           cli_dlsym(h, "cufftExecD2Z", &cli_cufft.exec_d2z) &&
+           cli_dlsym(h, "cufftExecC2R", &cli_cufft.exec_c2r) &&
+           cli_dlsym(h, "cufftExecZ2D", &cli_cufft.exec_z2d);
   if (!ok) {
     snprintf(err, errlen, "%s lacks cufftMakePlanMany64 or an exec function", which);
     return -1;
@@ -284,12 +278,13 @@ static int cli_cmp_double(const void *a, const void *b) {
 }
 
 /* Declared in peer_cuda.h (the copy peer times its copies with it too). */
-int cli_cuda_time_loop(cli_cu_stream stream, cli_cu_event e0, cli_cu_event e1,
+int cli_cuda_time_loop(cli_cu_context ctx, cli_cu_stream stream, cli_cu_event e0, cli_cu_event e1,
                        int (*enqueue)(void *, void *, void *), void *arg, void *in, void *out,
                        int warmup, int runs, double *median) {
   if (runs < 1) runs = 1;
   double *t = malloc(sizeof(double) * (size_t)runs);
   if (!t) return -1;
+  cli_cu.push(ctx);
   int rc = 0;
   for (int i = 0; i < warmup && rc == 0; i++) rc = enqueue(arg, in, out);
   for (int i = 0; i < runs && rc == 0; i++) {
@@ -309,6 +304,8 @@ int cli_cuda_time_loop(cli_cu_stream stream, cli_cu_event e0, cli_cu_event e1,
     qsort(t, (size_t)runs, sizeof *t, cli_cmp_double);
     *median = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
   }
+  cli_cu_context popped;
+  cli_cu.pop(&popped);
   free(t);
   return rc;
 }
@@ -320,12 +317,8 @@ static int cli_cufft_enqueue_any(void *state, void *in, void *out) {
 static int cli_cufft_time(void *state, void *in, void *out, int warmup, int runs,
                           double *median) {
   cli_cufft_state *s = state;
-  cli_cu.push(s->ctx);
-  int rc = cli_cuda_time_loop(s->stream, s->start, s->stop, cli_cufft_enqueue_any, s, in, out,
-                              warmup, runs, median);
-  cli_cu_context popped;
-  cli_cu.pop(&popped);
-  return rc;
+  return cli_cuda_time_loop(s->ctx, s->stream, s->start, s->stop, cli_cufft_enqueue_any, s, in,
+                            out, warmup, runs, median);
 }
 
 /* hyfft on a CUDA context, timed exactly like cuFFT above. */
@@ -357,8 +350,8 @@ int cli_cuda_time_plan(hyfft_plan plan, const void *in, void *out, int warmup, i
   int rc = -1;
   if (cli_cu.stream_create(&h.stream, 0) == 0 && cli_cu.event_create(&e0, 0) == 0 &&
       cli_cu.event_create(&e1, 0) == 0)
-    rc = cli_cuda_time_loop(h.stream, e0, e1, cli_hyfft_enqueue, &h, (void *)in, out, warmup,
-                            runs, median);
+    rc = cli_cuda_time_loop(ctx, h.stream, e0, e1, cli_hyfft_enqueue, &h, (void *)in, out,
+                            warmup, runs, median);
   if (h.stream) cli_cu.stream_sync(h.stream);
   if (e0) cli_cu.event_destroy(e0);
   if (e1) cli_cu.event_destroy(e1);

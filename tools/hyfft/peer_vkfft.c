@@ -27,12 +27,6 @@ static struct {
   void (*destroy)(void *handle);
 } cli_vk;
 
-static int cli_vk_sym(void *h, const char *name, void *slot) {
-  void *f = dlsym(h, name);
-  memcpy(slot, &f, sizeof f);
-  return f != NULL;
-}
-
 static int cli_vkfft_load(char *err, size_t errlen) {
   if (cli_vk.enqueue) return 0;
   if (cli_cu_load(err, errlen) != 0) return -1;
@@ -57,10 +51,10 @@ static int cli_vkfft_load(char *err, size_t errlen) {
              "set HYFFT_VKFFT_PEER)");
     return -1;
   }
-  if (!cli_vk_sym(h, "hyvk_version", &cli_vk.version) ||
-      !cli_vk_sym(h, "hyvk_plan_create", &cli_vk.plan_create) ||
-      !cli_vk_sym(h, "hyvk_destroy", &cli_vk.destroy) ||
-      !cli_vk_sym(h, "hyvk_enqueue", &cli_vk.enqueue)) {
+  if (!cli_dlsym(h, "hyvk_version", &cli_vk.version) ||
+      !cli_dlsym(h, "hyvk_plan_create", &cli_vk.plan_create) ||
+      !cli_dlsym(h, "hyvk_destroy", &cli_vk.destroy) ||
+      !cli_dlsym(h, "hyvk_enqueue", &cli_vk.enqueue)) {
     snprintf(err, errlen, "libhyfft_vkfft_peer.so lacks the hyvk_ functions");
     cli_vk.enqueue = NULL;
     return -1;
@@ -189,12 +183,8 @@ static int cli_vkfft_run(void *state, void *in, void *out) {
 static int cli_vkfft_time(void *state, void *in, void *out, int warmup, int runs,
                           double *median) {
   cli_vkfft_state *s = state;
-  cli_cu.push(s->ctx);
-  int rc = cli_cuda_time_loop(s->stream, s->start, s->stop, cli_vkfft_enqueue, s, in, out,
-                              warmup, runs, median);
-  cli_cu_context popped;
-  cli_cu.pop(&popped);
-  return rc;
+  return cli_cuda_time_loop(s->ctx, s->stream, s->start, s->stop, cli_vkfft_enqueue, s, in, out,
+                            warmup, runs, median);
 }
 
 /* Backward transforms read their input as VkFFT's work buffer. */

@@ -68,6 +68,12 @@ void *cli_alloc(size_t bytes) {
 
 void cli_free(void *p) { free(p); }
 
+int cli_dlsym(void *handle, const char *name, void *slot) {
+  void *f = dlsym(handle, name);
+  memcpy(slot, &f, sizeof f);
+  return f != NULL;
+}
+
 void *cli_dlopen_first(const char *const *names, const char **which) {
   for (int i = 0; names[i]; i++) {
     void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
