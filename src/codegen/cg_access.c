@@ -394,7 +394,7 @@ void hy_cg_real_lds(hy_cg_kernel *k, const char *e2, char *out, size_t size) {
     snprintf(out, size, "lds[mm * %d + (%s)]", k->row, e2);
 }
 
-void hy_cg_load_real_pre(hy_cg_kernel *k, int64_t count) {
+static void hy_cg_load_real_pre_pairs(hy_cg_kernel *k, int64_t count) {
   hy_strbuf *sb = k->sb;
   int64_t m = k->n, is = k->pass->axis.in_stride, pairs = m / 2 + 1;
   char le[128], lj[128];
@@ -414,6 +414,49 @@ void hy_cg_load_real_pre(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "      if (j != e && j < %lld) {\n", (long long)m);
   hy_cg_real_step_value(sb, 0, "b", "a", "fz[j]", "        ");
   hy_strbuf_appendf(sb, "        %s = v;\n      }\n    }\n  }\n  HY_BARRIER();\n", lj);
+}
+
+static void hy_cg_load_real_pre_staged(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  int64_t m = k->n, is = k->pass->axis.in_stride, pairs = m / 2 + 1;
+  char le[128], lj[128];
+  hy_cg_real_lds(k, "e", le, sizeof le);
+  hy_cg_real_lds(k, "j", lj, sizeof lj);
+  /* First X_0..X_m-1 of each row into local memory, consecutive threads
+   * on consecutive elements (every warp reads whole segments, and the
+   * unrolled loop keeps all of a thread's loads in flight at once). */
+  hy_strbuf_appendf(sb, "  /* C2R pre-processing: X_0..X_%lld into local memory, then the pairs "
+                        "X_e, X_%lld-e there */\n",
+                    (long long)m - 1, (long long)m);
+  hy_strbuf_append(sb, "#pragma unroll\n");
+  hy_cg_real_loop_open(k, count, m, 0, "i2");
+  hy_strbuf_appendf(sb, "      %s = src[i2 + (%s)e * %lld];\n    }\n  }\n  HY_BARRIER();\n", le,
+                    k->idx, (long long)is);
+  /* Then the pairs e, m - e (e <= m/2) in place: one thread owns both
+   * slots of a pair, so no other thread touches them. X_m (which the row
+   * in local memory need not hold) comes from global memory. */
+  hy_cg_real_loop_open(k, count, pairs, 0, "i2");
+  hy_strbuf_appendf(sb, "      const int j = %lld - e;\n", (long long)m);
+  hy_strbuf_appendf(sb, "      real2 a = %s, b;\n", le);
+  hy_strbuf_appendf(sb,
+                    "      if (e == 0) { b = src[i2 + (%s)%lld * %lld]; a.y = (real)0; b.y = (real)0; }\n",
+                    k->idx, (long long)m, (long long)is);
+  hy_strbuf_appendf(sb, "      else b = %s;\n      {\n", lj);
+  hy_cg_real_step_value(sb, 0, "a", "b", "fz[e]", "        ");
+  hy_strbuf_appendf(sb, "        %s = v;\n      }\n", le);
+  hy_strbuf_appendf(sb, "      if (j != e && j < %lld) {\n", (long long)m);
+  hy_cg_real_step_value(sb, 0, "b", "a", "fz[j]", "        ");
+  hy_strbuf_appendf(sb, "        %s = v;\n      }\n    }\n  }\n  HY_BARRIER();\n", lj);
+}
+
+/* The C2R pre-processing step into local memory, the input read by pairs
+ * (each thread reads X_e and X_m-e from global memory) or, with `staged`
+ * (the spec's stagein), densely first and paired in local memory. */
+void hy_cg_load_real_pre(hy_cg_kernel *k, int64_t count, int staged) {
+  if (staged)
+    hy_cg_load_real_pre_staged(k, count);
+  else
+    hy_cg_load_real_pre_pairs(k, count);
 }
 
 void hy_cg_store_real_post(hy_cg_kernel *k, int64_t count) {

@@ -73,7 +73,7 @@ void hy_cg_exchange(hy_cg_kernel *k, int s);
 /* The fused real steps (HY_FUSE_C2R_PRE / HY_FUSE_R2C_POST): the block's
  * inputs pre-processed into local memory, or its outputs post-processed
  * from there, consecutive threads on consecutive elements of a row. */
-void hy_cg_load_real_pre(hy_cg_kernel *k, int64_t count);
+void hy_cg_load_real_pre(hy_cg_kernel *k, int64_t count, int staged);
 void hy_cg_store_real_post(hy_cg_kernel *k, int64_t count);
 int64_t hy_cg_extent(const hy_pass *pass, int out);
 void hy_cg_loop_order(const hy_pass *pass, int by_out, int *order);

@@ -143,7 +143,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                     "mixed-radix pass with complex local memory", pass_index);
   if (hy_fuse_is_real(pass->fuse) &&
       (k.bluestein || k.rader || spec->split_exchange || pass->twiddle_loop >= 0 ||
-       pass->plane_inner > 0 || (spec->stage_load && pass->fuse == HY_FUSE_C2R_PRE) ||
+       pass->plane_inner > 0 ||
        ((spec->stage_store || spec->store_transposed) && pass->fuse == HY_FUSE_R2C_POST)))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a fused real step needs a plain "
                     "mixed-radix pass with complex local memory", pass_index);
@@ -368,11 +368,11 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     /* Rader: x_0, which every output adds (read before any store: in place). */
     hy_strbuf_append(sb, "  const real2 hx0 = valid ? src[ib] : MK(0, 0);\n");
     hy_cg_load_global(&k);
+  } else if (pass->fuse == HY_FUSE_C2R_PRE) {
+    hy_cg_load_real_pre(&k, count, spec->stage_load);
+    hy_cg_load_local(&k, 0, 0);
   } else if (spec->stage_load) {
     hy_cg_stage_copy(&k, count, 0);
-    hy_cg_load_local(&k, 0, 0);
-  } else if (pass->fuse == HY_FUSE_C2R_PRE) {
-    hy_cg_load_real_pre(&k, count);
     hy_cg_load_local(&k, 0, 0);
   } else if (r2r_in) {
     hy_cg_load_r2r_pre(&k, count);

@@ -235,6 +235,11 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     spec->threads_per_transform *= 2;
     spec->transforms_per_block /= 2;
   }
+  /* A fused C2R step reads its rows by pairs unless a variant asks for the
+   * staged form (dense rows into local memory, paired there): measured
+   * faster for some shapes and slower for others (docs/performance.md),
+   * so the measuring planner decides. */
+  if (pass->fuse == HY_FUSE_C2R_PRE) spec->stage_load = 0;
   hy_kernel_spec_apply(spec, hy_settings_get()->kernel_spec);
   hy_kernel_spec_apply(spec, pass->kernel_spec);
   /* A fused real step pairs elements k and m - k of a whole transform in
@@ -249,7 +254,7 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     spec->split_exchange = 0;
     spec->store_transposed = 0;
     if (fused_store) spec->stage_store = 0;
-    if (fused_load) spec->stage_load = 0;
+    if (fused_load && pass->fuse != HY_FUSE_C2R_PRE) spec->stage_load = 0;
   }
   if ((int64_t)spec->threads_per_transform * spec->transforms_per_block > wg)
     spec->transforms_per_block = wg / spec->threads_per_transform > 0 ? wg / spec->threads_per_transform : 1;
@@ -286,7 +291,7 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     spec->stage_store = hy_pass_dense_run(pass, 1);
   }
   /* Staging needs a dense run of transforms and complex local memory. */
-  if (pass->plane_inner == 0 && pass->algo != HY_ALGO_RADER &&
+  if (pass->plane_inner == 0 && pass->algo != HY_ALGO_RADER && pass->fuse != HY_FUSE_C2R_PRE &&
       (spec->split_exchange || fused_load || !spec->transform_fastest || pass->algo != HY_ALGO_MIXED_RADIX ||
        !hy_pass_dense_run(pass, 0)))
     spec->stage_load = 0;

@@ -68,7 +68,7 @@ const char *const hy_spec_tune_variants[] = {
     "",          "rader=1",  "rader=0",     "ftwsin=1",    "ftwsin=2",  "tmul=2",
     "tdiv=2",    "mmul=2",   "mdiv=2",      "minblocks=3", "pad=0",     "pad=1",
     "tworadix=32", "tworadix=16", "persist=1", "minblocks=0", "split=1", "split=0",
-    "twstage=0", "tdiv=2,mmul=2", "merge=0", "merge=2",   NULL};
+    "twstage=0", "tdiv=2,mmul=2", "merge=0", "merge=2",   "stagein=1", NULL};
 
 static const hy_spec_key *hy_spec_key_find(const char *name) {
   for (int i = 0; hy_spec_keys[i].name; i++)

@@ -26,7 +26,7 @@ static const char *const hy_variants[] = {"",        "rader=1",     "rader=0",  
                                           "mdiv=2",  "minblocks=3", "pad=0",       "pad=1",
                                           "tworadix=32", "tworadix=16", "persist=1", "persist=0",
                                           "split=1", "split=0",     "twstage=0",   "merge=0",
-                                          "merge=2", "tdiv=2,mmul=2", NULL};
+                                          "merge=2", "tdiv=2,mmul=2", "stagein=1", NULL};
 
 static uint64_t hash_program(uint64_t h, const hy_gpu_program *p) {
   h = hy_hash_u64(h, (uint64_t)p->source.len);
