@@ -94,11 +94,17 @@ double cli_layout_bytes(const cli_layout *L);
 
 /* Fill the physical input (host memory, buf_in_bytes) with seeded random
  * values in [-1,1) rounded to the precision; C2R input is made Hermitian so
- * that every library must give the same answer. The first `keep`
- * transforms' logical inputs are stored in `logical` (keep*in_count). */
+ * that every library must give the same answer. The logical inputs of
+ * the `keep` checked transforms (cli_check_slot) are stored in `logical`
+ * (keep*in_count). */
+/* The slot in the checked arrays of batch entry t when `keep` entries are
+ * checked, or -1: the first half of them and the last half, so that a
+ * large batch's highest offsets (past 2^31 elements) are compared too. */
+int64_t cli_check_slot(const cli_layout *L, int64_t keep, int64_t t);
 int cli_fill_input(const cli_layout *L, cli_rng *rng, void *phys_in, int64_t keep,
                    cli_ldc *logical);
-/* Gather the first `count` transforms' outputs into logical order. */
+/* Gather the outputs of the `count` checked transforms (cli_check_slot)
+ * into logical order. */
 void cli_gather_output(const cli_layout *L, const void *phys_out, int64_t count,
                        cli_ldc *logical);
 

@@ -134,6 +134,13 @@ static void cli_make_hermitian(const hyfft_problem *p, double *v /* re,im pairs 
   }
 }
 
+int64_t cli_check_slot(const cli_layout *L, int64_t keep, int64_t t) {
+  int64_t head = (keep + 1) / 2, tail = keep - head;
+  if (t < head) return t;
+  if (t >= L->batch - tail) return head + (t - (L->batch - tail));
+  return -1;
+}
+
 int cli_fill_input(const cli_layout *L, cli_rng *rng, void *phys_in, int64_t keep,
                    cli_ldc *logical) {
   const hyfft_problem *p = &L->p;
@@ -171,8 +178,9 @@ int cli_fill_input(const cli_layout *L, cli_rng *rng, void *phys_in, int64_t kee
           f[off] = (float)tmp[2 * j];
         }
       }
-      if (t < keep)
-        logical[t * L->in_count + j] = (long double)tmp[2 * j] + I * (long double)tmp[2 * j + 1];
+      int64_t slot = cli_check_slot(L, keep, t);
+      if (slot >= 0)
+        logical[slot * L->in_count + j] = (long double)tmp[2 * j] + I * (long double)tmp[2 * j + 1];
     }
   }
   free(tmp);
@@ -186,7 +194,9 @@ void cli_gather_output(const cli_layout *L, const void *phys_out, int64_t count,
   int f64 = p->precision == HYFFT_F64;
   cli_walk bw, tw;
   cli_walk_batch(&bw, p, 1);
-  for (int64_t t = 0; t < count; t++, cli_walk_next(&bw)) {
+  for (int64_t t = 0; t < L->batch; t++, cli_walk_next(&bw)) {
+    int64_t slot = cli_check_slot(L, count, t);
+    if (slot < 0) continue;
     cli_walk_transform(&tw, p, 1);
     for (int64_t j = 0; j < L->out_count; j++, cli_walk_next(&tw)) {
       int64_t off = bw.off + tw.off;
@@ -200,7 +210,7 @@ void cli_gather_output(const cli_layout *L, const void *phys_out, int64_t count,
         re = cplx ? f[2 * off] : f[off];
         if (cplx) im = f[2 * off + 1];
       }
-      logical[t * L->out_count + j] = re + I * im;
+      logical[slot * L->out_count + j] = re + I * im;
     }
   }
 }
