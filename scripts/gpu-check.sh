@@ -9,6 +9,8 @@
 #   GPU_CHECK_ONLY=plan_times: build, then only the plan-time step (cold and
 #     warm plan creation of every table problem, about 3 minutes), with the
 #     whole deadline to itself
+#   GPU_CHECK_ONLY=large: build, then only the transforms above 2^31
+#     elements (about 6 minutes; GPU_CHECK_DEADLINE=590)
 # Steps: configure and build; the CUDA backend tests; the accuracy and
 # property suites on --device cuda and on NVIDIA's OpenCL; compute-sanitizer
 # memcheck and racecheck on a few plans; the benchmark tables against cuFFT
@@ -168,6 +170,26 @@ if [ "${GPU_CHECK_ONLY:-}" = plan_times ]; then
   run_step plan_times $((deadline - 30)) bash -c plan_times
   cat "$out/plan_times.log"
   report_plan_times
+  echo
+  echo "== summary ($(($(date +%s) - start)) s; logs in $out)"
+  cat "$summary"
+  exit $failed
+fi
+
+# ---- above 2^31 elements (GPU_CHECK_ONLY=large) ----------------------------------
+# The 64-bit index paths on the device: a C2C batch of 2^31 + 1024
+# elements and an R2C batch of 2^31 + 2048 reals on device buffers, each
+# checked against the long-double reference on its first and last
+# transforms (the highest offsets), then a single 2D transform of
+# 2^31 + 2^21 points in place, checked by the reference-free self-test
+# (linearity, impulse, time shift). 16-34 GiB of device and up to 100 GiB
+# of host memory; run apart from the rest (GPU_CHECK_DEADLINE=590).
+if [ "${GPU_CHECK_ONLY:-}" = large ]; then
+  run_step above_2g_batches 200 "$build/tools/hyfft/hyfft" verify --device cuda --check-elems 4096 \
+    c2c:f32:fwd:1024:b2097153:dev r2c:f32:2048:b1048577:dev
+  run_step above_2g_single 480 "$build/tools/hyfft/hyfft" verify --device cuda \
+    c2c:f32:bwd:46080x46656:ip:dev
+  cat "$out/above_2g_batches.log" "$out/above_2g_single.log"
   echo
   echo "== summary ($(($(date +%s) - start)) s; logs in $out)"
   cat "$summary"
