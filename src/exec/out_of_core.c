@@ -1,16 +1,25 @@
-/* Host C2C transforms larger than the device memory budget, in two sweeps
- * of sub-plans (exec/out_of_core.h). Element (b, i0, ja, jc) of the host
- * data, with b the batch index, i0 the index of dim 0 and (ja, jc) the
- * other transform dims (ja of length 1 for a rank-2 problem), is a unit of
- * sweep 1 by (b, i0) and a column of sweep 2 by (b, ja, jc):
+/* Host C2C, R2C and C2R transforms larger than the device memory budget,
+ * in two sweeps of sub-plans (exec/out_of_core.h). Element (b, i0, ja, jc)
+ * of the host data, with b the batch index, i0 the index of dim 0 and
+ * (ja, jc) the other transform dims (ja of length 1 for a rank-2 problem),
+ * is a unit of the slabs by (b, i0) and a column of the blocks by
+ * (b, ja, jc):
  *
- *   sweep 1: per slab of units [u, u + s): pack the slab's input into a
- *            contiguous host buffer ([unit][ja][jc]), upload it, transform
- *            the (ja, jc) dims in place on the device, download, unpack into
- *            the host output;
- *   sweep 2: per block of columns [c, c + w): pack the block of the host
- *            output ([i0][column]), upload, transform dim 0 (n0 points,
- *            stride w, batch w) in place on the device, download, unpack.
+ *   slabs:  per slab of units [u, u + s): pack the slab's source into a
+ *           contiguous host buffer ([unit][ja][jc]), upload it, transform
+ *           the (ja, jc) dims in place on the device, download, unpack into
+ *           the destination. R2C and C2R use the padded in-place layout
+ *           there: every line of jc holds nc = nr/2+1 complex elements and
+ *           its nr reals at its start;
+ *   blocks: per block of columns [c, c + w): pack the block of the source
+ *           ([i0][column]), upload, transform dim 0 (n0 points, stride w,
+ *           batch w) in place on the device, download, unpack. R2C and
+ *           C2R have nc columns per line of jc (the half spectrum).
+ *
+ * C2C and R2C: slabs from the input to the output, then blocks in place on
+ * the output. C2R: blocks from the input to the input itself (in place,
+ * HYFFT_DESTROY_INPUT) or a host scratch, then slabs from there to the
+ * output. sweep[0] is the first of the two, sweep[1] the second.
  *
  * Slab and block sizes are the largest whose data plus the sub-plan's
  * workspace fit the budget. Each execution allocates one sweep's device
@@ -52,6 +61,7 @@ typedef struct hy_ooc_sub {
 } hy_ooc_sub;
 
 typedef struct hy_ooc_sweep {
+  int rows;              /* 1: slabs of rows (b, i0); 0: blocks of columns */
   int64_t units;         /* sweep 1: (b, i0) rows; sweep 2: (b, ja, jc) columns */
   int64_t per;           /* units per piece */
   int64_t count;         /* pieces */
@@ -67,9 +77,17 @@ struct hy_ooc {
   int64_t budget;
   const char *from; /* where the budget comes from */
   size_t whole;     /* device bytes the whole-problem staging would need */
-  int64_t nb, n0, na, nc, m; /* batch, dim 0, the other dims, m = na * nc */
-  size_t elem;
+  hyfft_kind kind;
+  /* batch, dim 0, the other dims and m = na * nc, with nc the complex
+   * length of the last dim (n / 2 + 1 for R2C and C2R); nr is the real
+   * length of the last dim (nc for C2C). */
+  int64_t nb, n0, na, nc, nr, m;
+  size_t elem, relem; /* bytes of a complex and of a real element */
   hy_ooc_side in, out;
+  /* C2R out of place without HYFFT_DESTROY_INPUT: sweep 1 writes the
+   * dim-0-transformed half spectrum to a host scratch ([b][i0][ja][jc],
+   * allocated per execution) so that the input stays as it was. */
+  int scratch;
   hy_ooc_sweep sweep[2];
   /* The double-buffered path (backends with the staging hooks): two
    * queues, pinned buffers of one piece each, and the events that order
@@ -126,7 +144,8 @@ static size_t hy_ooc_whole(const struct hyfft_plan_s *plan, unsigned flags, int6
 /* Why this file cannot take the problem (a static string), NULL when it
  * can. */
 static const char *hy_ooc_unsupported(const hy_problem *p) {
-  if (p->kind != HYFFT_C2C) return "take C2C problems only (R2C/C2R out of core is a later step)";
+  if (p->kind != HYFFT_C2C && p->kind != HYFFT_R2C && p->kind != HYFFT_C2R)
+    return "take C2C, R2C and C2R problems only (R2R out of core is a later step)";
   if (p->rank < 2 || p->rank > 3)
     return "take problems of 2 or 3 transform dims only (1D four-step out of core is a later step)";
   if (p->batch_rank > 1) return "take at most one batch dim (this problem's do not merge into one)";
@@ -135,9 +154,12 @@ static const char *hy_ooc_unsupported(const hy_problem *p) {
 
 /* ---- sub-plans -------------------------------------------------------------- */
 
-/* The device problem of one piece of `count` units: sweep 0 transforms the
- * dims after dim 0 of `count` contiguous rows, sweep 1 dim 0 of `count`
- * columns held [i0][column]; both in place, the plan's scale in sweep 1. */
+/* The device problem of one piece of `count` units: a slab transforms the
+ * dims after dim 0 of `count` contiguous rows, a block dim 0 of `count`
+ * columns held [i0][column]; both in place, the plan's scale in the
+ * blocks. A slab of an R2C or C2R plan is an R2C or C2R of those dims in
+ * the padded in-place layout: each line of the last dim holds nc complex
+ * elements, its nr reals at the line's start. */
 static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, int64_t count,
                                     hy_problem *out) {
   const hy_problem *p = &plan->problem;
@@ -150,16 +172,21 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
   u.batch_rank = 1;
   u.inplace = 1;
   u.memory = HYFFT_MEMORY_DEVICE;
-  if (sweep == 0) {
+  if (o->sweep[sweep].rows) {
+    u.kind = p->kind;
     u.rank = p->rank - 1;
+    /* Strides of the complex side; the real side's are twice as many
+     * reals, except along the last dim (unit stride on both). */
+    int real_in = p->kind == HYFFT_R2C, real_out = p->kind == HYFFT_C2R;
     int64_t stride = 1;
     for (int d = p->rank - 1; d >= 1; d--) {
+      int64_t rs = d == p->rank - 1 ? 1 : 2 * stride;
       u.dims[d - 1].n = p->dims[d].n;
-      u.dims[d - 1].in_stride = stride;
-      u.dims[d - 1].out_stride = stride;
-      stride *= p->dims[d].n;
+      u.dims[d - 1].in_stride = real_in ? rs : stride;
+      u.dims[d - 1].out_stride = real_out ? rs : stride;
+      stride *= d == p->rank - 1 ? o->nc : p->dims[d].n;
     }
-    u.batch[0] = (hyfft_dim){count, o->m, o->m};
+    u.batch[0] = (hyfft_dim){count, real_in ? 2 * o->m : o->m, real_out ? 2 * o->m : o->m};
     u.scale = 1.0;
   } else {
     u.rank = 1;
@@ -215,7 +242,7 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
       return hy_error(HYFFT_OUT_OF_MEMORY,
                       "out of core: the smallest %s (%zu bytes of data) needs %zu bytes of device "
                       "memory with its workspace, over the budget of %lld bytes (%s)",
-                      sweep == 0 ? "slab (one row of dim 0)" : "block (one column of dim 0)",
+                      sw->rows ? "slab (one row of dim 0)" : "block (one column of dim 0)",
                       sw->unit_bytes, most, (long long)o->budget, o->from);
     /* Shrink in proportion, and by at least a sixteenth so that the
      * search ends quickly when the workspace grows faster than the data. */
@@ -333,10 +360,14 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   o->from = from;
   o->whole = whole;
   o->elem = hy_ooc_complex(p);
+  o->relem = o->elem / 2;
+  o->kind = p->kind;
   o->n0 = p->dims[0].n;
   o->na = p->rank == 3 ? p->dims[1].n : 1;
-  o->nc = p->dims[p->rank - 1].n;
+  o->nr = p->dims[p->rank - 1].n;
+  o->nc = p->kind == HYFFT_C2C ? o->nr : o->nr / 2 + 1;
   o->m = o->na * o->nc;
+  o->scratch = p->kind == HYFFT_C2R && !p->inplace && !p->destroy_input;
   o->nb = p->batch_rank == 1 ? p->batch[0].n : 1;
   const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
   const hyfft_dim *da = p->rank == 3 ? &p->dims[1] : NULL;
@@ -345,10 +376,15 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
                         dc->in_stride};
   o->out = (hy_ooc_side){bd ? bd->out_stride : 0, p->dims[0].out_stride,
                          da ? da->out_stride : 0, dc->out_stride};
-  o->sweep[0].units = o->nb * o->n0;
-  o->sweep[0].unit_bytes = (size_t)o->m * o->elem;
-  o->sweep[1].units = o->nb * o->m;
-  o->sweep[1].unit_bytes = (size_t)o->n0 * o->elem;
+  /* C2R transforms dim 0 first (complex to complex), then the slabs down
+   * to real; C2C and R2C the other way round. */
+  hy_ooc_sweep *rows = &o->sweep[p->kind == HYFFT_C2R ? 1 : 0];
+  hy_ooc_sweep *cols = &o->sweep[p->kind == HYFFT_C2R ? 0 : 1];
+  rows->rows = 1;
+  rows->units = o->nb * o->n0;
+  rows->unit_bytes = (size_t)o->m * o->elem;
+  cols->units = o->nb * o->m;
+  cols->unit_bytes = (size_t)o->n0 * o->elem;
   hy_status st = HYFFT_SUCCESS;
   for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_fit(plan, k, flags);
   /* Where two pieces do not fit but one does, one round trip at a time. */
@@ -396,31 +432,35 @@ typedef struct hy_ooc_pack {
   const struct hy_ooc *o;
   char *host;
   const hy_ooc_side *side;
+  int real; /* the host side holds reals (R2C input, C2R output; slabs only) */
   char *buf;
   int64_t first, count;
   int to_buf; /* 1: host -> buf, 0: buf -> host */
 } hy_ooc_pack;
 
-/* Sweep 1, rows [begin, end) of the piece: buf holds [row][ja][jc]. */
+/* A slab, rows [begin, end) of the piece: buf holds [row][ja][jc], each
+ * line of nc complex elements; a real line (nr reals) fills its start. */
 static void hy_ooc_pack_rows(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
   const hy_ooc_pack *a = arg;
   const struct hy_ooc *o = a->o;
   const hy_ooc_side *s = a->side;
+  size_t he = a->real ? o->relem : o->elem;
+  int64_t len = a->real ? o->nr : o->nc;
   for (int64_t r = begin; r < end; r++) {
     int64_t u = a->first + r, b = u / o->n0, i0 = u % o->n0;
     for (int64_t ja = 0; ja < o->na; ja++) {
-      char *h = a->host + (size_t)(b * s->bs + i0 * s->s0 + ja * s->sa) * o->elem;
+      char *h = a->host + (size_t)(b * s->bs + i0 * s->s0 + ja * s->sa) * he;
       char *p = a->buf + (size_t)(r * o->m + ja * o->nc) * o->elem;
       if (a->to_buf)
-        hy_ooc_copy(p, 1, h, s->sc, o->nc, o->elem);
+        hy_ooc_copy(p, 1, h, s->sc, len, he);
       else
-        hy_ooc_copy(h, s->sc, p, 1, o->nc, o->elem);
+        hy_ooc_copy(h, s->sc, p, 1, len, he);
     }
   }
 }
 
-/* Sweep 2, indices i0 in [begin, end): buf holds [i0][column], the piece's
+/* A block, indices i0 in [begin, end): buf holds [i0][column], the piece's
  * columns walked in runs along jc. */
 static void hy_ooc_pack_columns(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
@@ -443,11 +483,11 @@ static void hy_ooc_pack_columns(void *arg, int64_t begin, int64_t end, int threa
   }
 }
 
-static void hy_ooc_move(const struct hy_ooc *o, int sweep, char *host, const hy_ooc_side *side,
-                        char *buf, int64_t first, int64_t count, int to_buf) {
-  hy_ooc_pack a = {o, host, side, buf, first, count, to_buf};
+static void hy_ooc_move(const struct hy_ooc *o, int rows, char *host, const hy_ooc_side *side,
+                        int real, char *buf, int64_t first, int64_t count, int to_buf) {
+  hy_ooc_pack a = {o, host, side, real, buf, first, count, to_buf};
   /* About 64 KiB of copies per range handed to a thread. */
-  if (sweep == 0) {
+  if (rows) {
     int64_t grain = (int64_t)(((size_t)1 << 16) / ((size_t)o->m * o->elem));
     hy_parallel_for(count, grain > 1 ? grain : 1, hy_ooc_pack_rows, &a);
   } else {
@@ -458,10 +498,22 @@ static void hy_ooc_move(const struct hy_ooc *o, int sweep, char *host, const hy_
 
 /* ---- execution ----------------------------------------------------------- */
 
+/* Where a sweep reads and writes on the host, and whether either side holds
+ * reals. The source is only read; it is not const so that one packer
+ * serves both directions. */
+typedef struct hy_ooc_ends {
+  char *src;
+  const hy_ooc_side *src_side;
+  int src_real;
+  char *dst;
+  const hy_ooc_side *dst_side;
+  int dst_real;
+} hy_ooc_ends;
+
 /* One sweep: its device buffers for this execution, then every piece
  * packed, uploaded, transformed, downloaded and unpacked in turn. */
-static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const void *src,
-                                  const hy_ooc_side *src_side, void *dst, void *queue) {
+static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy_ooc_ends *e,
+                                  void *queue) {
   const struct hy_ooc *o = plan->ooc;
   const hy_ooc_sweep *sw = &o->sweep[sweep];
   const hy_backend *b = plan->context->backend;
@@ -479,8 +531,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const vo
     int64_t first = i * sw->per, n = last ? sw->last : sw->per;
     const hy_ooc_sub *sub = &sw->sub[last && sw->nsub == 2 ? 1 : 0];
     size_t piece = (size_t)n * sw->unit_bytes;
-    /* The source is only read here; the cast serves the shared packer. */
-    hy_ooc_move(o, sweep, (char *)(uintptr_t)src, src_side, host, first, n, 1);
+    hy_ooc_move(o, sw->rows, e->src, e->src_side, e->src_real, host, first, n, 1);
     queued = 1;
     st = b->write(dev, queue, d, 0, host, piece, 0);
     if (st == HYFFT_SUCCESS) {
@@ -490,7 +541,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const vo
     if (st == HYFFT_SUCCESS) st = b->read(dev, queue, d, 0, host, piece, 1);
     if (st == HYFFT_SUCCESS) {
       queued = 0;
-      hy_ooc_move(o, sweep, dst, &o->out, host, first, n, 0);
+      hy_ooc_move(o, sw->rows, e->dst, e->dst_side, e->dst_real, host, first, n, 0);
     }
   }
   /* After an error, nothing may still read or write the buffers below. */
@@ -510,8 +561,8 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const vo
  * so that piece k's copies overlap piece k-1's compute and the CPU's
  * packing overlaps both. Piece k reuses the device buffer and pinned
  * buffer of piece k-2, whose download the CPU has waited for. */
-static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, const void *src,
-                                       const hy_ooc_side *src_side, void *dst, void *queue) {
+static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, const hy_ooc_ends *e,
+                                       void *queue) {
   const struct hy_ooc *o = plan->ooc;
   const hy_ooc_sweep *sw = &o->sweep[sweep];
   const hy_backend *b = plan->context->backend;
@@ -537,9 +588,10 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     if (k >= 2) {
       st = b->event_wait(dev, o->ev_down[slot]);
       if (st != HYFFT_SUCCESS) break;
-      hy_ooc_move(o, sweep, dst, &o->out, o->pin[slot], (k - 2) * sw->per, sw->per, 0);
+      hy_ooc_move(o, sw->rows, e->dst, e->dst_side, e->dst_real, o->pin[slot], (k - 2) * sw->per,
+                  sw->per, 0);
     }
-    hy_ooc_move(o, sweep, (char *)(uintptr_t)src, src_side, o->pin[slot], k * sw->per, n, 1);
+    hy_ooc_move(o, sw->rows, e->src, e->src_side, e->src_real, o->pin[slot], k * sw->per, n, 1);
     st = b->write(dev, q, d[slot], 0, o->pin[slot], piece, 0);
     if (st == HYFFT_SUCCESS && k >= 1) st = b->queue_wait(dev, q, o->ev_comp[other]);
     if (st == HYFFT_SUCCESS) {
@@ -555,7 +607,8 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     int slot = (int)(k & 1);
     int64_t n = k == sw->count - 1 ? sw->last : sw->per;
     st = b->event_wait(dev, o->ev_down[slot]);
-    if (st == HYFFT_SUCCESS) hy_ooc_move(o, sweep, dst, &o->out, o->pin[slot], k * sw->per, n, 0);
+    if (st == HYFFT_SUCCESS)
+      hy_ooc_move(o, sw->rows, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
   }
   /* Also after an error: nothing may still use the buffers below, or the
    * pinned ones when the next execution takes them. */
@@ -572,17 +625,47 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
 
 hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void *queue) {
   struct hy_ooc *o = plan->ooc;
-  /* Sweep 1 reads the input and writes every output element once (in
-   * place a slab's elements belong to no other slab); sweep 2 works on the
-   * output alone. */
-  if (!o->overlap) {
-    HY_TRY(hy_ooc_sweep_run(plan, 0, in, &o->in, out, queue));
-    return hy_ooc_sweep_run(plan, 1, out, &o->out, out, queue);
+  /* C2C and R2C: the slabs read the input and write every output element
+   * once (in place a slab's elements belong to no other slab: the padded
+   * real layout puts a real line where its complex line is), then the
+   * blocks work on the output alone. C2R: the blocks transform dim 0 of
+   * the input into `mid` (the input itself in place or with
+   * HYFFT_DESTROY_INPUT, else a host scratch), then the slabs go from
+   * there to the real output. */
+  hy_ooc_ends e[2];
+  char *scratch = NULL;
+  hy_ooc_side packed = {o->n0 * o->m, o->m, o->nc, 1};
+  if (o->kind != HYFFT_C2R) {
+    e[0] = (hy_ooc_ends){(char *)(uintptr_t)in, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0};
+    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0};
+  } else {
+    char *mid = (char *)(uintptr_t)in;
+    const hy_ooc_side *mid_side = &o->in;
+    if (o->scratch) {
+      size_t bytes = (size_t)(o->nb * o->n0 * o->m) * o->elem;
+      scratch = hy_malloc(bytes);
+      if (!scratch)
+        return hy_error(HYFFT_OUT_OF_MEMORY,
+                        "out of core: no %zu bytes of host memory for the C2R scratch (an "
+                        "in-place plan or HYFFT_DESTROY_INPUT needs none)",
+                        bytes);
+      mid = scratch;
+      mid_side = &packed;
+    }
+    e[0] = (hy_ooc_ends){(char *)(uintptr_t)in, &o->in, 0, mid, mid_side, 0};
+    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1};
   }
-  pthread_mutex_lock(&o->lock);
-  hy_status st = hy_ooc_sweep_pipeline(plan, 0, in, &o->in, out, queue);
-  if (st == HYFFT_SUCCESS) st = hy_ooc_sweep_pipeline(plan, 1, out, &o->out, out, queue);
-  pthread_mutex_unlock(&o->lock);
+  hy_status st;
+  if (!o->overlap) {
+    st = hy_ooc_sweep_run(plan, 0, &e[0], queue);
+    if (st == HYFFT_SUCCESS) st = hy_ooc_sweep_run(plan, 1, &e[1], queue);
+  } else {
+    pthread_mutex_lock(&o->lock);
+    st = hy_ooc_sweep_pipeline(plan, 0, &e[0], queue);
+    if (st == HYFFT_SUCCESS) st = hy_ooc_sweep_pipeline(plan, 1, &e[1], queue);
+    pthread_mutex_unlock(&o->lock);
+  }
+  free(scratch);
   return st;
 }
 
@@ -597,39 +680,54 @@ hy_status hy_ooc_wait(struct hyfft_plan_s *plan) {
 
 /* ---- description ------------------------------------------------------------ */
 
+/* One sweep's line of the description. */
+static void hy_ooc_describe_sweep(const struct hy_ooc *o, int k, hy_strbuf *sb) {
+  const hy_ooc_sweep *sw = &o->sweep[k];
+  const char *what = !sw->rows                  ? "dim 0"
+                     : o->kind == HYFFT_R2C     ? "R2C of the other dims"
+                     : o->kind == HYFFT_C2R     ? "C2R of the other dims"
+                                                : "the other dims";
+  hy_strbuf_appendf(sb,
+                    "    sweep %d: %lld %s%s of %lld %s (last %lld; %lld %s in all), %zu bytes of "
+                    "data each, %zu on the device at once; %s",
+                    k + 1, (long long)sw->count, sw->rows ? "slab" : "block",
+                    sw->count == 1 ? "" : "s", (long long)sw->per,
+                    sw->rows ? "rows of dim 0" : "columns", (long long)sw->last,
+                    (long long)sw->units, sw->rows ? "rows" : "columns",
+                    (size_t)sw->per * sw->unit_bytes, sw->peak, what);
+  if (!sw->rows) hy_strbuf_appendf(sb, " (%lld points)", (long long)o->n0);
+  hy_strbuf_append(sb, " there\n");
+}
+
 void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   const struct hy_ooc *o = plan->ooc;
   if (!o) return;
-  const hy_ooc_sweep *s1 = &o->sweep[0], *s2 = &o->sweep[1];
+  /* Both sweeps move the (half) spectrum, nb * n0 * m complex elements,
+   * each way; a real line travels padded to its complex line. */
   size_t total = (size_t)(o->nb * o->n0 * o->m) * o->elem;
   hy_strbuf_appendf(sb,
                     "  out of core: staged whole it needs %zu bytes of device memory, over the "
                     "budget of %lld bytes (%s)\n",
                     o->whole, (long long)o->budget, o->from);
-  hy_strbuf_appendf(sb,
-                    "    sweep 1: %lld slab%s of %lld rows of dim 0 (last %lld; %lld rows in all), "
-                    "%zu bytes of data each, %zu on the device at once; the other dims there\n",
-                    (long long)s1->count, s1->count == 1 ? "" : "s", (long long)s1->per,
-                    (long long)s1->last, (long long)s1->units, (size_t)s1->per * s1->unit_bytes,
-                    s1->peak);
-  hy_strbuf_appendf(sb,
-                    "    sweep 2: %lld block%s of %lld columns (last %lld; %lld columns in all), "
-                    "%zu bytes of data each, %zu on the device at once; dim 0 (%lld points) "
-                    "there\n",
-                    (long long)s2->count, s2->count == 1 ? "" : "s", (long long)s2->per,
-                    (long long)s2->last, (long long)s2->units, (size_t)s2->per * s2->unit_bytes,
-                    s2->peak, (long long)o->n0);
+  for (int k = 0; k < 2; k++) hy_ooc_describe_sweep(o, k, sb);
   hy_strbuf_appendf(sb,
                     "    bus: %zu bytes to the device, %zu bytes back (every element twice each "
-                    "way); pieces packed on the host, %s\n",
+                    "way%s); pieces packed on the host, %s\n",
                     2 * total, 2 * total,
+                    o->kind == HYFFT_C2C ? "" : ", real lines padded to n/2+1 complex",
                     o->overlap ? "double-buffered on two queues (copies overlap compute)"
                                : "one blocking round trip each (copies not overlapped)");
+  if (o->kind == HYFFT_C2R)
+    hy_strbuf_appendf(sb,
+                      "    C2R: sweep 1 writes %s\n",
+                      o->scratch ? "a host scratch of the half spectrum (the input is kept; "
+                                   "HYFFT_DESTROY_INPUT or in place needs none)"
+                                 : "back into the input (in place or HYFFT_DESTROY_INPUT)");
   for (int k = 0; k < 2; k++) {
     const hy_ooc_sweep *sw = &o->sweep[k];
     for (int i = 0; i < sw->nsub; i++) {
       hy_strbuf_appendf(sb, "  sweep %d sub-plan, %lld %s:\n", k + 1,
-                        (long long)(i == 0 ? sw->per : sw->last), k == 0 ? "rows" : "columns");
+                        (long long)(i == 0 ? sw->per : sw->last), sw->rows ? "rows" : "columns");
       hy_plan_tree_describe(&sw->sub[i].tree, sb);
     }
   }
