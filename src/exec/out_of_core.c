@@ -508,7 +508,16 @@ typedef struct hy_ooc_ends {
   char *dst;
   const hy_ooc_side *dst_side;
   int dst_real;
+  int64_t done; /* pieces of the sweeps before this one, for progress */
 } hy_ooc_ends;
+
+/* Piece `k` of a sweep is in the host destination: report the share of
+ * both sweeps' pieces done, short of 1 (hy_exec_run reports the end). */
+static void hy_ooc_progress(const struct hyfft_plan_s *plan, const hy_ooc_ends *e, int64_t k) {
+  const struct hy_ooc *o = plan->ooc;
+  int64_t total = o->sweep[0].count + o->sweep[1].count, done = e->done + k + 1;
+  if (done < total) hy_exec_progress(plan, (double)done / (double)total);
+}
 
 /* One sweep: its device buffers for this execution, then every piece
  * packed, uploaded, transformed, downloaded and unpacked in turn. */
@@ -542,6 +551,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
     if (st == HYFFT_SUCCESS) {
       queued = 0;
       hy_ooc_move(o, sw->rows, e->dst, e->dst_side, e->dst_real, host, first, n, 0);
+      hy_ooc_progress(plan, e, i);
     }
   }
   /* After an error, nothing may still read or write the buffers below. */
@@ -590,6 +600,7 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
       if (st != HYFFT_SUCCESS) break;
       hy_ooc_move(o, sw->rows, e->dst, e->dst_side, e->dst_real, o->pin[slot], (k - 2) * sw->per,
                   sw->per, 0);
+      hy_ooc_progress(plan, e, k - 2);
     }
     hy_ooc_move(o, sw->rows, e->src, e->src_side, e->src_real, o->pin[slot], k * sw->per, n, 1);
     st = b->write(dev, q, d[slot], 0, o->pin[slot], piece, 0);
@@ -607,8 +618,10 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     int slot = (int)(k & 1);
     int64_t n = k == sw->count - 1 ? sw->last : sw->per;
     st = b->event_wait(dev, o->ev_down[slot]);
-    if (st == HYFFT_SUCCESS)
+    if (st == HYFFT_SUCCESS) {
       hy_ooc_move(o, sw->rows, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
+      hy_ooc_progress(plan, e, k);
+    }
   }
   /* Also after an error: nothing may still use the buffers below, or the
    * pinned ones when the next execution takes them. */
@@ -636,8 +649,8 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   char *scratch = NULL;
   hy_ooc_side packed = {o->n0 * o->m, o->m, o->nc, 1};
   if (o->kind != HYFFT_C2R) {
-    e[0] = (hy_ooc_ends){(char *)(uintptr_t)in, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0};
-    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0};
+    e[0] = (hy_ooc_ends){(char *)(uintptr_t)in, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0, 0};
+    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0, o->sweep[0].count};
   } else {
     char *mid = (char *)(uintptr_t)in;
     const hy_ooc_side *mid_side = &o->in;
@@ -652,8 +665,8 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
       mid = scratch;
       mid_side = &packed;
     }
-    e[0] = (hy_ooc_ends){(char *)(uintptr_t)in, &o->in, 0, mid, mid_side, 0};
-    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1};
+    e[0] = (hy_ooc_ends){(char *)(uintptr_t)in, &o->in, 0, mid, mid_side, 0, 0};
+    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, o->sweep[0].count};
   }
   hy_status st;
   if (!o->overlap) {

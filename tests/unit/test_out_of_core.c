@@ -14,6 +14,9 @@
  *     bits from two threads at once; one round trip per piece (no hooks,
  *     as on OpenCL) and double-buffered (the staging hooks, synchronous
  *     fakes, as CUDA's), and HYFFT_STAGING=simple;
+ *   - progress (hyfft_plan_set_progress): one call per piece, never
+ *     decreasing, ending at 1.0, none once turned off, and its argument
+ *     checks;
  *   - a slab that does not fit: HYFFT_OUT_OF_MEMORY with the bytes needed
  *     and the budget; problems the file does not take: HYFFT_NOT_SUPPORTED
  *     with the reason, under a user limit only. */
@@ -228,6 +231,30 @@ static int describes_ooc(hyfft_plan plan) {
   return yes;
 }
 
+/* ---- progress ------------------------------------------------------------ */
+
+/* hyfft_plan_set_progress's calls of one execution. */
+typedef struct progress_log {
+  int calls, ones, bad; /* bad: out of [0, 1] or decreasing */
+  double last;
+} progress_log;
+
+static void progress_record(void *user, double fraction) {
+  progress_log *g = user;
+  if (!(fraction >= 0 && fraction <= 1) || (g->calls && fraction < g->last)) g->bad++;
+  if (fraction == 1.0) g->ones++;
+  g->last = fraction;
+  g->calls++;
+}
+
+/* One execution's calls: `want` of them, in [0, 1], never decreasing, the
+ * last and only the last exactly 1.0. */
+static void progress_check(const progress_log *g, int want, const char *token) {
+  CHECK(g->calls == want && g->bad == 0 && g->ones == 1 && g->last == 1.0,
+        "%s: progress: %d calls (expected %d), %d bad, %d of 1.0, last %g", token, g->calls, want,
+        g->bad, g->ones, g->last);
+}
+
 /* ---- cases -------------------------------------------------------------- */
 
 typedef struct thread_arg {
@@ -304,6 +331,10 @@ static void run_case_flags(hyfft_context cpu, hyfft_context gpu, const char *tok
   memcpy(got, out_init, buf_bytes);
   long long base = atomic_load(&live_bytes);
   atomic_store(&peak_bytes, base);
+  /* Progress: out of core once per piece of either sweep (the last one's
+   * call being the final 1.0), else the final 1.0 alone. */
+  progress_log log = {0, 0, 0, 0};
+  CHECK_OK(hyfft_plan_set_progress(plan, progress_record, &log));
   if (p->inplace) {
     CHECK_OK(hyfft_execute(ref, in2, in2));
     memcpy(want, in2, buf_bytes);
@@ -316,6 +347,8 @@ static void run_case_flags(hyfft_context cpu, hyfft_context gpu, const char *tok
     if (!(flags & HYFFT_DESTROY_INPUT))
       CHECK(memcmp(in, in2, in_bytes) == 0, "%s: input changed", token);
   }
+  progress_check(&log, ooc ? (int)(hy_ooc_pieces(plan, 0) + hy_ooc_pieces(plan, 1)) : 1, token);
+  CHECK_OK(hyfft_plan_set_progress(plan, NULL, &log));
   /* In-place C2R leaves its rows' padding undefined (as FFTW does): it
    * is compared without it, and the threads below against `got` as is. */
   double d;
@@ -346,6 +379,8 @@ static void run_case_flags(hyfft_context cpu, hyfft_context gpu, const char *tok
       CHECK(a[i].failures == 0, "%s under %s: thread %d: %d bad runs", token, limit, i,
             a[i].failures);
     }
+    CHECK(log.calls == (int)(hy_ooc_pieces(plan, 0) + hy_ooc_pieces(plan, 1)),
+          "%s: progress called after it was turned off", token);
   }
   free(in);
   free(in2);
@@ -543,6 +578,8 @@ int main(void) {
   hy_settings_reload();
   test_refusals(gpu);
   use_hooks(gpu, 0);
+  CHECK(hyfft_plan_set_progress(NULL, progress_record, NULL) == HYFFT_NULL_POINTER,
+        "hyfft_plan_set_progress(NULL) did not fail with HYFFT_NULL_POINTER");
 
   CHECK(atomic_load(&live_pinned) == 0 && atomic_load(&live_queues) == 0 &&
             atomic_load(&live_events) == 0,
