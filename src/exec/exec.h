@@ -39,7 +39,7 @@ struct hyfft_plan_s {
    * buffers and the chunked, overlapped pipeline (exec/staging.c); NULL
    * otherwise, and host data then goes the simple per-call way. */
   struct hy_stage *stage;
-  /* Host C2C, R2C and C2R plans larger than the device memory budget: two sweeps of
+  /* Host C2C (1D, 2D, 3D), R2C and C2R (2D, 3D) plans larger than the device memory budget: two sweeps of
    * sub-plans over slabs and blocks (exec/out_of_core.c). The plan then has
    * no tree, backend state, workspace or stage of its own. NULL otherwise. */
   struct hy_ooc *ooc;

@@ -19,7 +19,8 @@
  * C2C and R2C: slabs from the input to the output, then blocks in place on
  * the output. C2R: blocks from the input to the input itself (in place,
  * HYFFT_DESTROY_INPUT) or a host scratch, then slabs from there to the
- * output. sweep[0] is the first of the two, sweep[1] the second.
+ * output. sweep[0] is the first of the two, sweep[1] the second. 1D C2C:
+ * two sweeps of blocks by four-step (hy_ooc_setup_1d).
  *
  * Slab and block sizes are the largest whose data plus the sub-plan's
  * workspace fit the budget. Each execution allocates one sweep's device
@@ -42,6 +43,7 @@
 #include "exec/exec.h"
 #include "exec/out_of_core.h"
 #include "planner/planner.h"
+#include "tables/twiddle.h"
 #include "util/settings.h"
 
 /* Largest piece of the double-buffered path: each pinned buffer is one
@@ -62,6 +64,12 @@ typedef struct hy_ooc_sub {
 
 typedef struct hy_ooc_sweep {
   int rows;              /* 1: slabs of rows (b, i0); 0: blocks of columns */
+  /* Blocks: columns of bn0 points (the transform length), bm columns per
+   * batch entry in runs of bnc along jc; the plan's scale here when
+   * `scaled`; `twiddle`: the 1D four-step's twiddles multiply the block
+   * as it is unpacked. */
+  int64_t bn0, bm, bnc;
+  int scaled, twiddle;
   int64_t units;         /* sweep 1: (b, i0) rows; sweep 2: (b, ja, jc) columns */
   int64_t per;           /* units per piece */
   int64_t count;         /* pieces */
@@ -88,6 +96,13 @@ struct hy_ooc {
    * dim-0-transformed half spectrum to a host scratch ([b][i0][ja][jc],
    * allocated per execution) so that the input stays as it was. */
   int scratch;
+  /* 1D C2C (rank 1): the four-step split n = n1 * n2 (o->n0 = n, o->m = 1),
+   * and the twiddles exp(sign 2 pi i j / n) = tw_hi[j / tw_m] * tw_lo[j %
+   * tw_m] (interleaved re, im), each factor rounded once from long double
+   * (tables/twiddle.h), their product formed in double.
+   * An in-place plan goes through a host scratch (scratch set). */
+  int64_t n1, n2, tw_m;
+  double *tw_lo, *tw_hi;
   hy_ooc_sweep sweep[2];
   /* The double-buffered path (backends with the staging hooks): two
    * queues, pinned buffers of one piece each, and the events that order
@@ -143,11 +158,25 @@ static size_t hy_ooc_whole(const struct hyfft_plan_s *plan, unsigned flags, int6
 
 /* Why this file cannot take the problem (a static string), NULL when it
  * can. */
+/* The four-step split of a 1D length: the largest divisor of n not over
+ * its square root (1 for a prime). */
+static int64_t hy_ooc_split(int64_t n) {
+  int64_t best = 1;
+  for (int64_t d = 2; d * d <= n; d++)
+    if (n % d == 0) best = d;
+  return best;
+}
+
 static const char *hy_ooc_unsupported(const hy_problem *p) {
   if (p->kind != HYFFT_C2C && p->kind != HYFFT_R2C && p->kind != HYFFT_C2R)
     return "take C2C, R2C and C2R problems only (R2R out of core is a later step)";
-  if (p->rank < 2 || p->rank > 3)
-    return "take problems of 2 or 3 transform dims only (1D four-step out of core is a later step)";
+  if (p->rank == 1 && p->kind != HYFFT_C2C)
+    return "take 1D C2C problems only (1D R2C/C2R out of core is a later step)";
+  if (p->rank == 1 && hy_ooc_split(p->dims[0].n) == 1)
+    return "split a 1D length n = n1 x n2 by four-step, and a prime length has no such split "
+           "(Bluestein out of core is a later step)";
+  if (p->rank < 1 || p->rank > 3)
+    return "take problems of 1, 2 or 3 transform dims only";
   if (p->batch_rank > 1) return "take at most one batch dim (this problem's do not merge into one)";
   return NULL;
 }
@@ -190,9 +219,9 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
     u.scale = 1.0;
   } else {
     u.rank = 1;
-    u.dims[0] = (hyfft_dim){o->n0, count, count};
+    u.dims[0] = (hyfft_dim){o->sweep[sweep].bn0, count, count};
     u.batch[0] = (hyfft_dim){count, 1, 1};
-    u.scale = p->scale;
+    u.scale = o->sweep[sweep].scaled ? p->scale : 1.0;
   }
   return hy_problem_make(&u, out);
 }
@@ -323,8 +352,93 @@ void hy_ooc_destroy(struct hyfft_plan_s *plan) {
     for (int i = 0; i < 2; i++)
       if (o->sweep[k].sub[i].state) b->plan_release(plan->context->device, o->sweep[k].sub[i].state);
   pthread_mutex_destroy(&o->lock);
+  free(o->tw_lo);
+  free(o->tw_hi);
   free(o);
   plan->ooc = NULL;
+}
+
+/* Geometry and sweeps of a rank-2 or rank-3 problem (C2C, R2C, C2R). */
+static void hy_ooc_setup_nd(struct hyfft_plan_s *plan) {
+  struct hy_ooc *o = plan->ooc;
+  const hy_problem *p = &plan->problem;
+  o->n0 = p->dims[0].n;
+  o->na = p->rank == 3 ? p->dims[1].n : 1;
+  o->nr = p->dims[p->rank - 1].n;
+  o->nc = p->kind == HYFFT_C2C ? o->nr : o->nr / 2 + 1;
+  o->m = o->na * o->nc;
+  o->scratch = p->kind == HYFFT_C2R && !p->inplace && !p->destroy_input;
+  o->nb = p->batch_rank == 1 ? p->batch[0].n : 1;
+  const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
+  const hyfft_dim *da = p->rank == 3 ? &p->dims[1] : NULL;
+  const hyfft_dim *dc = &p->dims[p->rank - 1];
+  o->in = (hy_ooc_side){bd ? bd->in_stride : 0, p->dims[0].in_stride, da ? da->in_stride : 0,
+                        dc->in_stride};
+  o->out = (hy_ooc_side){bd ? bd->out_stride : 0, p->dims[0].out_stride,
+                         da ? da->out_stride : 0, dc->out_stride};
+  /* C2R transforms dim 0 first (complex to complex), then the slabs down
+   * to real; C2C and R2C the other way round. */
+  hy_ooc_sweep *rows = &o->sweep[p->kind == HYFFT_C2R ? 1 : 0];
+  hy_ooc_sweep *cols = &o->sweep[p->kind == HYFFT_C2R ? 0 : 1];
+  rows->rows = 1;
+  rows->units = o->nb * o->n0;
+  rows->unit_bytes = (size_t)o->m * o->elem;
+  cols->units = o->nb * o->m;
+  cols->unit_bytes = (size_t)o->n0 * o->elem;
+  cols->bn0 = o->n0;
+  cols->bm = o->m;
+  cols->bnc = o->nc;
+  cols->scaled = 1;
+}
+
+/* Geometry, sweeps and twiddle tables of a 1D C2C problem, by the
+ * four-step split n = n1 * n2 with input index i = n2 * i1 + i2 and output
+ * index k = k1 + n1 * k2:
+ *
+ *   X[k1 + n1 k2] = sum_i2 w_n2^(i2 k2) [w_n^(i2 k1) sum_i1 x[n2 i1 + i2] w_n1^(i1 k1)]
+ *
+ * Sweep 1 takes blocks of the n2 columns i2 of the input seen as
+ * [i1][i2] (rows of n2), does their n1-point DFTs, multiplies by the
+ * twiddles as the block is unpacked, and writes column i2 as the
+ * contiguous run [n1 i2, n1 i2 + n1) of the output: Y[k1, i2] at
+ * k1 + n1 i2. Sweep 2 takes blocks of the n1 columns k1 of the output seen
+ * as [i2][k1] (rows of n1) and does their n2-point DFTs in place, which
+ * leaves X[k1 + n1 k2] at k1 + n1 k2: natural order, no transpose pass.
+ * Each sweep reads and writes every element once. In place, sweep 1 would
+ * overwrite columns it has not read yet, so it writes a host scratch
+ * instead (allocated per execution) and sweep 2 reads from there. */
+static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
+  struct hy_ooc *o = plan->ooc;
+  const hy_problem *p = &plan->problem;
+  int64_t n = p->dims[0].n;
+  o->n0 = n;
+  o->na = o->nc = o->nr = o->m = 1;
+  o->n1 = hy_ooc_split(n);
+  o->n2 = n / o->n1;
+  o->nb = p->batch_rank == 1 ? p->batch[0].n : 1;
+  o->scratch = p->inplace;
+  const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
+  o->in = (hy_ooc_side){bd ? bd->in_stride : 0, p->dims[0].in_stride, 0, 0};
+  o->out = (hy_ooc_side){bd ? bd->out_stride : 0, p->dims[0].out_stride, 0, 0};
+  hy_ooc_sweep *s1 = &o->sweep[0], *s2 = &o->sweep[1];
+  *s1 = (hy_ooc_sweep){.bn0 = o->n1, .bm = o->n2, .bnc = o->n2, .twiddle = 1};
+  *s2 = (hy_ooc_sweep){.bn0 = o->n2, .bm = o->n1, .bnc = o->n1, .scaled = 1};
+  s1->units = o->nb * o->n2;
+  s1->unit_bytes = (size_t)o->n1 * o->elem;
+  s2->units = o->nb * o->n1;
+  s2->unit_bytes = (size_t)o->n2 * o->elem;
+  /* Twiddle j = tw_m * h + l: tables of tw_m and ceil(n / tw_m) entries. */
+  int64_t m = 1;
+  while (m * m < n) m++;
+  int64_t hcount = (n + m - 1) / m;
+  o->tw_m = m;
+  o->tw_lo = hy_malloc((size_t)m * 2 * sizeof(double));
+  o->tw_hi = hy_malloc((size_t)hcount * 2 * sizeof(double));
+  if (!o->tw_lo || !o->tw_hi)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: cannot allocate the 1D twiddle tables");
+  hy_twiddle_table_f64(o->tw_lo, m, 1, n, p->sign);
+  hy_twiddle_table_f64(o->tw_hi, hcount, m, n, p->sign);
+  return HYFFT_SUCCESS;
 }
 
 hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
@@ -362,30 +476,11 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   o->elem = hy_ooc_complex(p);
   o->relem = o->elem / 2;
   o->kind = p->kind;
-  o->n0 = p->dims[0].n;
-  o->na = p->rank == 3 ? p->dims[1].n : 1;
-  o->nr = p->dims[p->rank - 1].n;
-  o->nc = p->kind == HYFFT_C2C ? o->nr : o->nr / 2 + 1;
-  o->m = o->na * o->nc;
-  o->scratch = p->kind == HYFFT_C2R && !p->inplace && !p->destroy_input;
-  o->nb = p->batch_rank == 1 ? p->batch[0].n : 1;
-  const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
-  const hyfft_dim *da = p->rank == 3 ? &p->dims[1] : NULL;
-  const hyfft_dim *dc = &p->dims[p->rank - 1];
-  o->in = (hy_ooc_side){bd ? bd->in_stride : 0, p->dims[0].in_stride, da ? da->in_stride : 0,
-                        dc->in_stride};
-  o->out = (hy_ooc_side){bd ? bd->out_stride : 0, p->dims[0].out_stride,
-                         da ? da->out_stride : 0, dc->out_stride};
-  /* C2R transforms dim 0 first (complex to complex), then the slabs down
-   * to real; C2C and R2C the other way round. */
-  hy_ooc_sweep *rows = &o->sweep[p->kind == HYFFT_C2R ? 1 : 0];
-  hy_ooc_sweep *cols = &o->sweep[p->kind == HYFFT_C2R ? 0 : 1];
-  rows->rows = 1;
-  rows->units = o->nb * o->n0;
-  rows->unit_bytes = (size_t)o->m * o->elem;
-  cols->units = o->nb * o->m;
-  cols->unit_bytes = (size_t)o->n0 * o->elem;
   hy_status st = HYFFT_SUCCESS;
+  if (p->rank == 1)
+    st = hy_ooc_setup_1d(plan);
+  else
+    hy_ooc_setup_nd(plan);
   for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_fit(plan, k, flags);
   /* Where two pieces do not fit but one does, one round trip at a time. */
   if (st == HYFFT_OUT_OF_MEMORY && o->overlap) {
@@ -430,6 +525,7 @@ static void hy_ooc_copy(char *dst, int64_t ds, const char *src, int64_t ss, int6
  * the packed buffer: units [first, first + count) of a sweep. */
 typedef struct hy_ooc_pack {
   const struct hy_ooc *o;
+  const hy_ooc_sweep *sw;
   char *host;
   const hy_ooc_side *side;
   int real; /* the host side holds reals (R2C input, C2R output; slabs only) */
@@ -460,6 +556,29 @@ static void hy_ooc_pack_rows(void *arg, int64_t begin, int64_t end, int thread_i
   }
 }
 
+/* The 1D four-step's twiddles on `run` packed elements of row k1 of a
+ * block, columns n2 .. n2 + run - 1: element (k1, n2) times
+ * exp(sign 2 pi i k1 n2 / n), in double for both precisions. */
+static void hy_ooc_twiddle(const struct hy_ooc *o, char *p, int64_t k1, int64_t n2, int64_t run) {
+  int64_t n = o->n0, j = (k1 * n2) % n;
+  for (int64_t t = 0; t < run; t++) {
+    const double *hi = o->tw_hi + 2 * (j / o->tw_m), *lo = o->tw_lo + 2 * (j % o->tw_m);
+    double wr = hi[0] * lo[0] - hi[1] * lo[1], wi = hi[0] * lo[1] + hi[1] * lo[0];
+    if (o->elem == 16) {
+      double *x = (double *)(void *)p + 2 * t, xr = x[0], xi = x[1];
+      x[0] = xr * wr - xi * wi;
+      x[1] = xr * wi + xi * wr;
+    } else {
+      float *x = (float *)(void *)p + 2 * t;
+      double xr = x[0], xi = x[1];
+      x[0] = (float)(xr * wr - xi * wi);
+      x[1] = (float)(xr * wi + xi * wr);
+    }
+    j += k1;
+    if (j >= n) j -= n;
+  }
+}
+
 /* A block, indices i0 in [begin, end): buf holds [i0][column], the piece's
  * columns walked in runs along jc. */
 static void hy_ooc_pack_columns(void *arg, int64_t begin, int64_t end, int thread_index) {
@@ -468,31 +587,35 @@ static void hy_ooc_pack_columns(void *arg, int64_t begin, int64_t end, int threa
   const struct hy_ooc *o = a->o;
   const hy_ooc_side *s = a->side;
   for (int64_t i0 = begin; i0 < end; i0++) {
+    const hy_ooc_sweep *sw = a->sw;
     int64_t col = a->first, stop = a->first + a->count;
     while (col < stop) {
-      int64_t b = col / o->m, j = col % o->m, ja = j / o->nc, jc = j % o->nc;
-      int64_t run = o->nc - jc < stop - col ? o->nc - jc : stop - col;
+      int64_t b = col / sw->bm, j = col % sw->bm, ja = j / sw->bnc, jc = j % sw->bnc;
+      int64_t run = sw->bnc - jc < stop - col ? sw->bnc - jc : stop - col;
       char *h = a->host + (size_t)(b * s->bs + i0 * s->s0 + ja * s->sa + jc * s->sc) * o->elem;
       char *p = a->buf + (size_t)(i0 * a->count + (col - a->first)) * o->elem;
-      if (a->to_buf)
+      if (a->to_buf) {
         hy_ooc_copy(p, 1, h, s->sc, run, o->elem);
-      else
+      } else {
+        if (sw->twiddle) hy_ooc_twiddle(o, p, i0, jc, run);
         hy_ooc_copy(h, s->sc, p, 1, run, o->elem);
+      }
       col += run;
     }
   }
 }
 
-static void hy_ooc_move(const struct hy_ooc *o, int rows, char *host, const hy_ooc_side *side,
-                        int real, char *buf, int64_t first, int64_t count, int to_buf) {
-  hy_ooc_pack a = {o, host, side, real, buf, first, count, to_buf};
+static void hy_ooc_move(const struct hy_ooc *o, const hy_ooc_sweep *sw, char *host,
+                        const hy_ooc_side *side, int real, char *buf, int64_t first,
+                        int64_t count, int to_buf) {
+  hy_ooc_pack a = {o, sw, host, side, real, buf, first, count, to_buf};
   /* About 64 KiB of copies per range handed to a thread. */
-  if (rows) {
+  if (sw->rows) {
     int64_t grain = (int64_t)(((size_t)1 << 16) / ((size_t)o->m * o->elem));
     hy_parallel_for(count, grain > 1 ? grain : 1, hy_ooc_pack_rows, &a);
   } else {
     int64_t grain = (int64_t)(((size_t)1 << 16) / ((size_t)count * o->elem));
-    hy_parallel_for(o->n0, grain > 1 ? grain : 1, hy_ooc_pack_columns, &a);
+    hy_parallel_for(sw->bn0, grain > 1 ? grain : 1, hy_ooc_pack_columns, &a);
   }
 }
 
@@ -540,7 +663,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
     int64_t first = i * sw->per, n = last ? sw->last : sw->per;
     const hy_ooc_sub *sub = &sw->sub[last && sw->nsub == 2 ? 1 : 0];
     size_t piece = (size_t)n * sw->unit_bytes;
-    hy_ooc_move(o, sw->rows, e->src, e->src_side, e->src_real, host, first, n, 1);
+    hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, host, first, n, 1);
     queued = 1;
     st = b->write(dev, queue, d, 0, host, piece, 0);
     if (st == HYFFT_SUCCESS) {
@@ -550,7 +673,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
     if (st == HYFFT_SUCCESS) st = b->read(dev, queue, d, 0, host, piece, 1);
     if (st == HYFFT_SUCCESS) {
       queued = 0;
-      hy_ooc_move(o, sw->rows, e->dst, e->dst_side, e->dst_real, host, first, n, 0);
+      hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, host, first, n, 0);
       hy_ooc_progress(plan, e, i);
     }
   }
@@ -598,11 +721,11 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     if (k >= 2) {
       st = b->event_wait(dev, o->ev_down[slot]);
       if (st != HYFFT_SUCCESS) break;
-      hy_ooc_move(o, sw->rows, e->dst, e->dst_side, e->dst_real, o->pin[slot], (k - 2) * sw->per,
+      hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], (k - 2) * sw->per,
                   sw->per, 0);
       hy_ooc_progress(plan, e, k - 2);
     }
-    hy_ooc_move(o, sw->rows, e->src, e->src_side, e->src_real, o->pin[slot], k * sw->per, n, 1);
+    hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, o->pin[slot], k * sw->per, n, 1);
     st = b->write(dev, q, d[slot], 0, o->pin[slot], piece, 0);
     if (st == HYFFT_SUCCESS && k >= 1) st = b->queue_wait(dev, q, o->ev_comp[other]);
     if (st == HYFFT_SUCCESS) {
@@ -619,7 +742,7 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     int64_t n = k == sw->count - 1 ? sw->last : sw->per;
     st = b->event_wait(dev, o->ev_down[slot]);
     if (st == HYFFT_SUCCESS) {
-      hy_ooc_move(o, sw->rows, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
+      hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
       hy_ooc_progress(plan, e, k);
     }
   }
@@ -644,29 +767,38 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
    * blocks work on the output alone. C2R: the blocks transform dim 0 of
    * the input into `mid` (the input itself in place or with
    * HYFFT_DESTROY_INPUT, else a host scratch), then the slabs go from
-   * there to the real output. */
+   * there to the real output. 1D: see hy_ooc_setup_1d. */
+  char *src = (char *)(uintptr_t)in, *scratch = NULL;
+  if (o->scratch) {
+    size_t bytes = (size_t)(o->nb * o->n0 * o->m) * o->elem;
+    scratch = hy_malloc(bytes);
+    if (!scratch)
+      return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no %zu bytes of host memory for the %s",
+                      bytes, o->n1 ? "1D in-place scratch" : "C2R scratch");
+  }
   hy_ooc_ends e[2];
-  char *scratch = NULL;
   hy_ooc_side packed = {o->n0 * o->m, o->m, o->nc, 1};
-  if (o->kind != HYFFT_C2R) {
-    e[0] = (hy_ooc_ends){(char *)(uintptr_t)in, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0, 0};
-    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0, o->sweep[0].count};
-  } else {
-    char *mid = (char *)(uintptr_t)in;
-    const hy_ooc_side *mid_side = &o->in;
-    if (o->scratch) {
-      size_t bytes = (size_t)(o->nb * o->n0 * o->m) * o->elem;
-      scratch = hy_malloc(bytes);
-      if (!scratch)
-        return hy_error(HYFFT_OUT_OF_MEMORY,
-                        "out of core: no %zu bytes of host memory for the C2R scratch (an "
-                        "in-place plan or HYFFT_DESTROY_INPUT needs none)",
-                        bytes);
-      mid = scratch;
-      mid_side = &packed;
+  hy_ooc_side src1 = {o->in.bs, o->n2 * o->in.s0, 0, o->in.s0};
+  hy_ooc_side out1 = {o->out.bs, o->out.s0, 0, o->n1 * o->out.s0};
+  hy_ooc_side out2 = {o->out.bs, o->n1 * o->out.s0, 0, o->out.s0};
+  hy_ooc_side tmp1 = {o->n0, 1, 0, o->n1}, tmp2 = {o->n0, o->n1, 0, 1};
+  int64_t c0 = o->sweep[0].count;
+  if (o->n1) {
+    if (scratch) {
+      e[0] = (hy_ooc_ends){src, &src1, 0, scratch, &tmp1, 0, 0};
+      e[1] = (hy_ooc_ends){scratch, &tmp2, 0, out, &out2, 0, c0};
+    } else {
+      e[0] = (hy_ooc_ends){src, &src1, 0, out, &out1, 0, 0};
+      e[1] = (hy_ooc_ends){out, &out2, 0, out, &out2, 0, c0};
     }
-    e[0] = (hy_ooc_ends){(char *)(uintptr_t)in, &o->in, 0, mid, mid_side, 0, 0};
-    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, o->sweep[0].count};
+  } else if (o->kind != HYFFT_C2R) {
+    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0, 0};
+    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0, c0};
+  } else {
+    char *mid = scratch ? scratch : src;
+    const hy_ooc_side *mid_side = scratch ? &packed : &o->in;
+    e[0] = (hy_ooc_ends){src, &o->in, 0, mid, mid_side, 0, 0};
+    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, c0};
   }
   hy_status st;
   if (!o->overlap) {
@@ -696,7 +828,9 @@ hy_status hy_ooc_wait(struct hyfft_plan_s *plan) {
 /* One sweep's line of the description. */
 static void hy_ooc_describe_sweep(const struct hy_ooc *o, int k, hy_strbuf *sb) {
   const hy_ooc_sweep *sw = &o->sweep[k];
-  const char *what = !sw->rows                  ? "dim 0"
+  const char *what = o->n1 && k == 0           ? "the n1-point DFTs"
+                     : o->n1                    ? "the n2-point DFTs"
+                     : !sw->rows                ? "dim 0"
                      : o->kind == HYFFT_R2C     ? "R2C of the other dims"
                      : o->kind == HYFFT_C2R     ? "C2R of the other dims"
                                                 : "the other dims";
@@ -708,8 +842,8 @@ static void hy_ooc_describe_sweep(const struct hy_ooc *o, int k, hy_strbuf *sb) 
                     sw->rows ? "rows of dim 0" : "columns", (long long)sw->last,
                     (long long)sw->units, sw->rows ? "rows" : "columns",
                     (size_t)sw->per * sw->unit_bytes, sw->peak, what);
-  if (!sw->rows) hy_strbuf_appendf(sb, " (%lld points)", (long long)o->n0);
-  hy_strbuf_append(sb, " there\n");
+  if (!sw->rows) hy_strbuf_appendf(sb, " (%lld points)", (long long)sw->bn0);
+  hy_strbuf_append(sb, sw->twiddle ? " there, twiddled on the host\n" : " there\n");
 }
 
 void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
@@ -722,6 +856,13 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                     "  out of core: staged whole it needs %zu bytes of device memory, over the "
                     "budget of %lld bytes (%s)\n",
                     o->whole, (long long)o->budget, o->from);
+  if (o->n1)
+    hy_strbuf_appendf(sb,
+                      "    four-step: %lld = n1 %lld x n2 %lld; sweep 1 writes each column where "
+                      "sweep 2 leaves the output in natural order; twiddles on the host as "
+                      "sweep 1 unpacks%s\n",
+                      (long long)o->n0, (long long)o->n1, (long long)o->n2,
+                      o->scratch ? "; in place, sweep 1 writes a host scratch" : "");
   for (int k = 0; k < 2; k++) hy_ooc_describe_sweep(o, k, sb);
   hy_strbuf_appendf(sb,
                     "    bus: %zu bytes to the device, %zu bytes back (every element twice each "

@@ -1,5 +1,5 @@
 /* Host C2C, R2C and C2R transforms larger than the device memory budget
- * (DESIGN.md section 5): a rank-2 or rank-3 problem, batched or not, goes
+ * (DESIGN.md section 5): a rank-2 or rank-3 problem (and a 1D C2C one), batched or not, goes
  * through the device in two sweeps of sub-plans instead of being staged
  * whole.
  *
@@ -13,6 +13,11 @@
  * C2C and R2C run the slabs (host input to host output) then the blocks
  * (in place on the host output); C2R the blocks (host input to the input
  * itself or a host scratch) then the slabs (to the host output).
+ *
+ * A 1D C2C problem (batched or not) goes by the four-step split n = n1 x
+ * n2 in two sweeps of blocks: the n1-point DFTs of strided columns,
+ * twiddled on the host as they are unpacked, then the n2-point DFTs, the
+ * output in natural order (out_of_core.c, hy_ooc_setup_1d).
  *
  * Pieces are packed into contiguous host buffers, so any positive user
  * strides work; the budget is HYFFT_DEVICE_MEMORY_LIMIT, else the device's

@@ -426,6 +426,15 @@ static void run_cases(hyfft_context cpu, hyfft_context gpu) {
   run_case(cpu, gpu, "c2r:f32:16x13:b2:is=9,1:os=15,1:idist=200:odist=300", "1K", 1024, 1);
   run_case_flags(cpu, gpu, "c2r:f32:64x48", "8K", 8192, 1, HYFFT_DESTROY_INPUT);
   run_case_flags(cpu, gpu, "c2r:f64:8x12x9:b3", "4K", 4096, 1, HYFFT_DESTROY_INPUT);
+  /* 1D by four-step: even and odd lengths, batched, in place (through the
+   * host scratch), strided with gaps, scaled, both precisions. */
+  run_case(cpu, gpu, "c2c:f32:fwd:4096", "8K", 8192, 1);
+  run_case(cpu, gpu, "c2c:f64:bwd:3000:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:4096:ip", "8K", 8192, 1);
+  run_case(cpu, gpu, "c2c:f64:fwd:3375:b2:ip", "6K", 6144, 1);
+  run_case(cpu, gpu, "c2c:f32:bwd:10000:scale=1/N", "16K", 16384, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:2000:b2:is=2:os=3:idist=4100:odist=6100", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f32:bwd:1024:b3:ip:is=2:os=2:idist=2100:odist=2100", "4K", 4096, 1);
   /* Within the budget: the ordinary path. */
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", "1M", 1 << 20, 0);
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", NULL, 0, 0);
@@ -466,7 +475,10 @@ static void test_suite_problems(hyfft_context gpu) {
       "c2c:f32:bwd:96x80x50:b2", "c2c:f32:fwd:1000x600",
       /* opencl.paths.out_of_core_real */
       "r2c:f32:512x512",      "c2r:f64:512x301:ip",     "r2c:f32:64x64x127:b2",
-      "c2r:f32:96x80x50",     "r2c:f64:600x1001:ip",    "c2r:f32:700x513:scale=1/N"};
+      "c2r:f32:96x80x50",     "r2c:f64:600x1001:ip",    "c2r:f32:700x513:scale=1/N",
+      /* opencl.paths.out_of_core_1d */
+      "c2c:f32:fwd:262144",   "c2c:f64:bwd:100000:b2:ip", "c2c:f32:fwd:177147",
+      "c2c:f32:bwd:65536:b8:scale=1/N", "c2c:f64:fwd:360000"};
   set_limit("1M");
   for (size_t i = 0; i < sizeof tokens / sizeof *tokens; i++) {
     hyfft_plan plan = NULL;
@@ -503,7 +515,7 @@ static void test_refusals(hyfft_context gpu) {
         "8192x2 under 16K: %s (%s)", hyfft_status_name(st), hyfft_last_error());
 
   static const struct { const char *token, *reason; } unsupported[] = {
-      {"c2c:f32:fwd:65536", "1D"},
+      {"c2c:f32:fwd:65537", "prime"},
       {"r2c:f32:65536", "1D"},
       {"r2r:f32:dct2xdct2:256x256", "R2R"},
       {"c2c:f32:fwd:64x64:b3x5:idist=30000,4096", "batch"},
