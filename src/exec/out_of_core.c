@@ -481,6 +481,10 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
     st = hy_ooc_setup_1d(plan);
   else
     hy_ooc_setup_nd(plan);
+  if (st != HYFFT_SUCCESS) {
+    hy_ooc_destroy(plan);
+    return st;
+  }
   for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_fit(plan, k, flags);
   /* Where two pieces do not fit but one does, one round trip at a time. */
   if (st == HYFFT_OUT_OF_MEMORY && o->overlap) {
