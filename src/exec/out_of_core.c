@@ -560,26 +560,56 @@ static void hy_ooc_pack_rows(void *arg, int64_t begin, int64_t end, int thread_i
   }
 }
 
-/* The 1D four-step's twiddles on `run` packed elements of row k1 of a
- * block, columns n2 .. n2 + run - 1: element (k1, n2) times
- * exp(sign 2 pi i k1 n2 / n), in double for both precisions. */
-static void hy_ooc_twiddle(const struct hy_ooc *o, char *p, int64_t k1, int64_t n2, int64_t run) {
-  int64_t n = o->n0, j = (k1 * n2) % n;
-  for (int64_t t = 0; t < run; t++) {
-    const double *hi = o->tw_hi + 2 * (j / o->tw_m), *lo = o->tw_lo + 2 * (j % o->tw_m);
-    double wr = hi[0] * lo[0] - hi[1] * lo[1], wi = hi[0] * lo[1] + hi[1] * lo[0];
-    if (o->elem == 16) {
-      double *x = (double *)(void *)p + 2 * t, xr = x[0], xi = x[1];
-      x[0] = xr * wr - xi * wi;
-      x[1] = xr * wi + xi * wr;
-    } else {
-      float *x = (float *)(void *)p + 2 * t;
-      double xr = x[0], xi = x[1];
-      x[0] = (float)(xr * wr - xi * wi);
-      x[1] = (float)(xr * wi + xi * wr);
+/* One element of the 1D four-step: *x times exp(sign 2 pi i j / n) (j
+ * reduced mod n), in double for both precisions. */
+static void hy_ooc_twiddle(const struct hy_ooc *o, char *x, int64_t j) {
+  const double *hi = o->tw_hi + 2 * (j / o->tw_m), *lo = o->tw_lo + 2 * (j % o->tw_m);
+  double wr = hi[0] * lo[0] - hi[1] * lo[1], wi = hi[0] * lo[1] + hi[1] * lo[0];
+  if (o->elem == 16) {
+    double *d = (double *)(void *)x, xr = d[0], xi = d[1];
+    d[0] = xr * wr - xi * wi;
+    d[1] = xr * wi + xi * wr;
+  } else {
+    float *f = (float *)(void *)x;
+    double xr = f[0], xi = f[1];
+    f[0] = (float)(xr * wr - xi * wi);
+    f[1] = (float)(xr * wi + xi * wr);
+  }
+}
+
+/* Sweep 1 of the 1D four-step, unpacking columns [begin, end) of the
+ * piece: buf holds [k1][column]; column c (index i2 of its batch entry)
+ * gets its twiddles exp(sign 2 pi i k1 i2 / n) and goes to k1 + n1 i2 of
+ * the destination, a contiguous run for a unit stride. Threads split the
+ * columns, so each writes runs of its own; tiles of a few columns keep
+ * the strided reads of buf in cache. */
+static void hy_ooc_unpack_twiddled(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  enum { TILE = 16 };
+  const hy_ooc_pack *a = arg;
+  const struct hy_ooc *o = a->o;
+  const hy_ooc_sweep *sw = a->sw;
+  const hy_ooc_side *s = a->side;
+  for (int64_t c0 = begin; c0 < end; c0 += TILE) {
+    int64_t c1 = c0 + TILE < end ? c0 + TILE : end;
+    int64_t j[TILE], step[TILE];
+    char *h[TILE];
+    for (int64_t c = c0; c < c1; c++) {
+      int64_t col = a->first + c, b = col / sw->bm, i2 = col % sw->bm;
+      j[c - c0] = 0;
+      step[c - c0] = i2;
+      h[c - c0] = a->host + (size_t)(b * s->bs + i2 * s->sc) * o->elem;
     }
-    j += k1;
-    if (j >= n) j -= n;
+    for (int64_t k1 = 0; k1 < sw->bn0; k1++) {
+      for (int64_t c = c0; c < c1; c++) {
+        int64_t t = c - c0;
+        char *p = a->buf + (size_t)(k1 * a->count + c) * o->elem;
+        hy_ooc_twiddle(o, p, j[t]);
+        memcpy(h[t] + (size_t)(k1 * s->s0) * o->elem, p, o->elem);
+        j[t] += step[t];
+        if (j[t] >= o->n0) j[t] -= o->n0;
+      }
+    }
   }
 }
 
@@ -598,12 +628,10 @@ static void hy_ooc_pack_columns(void *arg, int64_t begin, int64_t end, int threa
       int64_t run = sw->bnc - jc < stop - col ? sw->bnc - jc : stop - col;
       char *h = a->host + (size_t)(b * s->bs + i0 * s->s0 + ja * s->sa + jc * s->sc) * o->elem;
       char *p = a->buf + (size_t)(i0 * a->count + (col - a->first)) * o->elem;
-      if (a->to_buf) {
+      if (a->to_buf)
         hy_ooc_copy(p, 1, h, s->sc, run, o->elem);
-      } else {
-        if (sw->twiddle) hy_ooc_twiddle(o, p, i0, jc, run);
+      else
         hy_ooc_copy(h, s->sc, p, 1, run, o->elem);
-      }
       col += run;
     }
   }
@@ -617,6 +645,9 @@ static void hy_ooc_move(const struct hy_ooc *o, const hy_ooc_sweep *sw, char *ho
   if (sw->rows) {
     int64_t grain = (int64_t)(((size_t)1 << 16) / ((size_t)o->m * o->elem));
     hy_parallel_for(count, grain > 1 ? grain : 1, hy_ooc_pack_rows, &a);
+  } else if (sw->twiddle && !to_buf) {
+    int64_t grain = (int64_t)(((size_t)1 << 16) / ((size_t)sw->bn0 * o->elem));
+    hy_parallel_for(count, grain > 1 ? grain : 1, hy_ooc_unpack_twiddled, &a);
   } else {
     int64_t grain = (int64_t)(((size_t)1 << 16) / ((size_t)count * o->elem));
     hy_parallel_for(sw->bn0, grain > 1 ? grain : 1, hy_ooc_pack_columns, &a);
