@@ -70,7 +70,7 @@ typedef struct hy_ooc_sweep {
    * as it is unpacked. */
   int64_t bn0, bm, bnc;
   int scaled, twiddle;
-  int64_t units;         /* sweep 1: (b, i0) rows; sweep 2: (b, ja, jc) columns */
+  int64_t units;         /* slabs: (b, i0) rows; blocks: (b, column) columns */
   int64_t per;           /* units per piece */
   int64_t count;         /* pieces */
   int64_t last;          /* units in the last piece, 1..per */
@@ -92,9 +92,10 @@ struct hy_ooc {
   int64_t nb, n0, na, nc, nr, m;
   size_t elem, relem; /* bytes of a complex and of a real element */
   hy_ooc_side in, out;
-  /* C2R out of place without HYFFT_DESTROY_INPUT: sweep 1 writes the
-   * dim-0-transformed half spectrum to a host scratch ([b][i0][ja][jc],
-   * allocated per execution) so that the input stays as it was. */
+  /* A host scratch of the whole (half) spectrum, allocated per execution:
+   * C2R out of place without HYFFT_DESTROY_INPUT, whose sweep 1 writes the
+   * dim-0-transformed half spectrum there ([b][i0][ja][jc]) so that the
+   * input stays as it was; and 1D in place (hy_ooc_setup_1d). */
   int scratch;
   /* 1D C2C (rank 1): the four-step split n = n1 * n2 (o->n0 = n, o->m = 1),
    * and the twiddles exp(sign 2 pi i j / n) = tw_hi[j / tw_m] * tw_lo[j %
@@ -156,8 +157,6 @@ static size_t hy_ooc_whole(const struct hyfft_plan_s *plan, unsigned flags, int6
   return data + (size_t)(tree.work_elems[0] + tree.work_elems[1]) * hy_ooc_complex(p);
 }
 
-/* Why this file cannot take the problem (a static string), NULL when it
- * can. */
 /* The four-step split of a 1D length: the largest divisor of n not over
  * its square root (1 for a prime). */
 static int64_t hy_ooc_split(int64_t n) {
@@ -167,6 +166,8 @@ static int64_t hy_ooc_split(int64_t n) {
   return best;
 }
 
+/* Why this file cannot take the problem (a static string), NULL when it
+ * can. */
 static const char *hy_ooc_unsupported(const hy_problem *p) {
   if (p->kind != HYFFT_C2C && p->kind != HYFFT_R2C && p->kind != HYFFT_C2R)
     return "take C2C, R2C and C2R problems only (R2R out of core is a later step)";
