@@ -309,6 +309,21 @@ HYFFT_API hyfft_status hyfft_plan_wait(hyfft_plan plan);
 /* Bytes of workspace the plan needs when the caller supplies it. */
 HYFFT_API hyfft_status hyfft_plan_workspace_size(hyfft_plan plan, size_t *bytes);
 
+/* Progress of an execution: fn(user, fraction) with fraction in [0, 1].
+ * Within one execution the fractions never decrease, and a successful
+ * execution's last call is exactly 1.0; a failed one stops short of it.
+ * Out-of-core plans call fn after each piece of either sweep, host-data
+ * plans staged in chunks on a GPU backend after each chunk (the fraction
+ * is the share of pieces or chunks done); every execution that returns
+ * with its output complete (hyfft_execute; host-data plans on a GPU
+ * backend also through hyfft_execute_async) then calls it with 1.0. fn
+ * runs on the executing thread, between pieces, and should return quickly;
+ * it must not execute or destroy the plan. Concurrent executions of one
+ * plan each call it with their own fractions. fn NULL turns progress off
+ * (the default). Set it while no execution of the plan is running. */
+typedef void (*hyfft_progress_fn)(void *user, double fraction);
+HYFFT_API hyfft_status hyfft_plan_set_progress(hyfft_plan plan, hyfft_progress_fn fn, void *user);
+
 /* ------------------------------------------------------------------------ */
 /* Execution                                                                */
 /* ------------------------------------------------------------------------ */

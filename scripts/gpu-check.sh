@@ -236,10 +236,16 @@ run_step properties_cuda 120 "$prop" --device cuda --level "$level"
 run_step properties_cuda_devbuf 60 "$prop" --device cuda --level quick --device-buffers
 run_step reproducible_cuda 60 "$build/tests/properties/hyfft_reproducible" cuda
 # Out of core on CUDA: host data over a 32 MiB budget (two sweeps of
-# double-buffered pieces), checked against the long-double reference.
-run_step out_of_core_cuda 90 env HYFFT_DEVICE_MEMORY_LIMIT=32M "$build/tools/hyfft/hyfft" verify \
+# double-buffered pieces), checked against the long-double reference; C2C,
+# then R2C and C2R (R2C/C2R slabs, blocks of the half spectrum; even and
+# odd last axes, in place, a C2R through its host scratch), then 1D C2C by
+# four-step (2^25 points, batched, in place through the host scratch, odd).
+# --progress logs each execution's per-piece progress (double-buffered).
+run_step out_of_core_cuda 180 env HYFFT_DEVICE_MEMORY_LIMIT=32M "$build/tools/hyfft/hyfft" verify \
   c2c:f32:fwd:4096x4096 c2c:f64:bwd:2048x1536:ip c2c:f32:fwd:256x256x160:b2 c2c:f32:bwd:3000x2000 \
-  --device cuda
+  r2c:f32:4096x4096 c2r:f64:2048x3000:ip r2c:f32:256x256x160:b2 c2r:f32:3000x2001 \
+  r2c:f64:1500x2999:ip c2c:f32:fwd:33554432 c2c:f64:bwd:4194304:b4 c2c:f32:fwd:16777216:ip \
+  c2c:f32:bwd:14348907 --device cuda --progress
 # Real-to-real kinds on CUDA (their kernels have no other GPU test).
 run_step r2r_cuda 120 "$build/tests/accuracy/hyfft_r2r_accuracy" --device cuda --quick
 # Host data staged through the device: chunked C2C, R2C, C2R and R2R, the

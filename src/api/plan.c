@@ -316,6 +316,14 @@ hyfft_status hyfft_plan_workspace_size(hyfft_plan plan, size_t *bytes) {
   return HYFFT_SUCCESS;
 }
 
+hyfft_status hyfft_plan_set_progress(hyfft_plan plan, hyfft_progress_fn fn, void *user) {
+  hy_error_clear();
+  HY_TRY(hy_check_plan(plan));
+  plan->progress = fn;
+  plan->progress_user = fn ? user : NULL;
+  return HYFFT_SUCCESS;
+}
+
 hyfft_status hyfft_execute(hyfft_plan plan, const void *in, void *out) {
   hy_error_clear();
   HY_TRY(hy_check_plan(plan));

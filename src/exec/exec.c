@@ -188,5 +188,10 @@ hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void
   else
     st = hy_exec_direct(plan, in, out, workspace, queue);
   if (st == HYFFT_SUCCESS && blocking) st = ctx->backend->synchronize(ctx->device, queue);
+  /* Host data on a GPU backend is complete when the staged, out-of-core
+   * or hybrid path returns; anything else once synchronized. */
+  int complete = blocking || (plan->problem.memory == HYFFT_MEMORY_HOST &&
+                              ctx->backend->id != HYFFT_BACKEND_CPU);
+  if (st == HYFFT_SUCCESS && complete) hy_exec_progress(plan, 1.0);
   return st;
 }

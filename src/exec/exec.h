@@ -39,7 +39,7 @@ struct hyfft_plan_s {
    * buffers and the chunked, overlapped pipeline (exec/staging.c); NULL
    * otherwise, and host data then goes the simple per-call way. */
   struct hy_stage *stage;
-  /* Host C2C plans larger than the device memory budget: two sweeps of
+  /* Host C2C (1D, 2D, 3D), R2C and C2R (2D, 3D) plans larger than the device memory budget: two sweeps of
    * sub-plans over slabs and blocks (exec/out_of_core.c). The plan then has
    * no tree, backend state, workspace or stage of its own. NULL otherwise. */
   struct hy_ooc *ooc;
@@ -47,7 +47,16 @@ struct hyfft_plan_s {
    * CPU side, each a plan of its own (exec/hybrid.c). The plan then has no
    * tree, backend state, workspace or stage of its own. NULL otherwise. */
   struct hy_hybrid *hybrid;
+  /* hyfft_plan_set_progress's callback (NULL: none) and its argument. */
+  hyfft_progress_fn progress;
+  void *progress_user;
 };
+
+/* Report `fraction` of an execution to the plan's progress callback, if
+ * any (hy_exec_run reports the final 1.0 itself). */
+static inline void hy_exec_progress(const struct hyfft_plan_s *plan, double fraction) {
+  if (plan->progress) plan->progress(plan->progress_user, fraction);
+}
 
 /* Internal plan flag (above the public ones): the plan is one side of a
  * hybrid plan and must not split again. */

@@ -1,16 +1,26 @@
-/* Host C2C transforms larger than the device memory budget, in two sweeps
- * of sub-plans (exec/out_of_core.h). Element (b, i0, ja, jc) of the host
- * data, with b the batch index, i0 the index of dim 0 and (ja, jc) the
- * other transform dims (ja of length 1 for a rank-2 problem), is a unit of
- * sweep 1 by (b, i0) and a column of sweep 2 by (b, ja, jc):
+/* Host C2C, R2C and C2R transforms larger than the device memory budget,
+ * in two sweeps of sub-plans (exec/out_of_core.h). Element (b, i0, ja, jc)
+ * of the host data, with b the batch index, i0 the index of dim 0 and
+ * (ja, jc) the other transform dims (ja of length 1 for a rank-2 problem),
+ * is a unit of the slabs by (b, i0) and a column of the blocks by
+ * (b, ja, jc):
  *
- *   sweep 1: per slab of units [u, u + s): pack the slab's input into a
- *            contiguous host buffer ([unit][ja][jc]), upload it, transform
- *            the (ja, jc) dims in place on the device, download, unpack into
- *            the host output;
- *   sweep 2: per block of columns [c, c + w): pack the block of the host
- *            output ([i0][column]), upload, transform dim 0 (n0 points,
- *            stride w, batch w) in place on the device, download, unpack.
+ *   slabs:  per slab of units [u, u + s): pack the slab's source into a
+ *           contiguous host buffer ([unit][ja][jc]), upload it, transform
+ *           the (ja, jc) dims in place on the device, download, unpack into
+ *           the destination. R2C and C2R use the padded in-place layout
+ *           there: every line of jc holds nc = nr/2+1 complex elements and
+ *           its nr reals at its start;
+ *   blocks: per block of columns [c, c + w): pack the block of the source
+ *           ([i0][column]), upload, transform dim 0 (n0 points, stride w,
+ *           batch w) in place on the device, download, unpack. R2C and
+ *           C2R have nc columns per line of jc (the half spectrum).
+ *
+ * C2C and R2C: slabs from the input to the output, then blocks in place on
+ * the output. C2R: blocks from the input to the input itself (in place,
+ * HYFFT_DESTROY_INPUT) or a host scratch, then slabs from there to the
+ * output. sweep[0] is the first of the two, sweep[1] the second. 1D C2C:
+ * two sweeps of blocks by four-step (hy_ooc_setup_1d).
  *
  * Slab and block sizes are the largest whose data plus the sub-plan's
  * workspace fit the budget. Each execution allocates one sweep's device
@@ -33,6 +43,7 @@
 #include "exec/exec.h"
 #include "exec/out_of_core.h"
 #include "planner/planner.h"
+#include "tables/twiddle.h"
 #include "util/settings.h"
 
 /* Largest piece of the double-buffered path: each pinned buffer is one
@@ -52,7 +63,14 @@ typedef struct hy_ooc_sub {
 } hy_ooc_sub;
 
 typedef struct hy_ooc_sweep {
-  int64_t units;         /* sweep 1: (b, i0) rows; sweep 2: (b, ja, jc) columns */
+  int rows;              /* 1: slabs of rows (b, i0); 0: blocks of columns */
+  /* Blocks: columns of bn0 points (the transform length), bm columns per
+   * batch entry in runs of bnc along jc; the plan's scale here when
+   * `scaled`; `twiddle`: the 1D four-step's twiddles multiply the block
+   * as it is unpacked. */
+  int64_t bn0, bm, bnc;
+  int scaled, twiddle;
+  int64_t units;         /* slabs: (b, i0) rows; blocks: (b, column) columns */
   int64_t per;           /* units per piece */
   int64_t count;         /* pieces */
   int64_t last;          /* units in the last piece, 1..per */
@@ -67,9 +85,25 @@ struct hy_ooc {
   int64_t budget;
   const char *from; /* where the budget comes from */
   size_t whole;     /* device bytes the whole-problem staging would need */
-  int64_t nb, n0, na, nc, m; /* batch, dim 0, the other dims, m = na * nc */
-  size_t elem;
+  hyfft_kind kind;
+  /* batch, dim 0, the other dims and m = na * nc, with nc the complex
+   * length of the last dim (n / 2 + 1 for R2C and C2R); nr is the real
+   * length of the last dim (nc for C2C). */
+  int64_t nb, n0, na, nc, nr, m;
+  size_t elem, relem; /* bytes of a complex and of a real element */
   hy_ooc_side in, out;
+  /* A host scratch of the whole (half) spectrum, allocated per execution:
+   * C2R out of place without HYFFT_DESTROY_INPUT, whose sweep 1 writes the
+   * dim-0-transformed half spectrum there ([b][i0][ja][jc]) so that the
+   * input stays as it was; and 1D in place (hy_ooc_setup_1d). */
+  int scratch;
+  /* 1D C2C (rank 1): the four-step split n = n1 * n2 (o->n0 = n, o->m = 1),
+   * and the twiddles exp(sign 2 pi i j / n) = tw_hi[j / tw_m] * tw_lo[j %
+   * tw_m] (interleaved re, im), each factor rounded once from long double
+   * (tables/twiddle.h), their product formed in double.
+   * An in-place plan goes through a host scratch (scratch set). */
+  int64_t n1, n2, tw_m;
+  double *tw_lo, *tw_hi;
   hy_ooc_sweep sweep[2];
   /* The double-buffered path (backends with the staging hooks): two
    * queues, pinned buffers of one piece each, and the events that order
@@ -123,21 +157,39 @@ static size_t hy_ooc_whole(const struct hyfft_plan_s *plan, unsigned flags, int6
   return data + (size_t)(tree.work_elems[0] + tree.work_elems[1]) * hy_ooc_complex(p);
 }
 
+/* The four-step split of a 1D length: the largest divisor of n not over
+ * its square root (1 for a prime). */
+static int64_t hy_ooc_split(int64_t n) {
+  int64_t best = 1;
+  for (int64_t d = 2; d * d <= n; d++)
+    if (n % d == 0) best = d;
+  return best;
+}
+
 /* Why this file cannot take the problem (a static string), NULL when it
  * can. */
 static const char *hy_ooc_unsupported(const hy_problem *p) {
-  if (p->kind != HYFFT_C2C) return "take C2C problems only (R2C/C2R out of core is a later step)";
-  if (p->rank < 2 || p->rank > 3)
-    return "take problems of 2 or 3 transform dims only (1D four-step out of core is a later step)";
+  if (p->kind != HYFFT_C2C && p->kind != HYFFT_R2C && p->kind != HYFFT_C2R)
+    return "take C2C, R2C and C2R problems only (R2R out of core is a later step)";
+  if (p->rank == 1 && p->kind != HYFFT_C2C)
+    return "take 1D C2C problems only (1D R2C/C2R out of core is a later step)";
+  if (p->rank == 1 && hy_ooc_split(p->dims[0].n) == 1)
+    return "split a 1D length n = n1 x n2 by four-step, and a prime length has no such split "
+           "(Bluestein out of core is a later step)";
+  if (p->rank < 1 || p->rank > 3)
+    return "take problems of 1, 2 or 3 transform dims only";
   if (p->batch_rank > 1) return "take at most one batch dim (this problem's do not merge into one)";
   return NULL;
 }
 
 /* ---- sub-plans -------------------------------------------------------------- */
 
-/* The device problem of one piece of `count` units: sweep 0 transforms the
- * dims after dim 0 of `count` contiguous rows, sweep 1 dim 0 of `count`
- * columns held [i0][column]; both in place, the plan's scale in sweep 1. */
+/* The device problem of one piece of `count` units: a slab transforms the
+ * dims after dim 0 of `count` contiguous rows, a block dim 0 of `count`
+ * columns held [i0][column]; both in place, the plan's scale in the
+ * blocks. A slab of an R2C or C2R plan is an R2C or C2R of those dims in
+ * the padded in-place layout: each line of the last dim holds nc complex
+ * elements, its nr reals at the line's start. */
 static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, int64_t count,
                                     hy_problem *out) {
   const hy_problem *p = &plan->problem;
@@ -150,22 +202,27 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
   u.batch_rank = 1;
   u.inplace = 1;
   u.memory = HYFFT_MEMORY_DEVICE;
-  if (sweep == 0) {
+  if (o->sweep[sweep].rows) {
+    u.kind = p->kind;
     u.rank = p->rank - 1;
+    /* Strides of the complex side; the real side's are twice as many
+     * reals, except along the last dim (unit stride on both). */
+    int real_in = p->kind == HYFFT_R2C, real_out = p->kind == HYFFT_C2R;
     int64_t stride = 1;
     for (int d = p->rank - 1; d >= 1; d--) {
+      int64_t rs = d == p->rank - 1 ? 1 : 2 * stride;
       u.dims[d - 1].n = p->dims[d].n;
-      u.dims[d - 1].in_stride = stride;
-      u.dims[d - 1].out_stride = stride;
-      stride *= p->dims[d].n;
+      u.dims[d - 1].in_stride = real_in ? rs : stride;
+      u.dims[d - 1].out_stride = real_out ? rs : stride;
+      stride *= d == p->rank - 1 ? o->nc : p->dims[d].n;
     }
-    u.batch[0] = (hyfft_dim){count, o->m, o->m};
+    u.batch[0] = (hyfft_dim){count, real_in ? 2 * o->m : o->m, real_out ? 2 * o->m : o->m};
     u.scale = 1.0;
   } else {
     u.rank = 1;
-    u.dims[0] = (hyfft_dim){o->n0, count, count};
+    u.dims[0] = (hyfft_dim){o->sweep[sweep].bn0, count, count};
     u.batch[0] = (hyfft_dim){count, 1, 1};
-    u.scale = p->scale;
+    u.scale = o->sweep[sweep].scaled ? p->scale : 1.0;
   }
   return hy_problem_make(&u, out);
 }
@@ -215,7 +272,7 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
       return hy_error(HYFFT_OUT_OF_MEMORY,
                       "out of core: the smallest %s (%zu bytes of data) needs %zu bytes of device "
                       "memory with its workspace, over the budget of %lld bytes (%s)",
-                      sweep == 0 ? "slab (one row of dim 0)" : "block (one column of dim 0)",
+                      sw->rows ? "slab (one row of dim 0)" : "block (one column of dim 0)",
                       sw->unit_bytes, most, (long long)o->budget, o->from);
     /* Shrink in proportion, and by at least a sixteenth so that the
      * search ends quickly when the workspace grows faster than the data. */
@@ -296,8 +353,93 @@ void hy_ooc_destroy(struct hyfft_plan_s *plan) {
     for (int i = 0; i < 2; i++)
       if (o->sweep[k].sub[i].state) b->plan_release(plan->context->device, o->sweep[k].sub[i].state);
   pthread_mutex_destroy(&o->lock);
+  free(o->tw_lo);
+  free(o->tw_hi);
   free(o);
   plan->ooc = NULL;
+}
+
+/* Geometry and sweeps of a rank-2 or rank-3 problem (C2C, R2C, C2R). */
+static void hy_ooc_setup_nd(struct hyfft_plan_s *plan) {
+  struct hy_ooc *o = plan->ooc;
+  const hy_problem *p = &plan->problem;
+  o->n0 = p->dims[0].n;
+  o->na = p->rank == 3 ? p->dims[1].n : 1;
+  o->nr = p->dims[p->rank - 1].n;
+  o->nc = p->kind == HYFFT_C2C ? o->nr : o->nr / 2 + 1;
+  o->m = o->na * o->nc;
+  o->scratch = p->kind == HYFFT_C2R && !p->inplace && !p->destroy_input;
+  o->nb = p->batch_rank == 1 ? p->batch[0].n : 1;
+  const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
+  const hyfft_dim *da = p->rank == 3 ? &p->dims[1] : NULL;
+  const hyfft_dim *dc = &p->dims[p->rank - 1];
+  o->in = (hy_ooc_side){bd ? bd->in_stride : 0, p->dims[0].in_stride, da ? da->in_stride : 0,
+                        dc->in_stride};
+  o->out = (hy_ooc_side){bd ? bd->out_stride : 0, p->dims[0].out_stride,
+                         da ? da->out_stride : 0, dc->out_stride};
+  /* C2R transforms dim 0 first (complex to complex), then the slabs down
+   * to real; C2C and R2C the other way round. */
+  hy_ooc_sweep *rows = &o->sweep[p->kind == HYFFT_C2R ? 1 : 0];
+  hy_ooc_sweep *cols = &o->sweep[p->kind == HYFFT_C2R ? 0 : 1];
+  rows->rows = 1;
+  rows->units = o->nb * o->n0;
+  rows->unit_bytes = (size_t)o->m * o->elem;
+  cols->units = o->nb * o->m;
+  cols->unit_bytes = (size_t)o->n0 * o->elem;
+  cols->bn0 = o->n0;
+  cols->bm = o->m;
+  cols->bnc = o->nc;
+  cols->scaled = 1;
+}
+
+/* Geometry, sweeps and twiddle tables of a 1D C2C problem, by the
+ * four-step split n = n1 * n2 with input index i = n2 * i1 + i2 and output
+ * index k = k1 + n1 * k2:
+ *
+ *   X[k1 + n1 k2] = sum_i2 w_n2^(i2 k2) [w_n^(i2 k1) sum_i1 x[n2 i1 + i2] w_n1^(i1 k1)]
+ *
+ * Sweep 1 takes blocks of the n2 columns i2 of the input seen as
+ * [i1][i2] (rows of n2), does their n1-point DFTs, multiplies by the
+ * twiddles as the block is unpacked, and writes column i2 as the
+ * contiguous run [n1 i2, n1 i2 + n1) of the output: Y[k1, i2] at
+ * k1 + n1 i2. Sweep 2 takes blocks of the n1 columns k1 of the output seen
+ * as [i2][k1] (rows of n1) and does their n2-point DFTs in place, which
+ * leaves X[k1 + n1 k2] at k1 + n1 k2: natural order, no transpose pass.
+ * Each sweep reads and writes every element once. In place, sweep 1 would
+ * overwrite columns it has not read yet, so it writes a host scratch
+ * instead (allocated per execution) and sweep 2 reads from there. */
+static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
+  struct hy_ooc *o = plan->ooc;
+  const hy_problem *p = &plan->problem;
+  int64_t n = p->dims[0].n;
+  o->n0 = n;
+  o->na = o->nc = o->nr = o->m = 1;
+  o->n1 = hy_ooc_split(n);
+  o->n2 = n / o->n1;
+  o->nb = p->batch_rank == 1 ? p->batch[0].n : 1;
+  o->scratch = p->inplace;
+  const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
+  o->in = (hy_ooc_side){bd ? bd->in_stride : 0, p->dims[0].in_stride, 0, 0};
+  o->out = (hy_ooc_side){bd ? bd->out_stride : 0, p->dims[0].out_stride, 0, 0};
+  hy_ooc_sweep *s1 = &o->sweep[0], *s2 = &o->sweep[1];
+  *s1 = (hy_ooc_sweep){.bn0 = o->n1, .bm = o->n2, .bnc = o->n2, .twiddle = 1};
+  *s2 = (hy_ooc_sweep){.bn0 = o->n2, .bm = o->n1, .bnc = o->n1, .scaled = 1};
+  s1->units = o->nb * o->n2;
+  s1->unit_bytes = (size_t)o->n1 * o->elem;
+  s2->units = o->nb * o->n1;
+  s2->unit_bytes = (size_t)o->n2 * o->elem;
+  /* Twiddle j = tw_m * h + l: tables of tw_m and ceil(n / tw_m) entries. */
+  int64_t m = 1;
+  while (m * m < n) m++;
+  int64_t hcount = (n + m - 1) / m;
+  o->tw_m = m;
+  o->tw_lo = hy_malloc((size_t)m * 2 * sizeof(double));
+  o->tw_hi = hy_malloc((size_t)hcount * 2 * sizeof(double));
+  if (!o->tw_lo || !o->tw_hi)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: cannot allocate the 1D twiddle tables");
+  hy_twiddle_table_f64(o->tw_lo, m, 1, n, p->sign);
+  hy_twiddle_table_f64(o->tw_hi, hcount, m, n, p->sign);
+  return HYFFT_SUCCESS;
 }
 
 hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
@@ -333,23 +475,17 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   o->from = from;
   o->whole = whole;
   o->elem = hy_ooc_complex(p);
-  o->n0 = p->dims[0].n;
-  o->na = p->rank == 3 ? p->dims[1].n : 1;
-  o->nc = p->dims[p->rank - 1].n;
-  o->m = o->na * o->nc;
-  o->nb = p->batch_rank == 1 ? p->batch[0].n : 1;
-  const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
-  const hyfft_dim *da = p->rank == 3 ? &p->dims[1] : NULL;
-  const hyfft_dim *dc = &p->dims[p->rank - 1];
-  o->in = (hy_ooc_side){bd ? bd->in_stride : 0, p->dims[0].in_stride, da ? da->in_stride : 0,
-                        dc->in_stride};
-  o->out = (hy_ooc_side){bd ? bd->out_stride : 0, p->dims[0].out_stride,
-                         da ? da->out_stride : 0, dc->out_stride};
-  o->sweep[0].units = o->nb * o->n0;
-  o->sweep[0].unit_bytes = (size_t)o->m * o->elem;
-  o->sweep[1].units = o->nb * o->m;
-  o->sweep[1].unit_bytes = (size_t)o->n0 * o->elem;
+  o->relem = o->elem / 2;
+  o->kind = p->kind;
   hy_status st = HYFFT_SUCCESS;
+  if (p->rank == 1)
+    st = hy_ooc_setup_1d(plan);
+  else
+    hy_ooc_setup_nd(plan);
+  if (st != HYFFT_SUCCESS) {
+    hy_ooc_destroy(plan);
+    return st;
+  }
   for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_fit(plan, k, flags);
   /* Where two pieces do not fit but one does, one round trip at a time. */
   if (st == HYFFT_OUT_OF_MEMORY && o->overlap) {
@@ -394,33 +530,91 @@ static void hy_ooc_copy(char *dst, int64_t ds, const char *src, int64_t ss, int6
  * the packed buffer: units [first, first + count) of a sweep. */
 typedef struct hy_ooc_pack {
   const struct hy_ooc *o;
+  const hy_ooc_sweep *sw;
   char *host;
   const hy_ooc_side *side;
+  int real; /* the host side holds reals (R2C input, C2R output; slabs only) */
   char *buf;
   int64_t first, count;
   int to_buf; /* 1: host -> buf, 0: buf -> host */
 } hy_ooc_pack;
 
-/* Sweep 1, rows [begin, end) of the piece: buf holds [row][ja][jc]. */
+/* A slab, rows [begin, end) of the piece: buf holds [row][ja][jc], each
+ * line of nc complex elements; a real line (nr reals) fills its start. */
 static void hy_ooc_pack_rows(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
   const hy_ooc_pack *a = arg;
   const struct hy_ooc *o = a->o;
   const hy_ooc_side *s = a->side;
+  size_t he = a->real ? o->relem : o->elem;
+  int64_t len = a->real ? o->nr : o->nc;
   for (int64_t r = begin; r < end; r++) {
     int64_t u = a->first + r, b = u / o->n0, i0 = u % o->n0;
     for (int64_t ja = 0; ja < o->na; ja++) {
-      char *h = a->host + (size_t)(b * s->bs + i0 * s->s0 + ja * s->sa) * o->elem;
+      char *h = a->host + (size_t)(b * s->bs + i0 * s->s0 + ja * s->sa) * he;
       char *p = a->buf + (size_t)(r * o->m + ja * o->nc) * o->elem;
       if (a->to_buf)
-        hy_ooc_copy(p, 1, h, s->sc, o->nc, o->elem);
+        hy_ooc_copy(p, 1, h, s->sc, len, he);
       else
-        hy_ooc_copy(h, s->sc, p, 1, o->nc, o->elem);
+        hy_ooc_copy(h, s->sc, p, 1, len, he);
     }
   }
 }
 
-/* Sweep 2, indices i0 in [begin, end): buf holds [i0][column], the piece's
+/* One element of the 1D four-step: *x times exp(sign 2 pi i j / n) (j
+ * reduced mod n), in double for both precisions. */
+static void hy_ooc_twiddle(const struct hy_ooc *o, char *x, int64_t j) {
+  const double *hi = o->tw_hi + 2 * (j / o->tw_m), *lo = o->tw_lo + 2 * (j % o->tw_m);
+  double wr = hi[0] * lo[0] - hi[1] * lo[1], wi = hi[0] * lo[1] + hi[1] * lo[0];
+  if (o->elem == 16) {
+    double *d = (double *)(void *)x, xr = d[0], xi = d[1];
+    d[0] = xr * wr - xi * wi;
+    d[1] = xr * wi + xi * wr;
+  } else {
+    float *f = (float *)(void *)x;
+    double xr = f[0], xi = f[1];
+    f[0] = (float)(xr * wr - xi * wi);
+    f[1] = (float)(xr * wi + xi * wr);
+  }
+}
+
+/* Sweep 1 of the 1D four-step, unpacking columns [begin, end) of the
+ * piece: buf holds [k1][column]; column c (index i2 of its batch entry)
+ * gets its twiddles exp(sign 2 pi i k1 i2 / n) and goes to k1 + n1 i2 of
+ * the destination, a contiguous run for a unit stride. Threads split the
+ * columns, so each writes runs of its own; tiles of a few columns keep
+ * the strided reads of buf in cache. */
+static void hy_ooc_unpack_twiddled(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  enum { TILE = 16 };
+  const hy_ooc_pack *a = arg;
+  const struct hy_ooc *o = a->o;
+  const hy_ooc_sweep *sw = a->sw;
+  const hy_ooc_side *s = a->side;
+  for (int64_t c0 = begin; c0 < end; c0 += TILE) {
+    int64_t c1 = c0 + TILE < end ? c0 + TILE : end;
+    int64_t j[TILE], step[TILE];
+    char *h[TILE];
+    for (int64_t c = c0; c < c1; c++) {
+      int64_t col = a->first + c, b = col / sw->bm, i2 = col % sw->bm;
+      j[c - c0] = 0;
+      step[c - c0] = i2;
+      h[c - c0] = a->host + (size_t)(b * s->bs + i2 * s->sc) * o->elem;
+    }
+    for (int64_t k1 = 0; k1 < sw->bn0; k1++) {
+      for (int64_t c = c0; c < c1; c++) {
+        int64_t t = c - c0;
+        char *p = a->buf + (size_t)(k1 * a->count + c) * o->elem;
+        hy_ooc_twiddle(o, p, j[t]);
+        memcpy(h[t] + (size_t)(k1 * s->s0) * o->elem, p, o->elem);
+        j[t] += step[t];
+        if (j[t] >= o->n0) j[t] -= o->n0;
+      }
+    }
+  }
+}
+
+/* A block, indices i0 in [begin, end): buf holds [i0][column], the piece's
  * columns walked in runs along jc. */
 static void hy_ooc_pack_columns(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
@@ -428,10 +622,11 @@ static void hy_ooc_pack_columns(void *arg, int64_t begin, int64_t end, int threa
   const struct hy_ooc *o = a->o;
   const hy_ooc_side *s = a->side;
   for (int64_t i0 = begin; i0 < end; i0++) {
+    const hy_ooc_sweep *sw = a->sw;
     int64_t col = a->first, stop = a->first + a->count;
     while (col < stop) {
-      int64_t b = col / o->m, j = col % o->m, ja = j / o->nc, jc = j % o->nc;
-      int64_t run = o->nc - jc < stop - col ? o->nc - jc : stop - col;
+      int64_t b = col / sw->bm, j = col % sw->bm, ja = j / sw->bnc, jc = j % sw->bnc;
+      int64_t run = sw->bnc - jc < stop - col ? sw->bnc - jc : stop - col;
       char *h = a->host + (size_t)(b * s->bs + i0 * s->s0 + ja * s->sa + jc * s->sc) * o->elem;
       char *p = a->buf + (size_t)(i0 * a->count + (col - a->first)) * o->elem;
       if (a->to_buf)
@@ -443,25 +638,50 @@ static void hy_ooc_pack_columns(void *arg, int64_t begin, int64_t end, int threa
   }
 }
 
-static void hy_ooc_move(const struct hy_ooc *o, int sweep, char *host, const hy_ooc_side *side,
-                        char *buf, int64_t first, int64_t count, int to_buf) {
-  hy_ooc_pack a = {o, host, side, buf, first, count, to_buf};
+static void hy_ooc_move(const struct hy_ooc *o, const hy_ooc_sweep *sw, char *host,
+                        const hy_ooc_side *side, int real, char *buf, int64_t first,
+                        int64_t count, int to_buf) {
+  hy_ooc_pack a = {o, sw, host, side, real, buf, first, count, to_buf};
   /* About 64 KiB of copies per range handed to a thread. */
-  if (sweep == 0) {
+  if (sw->rows) {
     int64_t grain = (int64_t)(((size_t)1 << 16) / ((size_t)o->m * o->elem));
     hy_parallel_for(count, grain > 1 ? grain : 1, hy_ooc_pack_rows, &a);
+  } else if (sw->twiddle && !to_buf) {
+    int64_t grain = (int64_t)(((size_t)1 << 16) / ((size_t)sw->bn0 * o->elem));
+    hy_parallel_for(count, grain > 1 ? grain : 1, hy_ooc_unpack_twiddled, &a);
   } else {
     int64_t grain = (int64_t)(((size_t)1 << 16) / ((size_t)count * o->elem));
-    hy_parallel_for(o->n0, grain > 1 ? grain : 1, hy_ooc_pack_columns, &a);
+    hy_parallel_for(sw->bn0, grain > 1 ? grain : 1, hy_ooc_pack_columns, &a);
   }
 }
 
 /* ---- execution ----------------------------------------------------------- */
 
+/* Where a sweep reads and writes on the host, and whether either side holds
+ * reals. The source is only read; it is not const so that one packer
+ * serves both directions. */
+typedef struct hy_ooc_ends {
+  char *src;
+  const hy_ooc_side *src_side;
+  int src_real;
+  char *dst;
+  const hy_ooc_side *dst_side;
+  int dst_real;
+  int64_t done; /* pieces of the sweeps before this one, for progress */
+} hy_ooc_ends;
+
+/* Piece `k` of a sweep is in the host destination: report the share of
+ * both sweeps' pieces done, short of 1 (hy_exec_run reports the end). */
+static void hy_ooc_progress(const struct hyfft_plan_s *plan, const hy_ooc_ends *e, int64_t k) {
+  const struct hy_ooc *o = plan->ooc;
+  int64_t total = o->sweep[0].count + o->sweep[1].count, done = e->done + k + 1;
+  if (done < total) hy_exec_progress(plan, (double)done / (double)total);
+}
+
 /* One sweep: its device buffers for this execution, then every piece
  * packed, uploaded, transformed, downloaded and unpacked in turn. */
-static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const void *src,
-                                  const hy_ooc_side *src_side, void *dst, void *queue) {
+static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy_ooc_ends *e,
+                                  void *queue) {
   const struct hy_ooc *o = plan->ooc;
   const hy_ooc_sweep *sw = &o->sweep[sweep];
   const hy_backend *b = plan->context->backend;
@@ -479,8 +699,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const vo
     int64_t first = i * sw->per, n = last ? sw->last : sw->per;
     const hy_ooc_sub *sub = &sw->sub[last && sw->nsub == 2 ? 1 : 0];
     size_t piece = (size_t)n * sw->unit_bytes;
-    /* The source is only read here; the cast serves the shared packer. */
-    hy_ooc_move(o, sweep, (char *)(uintptr_t)src, src_side, host, first, n, 1);
+    hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, host, first, n, 1);
     queued = 1;
     st = b->write(dev, queue, d, 0, host, piece, 0);
     if (st == HYFFT_SUCCESS) {
@@ -490,7 +709,8 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const vo
     if (st == HYFFT_SUCCESS) st = b->read(dev, queue, d, 0, host, piece, 1);
     if (st == HYFFT_SUCCESS) {
       queued = 0;
-      hy_ooc_move(o, sweep, dst, &o->out, host, first, n, 0);
+      hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, host, first, n, 0);
+      hy_ooc_progress(plan, e, i);
     }
   }
   /* After an error, nothing may still read or write the buffers below. */
@@ -510,8 +730,8 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const vo
  * so that piece k's copies overlap piece k-1's compute and the CPU's
  * packing overlaps both. Piece k reuses the device buffer and pinned
  * buffer of piece k-2, whose download the CPU has waited for. */
-static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, const void *src,
-                                       const hy_ooc_side *src_side, void *dst, void *queue) {
+static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, const hy_ooc_ends *e,
+                                       void *queue) {
   const struct hy_ooc *o = plan->ooc;
   const hy_ooc_sweep *sw = &o->sweep[sweep];
   const hy_backend *b = plan->context->backend;
@@ -537,9 +757,11 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     if (k >= 2) {
       st = b->event_wait(dev, o->ev_down[slot]);
       if (st != HYFFT_SUCCESS) break;
-      hy_ooc_move(o, sweep, dst, &o->out, o->pin[slot], (k - 2) * sw->per, sw->per, 0);
+      hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], (k - 2) * sw->per,
+                  sw->per, 0);
+      hy_ooc_progress(plan, e, k - 2);
     }
-    hy_ooc_move(o, sweep, (char *)(uintptr_t)src, src_side, o->pin[slot], k * sw->per, n, 1);
+    hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, o->pin[slot], k * sw->per, n, 1);
     st = b->write(dev, q, d[slot], 0, o->pin[slot], piece, 0);
     if (st == HYFFT_SUCCESS && k >= 1) st = b->queue_wait(dev, q, o->ev_comp[other]);
     if (st == HYFFT_SUCCESS) {
@@ -555,7 +777,10 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     int slot = (int)(k & 1);
     int64_t n = k == sw->count - 1 ? sw->last : sw->per;
     st = b->event_wait(dev, o->ev_down[slot]);
-    if (st == HYFFT_SUCCESS) hy_ooc_move(o, sweep, dst, &o->out, o->pin[slot], k * sw->per, n, 0);
+    if (st == HYFFT_SUCCESS) {
+      hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
+      hy_ooc_progress(plan, e, k);
+    }
   }
   /* Also after an error: nothing may still use the buffers below, or the
    * pinned ones when the next execution takes them. */
@@ -572,17 +797,56 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
 
 hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void *queue) {
   struct hy_ooc *o = plan->ooc;
-  /* Sweep 1 reads the input and writes every output element once (in
-   * place a slab's elements belong to no other slab); sweep 2 works on the
-   * output alone. */
-  if (!o->overlap) {
-    HY_TRY(hy_ooc_sweep_run(plan, 0, in, &o->in, out, queue));
-    return hy_ooc_sweep_run(plan, 1, out, &o->out, out, queue);
+  /* C2C and R2C: the slabs read the input and write every output element
+   * once (in place a slab's elements belong to no other slab: the padded
+   * real layout puts a real line where its complex line is), then the
+   * blocks work on the output alone. C2R: the blocks transform dim 0 of
+   * the input into `mid` (the input itself in place or with
+   * HYFFT_DESTROY_INPUT, else a host scratch), then the slabs go from
+   * there to the real output. 1D: see hy_ooc_setup_1d. */
+  char *src = (char *)(uintptr_t)in, *scratch = NULL;
+  if (o->scratch) {
+    size_t bytes = (size_t)(o->nb * o->n0 * o->m) * o->elem;
+    scratch = hy_malloc(bytes);
+    if (!scratch)
+      return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no %zu bytes of host memory for the %s",
+                      bytes, o->n1 ? "1D in-place scratch" : "C2R scratch");
   }
-  pthread_mutex_lock(&o->lock);
-  hy_status st = hy_ooc_sweep_pipeline(plan, 0, in, &o->in, out, queue);
-  if (st == HYFFT_SUCCESS) st = hy_ooc_sweep_pipeline(plan, 1, out, &o->out, out, queue);
-  pthread_mutex_unlock(&o->lock);
+  hy_ooc_ends e[2];
+  hy_ooc_side packed = {o->n0 * o->m, o->m, o->nc, 1};
+  hy_ooc_side src1 = {o->in.bs, o->n2 * o->in.s0, 0, o->in.s0};
+  hy_ooc_side out1 = {o->out.bs, o->out.s0, 0, o->n1 * o->out.s0};
+  hy_ooc_side out2 = {o->out.bs, o->n1 * o->out.s0, 0, o->out.s0};
+  hy_ooc_side tmp1 = {o->n0, 1, 0, o->n1}, tmp2 = {o->n0, o->n1, 0, 1};
+  int64_t c0 = o->sweep[0].count;
+  if (o->n1) {
+    if (scratch) {
+      e[0] = (hy_ooc_ends){src, &src1, 0, scratch, &tmp1, 0, 0};
+      e[1] = (hy_ooc_ends){scratch, &tmp2, 0, out, &out2, 0, c0};
+    } else {
+      e[0] = (hy_ooc_ends){src, &src1, 0, out, &out1, 0, 0};
+      e[1] = (hy_ooc_ends){out, &out2, 0, out, &out2, 0, c0};
+    }
+  } else if (o->kind != HYFFT_C2R) {
+    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0, 0};
+    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0, c0};
+  } else {
+    char *mid = scratch ? scratch : src;
+    const hy_ooc_side *mid_side = scratch ? &packed : &o->in;
+    e[0] = (hy_ooc_ends){src, &o->in, 0, mid, mid_side, 0, 0};
+    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, c0};
+  }
+  hy_status st;
+  if (!o->overlap) {
+    st = hy_ooc_sweep_run(plan, 0, &e[0], queue);
+    if (st == HYFFT_SUCCESS) st = hy_ooc_sweep_run(plan, 1, &e[1], queue);
+  } else {
+    pthread_mutex_lock(&o->lock);
+    st = hy_ooc_sweep_pipeline(plan, 0, &e[0], queue);
+    if (st == HYFFT_SUCCESS) st = hy_ooc_sweep_pipeline(plan, 1, &e[1], queue);
+    pthread_mutex_unlock(&o->lock);
+  }
+  free(scratch);
   return st;
 }
 
@@ -597,39 +861,63 @@ hy_status hy_ooc_wait(struct hyfft_plan_s *plan) {
 
 /* ---- description ------------------------------------------------------------ */
 
+/* One sweep's line of the description. */
+static void hy_ooc_describe_sweep(const struct hy_ooc *o, int k, hy_strbuf *sb) {
+  const hy_ooc_sweep *sw = &o->sweep[k];
+  const char *what = o->n1 && k == 0           ? "the n1-point DFTs"
+                     : o->n1                    ? "the n2-point DFTs"
+                     : !sw->rows                ? "dim 0"
+                     : o->kind == HYFFT_R2C     ? "R2C of the other dims"
+                     : o->kind == HYFFT_C2R     ? "C2R of the other dims"
+                                                : "the other dims";
+  hy_strbuf_appendf(sb,
+                    "    sweep %d: %lld %s%s of %lld %s (last %lld; %lld %s in all), %zu bytes of "
+                    "data each, %zu on the device at once; %s",
+                    k + 1, (long long)sw->count, sw->rows ? "slab" : "block",
+                    sw->count == 1 ? "" : "s", (long long)sw->per,
+                    sw->rows ? "rows of dim 0" : "columns", (long long)sw->last,
+                    (long long)sw->units, sw->rows ? "rows" : "columns",
+                    (size_t)sw->per * sw->unit_bytes, sw->peak, what);
+  if (!sw->rows) hy_strbuf_appendf(sb, " (%lld points)", (long long)sw->bn0);
+  hy_strbuf_append(sb, sw->twiddle ? " there, twiddled on the host\n" : " there\n");
+}
+
 void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   const struct hy_ooc *o = plan->ooc;
   if (!o) return;
-  const hy_ooc_sweep *s1 = &o->sweep[0], *s2 = &o->sweep[1];
+  /* Both sweeps move the (half) spectrum, nb * n0 * m complex elements,
+   * each way; a real line travels padded to its complex line. */
   size_t total = (size_t)(o->nb * o->n0 * o->m) * o->elem;
   hy_strbuf_appendf(sb,
                     "  out of core: staged whole it needs %zu bytes of device memory, over the "
                     "budget of %lld bytes (%s)\n",
                     o->whole, (long long)o->budget, o->from);
-  hy_strbuf_appendf(sb,
-                    "    sweep 1: %lld slab%s of %lld rows of dim 0 (last %lld; %lld rows in all), "
-                    "%zu bytes of data each, %zu on the device at once; the other dims there\n",
-                    (long long)s1->count, s1->count == 1 ? "" : "s", (long long)s1->per,
-                    (long long)s1->last, (long long)s1->units, (size_t)s1->per * s1->unit_bytes,
-                    s1->peak);
-  hy_strbuf_appendf(sb,
-                    "    sweep 2: %lld block%s of %lld columns (last %lld; %lld columns in all), "
-                    "%zu bytes of data each, %zu on the device at once; dim 0 (%lld points) "
-                    "there\n",
-                    (long long)s2->count, s2->count == 1 ? "" : "s", (long long)s2->per,
-                    (long long)s2->last, (long long)s2->units, (size_t)s2->per * s2->unit_bytes,
-                    s2->peak, (long long)o->n0);
+  if (o->n1)
+    hy_strbuf_appendf(sb,
+                      "    four-step: %lld = n1 %lld x n2 %lld; sweep 1 writes each column where "
+                      "sweep 2 leaves the output in natural order; twiddles on the host as "
+                      "sweep 1 unpacks%s\n",
+                      (long long)o->n0, (long long)o->n1, (long long)o->n2,
+                      o->scratch ? "; in place, sweep 1 writes a host scratch" : "");
+  for (int k = 0; k < 2; k++) hy_ooc_describe_sweep(o, k, sb);
   hy_strbuf_appendf(sb,
                     "    bus: %zu bytes to the device, %zu bytes back (every element twice each "
-                    "way); pieces packed on the host, %s\n",
+                    "way%s); pieces packed on the host, %s\n",
                     2 * total, 2 * total,
+                    o->kind == HYFFT_C2C ? "" : ", real lines padded to n/2+1 complex",
                     o->overlap ? "double-buffered on two queues (copies overlap compute)"
                                : "one blocking round trip each (copies not overlapped)");
+  if (o->kind == HYFFT_C2R)
+    hy_strbuf_appendf(sb,
+                      "    C2R: sweep 1 writes %s\n",
+                      o->scratch ? "a host scratch of the half spectrum (the input is kept; "
+                                   "HYFFT_DESTROY_INPUT or in place needs none)"
+                                 : "back into the input (in place or HYFFT_DESTROY_INPUT)");
   for (int k = 0; k < 2; k++) {
     const hy_ooc_sweep *sw = &o->sweep[k];
     for (int i = 0; i < sw->nsub; i++) {
       hy_strbuf_appendf(sb, "  sweep %d sub-plan, %lld %s:\n", k + 1,
-                        (long long)(i == 0 ? sw->per : sw->last), k == 0 ? "rows" : "columns");
+                        (long long)(i == 0 ? sw->per : sw->last), sw->rows ? "rows" : "columns");
       hy_plan_tree_describe(&sw->sub[i].tree, sb);
     }
   }

@@ -1,13 +1,23 @@
-/* Host C2C transforms larger than the device memory budget (DESIGN.md
- * section 5): a rank-2 or rank-3 problem, batched or not, goes through the
- * device in two sweeps of sub-plans instead of being staged whole.
+/* Host C2C, R2C and C2R transforms larger than the device memory budget
+ * (DESIGN.md section 5): a rank-2 or rank-3 problem (and a 1D C2C one), batched or not, goes
+ * through the device in two sweeps of sub-plans instead of being staged
+ * whole.
  *
- *   sweep 1: slabs of dim 0 (ranges of the index pairs (batch, i0)), each
- *            with all the other transform dims done by one sub-plan, from
- *            the host input to the host output;
- *   sweep 2: the length-n0 transforms of dim 0, over blocks of the
- *            remaining index space (batch x the other dims), in place on
- *            the host output.
+ *   slabs:  ranges of the index pairs (batch, i0) of dim 0, each with all
+ *           the other transform dims done by one sub-plan (C2C, or R2C /
+ *           C2R along the real last dim);
+ *   blocks: the length-n0 C2C transforms of dim 0, over blocks of the
+ *           remaining index space (batch x the other dims; for R2C and C2R
+ *           the half spectrum's n/2+1 columns of the last dim).
+ *
+ * C2C and R2C run the slabs (host input to host output) then the blocks
+ * (in place on the host output); C2R the blocks (host input to the input
+ * itself or a host scratch) then the slabs (to the host output).
+ *
+ * A 1D C2C problem (batched or not) goes by the four-step split n = n1 x
+ * n2 in two sweeps of blocks: the n1-point DFTs of strided columns,
+ * twiddled on the host as they are unpacked, then the n2-point DFTs, the
+ * output in natural order (out_of_core.c, hy_ooc_setup_1d).
  *
  * Pieces are packed into contiguous host buffers, so any positive user
  * strides work; the budget is HYFFT_DEVICE_MEMORY_LIMIT, else the device's

@@ -518,6 +518,9 @@ static hy_status hy_stage_pipeline(struct hyfft_plan_s *plan, const void *in, vo
       if (st == HYFFT_SUCCESS)
         hy_stage_memcpy(uout + (size_t)(k - 1) * c->out_step, s->pin_out[other], c->out_bytes);
     }
+    /* Chunk k-1 is in the user's output (or its download queued there
+     * when that memory is page-locked): its share done, short of 1. */
+    if (st == HYFFT_SUCCESS && k >= 1) hy_exec_progress(plan, (double)k / (double)c->count);
     if (st == HYFFT_SUCCESS)
       st = b->read(dev, q, s->dout, out_off, out_pinned ? uout + out_off : s->pin_out[slot],
                    out_bytes, 0);

@@ -256,6 +256,9 @@ static void test_plan_queries(hyfft_context ctx) {
   EXPECT_FAIL(hyfft_plan_workspace_size(dead, &bytes), HYFFT_INVALID_HANDLE);
   EXPECT_FAIL(hyfft_plan_workspace_size(plan, NULL), HYFFT_NULL_POINTER);
   CHECK(bytes == 777, "a failed workspace_size wrote the size");
+  EXPECT_FAIL(hyfft_plan_set_progress(NULL, NULL, NULL), HYFFT_NULL_POINTER);
+  EXPECT_FAIL(hyfft_plan_set_progress(dead, NULL, NULL), HYFFT_INVALID_HANDLE);
+  CHECK_OK(hyfft_plan_set_progress(plan, NULL, NULL));
   CHECK_OK(hyfft_plan_destroy(plan));
 }
 

@@ -6,8 +6,10 @@
  * made (the ASan build's leak checker sees any leak at exit). Scenarios: a
  * CPU context; CPU plans (C2C 2D, R2C, R2R) created, described and run;
  * host data through a fake GPU (the CPU backend under a GPU id with the
- * staging hooks: chunked and whole-buffer staging); a hybrid CPU share;
- * wisdom exported to and imported from a file. */
+ * staging hooks: chunked and whole-buffer staging); out of core on that
+ * fake GPU under a small HYFFT_DEVICE_MEMORY_LIMIT (2D C2C, C2R through its
+ * host scratch, 1D four-step); a hybrid CPU share; wisdom exported to and
+ * imported from a file. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -64,10 +66,13 @@ static int is_table_status(hyfft_status st) {
 }
 
 /* Plan `token` on `ctx`, describe it, run it on poisoned output; returns
- * the first failing status (or SUCCESS). `untouched`: a failed execution
- * must leave the output as it was (every plan but a hybrid one, whose two
- * sides run at once: one side may have written its part when the other
- * fails, and the message must then name the failing side). */
+ * the first failing status (or SUCCESS). `untouched` 1: a failed execution
+ * must leave the output as it was (every plan but the two below); 0: a
+ * hybrid plan, whose two sides run at once: one side may have written its
+ * part when the other fails, and the message must then name the failing
+ * side; 2: an out-of-core plan, whose first sweep writes the output before
+ * the second sweep's buffers are allocated, so a failure there leaves the
+ * first sweep's result. */
 static hyfft_status plan_and_run(hyfft_context ctx, const char *token, int untouched) {
   const unsigned flags = 0;
   hyfft_plan plan = NULL;
@@ -88,10 +93,10 @@ static hyfft_status plan_and_run(hyfft_context ctx, const char *token, int untou
   memcpy(ref, out, bytes);
   if (st == HYFFT_SUCCESS || st == HYFFT_BUFFER_TOO_SMALL) {
     st = hyfft_execute(plan, in, out);
-    if (st != HYFFT_SUCCESS && untouched)
+    if (st != HYFFT_SUCCESS && untouched == 1)
       CHECK(memcmp(out, ref, bytes) == 0, "%s: a failed execution (%s: %s) wrote its output",
             token, hyfft_status_name(st), hyfft_last_error());
-    if (st != HYFFT_SUCCESS && !untouched && memcmp(out, ref, bytes) != 0)
+    if (st != HYFFT_SUCCESS && untouched == 0 && memcmp(out, ref, bytes) != 0)
       CHECK(strstr(hyfft_last_error(), "side of a hybrid plan") != NULL,
             "%s: a failed hybrid execution wrote output without naming the side: %s", token,
             hyfft_last_error());
@@ -118,6 +123,9 @@ static hyfft_status sc_gpu_chunked(world *w) {
   return plan_and_run(w->gpu, "c2c:f32:fwd:256:b8192", 1); /* 16 MiB: chunks */
 }
 static hyfft_status sc_gpu_whole(world *w) { return plan_and_run(w->gpu, "c2c:f32:fwd:64x64", 1); }
+static hyfft_status sc_ooc_2d(world *w) { return plan_and_run(w->gpu, "c2c:f32:fwd:64x48", 2); }
+static hyfft_status sc_ooc_c2r(world *w) { return plan_and_run(w->gpu, "c2r:f64:30x21:b2", 2); }
+static hyfft_status sc_ooc_1d(world *w) { return plan_and_run(w->gpu, "c2c:f32:bwd:3000:b2", 2); }
 static hyfft_status sc_hybrid(world *w) { return plan_and_run(w->gpu, "c2c:f32:fwd:256:b64", 0); }
 static hyfft_status sc_wisdom(world *w) {
   char path[] = "/tmp/hyfft-faults-XXXXXX";
@@ -134,6 +142,7 @@ typedef struct scenario {
   const char *name;
   hyfft_status (*run)(world *);
   const char *cpu_share; /* HYFFT_CPU_SHARE while it runs, or NULL */
+  const char *limit;     /* HYFFT_DEVICE_MEMORY_LIMIT while it runs, or NULL */
 } scenario;
 
 int main(void) {
@@ -155,20 +164,25 @@ int main(void) {
   w.gpu->backend = &fake;
 
   const scenario scenarios[] = {
-      {"context", sc_context, NULL},
-      {"cpu c2c 2D", sc_cpu_c2c, NULL},
-      {"cpu r2c", sc_cpu_r2c, NULL},
-      {"cpu r2r", sc_cpu_r2r, NULL},
-      {"cpu bluestein", sc_cpu_bluestein, NULL},
-      {"gpu chunked staging", sc_gpu_chunked, NULL},
-      {"gpu whole staging", sc_gpu_whole, NULL},
-      {"hybrid share", sc_hybrid, "0.25"},
-      {"wisdom file", sc_wisdom, NULL},
+      {"context", sc_context, NULL, NULL},
+      {"cpu c2c 2D", sc_cpu_c2c, NULL, NULL},
+      {"cpu r2c", sc_cpu_r2c, NULL, NULL},
+      {"cpu r2r", sc_cpu_r2r, NULL, NULL},
+      {"cpu bluestein", sc_cpu_bluestein, NULL, NULL},
+      {"gpu chunked staging", sc_gpu_chunked, NULL, NULL},
+      {"gpu whole staging", sc_gpu_whole, NULL, NULL},
+      {"out of core 2D", sc_ooc_2d, NULL, "8K"},
+      {"out of core C2R", sc_ooc_c2r, NULL, "3K"},
+      {"out of core 1D", sc_ooc_1d, NULL, "8K"},
+      {"hybrid share", sc_hybrid, "0.25", NULL},
+      {"wisdom file", sc_wisdom, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
     const scenario *s = &scenarios[i];
     if (s->cpu_share) setenv("HYFFT_CPU_SHARE", s->cpu_share, 1);
     else unsetenv("HYFFT_CPU_SHARE");
+    if (s->limit) setenv("HYFFT_DEVICE_MEMORY_LIMIT", s->limit, 1);
+    else unsetenv("HYFFT_DEVICE_MEMORY_LIMIT");
     hy_settings_reload();
     /* Count the points of a clean run (which must succeed). */
     hy_fault_arm(LONG_MAX);
@@ -190,6 +204,7 @@ int main(void) {
     CHECK(points > 0, "%s: no fault point passed", s->name);
   }
   unsetenv("HYFFT_CPU_SHARE");
+  unsetenv("HYFFT_DEVICE_MEMORY_LIMIT");
   hy_settings_reload();
   w.gpu->backend = &hy_backend_cpu;
   CHECK_OK(hyfft_context_destroy(w.gpu));

@@ -14,6 +14,9 @@
  *     bits from two threads at once; one round trip per piece (no hooks,
  *     as on OpenCL) and double-buffered (the staging hooks, synchronous
  *     fakes, as CUDA's), and HYFFT_STAGING=simple;
+ *   - progress (hyfft_plan_set_progress): one call per piece, never
+ *     decreasing, ending at 1.0, none once turned off, and its argument
+ *     checks;
  *   - a slab that does not fit: HYFFT_OUT_OF_MEMORY with the bytes needed
  *     and the budget; problems the file does not take: HYFFT_NOT_SUPPORTED
  *     with the reason, under a user limit only. */
@@ -154,6 +157,64 @@ static double rel_diff(const void *a, const void *b, size_t bytes, int f64) {
   return den > 0 ? num / den : num;
 }
 
+/* Overwrite a C2R problem's input `buf` (in its layout) with the R2C of
+ * real data on the CPU, so that it is a half spectrum. */
+static void hermitian(const hyfft_problem *c2r, void *buf, size_t bytes, int inplace) {
+  hyfft_problem r = *c2r;
+  r.kind = HYFFT_R2C;
+  r.sign = HYFFT_FORWARD;
+  r.scale = 0;
+  for (int d = 0; d < r.rank; d++) {
+    int64_t t = r.dims[d].in_stride;
+    r.dims[d].in_stride = r.dims[d].out_stride;
+    r.dims[d].out_stride = t;
+  }
+  for (int b = 0; b < r.batch_rank; b++) {
+    int64_t t = r.batch[b].in_stride;
+    r.batch[b].in_stride = r.batch[b].out_stride;
+    r.batch[b].out_stride = t;
+  }
+  hyfft_context cpu = NULL;
+  hyfft_plan plan = NULL;
+  CHECK_OK(hyfft_context_create("cpu", &cpu));
+  if (cpu) CHECK_OK(hyfft_plan_create(cpu, &r, HYFFT_ESTIMATE, &plan));
+  char *real = malloc(bytes);
+  if (plan && real) {
+    memcpy(real, buf, bytes);
+    CHECK_OK(hyfft_execute(plan, inplace ? buf : real, buf));
+  }
+  free(real);
+  if (plan) hyfft_plan_destroy(plan);
+  if (cpu) hyfft_context_destroy(cpu);
+}
+
+/* Zero the reals of an in-place C2R output that are no output element:
+ * the padding at the end of each row. */
+static void clear_padding(const hy_problem *p, void *buf) {
+  size_t n = (size_t)p->out_extent;
+  char *used = calloc(n, 1);
+  if (!used) return;
+  int nd = p->rank + p->batch_rank;
+  int64_t idx[HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK] = {0};
+  for (;;) {
+    int64_t off = 0;
+    for (int d = 0; d < nd; d++)
+      off += idx[d] * (d < p->rank ? p->dims[d].out_stride : p->batch[d - p->rank].out_stride);
+    used[off] = 1;
+    int d = nd - 1;
+    for (; d >= 0; d--) {
+      int64_t len = d < p->rank ? p->dims[d].n : p->batch[d - p->rank].n;
+      if (++idx[d] < len) break;
+      idx[d] = 0;
+    }
+    if (d < 0) break;
+  }
+  size_t elem = p->precision == HYFFT_F64 ? 8 : 4;
+  for (size_t i = 0; i < n; i++)
+    if (!used[i]) memset((char *)buf + i * elem, 0, elem);
+  free(used);
+}
+
 static int describes_ooc(hyfft_plan plan) {
   size_t need = 0;
   if (hyfft_plan_describe(plan, NULL, 0, &need) != HYFFT_BUFFER_TOO_SMALL &&
@@ -168,6 +229,30 @@ static int describes_ooc(hyfft_plan plan) {
             strstr(text, "bytes to the device") != NULL;
   free(text);
   return yes;
+}
+
+/* ---- progress ------------------------------------------------------------ */
+
+/* hyfft_plan_set_progress's calls of one execution. */
+typedef struct progress_log {
+  int calls, ones, bad; /* bad: out of [0, 1] or decreasing */
+  double last;
+} progress_log;
+
+static void progress_record(void *user, double fraction) {
+  progress_log *g = user;
+  if (!(fraction >= 0 && fraction <= 1) || (g->calls && fraction < g->last)) g->bad++;
+  if (fraction == 1.0) g->ones++;
+  g->last = fraction;
+  g->calls++;
+}
+
+/* One execution's calls: `want` of them, in [0, 1], never decreasing, the
+ * last and only the last exactly 1.0. */
+static void progress_check(const progress_log *g, int want, const char *token) {
+  CHECK(g->calls == want && g->bad == 0 && g->ones == 1 && g->last == 1.0,
+        "%s: progress: %d calls (expected %d), %d bad, %d of 1.0, last %g", token, g->calls, want,
+        g->bad, g->ones, g->last);
 }
 
 /* ---- cases -------------------------------------------------------------- */
@@ -200,15 +285,15 @@ static void *run_thread(void *v) {
  * must be out of core (ooc) or not, and no execution may hold more device
  * memory than the limit. Out of core, two threads then run the plan at
  * once. */
-static void run_case(hyfft_context cpu, hyfft_context gpu, const char *token, const char *limit,
-                     int64_t limit_bytes, int ooc) {
+static void run_case_flags(hyfft_context cpu, hyfft_context gpu, const char *token,
+                           const char *limit, int64_t limit_bytes, int ooc, unsigned flags) {
   hyfft_problem u;
   CHECK_OK(hyfft_problem_parse(token, &u));
   hyfft_plan ref = NULL, plan = NULL;
   CHECK_OK(hyfft_plan_create(cpu, &u, HYFFT_ESTIMATE, &ref));
   int simple = hy_settings_get()->staging_simple;
   set_limit(limit);
-  CHECK_OK(hyfft_plan_create(gpu, &u, HYFFT_ESTIMATE, &plan));
+  CHECK_OK(hyfft_plan_create(gpu, &u, HYFFT_ESTIMATE | flags, &plan));
   set_limit(NULL);
   if (!ref || !plan) {
     if (ref) hyfft_plan_destroy(ref);
@@ -236,6 +321,9 @@ static void run_case(hyfft_context cpu, hyfft_context gpu, const char *token, co
   void *in = malloc(buf_bytes), *in2 = malloc(buf_bytes), *out_init = malloc(buf_bytes);
   void *want = malloc(buf_bytes), *got = malloc(buf_bytes);
   (f64 ? fill64 : fill)(in, buf_bytes, 12345);
+  /* C2R input: a half spectrum (the R2C of real data), so that every way
+   * of transforming it gives the same real output. */
+  if (p->kind == HYFFT_C2R) hermitian(&u, in, buf_bytes, p->inplace);
   memcpy(in2, in, buf_bytes);
   /* Output gaps keep their contents: start both from the same bytes. */
   (f64 ? fill64 : fill)(out_init, buf_bytes, 777);
@@ -243,6 +331,10 @@ static void run_case(hyfft_context cpu, hyfft_context gpu, const char *token, co
   memcpy(got, out_init, buf_bytes);
   long long base = atomic_load(&live_bytes);
   atomic_store(&peak_bytes, base);
+  /* Progress: out of core once per piece of either sweep (the last one's
+   * call being the final 1.0), else the final 1.0 alone. */
+  progress_log log = {0, 0, 0, 0};
+  CHECK_OK(hyfft_plan_set_progress(plan, progress_record, &log));
   if (p->inplace) {
     CHECK_OK(hyfft_execute(ref, in2, in2));
     memcpy(want, in2, buf_bytes);
@@ -252,9 +344,24 @@ static void run_case(hyfft_context cpu, hyfft_context gpu, const char *token, co
   } else {
     CHECK_OK(hyfft_execute(ref, in, want));
     CHECK_OK(hyfft_execute(plan, in2, got));
-    CHECK(memcmp(in, in2, in_bytes) == 0, "%s: input changed", token);
+    if (!(flags & HYFFT_DESTROY_INPUT))
+      CHECK(memcmp(in, in2, in_bytes) == 0, "%s: input changed", token);
   }
-  double d = rel_diff(got, want, out_bytes, f64);
+  progress_check(&log, ooc ? (int)(hy_ooc_pieces(plan, 0) + hy_ooc_pieces(plan, 1)) : 1, token);
+  CHECK_OK(hyfft_plan_set_progress(plan, NULL, &log));
+  /* In-place C2R leaves its rows' padding undefined (as FFTW does): it
+   * is compared without it, and the threads below against `got` as is. */
+  double d;
+  if (p->kind == HYFFT_C2R && p->inplace) {
+    void *g = malloc(buf_bytes);
+    memcpy(g, got, buf_bytes);
+    clear_padding(p, want);
+    clear_padding(p, g);
+    d = rel_diff(g, want, out_bytes, f64);
+    free(g);
+  } else {
+    d = rel_diff(got, want, out_bytes, f64);
+  }
   CHECK(d < (f64 ? 1e-12 : 2e-5), "%s under %s: differs from the CPU by %.3g", token, limit, d);
   if (ooc) {
     CHECK(atomic_load(&peak_bytes) - base <= limit_bytes,
@@ -264,13 +371,16 @@ static void run_case(hyfft_context cpu, hyfft_context gpu, const char *token, co
     thread_arg a[2];
     for (int i = 0; i < 2; i++) {
       a[i] = (thread_arg){plan, in, out_init, got, buf_bytes, out_bytes, p->inplace, 0};
+      if (i == 1 && (flags & HYFFT_DESTROY_INPUT)) break;
       pthread_create(&t[i], NULL, run_thread, &a[i]);
     }
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < ((flags & HYFFT_DESTROY_INPUT) ? 1 : 2); i++) {
       pthread_join(t[i], NULL);
       CHECK(a[i].failures == 0, "%s under %s: thread %d: %d bad runs", token, limit, i,
             a[i].failures);
     }
+    CHECK(log.calls == (int)(hy_ooc_pieces(plan, 0) + hy_ooc_pieces(plan, 1)),
+          "%s: progress called after it was turned off", token);
   }
   free(in);
   free(in2);
@@ -279,6 +389,11 @@ static void run_case(hyfft_context cpu, hyfft_context gpu, const char *token, co
   free(got);
   CHECK_OK(hyfft_plan_destroy(ref));
   CHECK_OK(hyfft_plan_destroy(plan));
+}
+
+static void run_case(hyfft_context cpu, hyfft_context gpu, const char *token, const char *limit,
+                     int64_t limit_bytes, int ooc) {
+  run_case_flags(cpu, gpu, token, limit, limit_bytes, ooc, 0);
 }
 
 /* The out-of-core cases, on the backend `gpu` has now. */
@@ -295,6 +410,31 @@ static void run_cases(hyfft_context cpu, hyfft_context gpu) {
   run_case(cpu, gpu, "c2c:f32:bwd:16x12:b2:is=13,1:os=24,2:idist=300:odist=500", "1K", 1024, 1);
   run_case(cpu, gpu, "c2c:f64:fwd:7x9x11:is=110,11,1:os=1,7,63", "4K", 4096, 1);
   run_case(cpu, gpu, "c2c:f32:fwd:10x12:b3:ip:is=14,1:os=14,1:idist=150:odist=150", "1K", 1024, 1);
+  /* R2C and C2R: even and odd last axes, 2D and 3D, batched, in place
+   * (padded rows), strided with gaps, scaled, both precisions; C2R with
+   * and without HYFFT_DESTROY_INPUT (a host scratch keeps the input). */
+  run_case(cpu, gpu, "r2c:f32:64x48", "8K", 8192, 1);
+  run_case(cpu, gpu, "r2c:f64:30x21:ip", "3K", 3072, 1);
+  run_case(cpu, gpu, "r2c:f32:8x12x10:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "r2c:f64:12x10x7:b2:ip", "6K", 6144, 1);
+  run_case(cpu, gpu, "r2c:f32:17x13:b5:scale=1/N", "1K", 1024, 1);
+  run_case(cpu, gpu, "r2c:f32:16x12:b2:is=13,1:os=9,1:idist=300:odist=200", "1K", 1024, 1);
+  run_case(cpu, gpu, "c2r:f32:64x48", "8K", 8192, 1);
+  run_case(cpu, gpu, "c2r:f64:30x21:ip", "3K", 3072, 1);
+  run_case(cpu, gpu, "c2r:f32:8x12x9:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2r:f64:12x10x6:b2:ip:scale=1/N", "6K", 6144, 1);
+  run_case(cpu, gpu, "c2r:f32:16x13:b2:is=9,1:os=15,1:idist=200:odist=300", "1K", 1024, 1);
+  run_case_flags(cpu, gpu, "c2r:f32:64x48", "8K", 8192, 1, HYFFT_DESTROY_INPUT);
+  run_case_flags(cpu, gpu, "c2r:f64:8x12x9:b3", "4K", 4096, 1, HYFFT_DESTROY_INPUT);
+  /* 1D by four-step: even and odd lengths, batched, in place (through the
+   * host scratch), strided with gaps, scaled, both precisions. */
+  run_case(cpu, gpu, "c2c:f32:fwd:4096", "8K", 8192, 1);
+  run_case(cpu, gpu, "c2c:f64:bwd:3000:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:4096:ip", "8K", 8192, 1);
+  run_case(cpu, gpu, "c2c:f64:fwd:3375:b2:ip", "6K", 6144, 1);
+  run_case(cpu, gpu, "c2c:f32:bwd:10000:scale=1/N", "16K", 16384, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:2000:b2:is=2:os=3:idist=4100:odist=6100", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f32:bwd:1024:b3:ip:is=2:os=2:idist=2100:odist=2100", "4K", 4096, 1);
   /* Within the budget: the ordinary path. */
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", "1M", 1 << 20, 0);
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", NULL, 0, 0);
@@ -330,9 +470,15 @@ static void test_limit_values(hyfft_context gpu) {
  * opencl.paths.out_of_core, limit 1M) are out of core because their data
  * alone exceed the limit, on any device. */
 static void test_suite_problems(hyfft_context gpu) {
-  static const char *const tokens[] = {"c2c:f32:fwd:512x512", "c2c:f64:bwd:256x300:ip",
-                                       "c2c:f32:fwd:64x64x64", "c2c:f32:bwd:96x80x50:b2",
-                                       "c2c:f32:fwd:1000x600"};
+  static const char *const tokens[] = {
+      "c2c:f32:fwd:512x512",  "c2c:f64:bwd:256x300:ip", "c2c:f32:fwd:64x64x64",
+      "c2c:f32:bwd:96x80x50:b2", "c2c:f32:fwd:1000x600",
+      /* opencl.paths.out_of_core_real */
+      "r2c:f32:512x512",      "c2r:f64:512x301:ip",     "r2c:f32:64x64x127:b2",
+      "c2r:f32:96x80x50",     "r2c:f64:600x1001:ip",    "c2r:f32:700x513:scale=1/N",
+      /* opencl.paths.out_of_core_1d */
+      "c2c:f32:fwd:262144",   "c2c:f64:bwd:100000:b2:ip", "c2c:f32:fwd:177147",
+      "c2c:f32:bwd:65536:b8:scale=1/N", "c2c:f64:fwd:360000"};
   set_limit("1M");
   for (size_t i = 0; i < sizeof tokens / sizeof *tokens; i++) {
     hyfft_plan plan = NULL;
@@ -340,7 +486,9 @@ static void test_suite_problems(hyfft_context gpu) {
     if (!plan) continue;
     const hy_problem *p = &plan->problem;
     size_t data = (size_t)p->in_extent * hy_problem_in_elem_size(p);
-    CHECK(data > ((size_t)1 << 20), "%s: %zu bytes of input fit 1M", tokens[i], data);
+    size_t out = (size_t)p->out_extent * hy_problem_out_elem_size(p);
+    if (out > data) data = out;
+    CHECK(data > ((size_t)1 << 20), "%s: %zu bytes of input or output fit 1M", tokens[i], data);
     CHECK(plan->ooc != NULL && describes_ooc(plan) == 1, "%s under 1M is not out of core",
           tokens[i]);
     CHECK_OK(hyfft_plan_destroy(plan));
@@ -367,8 +515,9 @@ static void test_refusals(hyfft_context gpu) {
         "8192x2 under 16K: %s (%s)", hyfft_status_name(st), hyfft_last_error());
 
   static const struct { const char *token, *reason; } unsupported[] = {
-      {"c2c:f32:fwd:65536", "1D"},
-      {"r2c:f32:256x256", "R2C"},
+      {"c2c:f32:fwd:65537", "prime"},
+      {"r2c:f32:65536", "1D"},
+      {"r2r:f32:dct2xdct2:256x256", "R2R"},
       {"c2c:f32:fwd:64x64:b3x5:idist=30000,4096", "batch"},
       {"c2c:f32:fwd:16x16x16x16", "3"}};
   for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
@@ -441,6 +590,8 @@ int main(void) {
   hy_settings_reload();
   test_refusals(gpu);
   use_hooks(gpu, 0);
+  CHECK(hyfft_plan_set_progress(NULL, progress_record, NULL) == HYFFT_NULL_POINTER,
+        "hyfft_plan_set_progress(NULL) did not fail with HYFFT_NULL_POINTER");
 
   CHECK(atomic_load(&live_pinned) == 0 && atomic_load(&live_queues) == 0 &&
             atomic_load(&live_events) == 0,

@@ -7,7 +7,8 @@
  *     buffers, remainder chunk, events) on a fake GPU backend: the CPU
  *     backend's table with a GPU id and the staging hooks (synchronous),
  *     checked against the plain CPU result, from several threads at once,
- *     with the hooks' resources counted for leaks, and HYFFT_STAGING=simple.
+ *     with the hooks' resources counted for leaks, and HYFFT_STAGING=simple;
+ *     progress (hyfft_plan_set_progress) once per chunk, ending at 1.0.
  * The asynchronous overlap itself only shows on a GPU
  * (tests/backend/cuda/cuda_backend.c). */
 #include <math.h>
@@ -314,6 +315,20 @@ static void *run_thread(void *v) {
 
 /* Run `token` through the staged plan on the fake backend and through a
  * plain CPU plan; `chunked` says whether the stage should split it. */
+/* hyfft_plan_set_progress's calls of one execution. */
+typedef struct progress_log {
+  int calls, ones, bad; /* bad: out of [0, 1] or decreasing */
+  double last;
+} progress_log;
+
+static void progress_record(void *user, double fraction) {
+  progress_log *g = user;
+  if (!(fraction >= 0 && fraction <= 1) || (g->calls && fraction < g->last)) g->bad++;
+  if (fraction == 1.0) g->ones++;
+  g->last = fraction;
+  g->calls++;
+}
+
 static void pipeline_case(hyfft_context cpu, hyfft_context gpu, const char *token, int chunked,
                           int threads) {
   hyfft_problem u;
@@ -342,6 +357,10 @@ static void pipeline_case(hyfft_context cpu, hyfft_context gpu, const char *toke
   fill(out_init, out_bytes, 777);
   memcpy(want, out_init, out_bytes);
   memcpy(got, out_init, out_bytes);
+  /* Progress: once per chunk (the last one's call being the final 1.0),
+   * else the final 1.0 alone. */
+  progress_log log = {0, 0, 0, 0};
+  CHECK_OK(hyfft_plan_set_progress(plan, progress_record, &log));
   if (p->inplace) {
     CHECK_OK(hyfft_execute(ref, in2, in2));
     memcpy(want, in2, out_bytes);
@@ -353,6 +372,11 @@ static void pipeline_case(hyfft_context cpu, hyfft_context gpu, const char *toke
     CHECK_OK(hyfft_execute(plan, in2, got));
     CHECK(memcmp(in, in2, in_bytes) == 0, "%s: input changed", token);
   }
+  CHECK((chunked > 0 ? log.calls >= 2 : log.calls == 1) && log.bad == 0 && log.ones == 1 &&
+            log.last == 1.0,
+        "%s: progress: %d calls, %d bad, %d of 1.0, last %g", token, log.calls, log.bad, log.ones,
+        log.last);
+  CHECK_OK(hyfft_plan_set_progress(plan, NULL, NULL));
   double d = rel_diff(got, want, out_bytes, f64);
   CHECK(d < (f64 ? 1e-13 : 1e-5), "%s: staged differs from CPU by %.3g", token, d);
   if (threads > 1) {

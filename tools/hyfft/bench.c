@@ -22,6 +22,7 @@ typedef struct cli_bench_opts {
   int measure, peer_estimate, builtin;
   int host;   /* --host: GPU backends run on host data (staged), not device data */
   int pinned; /* --pinned: that host data page-locked (CUDA), as a user may have it */
+  int progress; /* --progress: a progress line for every execution of hyfft */
   uint64_t seed;
   int64_t check_elems;
   int npeers;
@@ -357,6 +358,8 @@ int cli_cmd_bench(int argc, char **argv) {
       o.peer_estimate = 1;
     } else if (strcmp(a, "--host") == 0) {
       o.host = 1;
+    } else if (strcmp(a, "--progress") == 0) {
+      o.progress = 1;
     } else if (strcmp(a, "--pinned") == 0) {
       o.host = 1;
       o.pinned = 1;
@@ -479,6 +482,7 @@ int cli_cmd_bench(int argc, char **argv) {
     }
   }
   if (!have_seed) o.seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+  cli_progress_init(o.progress);
   if (cli_check_output("bench", "--json", o.json) || cli_check_output("bench", "--plot", o.plot)) {
     rc = CLI_EXIT_USAGE;
     goto out_tokens;

@@ -159,6 +159,9 @@ typedef struct cli_case {
   int cuda_timed;           /* bench: time with CUDA events (peer_cufft.c) */
   hyfft_status plan_status; /* why plan is NULL (keep_going) */
   char plan_error[512];
+  double exec_start;  /* progress.c: when the current execution began */
+  double progress_at; /* when it last reported */
+  int progress_shown; /* a progress line of this execution is open */
 } cli_case;
 
 /* Plan `problem` (its memory field decides host or device data) and
@@ -170,6 +173,13 @@ typedef struct cli_case {
 hyfft_status cli_case_setup(cli_case *c, hyfft_context ctx, const char *token,
                             const hyfft_problem *problem, unsigned flags, int keep_going,
                             char *err, size_t errlen);
+/* Progress lines on stderr (progress.c): forced by --progress, else shown
+ * for executions over a second when stderr is a terminal. Init once per
+ * command; cli_case_setup attaches the callback to each plan, and
+ * cli_case_execute starts each execution's clock. */
+void cli_progress_init(int forced);
+void cli_progress_attach(cli_case *c);
+void cli_progress_start(cli_case *c);
 /* Fill the input (seeded by seed and token), keep `keep` logical inputs,
  * save a pristine copy when `save` is set. */
 int cli_case_fill(cli_case *c, uint64_t seed, int64_t keep, cli_ldc *logical, int save);

@@ -18,6 +18,7 @@ hyfft_status cli_case_setup(cli_case *c, hyfft_context ctx, const char *token,
    * failure here). */
   if (st == HYFFT_SUCCESS) st = hyfft_plan_wait(c->plan);
   c->ready_seconds = cli_now() - t0;
+  if (st == HYFFT_SUCCESS) cli_progress_attach(c);
   hyfft_problem v = *problem;
   if (st != HYFFT_SUCCESS) {
     snprintf(c->plan_error, sizeof c->plan_error, "%s", hyfft_last_error());
@@ -84,6 +85,7 @@ hyfft_status cli_case_upload(cli_case *c, int from_pristine, int poison) {
 }
 
 hyfft_status cli_case_execute(cli_case *c) {
+  cli_progress_start(c);
   hyfft_status st = hyfft_execute(c->plan, c->din, c->dout);
   if (st == HYFFT_SUCCESS && c->device) st = hyfft_context_synchronize(c->ctx);
   return st;

@@ -22,6 +22,7 @@ typedef struct cli_verify_opts {
   int strict;    /* HYFFT_NOT_SUPPORTED counts as a failure */
   int self_test; /* --self-test: the reference-free check for every problem too */
   int64_t ref_limit; /* --ref-limit: points of one transform the reference takes at most */
+  int progress;      /* --progress: a progress line for every execution */
 } cli_verify_opts;
 
 /* The reference-free check of a planned case: one line, 0 PASS, 1 FAIL or
@@ -115,7 +116,7 @@ done:
 }
 
 int cli_cmd_verify(int argc, char **argv) {
-  cli_verify_opts o = {NULL, 0, 0, CLI_CHECK_ELEMS, 0, 0, CLI_CHECK_HARD};
+  cli_verify_opts o = {NULL, 0, 0, CLI_CHECK_ELEMS, 0, 0, CLI_CHECK_HARD, 0};
   int have_seed = 0;
   char **args = malloc((size_t)(argc + 1) * sizeof *args);
   int nargs = 0;
@@ -127,6 +128,8 @@ int cli_cmd_verify(int argc, char **argv) {
       o.strict = 1;
     } else if (strcmp(a, "--self-test") == 0) {
       o.self_test = 1;
+    } else if (strcmp(a, "--progress") == 0) {
+      o.progress = 1;
     } else if (strcmp(a, "--device") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--ref") == 0 ||
         strcmp(a, "--check-elems") == 0 || strcmp(a, "--ref-limit") == 0) {
       if (!val) {
@@ -194,6 +197,7 @@ int cli_cmd_verify(int argc, char **argv) {
     }
   }
   if (!have_seed) o.seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+  cli_progress_init(o.progress);
   hyfft_context ctx;
   hyfft_status st = hyfft_context_create(o.device, &ctx);
   if (st != HYFFT_SUCCESS) {
