@@ -34,7 +34,8 @@ static hy_status hy_check_spec(const char *spec) {
   }
   if (rest && *rest == '\0') return HYFFT_SUCCESS;
   return hy_error(HYFFT_INVALID_DEVICE,
-                  "device spec '%.64s': expected auto, cpu, cuda[:N] or opencl[:P:D]", spec);
+                  "device spec '%.64s': expected auto, cpu, cuda[:N] or opencl[:P:D], or a "
+                  "list such as cuda:0,1", spec);
 }
 
 static hy_status hy_find_device(const char *spec, const hy_backend **backend, int *index) {
@@ -87,7 +88,8 @@ static hy_status hy_find_device(const char *spec, const hy_backend **backend, in
                     all[b]->name, count);
   }
   return hy_error(HYFFT_INVALID_DEVICE,
-                  "device spec '%s': expected auto, cpu, cuda[:N] or opencl[:P:D]", spec);
+                  "device spec '%s': expected auto, cpu, cuda[:N] or opencl[:P:D], or a list "
+                  "such as cuda:0,1", spec);
 }
 
 /* A context of one device, not yet a handle: device state, info and caps
