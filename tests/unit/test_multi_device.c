@@ -3,7 +3,9 @@
  * twice (or three times) is a multi-device context of that many
  * sub-contexts, so the split, each device's offsets, the threads that run
  * the devices at once and the refusals are all checked against a plan of
- * the same problem on one device.
+ * the same problem on one device. A "cpu,cpu" context whose backend tables
+ * are swapped for the CPU's under a GPU id runs the GPU path (host data
+ * staged per call through each sub-context) on both threads at once.
  *
  *   hyfft_unit_multi_device            on "cpu,cpu" (and "cpu,cpu,cpu")
  *   hyfft_unit_multi_device --opencl   on "opencl:0:0,0:0": host data
@@ -192,6 +194,27 @@ static void refusals(hyfft_context multi) {
   CHECK_OK(hyfft_context_synchronize(multi));
 }
 
+/* "cpu,cpu" under a GPU id: each device's part goes through
+ * hy_exec_staged's alloc/write/execute/read, on its own thread. */
+static hy_backend fake;
+
+static void fake_gpu_cases(hyfft_context one) {
+  hyfft_context multi = NULL;
+  CHECK_OK(hyfft_context_create("cpu,cpu", &multi));
+  if (!multi) return;
+  fake = *multi->backend;
+  fake.id = HYFFT_BACKEND_CUDA;
+  multi->backend = &fake;
+  for (int i = 0; i < multi->n_sub; i++) multi->sub[i]->backend = &fake;
+  multi_case(one, multi, "c2c:f32:fwd:512:b9", (const int64_t[]){5, 4});
+  multi_case(one, multi, "r2c:f64:96x40:b5", (const int64_t[]){3, 2});
+  multi_case(one, multi, "c2r:f32:256:b6:ip", (const int64_t[]){3, 3});
+  concurrent_case(one, multi, "c2c:f32:fwd:256:b16");
+  multi->backend = &hy_backend_cpu;
+  for (int i = 0; i < multi->n_sub; i++) multi->sub[i]->backend = &hy_backend_cpu;
+  CHECK_OK(hyfft_context_destroy(multi));
+}
+
 static int run(const char *one_spec, const char *two_spec, const char *three_spec) {
   hyfft_context one = NULL, multi = NULL;
   if (hyfft_context_create(one_spec, &one) != HYFFT_SUCCESS) {
@@ -222,6 +245,7 @@ static int run(const char *one_spec, const char *two_spec, const char *three_spe
   multi_case(one, multi, "c2c:f32:fwd:64:b8:is=8:idist=1:os=8:odist=1", (const int64_t[]){8, 0});
   concurrent_case(one, multi, "c2c:f32:fwd:512:b12");
   refusals(multi);
+  if (one->backend->id == HYFFT_BACKEND_CPU) fake_gpu_cases(one);
 
   /* Three devices, fewer entries than devices: the last one idles. */
   hyfft_context three = NULL;
