@@ -146,6 +146,7 @@ static hy_status hy_parse_device_list(const char *spec, const hy_backend **backe
     if (n == 0)
       return hy_error(HYFFT_BACKEND_UNAVAILABLE, "device spec '%s': the %s backend found no "
                       "device", spec, b->name);
+    /* The first HY_MULTI_MAX_DEVICES of a larger machine. */
     if (n > HY_MULTI_MAX_DEVICES) n = HY_MULTI_MAX_DEVICES;
     for (int i = 0; i < n; i++) index[i] = i;
     *backend = b;
@@ -181,8 +182,9 @@ static hy_status hy_parse_device_list(const char *spec, const hy_backend **backe
     if (named) snprintf(full[n], sizeof full[n], "%s", entry);
     else snprintf(full[n], sizeof full[n], "%s:%s", b->name, entry);
     if (strcmp(full[n], b->name) == 0 && b->id != HYFFT_BACKEND_CPU)
-      return hy_error(HYFFT_INVALID_DEVICE, "device list '%.64s': entry '%s' names no device "
-                      "(%s:N or %s:P:D)", spec, entry, b->name, b->name);
+      return hy_error(HYFFT_INVALID_DEVICE, "device list '%.64s': a bare '%s' names no "
+                      "device in a list; give each entry an index (e.g. %s)", spec, entry,
+                      b->id == HYFFT_BACKEND_CUDA ? "cuda:0,1" : "opencl:0:0,0:1");
     hy_status st = hy_check_spec(full[n]);
     if (st != HYFFT_SUCCESS)
       return hy_error(st, "device list '%.64s': entry %d '%s': expected an index of the %s "

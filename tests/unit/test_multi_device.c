@@ -277,6 +277,7 @@ int main(int argc, char **argv) {
   bad_spec("opencl:0:0,0", HYFFT_INVALID_DEVICE, "expected an index");
   bad_spec("cpu,cpu:all", HYFFT_INVALID_DEVICE, "expected an index");
   bad_spec("auto,cpu", HYFFT_INVALID_DEVICE, "expected a list");
+  bad_spec("cuda,cuda", HYFFT_INVALID_DEVICE, "names no device in a list");
   bad_spec("cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu",
            HYFFT_INVALID_DEVICE, "more than 16 devices");
   /* A list naming one device is a context of that device. */
