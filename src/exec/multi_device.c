@@ -63,7 +63,8 @@ static void hy_multi_split(int64_t n, const double *weight, int devices, int64_t
     count[best]++;
     frac[best] = -1;
     given++;
-    /* Only reached with rounding error beyond one entry per device. */
+    /* Floating-point rounding may leave one entry more than there are
+     * fractional parts to hand it to: then every device is eligible again. */
     int left = 0;
     for (int i = 0; i < devices; i++) left |= frac[i] >= 0;
     if (!left)
