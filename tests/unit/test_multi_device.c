@@ -5,7 +5,9 @@
  * the devices at once and the refusals are all checked against a plan of
  * the same problem on one device. A "cpu,cpu" context whose backend tables
  * are swapped for the CPU's under a GPU id runs the GPU path (host data
- * staged per call through each sub-context) on both threads at once.
+ * staged per call through each sub-context) on both threads at once; one
+ * whose second device reports three times the compute units takes the
+ * shares by compute units.
  *
  *   hyfft_unit_multi_device            on "cpu,cpu" (and "cpu,cpu,cpu")
  *   hyfft_unit_multi_device --opencl   on "opencl:0:0,0:0": host data
@@ -215,6 +217,28 @@ static void fake_gpu_cases(hyfft_context one) {
   CHECK_OK(hyfft_context_destroy(multi));
 }
 
+/* Devices that differ share by compute units: the second "device" made
+ * to report three times the first's gets three quarters. */
+static void unlike_devices(hyfft_context one) {
+  hyfft_context multi = NULL;
+  CHECK_OK(hyfft_context_create("cpu,cpu", &multi));
+  if (!multi) return;
+  int cu = multi->sub[0]->info.compute_units > 0 ? multi->sub[0]->info.compute_units : 1;
+  multi->sub[0]->info.compute_units = cu;
+  multi->sub[1]->info.compute_units = 3 * cu;
+  multi_case(one, multi, "c2c:f32:fwd:256:b8", (const int64_t[]){2, 6});
+  multi_case(one, multi, "c2c:f32:fwd:256:b3", (const int64_t[]){1, 2});
+  hyfft_plan plan = NULL;
+  CHECK_OK(hyfft_plan_token(multi, "c2c:f32:fwd:64:b4", 0, &plan));
+  if (plan) {
+    char text[4096];
+    CHECK_OK(hyfft_plan_describe(plan, text, sizeof text, NULL));
+    CHECK(strstr(text, "shares by compute units") != NULL, "describe:\n%s", text);
+    CHECK_OK(hyfft_plan_destroy(plan));
+  }
+  CHECK_OK(hyfft_context_destroy(multi));
+}
+
 static int run(const char *one_spec, const char *two_spec, const char *three_spec) {
   hyfft_context one = NULL, multi = NULL;
   if (hyfft_context_create(one_spec, &one) != HYFFT_SUCCESS) {
@@ -245,7 +269,10 @@ static int run(const char *one_spec, const char *two_spec, const char *three_spe
   multi_case(one, multi, "c2c:f32:fwd:64:b8:is=8:idist=1:os=8:odist=1", (const int64_t[]){8, 0});
   concurrent_case(one, multi, "c2c:f32:fwd:512:b12");
   refusals(multi);
-  if (one->backend->id == HYFFT_BACKEND_CPU) fake_gpu_cases(one);
+  if (one->backend->id == HYFFT_BACKEND_CPU) {
+    fake_gpu_cases(one);
+    unlike_devices(one);
+  }
 
   /* Three devices, fewer entries than devices: the last one idles. */
   hyfft_context three = NULL;
