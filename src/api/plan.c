@@ -4,6 +4,7 @@
 
 #include "api/api.h"
 #include "exec/hybrid.h"
+#include "exec/multi_device.h"
 #include "exec/out_of_core.h"
 #include "planner/planner.h"
 
@@ -273,7 +274,9 @@ hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, si
   hy_strbuf_init(&sb);
   hy_token_print(&plan->problem.user, &sb);
   hy_strbuf_appendf(&sb, " on %s (%s)\n", plan->context->info.spec, plan->context->info.name);
-  if (plan->hybrid)
+  if (plan->multi)
+    hy_multi_describe(plan, &sb);
+  else if (plan->hybrid)
     hy_hybrid_describe(plan, &sb);
   else if (plan->ooc)
     hy_ooc_describe(plan, &sb);
@@ -293,7 +296,8 @@ hyfft_status hyfft_plan_source(hyfft_plan plan, char *buf, size_t buf_size, size
   HY_TRY(hy_check_plan(plan));
   hy_strbuf sb;
   hy_strbuf_init(&sb);
-  hy_status st = plan->hybrid ? hy_hybrid_source(plan, &sb)
+  hy_status st = plan->multi    ? hy_multi_source(plan, &sb)
+                 : plan->hybrid ? hy_hybrid_source(plan, &sb)
                  : plan->ooc  ? hy_ooc_source(plan, &sb)
                            : plan->context->backend->plan_source(plan->context->device,
                                                                  plan->backend_state, &sb);

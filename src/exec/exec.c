@@ -5,6 +5,7 @@
 
 #include "exec/exec.h"
 #include "exec/hybrid.h"
+#include "exec/multi_device.h"
 #include "exec/out_of_core.h"
 #include "exec/staging.h"
 
@@ -178,7 +179,9 @@ hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void
   HY_TRY(hy_exec_check_pointers(plan, in, out));
   hyfft_context ctx = plan->context;
   hy_status st;
-  if (plan->hybrid)
+  if (plan->multi)
+    st = hy_multi_run(plan, in, out, queue);
+  else if (plan->hybrid)
     st = hy_hybrid_run(plan, in, out, queue);
   else if (plan->ooc)
     st = hy_ooc_run(plan, in, out, queue);

@@ -17,9 +17,18 @@ struct hyfft_context_s {
    * live stops being a valid handle at once but keeps its device open
    * until its last plan is destroyed. */
   atomic_int refs;
+  /* A multi-device context (a device list such as "cuda:0,1"): its own
+   * sub-contexts, one per listed device, private (no handles), in the
+   * list's order. backend, device_index, device and caps are the first
+   * sub-context's (device borrowed, not owned); plans on it are split
+   * across the sub-contexts (exec/multi_device.c). n_sub 0 and sub NULL
+   * for a context of one device. */
+  int n_sub;
+  struct hyfft_context_s **sub;
 };
 
-/* Drop one reference to a context; the last one closes the device. */
+/* Drop one reference to a context; the last one closes the device (a
+ * multi-device context's last one drops its sub-contexts instead). */
 void hy_context_release(struct hyfft_context_s *context);
 
 struct hyfft_plan_s {
@@ -50,6 +59,11 @@ struct hyfft_plan_s {
   /* hyfft_plan_set_progress's callback (NULL: none) and its argument. */
   hyfft_progress_fn progress;
   void *progress_user;
+  /* Plans on a multi-device context: one host-data sub-plan per device
+   * with entries of the outer batch dim (exec/multi_device.c). The plan
+   * then has no tree, backend state, workspace or stage of its own. NULL
+   * otherwise. */
+  struct hy_multi *multi;
 };
 
 /* Report `fraction` of an execution to the plan's progress callback, if
@@ -59,7 +73,8 @@ static inline void hy_exec_progress(const struct hyfft_plan_s *plan, double frac
 }
 
 /* Internal plan flag (above the public ones): the plan is one side of a
- * hybrid plan and must not split again. */
+ * hybrid plan or one device's part of a multi-device plan and must not
+ * split again. */
 #define HY_PLAN_SIDE (1u << 30)
 
 /* Create a plan of `problem` (a user description, validated here) on

@@ -60,9 +60,7 @@ static hy_status hy_hybrid_cpu_context(struct hyfft_context_s **out) {
   return HYFFT_SUCCESS;
 }
 
-/* The plan's problem with `count` entries in its outer batch dim, as a
- * host-data description. */
-static void hy_hybrid_side_problem(const hy_problem *p, int64_t count, hyfft_problem *u) {
+void hy_hybrid_side_problem(const hy_problem *p, int64_t count, hyfft_problem *u) {
   memset(u, 0, sizeof *u);
   u->kind = p->kind;
   u->precision = p->precision;
@@ -92,9 +90,7 @@ static hy_status hy_hybrid_side(struct hyfft_context_s *ctx, const hy_problem *p
   return hy_exec_plan_create(ctx, &u, flags | HY_PLAN_SIDE, NULL, side);
 }
 
-/* Whether the outer batch dim splits into two disjoint ranges: each entry
- * spans no further than the next one's start, on both sides. */
-static int hy_hybrid_splittable(const hy_problem *p) {
+int hy_hybrid_splittable(const hy_problem *p) {
   if (p->batch_rank < 1 || p->batch[0].n < 2) return 0;
   if (p->batch[0].in_stride < 1 || p->batch[0].out_stride < 1) return 0;
   int64_t span_in = 1, span_out = 1;

@@ -21,7 +21,7 @@
 #ifndef HY_EXEC_HYBRID_H
 #define HY_EXEC_HYBRID_H
 
-#include "util/hy_util.h"
+#include "problem/problem.h"
 
 struct hyfft_plan_s;
 
@@ -46,6 +46,14 @@ hy_status hy_hybrid_wait(struct hyfft_plan_s *plan);
 void hy_hybrid_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb);
 /* The GPU side's generated sources, for hyfft_plan_source. */
 hy_status hy_hybrid_source(const struct hyfft_plan_s *plan, hy_strbuf *sb);
+
+/* Whether the outer batch dim splits into disjoint ranges: at least two
+ * entries, each spanning no further than the next one's start, on both
+ * sides. Multi-device plans (exec/multi_device.c) split so too. */
+int hy_hybrid_splittable(const hy_problem *p);
+/* The canonical problem `p` with `count` entries in its outer batch dim,
+ * as a host-data description (a side's or a device's part). */
+void hy_hybrid_side_problem(const hy_problem *p, int64_t count, hyfft_problem *u);
 
 /* The CPU's share of the batch entries (0 for a plan that is not hybrid;
  * tests). */

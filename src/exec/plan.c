@@ -8,13 +8,17 @@
 #include "exec/choose.h"
 #include "exec/exec.h"
 #include "exec/hybrid.h"
+#include "exec/multi_device.h"
 #include "exec/out_of_core.h"
 #include "exec/staging.h"
 #include "planner/planner.h"
 
 void hy_context_release(struct hyfft_context_s *context) {
   if (atomic_fetch_sub(&context->refs, 1) != 1) return;
-  context->backend->close(context->device);
+  /* A multi-device context borrows its first sub-context's device. */
+  for (int i = 0; i < context->n_sub; i++) hy_context_release(context->sub[i]);
+  if (context->sub) free(context->sub);
+  else context->backend->close(context->device);
   free(context);
 }
 
@@ -60,13 +64,15 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
   if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
     st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
   p->context = context;
-  /* A batched host problem with a CPU share becomes a GPU side and a CPU
-   * side (exec/hybrid.c); otherwise one over the device memory budget
-   * becomes two sweeps of sub-plans (exec/out_of_core.c). Neither has a
+  /* A problem on a multi-device context becomes one sub-plan per device
+   * (exec/multi_device.c); a batched host problem with a CPU share a GPU
+   * side and a CPU side (exec/hybrid.c); otherwise one over the device
+   * memory budget two sweeps of sub-plans (exec/out_of_core.c). None has a
    * tree of its own. */
-  if (st == HYFFT_SUCCESS && !tree) st = hy_hybrid_create(p, flags);
-  if (st == HYFFT_SUCCESS && !tree && !p->hybrid) st = hy_ooc_create(p, flags);
-  if (st == HYFFT_SUCCESS && (p->ooc || p->hybrid)) {
+  if (st == HYFFT_SUCCESS && !tree) st = hy_multi_create(p, flags);
+  if (st == HYFFT_SUCCESS && !tree && !p->multi) st = hy_hybrid_create(p, flags);
+  if (st == HYFFT_SUCCESS && !tree && !p->multi && !p->hybrid) st = hy_ooc_create(p, flags);
+  if (st == HYFFT_SUCCESS && (p->ooc || p->hybrid || p->multi)) {
     pthread_mutex_init(&p->work_lock, NULL);
     atomic_fetch_add(&context->refs, 1);
     *plan = p;
@@ -125,7 +131,8 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
 
 void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
-  if (plan->ooc || plan->hybrid) {
+  if (plan->ooc || plan->hybrid || plan->multi) {
+    hy_multi_destroy(plan);
     hy_hybrid_destroy(plan);
     hy_ooc_destroy(plan);
     pthread_mutex_destroy(&plan->work_lock);
@@ -144,6 +151,7 @@ void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
 
 hy_status hy_exec_plan_wait(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
+  if (plan->multi) return hy_multi_wait(plan);
   if (plan->hybrid) return hy_hybrid_wait(plan);
   if (plan->ooc) return hy_ooc_wait(plan);
   if (b->plan_wait) HY_TRY(b->plan_wait(plan->context->device, plan->backend_state));

@@ -406,6 +406,9 @@ hyfft_status hyt_plan(hyt_device *dev, const hyfft_problem *prob, hyfft_plan *pl
 int hyt_is_skip(const hyt_device *dev, const hyfft_problem *prob, hyfft_status st) {
   if (st != HYFFT_NOT_SUPPORTED && st != HYFFT_NO_SOLVER) return 0;
   if (prob->precision == HYFFT_F64 && !dev->info.supports_f64) return 1;
+  /* A multi-device context (a device list: its spec holds a comma) refuses
+   * device data, which belongs to one device (docs/api.md). */
+  if (prob->memory == HYFFT_MEMORY_DEVICE && strchr(dev->info.spec, ',')) return 1;
   /* Real transforms on a GPU backend need every DFT of the plan to fit one
    * pass (solvers/real.c); longer ones are refused as not supported yet. */
   return prob->kind != HYFFT_C2C && dev->info.backend != HYFFT_BACKEND_CPU &&

@@ -8,7 +8,8 @@
  * host data through a fake GPU (the CPU backend under a GPU id with the
  * staging hooks: chunked and whole-buffer staging); out of core on that
  * fake GPU under a small HYFFT_DEVICE_MEMORY_LIMIT (2D C2C, C2R through its
- * host scratch, 1D four-step); a hybrid CPU share; wisdom exported to and
+ * host scratch, 1D four-step); a hybrid CPU share; a multi-device context
+ * ("cpu,cpu") created, planned on and run; wisdom exported to and
  * imported from a file. */
 #include <limits.h>
 #include <math.h>
@@ -67,10 +68,10 @@ static int is_table_status(hyfft_status st) {
 
 /* Plan `token` on `ctx`, describe it, run it on poisoned output; returns
  * the first failing status (or SUCCESS). `untouched` 1: a failed execution
- * must leave the output as it was (every plan but the two below); 0: a
- * hybrid plan, whose two sides run at once: one side may have written its
- * part when the other fails, and the message must then name the failing
- * side; 2: an out-of-core plan, whose first sweep writes the output before
+ * must leave the output as it was (every plan but those below); 0: a
+ * hybrid or multi-device plan, whose sides run at once: one side may have
+ * written its part when another fails, and the message must then name the
+ * failing side or device; 2: an out-of-core plan, whose first sweep writes the output before
  * the second sweep's buffers are allocated, so a failure there leaves the
  * first sweep's result. */
 static hyfft_status plan_and_run(hyfft_context ctx, const char *token, int untouched) {
@@ -97,9 +98,10 @@ static hyfft_status plan_and_run(hyfft_context ctx, const char *token, int untou
       CHECK(memcmp(out, ref, bytes) == 0, "%s: a failed execution (%s: %s) wrote its output",
             token, hyfft_status_name(st), hyfft_last_error());
     if (st != HYFFT_SUCCESS && untouched == 0 && memcmp(out, ref, bytes) != 0)
-      CHECK(strstr(hyfft_last_error(), "side of a hybrid plan") != NULL,
-            "%s: a failed hybrid execution wrote output without naming the side: %s", token,
-            hyfft_last_error());
+      CHECK(strstr(hyfft_last_error(), "side of a hybrid plan") != NULL ||
+                strstr(hyfft_last_error(), "of a multi-device plan") != NULL,
+            "%s: a failed hybrid or multi-device execution wrote output without naming the "
+            "side or device: %s", token, hyfft_last_error());
   }
   free(in);
   free(out);
@@ -127,6 +129,21 @@ static hyfft_status sc_ooc_2d(world *w) { return plan_and_run(w->gpu, "c2c:f32:f
 static hyfft_status sc_ooc_c2r(world *w) { return plan_and_run(w->gpu, "c2r:f64:30x21:b2", 2); }
 static hyfft_status sc_ooc_1d(world *w) { return plan_and_run(w->gpu, "c2c:f32:bwd:3000:b2", 2); }
 static hyfft_status sc_hybrid(world *w) { return plan_and_run(w->gpu, "c2c:f32:fwd:256:b64", 0); }
+/* A multi-device context of the CPU twice, a plan split across it, run
+ * (its devices run at once: a failed device may leave the others' ranges
+ * written, and the message then names it). */
+static hyfft_status sc_multi(world *w) {
+  (void)w;
+  hyfft_context ctx = NULL;
+  hyfft_status st = hyfft_context_create("cpu,cpu", &ctx);
+  if (st != HYFFT_SUCCESS) {
+    CHECK(ctx == NULL, "a failed multi-device context creation returned a context");
+    return st;
+  }
+  st = plan_and_run(ctx, "c2c:f32:fwd:128:b5", 0);
+  CHECK_OK(hyfft_context_destroy(ctx));
+  return st;
+}
 static hyfft_status sc_wisdom(world *w) {
   char path[] = "/tmp/hyfft-faults-XXXXXX";
   int fd = mkstemp(path);
@@ -175,6 +192,7 @@ int main(void) {
       {"out of core C2R", sc_ooc_c2r, NULL, "3K"},
       {"out of core 1D", sc_ooc_1d, NULL, "8K"},
       {"hybrid share", sc_hybrid, "0.25", NULL},
+      {"multi-device", sc_multi, NULL, NULL},
       {"wisdom file", sc_wisdom, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {

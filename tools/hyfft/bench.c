@@ -503,6 +503,16 @@ int cli_cmd_bench(int argc, char **argv) {
   hyfft_device_info dev;
   memset(&dev, 0, sizeof dev);
   hyfft_context_device(ctx, &dev);
+  /* A multi-device context (a device list: its spec holds a comma) has no
+   * device memory of its own: it times host data, and the peers run on
+   * its first device (cli_cuda_ordinal reads the list's first index). */
+  int multi = strchr(dev.spec, ',') != NULL;
+  if (multi && dev.backend != HYFFT_BACKEND_CPU && !o.host) {
+    printf("note: %s is a multi-device context: host data (--host)\n", dev.spec);
+    o.host = 1;
+  }
+  if (multi && o.npeers > 0)
+    printf("note: peers run on the first device of %s only\n", dev.spec);
   if (dev.backend == HYFFT_BACKEND_CUDA) {
     const char *colon = strchr(dev.spec, ':');
     cli_cuda_ordinal = colon ? atoi(colon + 1) : 0;

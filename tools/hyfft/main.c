@@ -38,7 +38,9 @@ static const char cli_usage[] =
     "A TOKEN names a problem, e.g. c2c:f32:fwd:1024x1024:b64 (docs/api.md); a SUITE\n"
     "is a file of tokens, by path or by name in bench/suites (quick, cpu, standard, real, broad).\n"
     "A device SPEC is auto, cpu, cuda[:N] or opencl[:P:D] (default $HYFFT_DEVICE or\n"
-    "auto). Exit status: 0 success, 1 a check or run failed, 2 bad usage.\n"
+    "auto), or a list of one backend's devices (cuda:0,1, cuda:all, opencl:0:0,0:1):\n"
+    "host problems then split their batch across the devices.\n"
+    "Exit status: 0 success, 1 a check or run failed, 2 bad usage.\n"
     "See docs/cli.md for details.\n";
 
 static void cli_print_usage(FILE *f) { fputs(cli_usage, f); }
@@ -193,7 +195,8 @@ static int cli_plan(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--device") == 0) {
       if (++i == argc) {
-        cli_msg("plan", "--device needs a SPEC (auto, cpu, cuda[:N], opencl[:P:D])");
+        cli_msg("plan", "--device needs a SPEC (auto, cpu, cuda[:N], opencl[:P:D], "
+                "or a list such as cuda:0,1)");
         return CLI_EXIT_USAGE;
       }
       device = argv[i];
