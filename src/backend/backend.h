@@ -117,6 +117,14 @@ typedef struct hy_backend {
    * (cuMemAllocHost, cuMemHostRegister), so staging copies them directly
    * instead of through its own page-locked buffers; 0 otherwise. */
   int (*host_pinned)(void *device, const void *ptr, size_t bytes);
+  /* Optional: a strided copy between page-locked host memory and a device
+   * buffer, asynchronous on `queue`: `height` rows of `width` bytes, rows
+   * host_pitch bytes apart from `host` and dev_pitch bytes apart from
+   * byte dev_offset of `buffer`; to_device 1 uploads, 0 downloads. Out of
+   * core moves pinned user data with it instead of packing on the host. */
+  hy_status (*copy_2d)(void *device, void *queue, int to_device, void *buffer, size_t dev_offset,
+                       size_t dev_pitch, void *host, size_t host_pitch, size_t width,
+                       size_t height);
 } hy_backend;
 
 /* The registered backends, in "auto" preference order (cuda, opencl, cpu);

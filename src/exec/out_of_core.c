@@ -33,9 +33,13 @@
  * chained so that one workspace serves both; the budget then holds two
  * pieces' data and one workspace, and a piece is at most
  * HY_OOC_MAX_OVERLAP_PIECE bytes (the pinned buffers are plan-owned).
+ * Where a side of a sweep is page-locked user memory (cuMemAllocHost,
+ * cuMemHostRegister) whose pieces are rows of one stride apart, the
+ * pipeline moves them between that memory and the device with 2D copies
+ * (the backend's copy_2d) and the CPU does not touch them: no packing,
+ * no pinned bounce buffer, and the bus is the only traffic.
  * Elsewhere (OpenCL, HYFFT_STAGING=simple) every piece is one blocking
- * round trip. Strided pieces are packed on the host either way, not
- * copied with 2D/3D copy calls. */
+ * round trip, packed on the host. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -655,6 +659,73 @@ static void hy_ooc_move(const struct hy_ooc *o, const hy_ooc_sweep *sw, char *ho
   }
 }
 
+/* ---- direct copies of pinned user data -------------------------------------- */
+
+/* Whether every piece of sweep `sw` on host side `s` (reals when `real`)
+ * is a few runs of rows one stride apart, as 2D copies take them: a slab's
+ * unit (b, i0) one contiguous run (a real line, or the na lines of nc
+ * complex elements back to back), a block's columns of one batch entry
+ * contiguous along j. The 1D four-step's twiddled unpack stays on the CPU. */
+static int hy_ooc_direct_fits(const struct hy_ooc *o, const hy_ooc_sweep *sw, const hy_ooc_side *s,
+                              int real, int to_device) {
+  if (s->sc != 1) return 0;
+  if (sw->rows) return real ? o->na == 1 : (o->na == 1 || s->sa == o->nc);
+  if (sw->twiddle && !to_device) return 0;
+  return sw->bm == sw->bnc || s->sa == sw->bnc;
+}
+
+/* Whether the backend can copy this side's pieces directly: it has the
+ * hooks, the layout fits, and the bytes the side spans are page-locked. */
+static int hy_ooc_direct(const struct hyfft_plan_s *plan, const hy_ooc_sweep *sw, const char *host,
+                         const hy_ooc_side *s, int real, int to_device) {
+  const struct hy_ooc *o = plan->ooc;
+  const hy_backend *b = plan->context->backend;
+  if (!b->copy_2d || !b->host_pinned || hy_settings_get()->staging_packed ||
+      !hy_ooc_direct_fits(o, sw, s, real, to_device))
+    return 0;
+  int64_t len = real ? o->nr : o->nc, last;
+  if (!sw->rows) len = sw->bnc;
+  int64_t n0 = sw->rows ? o->n0 : sw->bn0, na = sw->rows ? o->na : sw->bm / sw->bnc;
+  last = (o->nb - 1) * s->bs + (n0 - 1) * s->s0 + (na - 1) * s->sa + (len - 1) * s->sc;
+  size_t he = real ? o->relem : o->elem;
+  return b->host_pinned(plan->context->device, host, (size_t)(last + 1) * he);
+}
+
+/* Piece [first, first + count) of a sweep between the user's pinned side
+ * and device buffer `d`, as one 2D copy per batch entry it touches. */
+static hy_status hy_ooc_copy_direct(const struct hyfft_plan_s *plan, const hy_ooc_sweep *sw,
+                                    char *host, const hy_ooc_side *s, int real, void *d,
+                                    int64_t first, int64_t count, void *q, int to_device) {
+  const struct hy_ooc *o = plan->ooc;
+  const hy_backend *b = plan->context->backend;
+  void *dev = plan->context->device;
+  size_t he = real ? o->relem : o->elem;
+  int64_t u = first, stop = first + count;
+  while (u < stop) {
+    hy_status st;
+    if (sw->rows) {
+      /* Units (b, i0): a run of rows of dim 0 within one batch entry. */
+      int64_t bi = u / o->n0, i0 = u % o->n0;
+      int64_t run = o->n0 - i0 < stop - u ? o->n0 - i0 : stop - u;
+      size_t width = (size_t)(real ? o->nr : o->m) * he;
+      st = b->copy_2d(dev, q, to_device, d, (size_t)(u - first) * sw->unit_bytes, sw->unit_bytes,
+                      host + (size_t)(bi * s->bs + i0 * s->s0) * he, (size_t)s->s0 * he, width,
+                      (size_t)run);
+      u += run;
+    } else {
+      /* Columns (b, j): a run of j within one batch entry, every i0. */
+      int64_t bi = u / sw->bm, j = u % sw->bm;
+      int64_t run = sw->bm - j < stop - u ? sw->bm - j : stop - u;
+      st = b->copy_2d(dev, q, to_device, d, (size_t)(u - first) * o->elem,
+                      (size_t)count * o->elem, host + (size_t)(bi * s->bs + j) * o->elem,
+                      (size_t)s->s0 * o->elem, (size_t)run * o->elem, (size_t)sw->bn0);
+      u += run;
+    }
+    if (st != HYFFT_SUCCESS) return st;
+  }
+  return HYFFT_SUCCESS;
+}
+
 /* ---- execution ----------------------------------------------------------- */
 
 /* Where a sweep reads and writes on the host, and whether either side holds
@@ -743,6 +814,9 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     if (i < sw->count) st = b->alloc(dev, bytes, &d[i]);
   for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++)
     if (sw->work_elems[w] > 0) st = b->alloc(dev, (size_t)sw->work_elems[w] * o->elem, &work[w]);
+  /* Sides in page-locked user memory move by 2D copies, not the CPU. */
+  int din = hy_ooc_direct(plan, sw, e->src, e->src_side, e->src_real, 1);
+  int dout = hy_ooc_direct(plan, sw, e->dst, e->dst_side, e->dst_real, 0);
   /* Work the caller queued before this call comes first. */
   if (st == HYFFT_SUCCESS) st = b->event_record(dev, o->ev_start, queue);
   for (int q = 0; q < 2 && st == HYFFT_SUCCESS; q++) st = b->queue_wait(dev, o->queues[q], o->ev_start);
@@ -757,19 +831,28 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     if (k >= 2) {
       st = b->event_wait(dev, o->ev_down[slot]);
       if (st != HYFFT_SUCCESS) break;
-      hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], (k - 2) * sw->per,
-                  sw->per, 0);
+      if (!dout)
+        hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], (k - 2) * sw->per,
+                    sw->per, 0);
       hy_ooc_progress(plan, e, k - 2);
     }
-    hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, o->pin[slot], k * sw->per, n, 1);
-    st = b->write(dev, q, d[slot], 0, o->pin[slot], piece, 0);
+    if (din) {
+      st = hy_ooc_copy_direct(plan, sw, e->src, e->src_side, e->src_real, d[slot], k * sw->per, n,
+                              q, 1);
+    } else {
+      hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, o->pin[slot], k * sw->per, n, 1);
+      st = b->write(dev, q, d[slot], 0, o->pin[slot], piece, 0);
+    }
     if (st == HYFFT_SUCCESS && k >= 1) st = b->queue_wait(dev, q, o->ev_comp[other]);
     if (st == HYFFT_SUCCESS) {
       void *buffers[HY_BUF_COUNT] = {d[slot], d[slot], work[0], work[1]};
       st = b->execute(dev, sub->state, &sub->tree, buffers, q);
     }
     if (st == HYFFT_SUCCESS) st = b->event_record(dev, o->ev_comp[slot], q);
-    if (st == HYFFT_SUCCESS) st = b->read(dev, q, d[slot], 0, o->pin[slot], piece, 0);
+    if (st == HYFFT_SUCCESS)
+      st = dout ? hy_ooc_copy_direct(plan, sw, e->dst, e->dst_side, e->dst_real, d[slot],
+                                     k * sw->per, n, q, 0)
+                : b->read(dev, q, d[slot], 0, o->pin[slot], piece, 0);
     if (st == HYFFT_SUCCESS) st = b->event_record(dev, o->ev_down[slot], q);
   }
   /* The last two pieces (or one) are still in their pinned buffers. */
@@ -778,7 +861,7 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     int64_t n = k == sw->count - 1 ? sw->last : sw->per;
     st = b->event_wait(dev, o->ev_down[slot]);
     if (st == HYFFT_SUCCESS) {
-      hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
+      if (!dout) hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
       hy_ooc_progress(plan, e, k);
     }
   }

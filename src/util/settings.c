@@ -93,6 +93,7 @@ static void hy_settings_parse(hy_settings *s) {
   double budget = s->measure_budget_raw ? atof(s->measure_budget_raw) : 0;
   s->measure_budget = budget > 0 ? budget : HY_SETTINGS_MEASURE_BUDGET_DEFAULT;
   s->staging_simple = hy_settings_is(s->staging, "simple");
+  s->staging_packed = hy_settings_is(s->staging, "packed");
   s->device_memory_limit =
       s->device_memory_limit_raw ? hy_settings_bytes(s->device_memory_limit_raw) : 0;
   s->cpu_share = -1;
@@ -168,7 +169,7 @@ static int hy_settings_one_of(const char *raw, const char *const *words) {
 hy_status hy_settings_check(void) {
   const hy_settings *s = hy_settings_get();
   static const char *const bit[] = {"0", "1", NULL};
-  static const char *const staging[] = {"simple", NULL};
+  static const char *const staging[] = {"simple", "packed", NULL};
   static const char *const passes[] = {"2", "3", NULL};
   if (s->num_threads_raw && !hy_settings_int_in(s->num_threads_raw, 1, 4096))
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_NUM_THREADS='%s' is not an "
@@ -181,8 +182,8 @@ hy_status hy_settings_check(void) {
                       "positive number of seconds", s->measure_budget_raw);
   }
   if (s->staging && !hy_settings_one_of(s->staging, staging))
-    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_STAGING='%s': the one value is "
-                    "'simple'", s->staging);
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_STAGING='%s': the values are "
+                    "'simple' and 'packed'", s->staging);
   if (s->device_memory_limit < 0)
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_DEVICE_MEMORY_LIMIT='%s' is not a "
                     "positive byte count (digits, optionally K, M or G)",

@@ -29,6 +29,7 @@ typedef struct hy_settings {
   double measure_budget;         /* seconds (atof); HY_SETTINGS_MEASURE_BUDGET_DEFAULT unless > 0 */
   const char *staging;           /* HYFFT_STAGING */
   int staging_simple;            /* 1 when "simple": host data goes the per-call way */
+  int staging_packed;            /* 1 when "packed": out of core packs pinned user data too */
   const char *device_memory_limit_raw; /* HYFFT_DEVICE_MEMORY_LIMIT */
   /* Bytes of device memory a plan may use (digits with an optional K, M or
    * G suffix, powers of 1024); 0 when unset, -1 when set but not a

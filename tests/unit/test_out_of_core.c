@@ -114,6 +114,32 @@ static hy_status fake_event_wait(void *device, void *event) {
   return HYFFT_SUCCESS;
 }
 
+/* Page-locked user memory as the fake sees it (every pointer, while
+ * `pinned` is set), and its 2D copies: rows of `width` bytes between the
+ * user's memory and the fake device buffer, counted. */
+static int pinned;
+static atomic_long copies_2d;
+static int fake_host_pinned(void *device, const void *ptr, size_t bytes) {
+  (void)device, (void)ptr, (void)bytes;
+  return pinned;
+}
+static hy_status fake_copy_2d(void *device, void *queue, int to_device, void *buffer,
+                              size_t dev_offset, size_t dev_pitch, void *host, size_t host_pitch,
+                              size_t width, size_t height) {
+  (void)device, (void)queue;
+  if (!pinned || width > dev_pitch || (height > 1 && width > host_pitch))
+    return hy_error(HYFFT_INTERNAL, "fake copy_2d: unpinned memory or rows wider than a pitch");
+  char *d = (char *)buffer + dev_offset, *h = host;
+  for (size_t r = 0; r < height; r++) {
+    if (to_device)
+      memcpy(d + r * dev_pitch, h + r * host_pitch, width);
+    else
+      memcpy(h + r * host_pitch, d + r * dev_pitch, width);
+  }
+  atomic_fetch_add(&copies_2d, 1);
+  return HYFFT_SUCCESS;
+}
+
 static hy_backend fake, fake_hooks;
 
 static void use_hooks(hyfft_context gpu, int on) {
@@ -562,6 +588,8 @@ int main(void) {
   fake_hooks.event_record = fake_event_record;
   fake_hooks.queue_wait = fake_queue_wait;
   fake_hooks.event_wait = fake_event_wait;
+  fake_hooks.host_pinned = fake_host_pinned;
+  fake_hooks.copy_2d = fake_copy_2d;
 
   test_limit_values(gpu);
   test_suite_problems(gpu);
@@ -571,6 +599,36 @@ int main(void) {
   use_hooks(gpu, 1);
   run_cases(cpu, gpu);
   CHECK(atomic_load(&waits) > 0, "the double-buffered path waited for no event");
+  CHECK(atomic_load(&copies_2d) == 0, "unpinned user memory went by %ld 2D copies",
+        atomic_load(&copies_2d));
+  /* The user's memory page-locked: sides whose pieces are rows one stride
+   * apart go by 2D copies (the CPU packs only the others: padded or
+   * interleaved layouts, the 1D twiddled unpack, the host scratch); then
+   * HYFFT_STAGING=packed packs them all again. */
+  pinned = 1;
+  run_cases(cpu, gpu);
+  CHECK(atomic_load(&copies_2d) > 0, "page-locked user memory went by no 2D copy");
+  /* Each kind of side by itself: complex slabs and blocks, real slabs
+   * (padded in place), 3D slabs of na lines, and the 1D four-step. */
+  static const struct { const char *token, *limit; size_t bytes; } direct[] = {
+      {"c2c:f32:fwd:64x48", "8K", 8192},     {"r2c:f64:30x21:ip", "3K", 3072},
+      {"c2c:f32:fwd:8x12x10:b3", "4K", 4096}, {"c2r:f32:8x12x9:b3", "4K", 4096},
+      {"c2c:f64:bwd:3000:b3", "4K", 4096}};
+  for (size_t i = 0; i < sizeof direct / sizeof direct[0]; i++) {
+    long at = atomic_load(&copies_2d);
+    run_case(cpu, gpu, direct[i].token, direct[i].limit, direct[i].bytes, 1);
+    CHECK(atomic_load(&copies_2d) > at, "%s on page-locked memory went by no 2D copy",
+          direct[i].token);
+  }
+  setenv("HYFFT_STAGING", "packed", 1);
+  hy_settings_reload();
+  long before = atomic_load(&copies_2d);
+  run_case(cpu, gpu, "c2c:f32:fwd:64x48", "8K", 8192, 1);
+  run_case(cpu, gpu, "r2c:f32:8x12x10:b3", "4K", 4096, 1);
+  CHECK(atomic_load(&copies_2d) == before, "HYFFT_STAGING=packed still copied directly");
+  unsetenv("HYFFT_STAGING");
+  hy_settings_reload();
+  pinned = 0;
   /* A budget that holds one column (512 bytes) but not two: one round
    * trip at a time even with the hooks. */
   set_limit("700");

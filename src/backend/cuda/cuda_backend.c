@@ -198,4 +198,5 @@ const hy_backend hy_backend_cuda = {
     .event_wait = hy_cuda_event_wait,
     .memory_kind = hy_cuda_memory_kind,
     .host_pinned = hy_cuda_host_pinned,
+    .copy_2d = hy_cuda_copy_2d,
 };

@@ -56,6 +56,10 @@ typedef struct hy_copy_region {
 } hy_copy_region;
 hy_status hy_cuda_copy_region(void *device, void *queue, const hy_copy_region *region,
                               int blocking);
+/* The backend's copy_2d: one asynchronous 2D region copy. */
+hy_status hy_cuda_copy_2d(void *device, void *queue, int to_device, void *buffer, size_t dev_offset,
+                          size_t dev_pitch, void *host, size_t host_pitch, size_t width,
+                          size_t height);
 
 hy_status hy_cuda_queue_create(void *device, void **queue);
 void hy_cuda_queue_release(void *device, void *queue);

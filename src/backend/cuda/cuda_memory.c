@@ -181,6 +181,16 @@ hy_status hy_cuda_copy_region(void *device, void *queue, const hy_copy_region *r
   return st;
 }
 
+hy_status hy_cuda_copy_2d(void *device, void *queue, int to_device, void *buffer, size_t dev_offset,
+                          size_t dev_pitch, void *host, size_t host_pitch, size_t width,
+                          size_t height) {
+  char *dev = (char *)buffer + dev_offset;
+  hy_copy_region g = {to_device ? (void *)dev : host, to_device, to_device ? dev_pitch : host_pitch, 0,
+                      to_device ? (const void *)host : dev, !to_device,
+                      to_device ? host_pitch : dev_pitch, 0, width, height, 1};
+  return hy_cuda_copy_region(device, queue, &g, 0);
+}
+
 /* ---- queues and events ------------------------------------------------- */
 
 hy_status hy_cuda_queue_create(void *device, void **queue) {
