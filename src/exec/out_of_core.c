@@ -53,6 +53,11 @@
 /* Largest piece of the double-buffered path: each pinned buffer is one
  * piece, and more than this brings no more overlap. */
 #define HY_OOC_MAX_OVERLAP_PIECE ((size_t)64 << 20)
+/* A block of columns moves as bn0 host rows of (columns x element) bytes,
+ * by 2D copies or the CPU's gathers: rows this wide keep either near
+ * its streaming rate, so a block's piece may grow past the cap above
+ * (within the budget) until its rows are. */
+#define HY_OOC_MIN_BLOCK_ROW ((size_t)16 << 10)
 
 /* One side of the host data: element (b, i0, ja, jc) is at element offset
  * b * bs + i0 * s0 + ja * sa + jc * sc. */
@@ -248,7 +253,10 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
   size_t budget = (size_t)o->budget;
   size_t slots = o->overlap ? 2 : 1;
   size_t room = budget / slots;
-  if (o->overlap && room > HY_OOC_MAX_OVERLAP_PIECE) room = HY_OOC_MAX_OVERLAP_PIECE;
+  size_t cap = HY_OOC_MAX_OVERLAP_PIECE;
+  if (!sw->rows && (size_t)sw->bn0 * HY_OOC_MIN_BLOCK_ROW > cap)
+    cap = (size_t)sw->bn0 * HY_OOC_MIN_BLOCK_ROW;
+  if (o->overlap && room > cap) room = cap;
   int64_t per = (int64_t)(room / sw->unit_bytes);
   if (per > sw->units) per = sw->units;
   if (per < 1) per = 1;
