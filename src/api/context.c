@@ -106,6 +106,7 @@ hyfft_status hyfft_context_create(const char *device_spec, hyfft_context *contex
   ctx->backend = backend;
   ctx->device_index = index;
   atomic_init(&ctx->refs, 1);
+  hy_context_work_init(ctx);
   hy_status st = backend->device_info(index, &ctx->info);
   if (st == HYFFT_SUCCESS) st = backend->open(index, &ctx->device);
   if (st == HYFFT_SUCCESS) {
@@ -114,6 +115,7 @@ hyfft_status hyfft_context_create(const char *device_spec, hyfft_context *contex
     if (st != HYFFT_SUCCESS) backend->close(ctx->device);
   }
   if (st != HYFFT_SUCCESS) {
+    pthread_mutex_destroy(&ctx->work_lock);
     free(ctx);
     return st;
   }
@@ -247,6 +249,14 @@ hyfft_status hyfft_buffer_read(hyfft_context context, const void *buffer, size_t
   if (!buffer || !host) return hy_error(HYFFT_NULL_POINTER, "buffer or host pointer is NULL");
   HY_TRY(hy_check_copy(context, buffer, offset, bytes, "hyfft_buffer_read"));
   return context->backend->read(context->device, NULL, buffer, offset, host, bytes, 1);
+}
+
+hyfft_status hyfft_context_workspace_bytes(hyfft_context context, size_t *bytes) {
+  hy_error_clear();
+  HY_TRY(hy_check_context(context));
+  if (!bytes) return hy_error(HYFFT_NULL_POINTER, "bytes is NULL");
+  *bytes = hy_context_work_bytes(context);
+  return HYFFT_SUCCESS;
 }
 
 hyfft_status hyfft_context_synchronize(hyfft_context context) {

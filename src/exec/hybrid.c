@@ -46,6 +46,7 @@ static hy_status hy_hybrid_cpu_context(struct hyfft_context_s **out) {
   if (!ctx) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CPU side's context");
   ctx->backend = b;
   atomic_init(&ctx->refs, 1);
+  hy_context_work_init(ctx);
   hy_status st = b->device_info(0, &ctx->info);
   if (st == HYFFT_SUCCESS) st = b->open(0, &ctx->device);
   if (st == HYFFT_SUCCESS) {
@@ -53,6 +54,7 @@ static hy_status hy_hybrid_cpu_context(struct hyfft_context_s **out) {
     if (st != HYFFT_SUCCESS) b->close(ctx->device);
   }
   if (st != HYFFT_SUCCESS) {
+    pthread_mutex_destroy(&ctx->work_lock);
     free(ctx);
     return st;
   }
