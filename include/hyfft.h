@@ -250,9 +250,11 @@ HYFFT_API hyfft_status hyfft_context_synchronize(hyfft_context context);
 #define HYFFT_DESTROY_INPUT (1u << 1)
 /* Host data on a GPU backend, batched: let the CPU compute a share of the
  * outermost batch dim at the same time as the GPU, the share from a model
- * calibrated at plan creation by short timing runs of both (docs/api.md,
- * "Hybrid execution"). The model may give the CPU nothing. Without the
- * flag, $HYFFT_CPU_SHARE ("auto" or a fraction) asks for the same. */
+ * calibrated at plan creation by short timing runs of both, refined by
+ * timing a few shares around it, and kept in wisdom, so that a later plan
+ * of the problem on the device skips both (docs/api.md, "Hybrid
+ * execution"). The model may give the CPU nothing. Without the flag,
+ * $HYFFT_CPU_SHARE ("auto" or a fraction) asks for the same. */
 #define HYFFT_HYBRID (1u << 2)
 /* On a GPU context the plans share one work area that the context holds,
  * grown to the largest need of their executions (docs/api.md, "Work
@@ -386,7 +388,8 @@ HYFFT_API hyfft_status hyfft_execute_async(hyfft_plan plan, const void *in, void
 /* ------------------------------------------------------------------------ */
 
 /* Wisdom is what HYFFT_MEASURE planning chose (solver and kernel variant)
- * per problem, device and generator version, in one table per process
+ * and what HYFFT_HYBRID plans found for their CPU share, per problem,
+ * device and generator version, in one table per process
  * shared by all contexts and threads; plans of a problem with wisdom use it
  * without measuring. $HYFFT_WISDOM names a file imported when the first
  * context is created. Import is strict (HYFFT_INVALID_WISDOM naming the
