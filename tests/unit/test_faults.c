@@ -8,7 +8,8 @@
  * host data through a fake GPU (the CPU backend under a GPU id with the
  * staging hooks: chunked and whole-buffer staging); out of core on that
  * fake GPU under a small HYFFT_DEVICE_MEMORY_LIMIT (2D C2C, C2R through its
- * host scratch, 1D four-step); a hybrid CPU share; wisdom exported to and
+ * host scratch, 1D four-step); a hybrid CPU share, fixed and calibrated
+ * with the search and its wisdom entry; wisdom exported to and
  * imported from a file; the shared work area of a fake-GPU context growing,
  * and a caller's workspace. */
 #include <limits.h>
@@ -128,6 +129,14 @@ static hyfft_status sc_ooc_2d(world *w) { return plan_and_run(w->gpu, "c2c:f32:f
 static hyfft_status sc_ooc_c2r(world *w) { return plan_and_run(w->gpu, "c2r:f64:30x21:b2", 2); }
 static hyfft_status sc_ooc_1d(world *w) { return plan_and_run(w->gpu, "c2c:f32:bwd:3000:b2", 2); }
 static hyfft_status sc_hybrid(world *w) { return plan_and_run(w->gpu, "c2c:f32:fwd:256:b64", 0); }
+/* Calibration, the search and its wisdom entry: wisdom is emptied first so
+ * that every run searches. */
+static hyfft_status sc_hybrid_search(world *w) {
+  hyfft_wisdom_forget();
+  hyfft_status st = plan_and_run(w->gpu, "c2c:f32:fwd:256:b64", 0);
+  hyfft_wisdom_forget();
+  return st;
+}
 /* The shared work area of a fresh fake-GPU context (two device-data plans
  * of different needs, so that it grows once) and a caller's workspace. */
 static hyfft_status sc_work_areas(world *w) {
@@ -203,6 +212,7 @@ int main(void) {
       {"out of core C2R", sc_ooc_c2r, NULL, "3K"},
       {"out of core 1D", sc_ooc_1d, NULL, "8K"},
       {"hybrid share", sc_hybrid, "0.25", NULL},
+      {"hybrid search", sc_hybrid_search, "auto", NULL},
       {"wisdom file", sc_wisdom, NULL, NULL},
       {"work areas", sc_work_areas, NULL, NULL},
   };
