@@ -3,6 +3,8 @@
  *                                   backend's table under a CUDA id)
  *   hyfft_unit_workspace --opencl   the same on an OpenCL device (exit 77,
  *                                   skipped, without one)
+ *   hyfft_unit_workspace --device cuda   the same on a CUDA device (exit 77
+ *                                   without one)
  * Checked: a caller's workspace (hyfft_plan_set_workspace) is what the
  * executions use (a poisoned buffer changes, the plan's own area is gone),
  * a too small one is refused, results are identical with and without it
@@ -12,6 +14,7 @@
  * it; a workspace over HYFFT_DEVICE_MEMORY_LIMIT fails with
  * HYFFT_OUT_OF_MEMORY naming the bytes. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -332,37 +335,78 @@ static int test_cpu_and_fake(void) {
   return hy_test_summary();
 }
 
-static int test_opencl(void) {
+/* The first token of `list` whose plan on `ctx` has a workspace (NULL if
+ * none: the device plans them all in one pass). */
+static const char *with_workspace(hyfft_context ctx, const char *const *list) {
+  for (; *list; list++) {
+    hyfft_plan plan = NULL;
+    size_t ws = 0;
+    if (hyfft_plan_token(ctx, *list, HYFFT_ESTIMATE, &plan) != HYFFT_SUCCESS) continue;
+    hyfft_plan_workspace_size(plan, &ws);
+    int two = plan->tree.work_elems[1] != 0;
+    hyfft_plan_destroy(plan);
+    if (ws > 0 && !two) return *list;
+  }
+  return NULL;
+}
+
+/* A GPU device (spec "opencl" or "cuda"): device buffers, the shared area
+ * and the limit. */
+static int test_device(const char *spec) {
   hyfft_context ctx = NULL;
-  if (hyfft_context_create("opencl", &ctx) != HYFFT_SUCCESS) {
-    printf("no OpenCL device: skipped\n");
+  if (hyfft_context_create(spec, &ctx) != HYFFT_SUCCESS) {
+    printf("no %s device: skipped\n", spec);
     return 77;
   }
-  caller_workspace(ctx, "c2c:f32:fwd:65536:dev", 1);
-  const char *const tokens[NPLANS] = {"c2c:f32:fwd:256x256:dev", "c2c:f32:fwd:65536:dev",
-                                      "c2c:f32:fwd:32x32x32:dev"};
-  shared_area(ctx, tokens, 1, 0);
-  /* A host pointer is no cl_mem. */
+  /* Multi-pass sizes: one has a workspace on any device. */
+  const char *const candidates[] = {"c2c:f32:fwd:65536:dev", "c2c:f32:fwd:16777216:dev",
+                                    "c2c:f32:fwd:1024x1024:b8:dev", "c2c:f32:fwd:256x256:dev",
+                                    "c2c:f32:fwd:32x32x32:dev", NULL};
+  const char *big = with_workspace(ctx, candidates);
+  CHECK(big != NULL, "no candidate plan has a workspace on %s", spec);
+  if (big) {
+    caller_workspace(ctx, big, 1);
+    const char *const tokens[NPLANS] = {"c2c:f32:fwd:256x256:dev", big, "c2c:f32:fwd:32x32x32:dev"};
+    shared_area(ctx, tokens, 1, 0);
+  }
+  /* A host pointer is no device buffer (OpenCL: no cl_mem at all; CUDA:
+   * the driver says host memory). */
   hyfft_plan plan = NULL;
-  CHECK_OK(hyfft_plan_token(ctx, "c2c:f32:fwd:256x256:dev", HYFFT_ESTIMATE, &plan));
-  char host[4096];
+  CHECK_OK(hyfft_plan_token(ctx, big ? big : "c2c:f32:fwd:256x256:dev", HYFFT_ESTIMATE, &plan));
+  static char host[1 << 22];
   if (plan) {
     CHECK_STATUS(hyfft_plan_set_workspace(plan, host, sizeof host), HYFFT_WRONG_MEMORY);
     CHECK_OK(hyfft_plan_destroy(plan));
   }
   /* Bluestein's workspace under a limit: a device plan fails, a host plan
    * counts it in the whole staging (out of core cannot take a prime). */
-  budget(ctx, "c2c:f32:fwd:100003:dev", "2M", "3247208");
-  set_limit("3M");
-  CHECK_STATUS(hyfft_plan_token(ctx, "c2c:f32:fwd:100003", HYFFT_ESTIMATE, &plan),
-               HYFFT_NOT_SUPPORTED);
-  CHECK(strstr(hyfft_last_error(), "4847256 bytes") != NULL, "message '%s'", hyfft_last_error());
-  set_limit(NULL);
+  hyfft_device_info info;
+  CHECK_OK(hyfft_context_device(ctx, &info));
+  if (info.backend == HYFFT_BACKEND_OPENCL) {
+    budget(ctx, "c2c:f32:fwd:100003:dev", "2M", "3247208");
+    set_limit("3M");
+    CHECK_STATUS(hyfft_plan_token(ctx, "c2c:f32:fwd:100003", HYFFT_ESTIMATE, &plan),
+                 HYFFT_NOT_SUPPORTED);
+    CHECK(strstr(hyfft_last_error(), "4847256 bytes") != NULL, "message '%s'", hyfft_last_error());
+    set_limit(NULL);
+  } else if (big) {
+    size_t ws = 0;
+    CHECK_OK(hyfft_plan_token(ctx, big, HYFFT_ESTIMATE, &plan));
+    if (plan) {
+      CHECK_OK(hyfft_plan_workspace_size(plan, &ws));
+      CHECK_OK(hyfft_plan_destroy(plan));
+    }
+    char limit[32], bytes[32];
+    snprintf(limit, sizeof limit, "%zu", ws / 2);
+    snprintf(bytes, sizeof bytes, "%zu", ws);
+    budget(ctx, big, limit, bytes);
+  }
   CHECK_OK(hyfft_context_destroy(ctx));
   return hy_test_summary();
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--opencl") == 0) return test_opencl();
+  if (argc > 1 && strcmp(argv[1], "--opencl") == 0) return test_device("opencl");
+  if (argc > 2 && strcmp(argv[1], "--device") == 0) return test_device(argv[2]);
   return test_cpu_and_fake();
 }
