@@ -10,8 +10,10 @@
  * a too small one is refused, results are identical with and without it
  * and after going back; plans of a GPU context share one area that holds
  * the largest need, not the sum, with executions interleaved, from several
- * threads and on another queue; HYFFT_OWN_WORKSPACE keeps a plan out of
- * it; a workspace over HYFFT_DEVICE_MEMORY_LIMIT fails with
+ * threads and on another queue; on a fake that tracks pending work per
+ * queue, no execution on another queue overlaps the context's queue on the
+ * shared area, own-queue executions do not wait, and growing waits before
+ * it frees the old buffer; HYFFT_OWN_WORKSPACE keeps a plan out of it; a workspace over HYFFT_DEVICE_MEMORY_LIMIT fails with
  * HYFFT_OUT_OF_MEMORY naming the bytes. */
 #include <pthread.h>
 #include <stdio.h>
@@ -295,6 +297,75 @@ static void budget(hyfft_context ctx, const char *token, const char *limit, cons
   set_limit(NULL);
 }
 
+/* ---- ordering on an asynchronous fake -------------------------------------------- */
+
+/* A fake GPU that tracks which queues have work not yet waited for: the
+ * context's own (queue NULL) and "another" (any other). Executions that
+ * use the context's shared area must not overlap work on the other queue,
+ * and the shared area's old buffer must not be freed while work is
+ * pending. */
+static hy_backend order_fake;
+static hyfft_context order_ctx;
+static int pending_own, pending_other, violations;
+
+static hy_status order_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
+                               void *const buffers[HY_BUF_COUNT], void *queue) {
+  int shared = buffers[HY_BUF_WORK0] && buffers[HY_BUF_WORK0] == order_ctx->work[0];
+  if (shared && (queue ? pending_own : pending_other)) violations++;
+  if (queue) pending_other = 1;
+  else pending_own = 1;
+  return hy_backend_cpu.execute(device, plan_state, tree, buffers, queue);
+}
+static hy_status order_synchronize(void *device, void *queue) {
+  if (queue) pending_other = 0;
+  else pending_own = 0;
+  return hy_backend_cpu.synchronize(device, queue);
+}
+static void order_release(void *device, void *buffer) {
+  if ((buffer == order_ctx->work[0] || buffer == order_ctx->work[1]) && pending_own) violations++;
+  hy_backend_cpu.release(device, buffer);
+}
+
+static void ordering(void) {
+  CHECK_OK(hyfft_context_create("cpu", &order_ctx));
+  if (!order_ctx) return;
+  order_fake = hy_backend_cpu;
+  order_fake.id = HYFFT_BACKEND_CUDA;
+  order_fake.execute = order_execute;
+  order_fake.synchronize = order_synchronize;
+  order_fake.release = order_release;
+  order_ctx->backend = &order_fake;
+  /* Smallest need first, so that the area grows under pending work. */
+  const char *const tokens[NPLANS] = {"r2r:f32:dct2:1000:dev", "c2r:f32:64x64:dev",
+                                      "c2r:f32:30x32:b7:dev"};
+  hyfft_plan plans[NPLANS] = {NULL};
+  data d[NPLANS];
+  int other = 0;
+  for (int i = 0; i < NPLANS; i++) {
+    CHECK_OK(hyfft_plan_token(order_ctx, tokens[i], HYFFT_ESTIMATE, &plans[i]));
+    if (!plans[i]) return;
+    data_make(&d[i], order_ctx, plans[i], 0, 7u + (unsigned)i);
+    memcpy(d[i].in, d[i].hin, d[i].in_bytes);
+  }
+  /* Own queue, other queue, own queue again, growing on the way. */
+  for (int i = 0; i < NPLANS; i++) {
+    CHECK_OK(hyfft_execute_async(plans[i], d[i].in, d[i].out, NULL, NULL));
+    CHECK_OK(hyfft_execute_async(plans[i], d[i].in, d[i].out, NULL, &other));
+    CHECK(pending_other == 0, "%s: an execution on another queue returned with its work "
+          "pending on the shared area", tokens[i]);
+  }
+  CHECK_OK(hyfft_execute_async(plans[0], d[0].in, d[0].out, NULL, NULL));
+  CHECK(pending_own == 1, "executions on the context's queue synchronised (they need not)");
+  CHECK_OK(hyfft_context_synchronize(order_ctx));
+  CHECK(violations == 0, "%d uses of the shared area overlapped pending work or freed it early",
+        violations);
+  for (int i = 0; i < NPLANS; i++) {
+    data_free(&d[i]);
+    CHECK_OK(hyfft_plan_destroy(plans[i]));
+  }
+  CHECK_OK(hyfft_context_destroy(order_ctx));
+}
+
 static const char *const fake_tokens[NPLANS] = {"c2r:f32:64x64:dev", "r2r:f32:dct2:1000:dev",
                                                 "c2r:f32:30x32:b7:dev"};
 
@@ -330,6 +401,7 @@ static int test_cpu_and_fake(void) {
   CHECK_STATUS(hyfft_plan_set_workspace(NULL, NULL, 0), HYFFT_NULL_POINTER);
   CHECK_STATUS(hyfft_context_workspace_bytes(gpu, NULL), HYFFT_NULL_POINTER);
   budget(gpu, "c2r:f32:64x64:dev", "4K", "16896");
+  ordering();
   CHECK_OK(hyfft_context_destroy(cpu));
   CHECK_OK(hyfft_context_destroy(gpu));
   return hy_test_summary();
