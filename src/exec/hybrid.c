@@ -329,6 +329,7 @@ hy_status hy_hybrid_create(struct hyfft_plan_s *plan, unsigned flags) {
   int wise = given < 0 && st == HYFFT_SUCCESS && hy_strbuf_status(&key) == HYFFT_SUCCESS &&
              hy_wisdom_lookup_share(key.data, gctx->info.name, &wise_share);
   if (wise) calibrate = 0;
+  int searched = 0;
   if (st == HYFFT_SUCCESS && calibrate) {
     atomic_fetch_add(&hy_hybrid_calibration_count, 1);
     st = hy_hybrid_rate(gctx, p, HY_HYBRID_PROBE_GPU, flags, &h->r_gpu_alone);
@@ -361,16 +362,18 @@ hy_status hy_hybrid_create(struct hyfft_plan_s *plan, unsigned flags) {
       else
         h->share = t_gpu <= t_cpu ? 0 : 1;
       st = hy_hybrid_search(h, gctx, cctx, p, flags);
-      if (st == HYFFT_SUCCESS && hy_strbuf_status(&key) == HYFFT_SUCCESS)
-        st = hy_wisdom_store_share(key.data, gctx->info.name, h->share);
+      searched = 1;
     }
     h->n_cpu = (int64_t)(h->share * (double)h->n + 0.5);
     if (h->n_cpu > h->n) h->n_cpu = h->n;
     h->share = (double)h->n_cpu / (double)h->n;
+    /* Wisdom keeps the share as used, whole entries of this batch. */
+    if (st == HYFFT_SUCCESS && searched && hy_strbuf_status(&key) == HYFFT_SUCCESS)
+      st = hy_wisdom_store_share(key.data, gctx->info.name, h->share);
     int64_t n_gpu = h->n - h->n_cpu;
     h->in_off = (size_t)(n_gpu * p->batch[0].in_stride) * hy_problem_in_elem_size(p);
     h->out_off = (size_t)(n_gpu * p->batch[0].out_stride) * hy_problem_out_elem_size(p);
-    if (n_gpu > 0) st = hy_hybrid_side(gctx, p, n_gpu, flags, &h->gpu);
+    if (st == HYFFT_SUCCESS && n_gpu > 0) st = hy_hybrid_side(gctx, p, n_gpu, flags, &h->gpu);
     if (st == HYFFT_SUCCESS && h->n_cpu > 0) st = hy_hybrid_side(cctx, p, h->n_cpu, flags, &h->cpu);
   }
   hy_strbuf_free(&key);
