@@ -28,7 +28,7 @@ static const char cli_usage[] =
     "                            [--wisdom FILE] [--progress]\n"
     "                            time hyfft (and peers) and report GFLOP/s, GB/s, %copy\n"
     "                            (of the copy floor) and accuracy\n"
-    "  tune SUITE|TOKEN... [--device SPEC] [--wisdom FILE]\n"
+    "  tune SUITE|TOKEN... [--device SPEC] [--wisdom FILE] [--hybrid]\n"
     "                            measure-plan each problem (solvers x kernel variants),\n"
     "                            report the choice and write it as wisdom\n"
     "  cache warm SUITE|TOKEN... [--device SPEC]\n"
