@@ -250,10 +250,17 @@ HYFFT_API hyfft_status hyfft_context_synchronize(hyfft_context context);
 #define HYFFT_DESTROY_INPUT (1u << 1)
 /* Host data on a GPU backend, batched: let the CPU compute a share of the
  * outermost batch dim at the same time as the GPU, the share from a model
- * calibrated at plan creation by short timing runs of both (docs/api.md,
- * "Hybrid execution"). The model may give the CPU nothing. Without the
- * flag, $HYFFT_CPU_SHARE ("auto" or a fraction) asks for the same. */
+ * calibrated at plan creation by short timing runs of both, refined by
+ * timing a few shares around it, and kept in wisdom, so that a later plan
+ * of the problem on the device skips both (docs/api.md, "Hybrid
+ * execution"). The model may give the CPU nothing. Without the flag,
+ * $HYFFT_CPU_SHARE ("auto" or a fraction) asks for the same. */
 #define HYFFT_HYBRID (1u << 2)
+/* On a GPU context the plans share one work area that the context holds,
+ * grown to the largest need of their executions (docs/api.md, "Work
+ * areas"); this flag gives the plan a work area of its own instead,
+ * allocated at creation. CPU plans always hold their own. */
+#define HYFFT_OWN_WORKSPACE (1u << 3)
 
 HYFFT_API hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *problem,
                                          unsigned flags, hyfft_plan *plan);
@@ -309,6 +316,29 @@ HYFFT_API hyfft_status hyfft_plan_wait(hyfft_plan plan);
 /* Bytes of workspace the plan needs when the caller supplies it. */
 HYFFT_API hyfft_status hyfft_plan_workspace_size(hyfft_plan plan, size_t *bytes);
 
+/* Give the plan a work area of the caller's (a device buffer of the plan's
+ * context: a CUDA device pointer, a cl_mem from hyfft_buffer_alloc, host
+ * memory on the CPU) that every later execution uses, hyfft_execute and
+ * hyfft_execute_async without a workspace argument alike. `bytes` must be
+ * at least hyfft_plan_workspace_size (else HYFFT_BUFFER_TOO_SMALL). The
+ * plan frees its own work area (or stops using the context's shared one),
+ * so the memory is really saved; workspace NULL returns the plan to its
+ * default (its own area, allocated again, or the context's shared one).
+ * The caller keeps the buffer alive and unused by other work while the
+ * plan may run, and must not execute the plan concurrently with itself
+ * (from several threads, or on several queues): such executions would
+ * share the buffer. A plan whose workspace size is 0 (out of core,
+ * hybrid, or one pass) accepts any buffer and ignores it. An OpenCL plan
+ * with two work slots (Bluestein) cannot take one cl_mem for both:
+ * HYFFT_NOT_SUPPORTED. Call it while no execution of the plan runs. */
+HYFFT_API hyfft_status hyfft_plan_set_workspace(hyfft_plan plan, void *workspace, size_t bytes);
+
+/* Bytes of device memory the context's shared work area holds now (0 on
+ * the CPU backend, whose plans hold their own, and before the first
+ * execution that needs one). Plans of a GPU context share it, so it is
+ * the largest need of the plans that ran, not their sum. */
+HYFFT_API hyfft_status hyfft_context_workspace_bytes(hyfft_context context, size_t *bytes);
+
 /* Progress of an execution: fn(user, fraction) with fraction in [0, 1].
  * Within one execution the fractions never decrease, and a successful
  * execution's last call is exactly 1.0; a failed one stops short of it.
@@ -336,8 +366,14 @@ HYFFT_API hyfft_status hyfft_execute(hyfft_plan plan, const void *in, void *out)
 
 /* Enqueue the plan on a user queue (cudaStream_t / CUstream, cl_command_queue;
  * NULL means the context's own queue) and return. `workspace` may be NULL
- * (plan-owned workspace, which serialises concurrent executions of one plan)
- * or a device buffer of hyfft_plan_workspace_size bytes. On the CPU backend
+ * or a device buffer of hyfft_plan_workspace_size bytes. NULL uses the
+ * buffer of hyfft_plan_set_workspace, else the plan's own work area (which
+ * serialises concurrent executions of one plan: each waits for the one
+ * before), else the context's shared area: on the context's own queue an
+ * execution only enqueues (the in-order queue orders the users of the
+ * area); on another queue it waits for the context's queue, runs, and
+ * waits for its queue before returning, so that no two queues use the
+ * area at once (docs/api.md, "Work areas"). On the CPU backend
  * this runs synchronously, and so does a host-memory plan on a GPU: it
  * returns when the output is in host memory. A host-memory C2C plan of 2 or
  * 3 dims larger than the device memory budget ($HYFFT_DEVICE_MEMORY_LIMIT,
@@ -352,7 +388,8 @@ HYFFT_API hyfft_status hyfft_execute_async(hyfft_plan plan, const void *in, void
 /* ------------------------------------------------------------------------ */
 
 /* Wisdom is what HYFFT_MEASURE planning chose (solver and kernel variant)
- * per problem, device and generator version, in one table per process
+ * and what HYFFT_HYBRID plans found for their CPU share, per problem,
+ * device and generator version, in one table per process
  * shared by all contexts and threads; plans of a problem with wisdom use it
  * without measuring. $HYFFT_WISDOM names a file imported when the first
  * context is created. Import is strict (HYFFT_INVALID_WISDOM naming the

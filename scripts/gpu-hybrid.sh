@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The hybrid CPU + GPU sweep on the GPU machine (docs/performance.md,
 # "Hybrid"): for each TOKEN (host data), the calibrated model's rates and
-# choice (HYFFT_CPU_SHARE=auto, hyfft plan), then hyfft bench --host at CPU
-# shares 0, 0.1, ..., 1 and at the model's choice: each share a process of
+# choice refined by the search around it (HYFFT_CPU_SHARE=auto, hyfft plan;
+# the "search on" line gives the shares it timed), then hyfft bench --host
+# at CPU shares 0, 0.1, ..., 1 and at the chosen share (the "model:" row): each share a process of
 # its own (the share is a plan-time setting), one after the other on the
 # same machine and data.
 # Writes $OUT/hybrid-<n>.md (table: share, measured ms, model ms) and
@@ -20,7 +21,7 @@ for token in "$@"; do
   i=$((i + 1))
   plan="$OUT/hybrid-$i-plan.txt"
   HYFFT_CPU_SHARE=auto "$hyfft" plan "$token" --device "$device" >"$plan" 2>&1
-  grep -E "hybrid:|cores:|calibration|model:" "$plan"
+  grep -E "hybrid:|cores:|calibration|model:|search on" "$plan"
   rows="$OUT/hybrid-$i-rows.txt"
   : >"$rows"
   for share in 0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 1 auto; do

@@ -102,6 +102,7 @@ static hy_status hy_context_open(const hy_backend *backend, int index,
   ctx->backend = backend;
   ctx->device_index = index;
   atomic_init(&ctx->refs, 1);
+  hy_context_work_init(ctx);
   hy_status st = backend->device_info(index, &ctx->info);
   if (st == HYFFT_SUCCESS) st = backend->open(index, &ctx->device);
   if (st == HYFFT_SUCCESS) {
@@ -109,6 +110,7 @@ static hy_status hy_context_open(const hy_backend *backend, int index,
     if (st != HYFFT_SUCCESS) backend->close(ctx->device);
   }
   if (st != HYFFT_SUCCESS) {
+    pthread_mutex_destroy(&ctx->work_lock);
     free(ctx);
     return st;
   }
@@ -226,6 +228,7 @@ static hy_status hy_context_open_multi(const hy_backend *backend, const int *ind
     return st;
   }
   ctx->backend = backend;
+  hy_context_work_init(ctx); /* its plans use the sub-contexts' areas; the lock still serves queries */
   ctx->device_index = sub[0]->device_index;
   ctx->device = sub[0]->device;
   ctx->caps = sub[0]->caps;
@@ -428,6 +431,14 @@ hyfft_status hyfft_buffer_read(hyfft_context context, const void *buffer, size_t
   if (!buffer || !host) return hy_error(HYFFT_NULL_POINTER, "buffer or host pointer is NULL");
   HY_TRY(hy_check_copy(context, buffer, offset, bytes, "hyfft_buffer_read"));
   return context->backend->read(context->device, NULL, buffer, offset, host, bytes, 1);
+}
+
+hyfft_status hyfft_context_workspace_bytes(hyfft_context context, size_t *bytes) {
+  hy_error_clear();
+  HY_TRY(hy_check_context(context));
+  if (!bytes) return hy_error(HYFFT_NULL_POINTER, "bytes is NULL");
+  *bytes = hy_context_work_bytes(context);
+  return HYFFT_SUCCESS;
 }
 
 hyfft_status hyfft_context_synchronize(hyfft_context context) {

@@ -127,7 +127,7 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
   if (!hy_handle_is_live(context, HY_HANDLE_CONTEXT))
     return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live", (void *)context);
   if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
-  if (flags & ~(unsigned)(HYFFT_MEASURE | HYFFT_DESTROY_INPUT | HYFFT_HYBRID))
+  if (flags & ~(unsigned)(HYFFT_MEASURE | HYFFT_DESTROY_INPUT | HYFFT_HYBRID | HYFFT_OWN_WORKSPACE))
     return hy_error(HYFFT_INVALID_ARGUMENT, "unknown planner flags 0x%x", flags);
 
   struct hyfft_plan_s *p = NULL;
@@ -318,6 +318,12 @@ hyfft_status hyfft_plan_workspace_size(hyfft_plan plan, size_t *bytes) {
   if (!bytes) return hy_error(HYFFT_NULL_POINTER, "bytes is NULL");
   *bytes = hy_exec_workspace_bytes(plan);
   return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_plan_set_workspace(hyfft_plan plan, void *workspace, size_t bytes) {
+  hy_error_clear();
+  HY_TRY(hy_check_plan(plan));
+  return hy_exec_set_workspace(plan, workspace, bytes);
 }
 
 hyfft_status hyfft_plan_set_progress(hyfft_plan plan, hyfft_progress_fn fn, void *user) {

@@ -138,7 +138,7 @@ static hy_status hy_tune_sync(hy_tune_data *d) {
 static hy_status hy_tune_run(hy_tune_data *d, const hy_plan_tree *tree, void *out_host,
                              double *seconds) {
   struct hyfft_plan_s *plan = NULL;
-  HY_TRY(hy_exec_plan_create(d->ctx, &d->devproblem, HYFFT_ESTIMATE, tree, &plan));
+  HY_TRY(hy_exec_plan_create(d->ctx, &d->devproblem, HYFFT_ESTIMATE | HY_PLAN_OWN_WORK, tree, &plan));
   /* Time the plan's final kernels, not the plain ones a CUDA plan runs
    * while its persistent kernel compiles in the background. */
   hy_status st = hy_exec_plan_wait(plan);

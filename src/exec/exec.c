@@ -8,6 +8,7 @@
 #include "exec/multi_device.h"
 #include "exec/out_of_core.h"
 #include "exec/staging.h"
+#include "util/settings.h"
 
 static size_t hy_complex_size(const hy_problem *p) {
   return p->precision == HYFFT_F64 ? 16 : 8;
@@ -103,33 +104,191 @@ static hy_status hy_exec_check_memory(const struct hyfft_plan_s *plan, const voi
   return HYFFT_SUCCESS;
 }
 
+/* ---- work areas ------------------------------------------------------------- */
+
+void hy_context_work_init(struct hyfft_context_s *context) {
+  pthread_mutex_init(&context->work_lock, NULL);
+  context->work[0] = context->work[1] = NULL;
+  context->work_bytes[0] = context->work_bytes[1] = 0;
+}
+
+void hy_context_work_release(struct hyfft_context_s *context) {
+  for (int w = 0; w < 2; w++)
+    if (context->work[w]) context->backend->release(context->device, context->work[w]);
+  pthread_mutex_destroy(&context->work_lock);
+}
+
+size_t hy_context_work_bytes(struct hyfft_context_s *context) {
+  pthread_mutex_lock(&context->work_lock);
+  size_t bytes = context->work_bytes[0] + context->work_bytes[1];
+  pthread_mutex_unlock(&context->work_lock);
+  return bytes;
+}
+
+hy_status hy_exec_check_budget(const struct hyfft_context_s *context, size_t bytes) {
+  const hy_settings *s = hy_settings_get();
+  if (context->backend->id == HYFFT_BACKEND_CPU || s->device_memory_limit <= 0 ||
+      bytes <= (size_t)s->device_memory_limit)
+    return HYFFT_SUCCESS;
+  return hy_error(HYFFT_OUT_OF_MEMORY, "the plan's workspace needs %zu bytes of device memory, "
+                  "over the budget of %lld bytes (HYFFT_DEVICE_MEMORY_LIMIT)", bytes,
+                  (long long)s->device_memory_limit);
+}
+
+/* Grow the context's shared area to `need` bytes per slot. Caller holds
+ * work_lock. Work queued earlier on the context's queue may still use the
+ * old buffer, so it is waited for before the buffer is freed; work on
+ * other queues never outlives the lock. */
+static hy_status hy_exec_grow_shared(struct hyfft_context_s *ctx, const size_t need[2]) {
+  const hy_backend *b = ctx->backend;
+  int synced = 0;
+  for (int w = 0; w < 2; w++) {
+    if (need[w] <= ctx->work_bytes[w]) continue;
+    if (ctx->work[w]) {
+      if (!synced) HY_TRY(b->synchronize(ctx->device, NULL));
+      synced = 1;
+      b->release(ctx->device, ctx->work[w]);
+      ctx->work[w] = NULL;
+      ctx->work_bytes[w] = 0;
+    }
+    HY_TRY(b->alloc(ctx->device, need[w], &ctx->work[w]));
+    ctx->work_bytes[w] = need[w];
+  }
+  return HYFFT_SUCCESS;
+}
+
+/* Run on the context's shared area (see struct hyfft_context_s). */
+static hy_status hy_exec_shared(struct hyfft_plan_s *plan, void *buffers[HY_BUF_COUNT],
+                                void *queue) {
+  hyfft_context ctx = plan->context;
+  const hy_backend *b = ctx->backend;
+  size_t elem = hy_complex_size(&plan->problem);
+  size_t need[2] = {(size_t)plan->tree.work_elems[0] * elem, (size_t)plan->tree.work_elems[1] * elem};
+  pthread_mutex_lock(&ctx->work_lock);
+  hy_status st = hy_exec_grow_shared(ctx, need);
+  /* Another queue starts after the context's queue has finished with the
+   * area and returns once its own use is over. */
+  if (st == HYFFT_SUCCESS && queue) st = b->synchronize(ctx->device, NULL);
+  if (st == HYFFT_SUCCESS) {
+    buffers[HY_BUF_WORK0] = ctx->work[0];
+    buffers[HY_BUF_WORK1] = ctx->work[1];
+    st = b->execute(ctx->device, plan->backend_state, &plan->tree, buffers, queue);
+  }
+  if (st == HYFFT_SUCCESS && queue) st = b->synchronize(ctx->device, queue);
+  pthread_mutex_unlock(&ctx->work_lock);
+  return st;
+}
+
+/* Slot buffers inside one caller buffer: WORK1 after WORK0 where buffers
+ * are addresses; on OpenCL a cl_mem holds one slot only. */
+static int hy_exec_split_work(const struct hyfft_plan_s *plan, void *workspace,
+                              void *buffers[HY_BUF_COUNT]) {
+  if (plan->context->backend->id != HYFFT_BACKEND_OPENCL) {
+    buffers[HY_BUF_WORK0] = workspace;
+    buffers[HY_BUF_WORK1] =
+        (char *)workspace + (size_t)plan->tree.work_elems[0] * hy_complex_size(&plan->problem);
+    return 1;
+  }
+  if (plan->tree.work_elems[1] != 0) return 0;
+  buffers[HY_BUF_WORK0] = workspace;
+  return 1;
+}
+
 hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
                          void *queue) {
   hyfft_context ctx = plan->context;
   void *buffers[HY_BUF_COUNT] = {(void *)in, out, NULL, NULL};
+  int needs = plan->tree.work_elems[0] || plan->tree.work_elems[1];
+  /* The workspace argument, then hyfft_plan_set_workspace's buffer: the
+   * caller orders their users. */
+  if (workspace && hy_exec_split_work(plan, workspace, buffers))
+    return ctx->backend->execute(ctx->device, plan->backend_state, &plan->tree, buffers, queue);
+  if (plan->user_work && hy_exec_split_work(plan, plan->user_work, buffers))
+    return ctx->backend->execute(ctx->device, plan->backend_state, &plan->tree, buffers, queue);
+  if (needs && plan->work_shared) return hy_exec_shared(plan, buffers, queue);
   int locked = 0;
-  if (workspace && ctx->backend->id != HYFFT_BACKEND_OPENCL) {
-    buffers[HY_BUF_WORK0] = workspace;
-    buffers[HY_BUF_WORK1] =
-        (char *)workspace + (size_t)plan->tree.work_elems[0] * hy_complex_size(&plan->problem);
-  } else {
-    if (workspace && plan->tree.work_elems[1] == 0) {
-      buffers[HY_BUF_WORK0] = workspace;
-    } else {
-      if (plan->tree.work_elems[0] || plan->tree.work_elems[1]) {
-        pthread_mutex_lock(&plan->work_lock);
-        locked = 1;
-      }
-      buffers[HY_BUF_WORK0] = plan->work[0];
-      buffers[HY_BUF_WORK1] = plan->work[1];
-    }
+  if (needs) {
+    pthread_mutex_lock(&plan->work_lock);
+    locked = 1;
   }
+  buffers[HY_BUF_WORK0] = plan->work[0];
+  buffers[HY_BUF_WORK1] = plan->work[1];
   hy_status st = ctx->backend->execute(ctx->device, plan->backend_state, &plan->tree, buffers, queue);
   /* The plan-owned workspace may be reused as soon as the work completes. */
   if (locked) {
     if (st == HYFFT_SUCCESS) st = ctx->backend->synchronize(ctx->device, queue);
     pthread_mutex_unlock(&plan->work_lock);
   }
+  return st;
+}
+
+/* Whether `ptr` can be a work area of `bytes` for the plan's context. */
+static hy_status hy_exec_check_workspace(const struct hyfft_plan_s *plan, const void *ptr,
+                                         size_t bytes) {
+  hyfft_context ctx = plan->context;
+  const hy_backend *b = ctx->backend;
+  const void *owner = NULL;
+  size_t size = 0;
+  if (hy_handle_buffer_info(ptr, &owner, &size)) {
+    if (owner != ctx)
+      return hy_error(HYFFT_WRONG_MEMORY, "the workspace %p is a buffer of another context", ptr);
+    if (size < bytes)
+      return hy_error(HYFFT_BUFFER_TOO_SMALL, "the workspace %p holds %zu bytes, fewer than the "
+                      "%zu given", ptr, size, bytes);
+    return HYFFT_SUCCESS;
+  }
+  if (b->id == HYFFT_BACKEND_OPENCL)
+    return hy_error(HYFFT_WRONG_MEMORY, "the workspace %p is not a buffer from hyfft_buffer_alloc "
+                    "on this OpenCL context", ptr);
+  hy_memory_kind kind = b->memory_kind ? b->memory_kind(ctx->device, ptr) : HY_MEMKIND_UNKNOWN;
+  if (b->id != HYFFT_BACKEND_CPU && (kind == HY_MEMKIND_HOST || kind == HY_MEMKIND_OTHER_DEVICE))
+    return hy_error(HYFFT_WRONG_MEMORY, "the workspace %p is %s, not memory of this device", ptr,
+                    hy_exec_kind_name(kind));
+  return HYFFT_SUCCESS;
+}
+
+hy_status hy_exec_set_workspace(struct hyfft_plan_s *plan, void *workspace, size_t bytes) {
+  hyfft_context ctx = plan->context;
+  size_t need = hy_exec_workspace_bytes(plan);
+  int own = !plan->ooc && !plan->hybrid && !plan->work_shared;
+  if (workspace) {
+    if (bytes < need)
+      return hy_error(HYFFT_BUFFER_TOO_SMALL, "the workspace holds %zu bytes; the plan needs %zu "
+                      "(hyfft_plan_workspace_size)", bytes, need);
+    HY_TRY(hy_exec_check_workspace(plan, workspace, bytes));
+    if (ctx->backend->id == HYFFT_BACKEND_OPENCL && plan->tree.work_elems[1] != 0)
+      return hy_error(HYFFT_NOT_SUPPORTED, "this OpenCL plan uses two work buffers (%lld and %lld "
+                      "elements); one cl_mem cannot hold both, so it keeps its own",
+                      (long long)plan->tree.work_elems[0], (long long)plan->tree.work_elems[1]);
+    pthread_mutex_lock(&plan->work_lock);
+    plan->user_work = workspace;
+    plan->user_work_bytes = bytes;
+    /* The memory is really given back: the plan's own area goes. */
+    for (int w = 0; w < 2; w++) {
+      if (plan->work[w]) ctx->backend->release(ctx->device, plan->work[w]);
+      plan->work[w] = NULL;
+    }
+    pthread_mutex_unlock(&plan->work_lock);
+    return HYFFT_SUCCESS;
+  }
+  /* Back to the default: a plan that owns its area allocates it again;
+   * should that fail, the caller's buffer stays in use. */
+  hy_status st = HYFFT_SUCCESS;
+  pthread_mutex_lock(&plan->work_lock);
+  size_t elem = hy_complex_size(&plan->problem);
+  for (int w = 0; w < 2 && st == HYFFT_SUCCESS && own; w++)
+    if (plan->tree.work_elems[w] > 0 && !plan->work[w])
+      st = ctx->backend->alloc(ctx->device, (size_t)plan->tree.work_elems[w] * elem, &plan->work[w]);
+  if (st == HYFFT_SUCCESS) {
+    plan->user_work = NULL;
+    plan->user_work_bytes = 0;
+  } else if (plan->user_work) {
+    for (int w = 0; w < 2; w++) {
+      if (plan->work[w]) ctx->backend->release(ctx->device, plan->work[w]);
+      plan->work[w] = NULL;
+    }
+  }
+  pthread_mutex_unlock(&plan->work_lock);
   return st;
 }
 

@@ -25,6 +25,18 @@ struct hyfft_context_s {
    * for a context of one device. */
   int n_sub;
   struct hyfft_context_s **sub;
+  /* The work area shared by the plans of a GPU context (docs/design.md
+   * section 10): one device buffer per work slot, each grown to the
+   * largest need of the executions that used it, freed with the context.
+   * Executions take work_lock while they enqueue on the context's own
+   * in-order queue (later work on that queue runs after theirs, so the
+   * lock need not wait for it); an execution on another queue also waits
+   * for the own queue before it starts and for its queue before it
+   * unlocks; growing waits for the own queue before freeing the old
+   * buffer. */
+  pthread_mutex_t work_lock;
+  void *work[2];
+  size_t work_bytes[2];
 };
 
 /* Drop one reference to a context; the last one closes the device (a
@@ -41,9 +53,18 @@ struct hyfft_plan_s {
   int has_quick;
   void *backend_state;
   /* Plan-owned workspace on the device, allocated once at creation; its
-   * users take the lock so that concurrent executions stay correct. */
+   * users take the lock so that concurrent executions stay correct. NULL
+   * when the plan uses the context's shared area (work_shared) or the
+   * caller's (user_work). */
   void *work[2];
   pthread_mutex_t work_lock;
+  /* 1: without a caller's workspace the plan's executions use the
+   * context's shared work area (GPU contexts, unless HYFFT_OWN_WORKSPACE). */
+  int work_shared;
+  /* hyfft_plan_set_workspace's buffer (NULL: none) and its size; while set
+   * the plan holds no work area of its own. */
+  void *user_work;
+  size_t user_work_bytes;
   /* Host plans on GPU backends with the staging hooks: plan-owned device
    * buffers and the chunked, overlapped pipeline (exec/staging.c); NULL
    * otherwise, and host data then goes the simple per-call way. */
@@ -76,6 +97,10 @@ static inline void hy_exec_progress(const struct hyfft_plan_s *plan, double frac
  * hybrid plan or one device's part of a multi-device plan and must not
  * split again. */
 #define HY_PLAN_SIDE (1u << 30)
+/* Internal plan flag: the plan holds its own work area even on a GPU
+ * context (the measuring planner's candidates, which must not grow the
+ * context's shared area to the largest candidate's need). */
+#define HY_PLAN_OWN_WORK (1u << 29)
 
 /* Create a plan of `problem` (a user description, validated here) on
  * `context`: its tree, backend state, plan-owned workspace and staging
@@ -117,6 +142,19 @@ hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void *out, v
 
 /* Bytes of workspace a plan needs. */
 size_t hy_exec_workspace_bytes(const struct hyfft_plan_s *plan);
+/* hyfft_plan_set_workspace: use `workspace` (`bytes` long; NULL: back to
+ * the plan's default, its own or the context's shared area) for every
+ * later execution without a workspace argument. */
+hy_status hy_exec_set_workspace(struct hyfft_plan_s *plan, void *workspace, size_t bytes);
+/* Initialise / release a context's shared work area (context creation and
+ * the last reference). */
+void hy_context_work_init(struct hyfft_context_s *context);
+void hy_context_work_release(struct hyfft_context_s *context);
+/* Bytes the context's shared work area holds now. */
+size_t hy_context_work_bytes(struct hyfft_context_s *context);
+/* Whether a device memory limit is set and a plan's workspace of `bytes`
+ * exceeds it: HYFFT_OUT_OF_MEMORY naming both (HYFFT_SUCCESS otherwise). */
+hy_status hy_exec_check_budget(const struct hyfft_context_s *context, size_t bytes);
 /* After plan_prepare: shrink tree->work_elems[0] to what the prepared plan
  * touches when the backend reports less (a persistent kernel's ring). */
 void hy_exec_fit_workspace(const hy_backend *backend, void *device, const void *plan_state,

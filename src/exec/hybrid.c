@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/choose.h"
 #include "exec/exec.h"
 #include "exec/hybrid.h"
 #include "exec/out_of_core.h"
+#include "planner/wisdom.h"
 #include "util/settings.h"
 
 /* Probe sizes of the calibration: bytes of one side's data (the larger of
@@ -34,7 +36,18 @@ struct hy_hybrid {
    * copy_threads, and of the CPU side with cpu_threads. */
   double r_gpu_alone, r_gpu, r_cpu;
   double r_cpu_alone; /* the CPU side with all cores */
+  /* The search around the model (search_n 0: none): shares tried on a
+   * probe of search_count entries and their seconds. */
+  int search_n;
+  int64_t search_count;
+  double search_share[HY_HYBRID_SEARCH_MAX], search_seconds[HY_HYBRID_SEARCH_MAX];
 };
+
+/* Calibrations run so far in this process (tests: a share from wisdom
+ * runs none). */
+static atomic_long hy_hybrid_calibration_count;
+
+long hy_hybrid_calibrations(void) { return atomic_load(&hy_hybrid_calibration_count); }
 
 /* ---- sides ------------------------------------------------------------------ */
 
@@ -46,6 +59,7 @@ static hy_status hy_hybrid_cpu_context(struct hyfft_context_s **out) {
   if (!ctx) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate the CPU side's context");
   ctx->backend = b;
   atomic_init(&ctx->refs, 1);
+  hy_context_work_init(ctx);
   hy_status st = b->device_info(0, &ctx->info);
   if (st == HYFFT_SUCCESS) st = b->open(0, &ctx->device);
   if (st == HYFFT_SUCCESS) {
@@ -53,6 +67,7 @@ static hy_status hy_hybrid_cpu_context(struct hyfft_context_s **out) {
     if (st != HYFFT_SUCCESS) b->close(ctx->device);
   }
   if (st != HYFFT_SUCCESS) {
+    pthread_mutex_destroy(&ctx->work_lock);
     free(ctx);
     return st;
   }
@@ -170,6 +185,105 @@ static hy_status hy_hybrid_rate_with(int threads, struct hyfft_context_s *ctx,
   return st;
 }
 
+/* ---- search ------------------------------------------------------------------ */
+
+/* Seconds of a split run of `count` entries, `n_cpu` of them on the CPU:
+ * both sides built at that size and run at once as hy_hybrid_run runs
+ * them, on zeroed host buffers; one untimed run, then the faster of two. */
+static hy_status hy_hybrid_time_split(struct hyfft_context_s *gctx, struct hyfft_context_s *cctx,
+                                      const hy_problem *p, const struct hy_hybrid *h,
+                                      int64_t count, int64_t n_cpu, unsigned flags,
+                                      double *seconds) {
+  struct hy_hybrid t;
+  memset(&t, 0, sizeof t);
+  t.n = count;
+  t.n_cpu = n_cpu;
+  t.copy_threads = h->copy_threads;
+  t.cpu_threads = h->cpu_threads;
+  int64_t n_gpu = count - n_cpu;
+  t.in_off = (size_t)(n_gpu * p->batch[0].in_stride) * hy_problem_in_elem_size(p);
+  t.out_off = (size_t)(n_gpu * p->batch[0].out_stride) * hy_problem_out_elem_size(p);
+  /* Entries do not interleave (hy_hybrid_splittable): `count` strides
+   * hold them. */
+  size_t in_bytes = (size_t)(count * p->batch[0].in_stride) * hy_problem_in_elem_size(p);
+  size_t out_bytes = (size_t)(count * p->batch[0].out_stride) * hy_problem_out_elem_size(p);
+  if (p->inplace && out_bytes > in_bytes) in_bytes = out_bytes;
+  flags &= ~(unsigned)HYFFT_MEASURE;
+  hy_status st = HYFFT_SUCCESS;
+  if (n_gpu > 0) st = hy_hybrid_side(gctx, p, n_gpu, flags, &t.gpu);
+  if (st == HYFFT_SUCCESS && n_cpu > 0) st = hy_hybrid_side(cctx, p, n_cpu, flags, &t.cpu);
+  if (st == HYFFT_SUCCESS && t.gpu) st = hy_exec_plan_wait(t.gpu);
+  void *in = NULL, *out = NULL;
+  if (st == HYFFT_SUCCESS) {
+    in = hy_calloc(1, in_bytes);
+    out = p->inplace ? in : hy_calloc(1, out_bytes);
+    if (!in || !out)
+      st = hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate %zu bytes for the hybrid share search",
+                    in_bytes + (p->inplace ? 0 : out_bytes));
+  }
+  struct hyfft_plan_s run;
+  memset(&run, 0, sizeof run);
+  run.hybrid = &t;
+  double best = 0;
+  if (st == HYFFT_SUCCESS) st = hy_hybrid_run(&run, in, out, NULL);
+  for (int i = 0; i < 2 && st == HYFFT_SUCCESS; i++) {
+    double t0 = hy_now();
+    st = hy_hybrid_run(&run, in, out, NULL);
+    double dt = hy_now() - t0;
+    if (i == 0 || dt < best) best = dt;
+  }
+  free(in);
+  if (out != in) free(out);
+  if (t.gpu) hy_exec_plan_destroy(t.gpu);
+  if (t.cpu) hy_exec_plan_destroy(t.cpu);
+  *seconds = best > 1e-9 ? best : 1e-9;
+  return st;
+}
+
+/* Refine the model's share h->share by timing up to HY_HYBRID_SEARCH_MAX
+ * shares around it (the model's pick, and the balanced share times 0.75, 1
+ * and 1.25) on a probe of at most HY_HYBRID_PROBE_GPU bytes of entries;
+ * another share replaces the model's only when it is HY_HYBRID_SEARCH_GAIN
+ * faster, so that timing noise keeps the model's answer. */
+static hy_status hy_hybrid_search(struct hy_hybrid *h, struct hyfft_context_s *gctx,
+                                  struct hyfft_context_s *cctx, const hy_problem *p,
+                                  unsigned flags) {
+  size_t entry_in = (size_t)p->batch[0].in_stride * hy_problem_in_elem_size(p);
+  size_t entry_out = (size_t)p->batch[0].out_stride * hy_problem_out_elem_size(p);
+  size_t entry = entry_in > entry_out ? entry_in : entry_out;
+  int64_t count = (int64_t)(HY_HYBRID_PROBE_GPU / (entry ? entry : 1));
+  if (count > h->n) count = h->n;
+  /* Too few entries to tell shares apart. */
+  if (count < 4) return HYFFT_SUCCESS;
+  double balanced = h->r_cpu / (h->r_cpu + h->r_gpu);
+  double want[HY_HYBRID_SEARCH_MAX] = {h->share, 0.75 * balanced, balanced, 1.25 * balanced};
+  int64_t tried[HY_HYBRID_SEARCH_MAX] = {0};
+  int best = -1;
+  h->search_count = count;
+  for (int i = 0; i < HY_HYBRID_SEARCH_MAX; i++) {
+    double s = want[i] < 0 ? 0 : want[i] > 1 ? 1 : want[i];
+    int64_t n_cpu = (int64_t)(s * (double)count + 0.5);
+    int seen = 0;
+    for (int j = 0; j < h->search_n; j++) seen |= tried[j] == n_cpu;
+    if (seen) continue;
+    double sec = 0;
+    HY_TRY(hy_hybrid_time_split(gctx, cctx, p, h, count, n_cpu, flags, &sec));
+    tried[h->search_n] = n_cpu;
+    h->search_share[h->search_n] = (double)n_cpu / (double)count;
+    h->search_seconds[h->search_n] = sec;
+    /* The first candidate is the model's pick. */
+    if (best < 0 || sec < h->search_seconds[best] * (1.0 - HY_HYBRID_SEARCH_GAIN)) best = h->search_n;
+    h->search_n++;
+  }
+  if (best > 0) {
+    h->share = h->search_share[best];
+    h->from = "the search around the calibrated model";
+  } else {
+    h->from = "the calibrated model, confirmed by the search";
+  }
+  return HYFFT_SUCCESS;
+}
+
 /* ---- creation ---------------------------------------------------------------- */
 
 void hy_hybrid_destroy(struct hyfft_plan_s *plan) {
@@ -202,7 +316,18 @@ hy_status hy_hybrid_create(struct hyfft_plan_s *plan, unsigned flags) {
   h->cpu_threads = cores - h->copy_threads > 1 ? cores - h->copy_threads : 1;
   struct hyfft_context_s *cctx = NULL;
   hy_status st = hy_hybrid_cpu_context(&cctx);
+  /* A share that an earlier plan of this problem on this device found is
+   * used without calibrating again. */
+  hy_strbuf key;
+  hy_strbuf_init(&key);
+  hy_exec_tune_key(p, &key);
+  double wise_share = 0;
+  int wise = given < 0 && st == HYFFT_SUCCESS && hy_strbuf_status(&key) == HYFFT_SUCCESS &&
+             hy_wisdom_lookup_share(key.data, gctx->info.name, &wise_share);
+  if (wise) calibrate = 0;
+  int searched = 0;
   if (st == HYFFT_SUCCESS && calibrate) {
+    atomic_fetch_add(&hy_hybrid_calibration_count, 1);
     st = hy_hybrid_rate(gctx, p, HY_HYBRID_PROBE_GPU, flags, &h->r_gpu_alone);
     if (st == HYFFT_SUCCESS)
       st = hy_hybrid_rate_with(h->copy_threads, gctx, p, HY_HYBRID_PROBE_GPU, flags, &h->r_gpu);
@@ -214,6 +339,9 @@ hy_status hy_hybrid_create(struct hyfft_plan_s *plan, unsigned flags) {
     if (given >= 0) {
       h->share = given;
       h->from = "HYFFT_CPU_SHARE";
+    } else if (wise) {
+      h->share = wise_share;
+      h->from = "wisdom";
     } else {
       /* Three candidates: both sides finishing together, the GPU alone
        * and the CPU alone, each with all the cores it would have. A split
@@ -229,16 +357,22 @@ hy_status hy_hybrid_create(struct hyfft_plan_s *plan, unsigned flags) {
         h->share = share;
       else
         h->share = t_gpu <= t_cpu ? 0 : 1;
+      st = hy_hybrid_search(h, gctx, cctx, p, flags);
+      searched = 1;
     }
     h->n_cpu = (int64_t)(h->share * (double)h->n + 0.5);
     if (h->n_cpu > h->n) h->n_cpu = h->n;
     h->share = (double)h->n_cpu / (double)h->n;
+    /* Wisdom keeps the share as used, whole entries of this batch. */
+    if (st == HYFFT_SUCCESS && searched && hy_strbuf_status(&key) == HYFFT_SUCCESS)
+      st = hy_wisdom_store_share(key.data, gctx->info.name, h->share);
     int64_t n_gpu = h->n - h->n_cpu;
     h->in_off = (size_t)(n_gpu * p->batch[0].in_stride) * hy_problem_in_elem_size(p);
     h->out_off = (size_t)(n_gpu * p->batch[0].out_stride) * hy_problem_out_elem_size(p);
-    if (n_gpu > 0) st = hy_hybrid_side(gctx, p, n_gpu, flags, &h->gpu);
+    if (st == HYFFT_SUCCESS && n_gpu > 0) st = hy_hybrid_side(gctx, p, n_gpu, flags, &h->gpu);
     if (st == HYFFT_SUCCESS && h->n_cpu > 0) st = hy_hybrid_side(cctx, p, h->n_cpu, flags, &h->cpu);
   }
+  hy_strbuf_free(&key);
   /* The CPU plan holds its own reference to the private context. */
   if (cctx) hy_context_release(cctx);
   plan->hybrid = h;
@@ -331,6 +465,13 @@ void hy_hybrid_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                       "balanced share %.4f\n", 1e3 * hy_hybrid_model(h, h->share),
                       1e3 * (double)h->n / h->r_gpu_alone, 1e3 * (double)h->n / h->r_cpu_alone,
                       h->r_cpu / (h->r_cpu + h->r_gpu));
+  }
+  if (h->search_n > 0) {
+    hy_strbuf_appendf(sb, "  search on %lld entries:", (long long)h->search_count);
+    for (int i = 0; i < h->search_n; i++)
+      hy_strbuf_appendf(sb, "%s share %.4f: %.4g ms", i ? "," : "", h->search_share[i],
+                        1e3 * h->search_seconds[i]);
+    hy_strbuf_append(sb, "\n");
   }
   if (h->gpu) {
     hy_strbuf_appendf(sb, "  GPU side (%s):\n", plan->context->info.spec);

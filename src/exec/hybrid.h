@@ -17,7 +17,11 @@
  *
  * the GPU alone and the CPU alone, and a split is kept only when the
  * model predicts it at least HY_HYBRID_MIN_GAIN faster than the better
- * side alone. */
+ * side alone. A small search then times the model's pick and shares
+ * around the balanced one on a probe, keeps the fastest, and stores it in
+ * wisdom (planner/wisdom.h, keyed by the problem token and the GPU's
+ * name): a later plan of the problem on that device takes it from there
+ * without calibrating. */
 #ifndef HY_EXEC_HYBRID_H
 #define HY_EXEC_HYBRID_H
 
@@ -28,6 +32,12 @@ struct hyfft_plan_s;
 /* A hybrid plan is kept only when the model predicts it at least this much
  * faster than the GPU alone (5%). */
 #define HY_HYBRID_MIN_GAIN 0.05
+
+/* The search that refines the model's share times at most this many
+ * shares, and another share replaces the model's only when it is this
+ * much faster (3%). */
+#define HY_HYBRID_SEARCH_MAX 4
+#define HY_HYBRID_SEARCH_GAIN 0.03
 
 /* Plan hook, after plan->context and plan->problem are set and before the
  * plan's own tree is prepared. Leaves plan->hybrid NULL when no share is
@@ -58,5 +68,7 @@ void hy_hybrid_side_problem(const hy_problem *p, int64_t count, hyfft_problem *u
 /* The CPU's share of the batch entries (0 for a plan that is not hybrid;
  * tests). */
 double hy_hybrid_share(const struct hyfft_plan_s *plan);
+/* Calibrations run in this process so far (tests). */
+long hy_hybrid_calibrations(void);
 
 #endif /* HY_EXEC_HYBRID_H */

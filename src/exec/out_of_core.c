@@ -148,15 +148,19 @@ static size_t hy_ooc_complex(const hy_problem *p) {
 }
 
 /* Device bytes of the whole-problem staging: input and output buffers and
- * the workspace of the model's tree. The tree is planned only when the
- * data alone leave less room than two more buffers of workspace. */
+ * the workspace of the model's tree. Without a user limit the tree is
+ * planned only when the data alone leave less room than two more buffers
+ * of workspace; under HYFFT_DEVICE_MEMORY_LIMIT always, since a workspace
+ * can exceed two buffers (Bluestein's padded chains) and the limit is the
+ * user's promise to keep within. */
 static size_t hy_ooc_whole(const struct hyfft_plan_s *plan, unsigned flags, int64_t budget) {
   const hy_problem *p = &plan->problem;
   size_t in = (size_t)p->in_extent * hy_problem_in_elem_size(p);
   size_t out = (size_t)p->out_extent * hy_problem_out_elem_size(p);
   size_t big = in > out ? in : out;
   size_t data = p->inplace ? big : in + out;
-  if (data > (size_t)budget || data + 2 * big <= (size_t)budget) return data;
+  int user_limit = hy_settings_get()->device_memory_limit > 0;
+  if (data > (size_t)budget || (!user_limit && data + 2 * big <= (size_t)budget)) return data;
   hy_plan_tree tree;
   if (hy_planner_plan(p, &plan->context->caps, flags, &tree) != HYFFT_SUCCESS) {
     /* The plan's own planning reports this properly. */

@@ -16,6 +16,7 @@
 void hy_context_release(struct hyfft_context_s *context) {
   if (atomic_fetch_sub(&context->refs, 1) != 1) return;
   /* A multi-device context borrows its first sub-context's device. */
+  hy_context_work_release(context);
   for (int i = 0; i < context->n_sub; i++) hy_context_release(context->sub[i]);
   if (context->sub) free(context->sub);
   else context->backend->close(context->device);
@@ -109,8 +110,17 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
   }
   p->context = context;
   pthread_mutex_init(&p->work_lock, NULL);
+  /* A workspace over a user's device memory limit: a host plan that fits
+   * went out of core above (hy_ooc_create counts the tree's workspace
+   * under a user limit), so this is a device-data plan or one the
+   * out-of-core path cannot take. */
+  st = hy_exec_check_budget(context, hy_exec_workspace_bytes(p));
+  /* GPU contexts share one work area among their plans (exec/exec.c);
+   * CPU plans and those asked to keep their own allocate it here. */
+  p->work_shared = context->backend->id != HYFFT_BACKEND_CPU &&
+                   !(flags & (HYFFT_OWN_WORKSPACE | HY_PLAN_OWN_WORK));
   size_t elem = p->problem.precision == HYFFT_F64 ? 16 : 8;
-  for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++) {
+  for (int w = 0; w < 2 && st == HYFFT_SUCCESS && !p->work_shared; w++) {
     if (p->tree.work_elems[w] > 0)
       st = context->backend->alloc(context->device, (size_t)p->tree.work_elems[w] * elem, &p->work[w]);
   }

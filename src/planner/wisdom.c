@@ -8,10 +8,15 @@
 #include "planner/planner.h"
 #include "planner/wisdom.h"
 
+/* The two kinds of entry: a plan's solver and variant, a hybrid share. */
+enum { HY_WISDOM_PLAN = 0, HY_WISDOM_SHARE = 1 };
+
 typedef struct hy_wisdom_entry {
   char *token;
   char *device;
-  hy_wisdom_value value;
+  int kind;
+  hy_wisdom_value value; /* HY_WISDOM_PLAN */
+  double share;          /* HY_WISDOM_SHARE */
 } hy_wisdom_entry;
 
 static pthread_mutex_t hy_wisdom_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -26,18 +31,21 @@ static char *hy_strdup(const char *s) {
 }
 
 /* Caller holds the lock. */
-static int hy_wisdom_find(const char *token, const char *device) {
+static int hy_wisdom_find(const char *token, const char *device, int kind) {
   for (int i = 0; i < hy_wisdom_n; i++)
-    if (strcmp(hy_wisdom_table[i].token, token) == 0 && strcmp(hy_wisdom_table[i].device, device) == 0)
+    if (hy_wisdom_table[i].kind == kind && strcmp(hy_wisdom_table[i].token, token) == 0 &&
+        strcmp(hy_wisdom_table[i].device, device) == 0)
       return i;
   return -1;
 }
 
 /* Caller holds the lock. */
-static hy_status hy_wisdom_put(const char *token, const char *device, const hy_wisdom_value *v) {
-  int i = hy_wisdom_find(token, device);
+static hy_status hy_wisdom_put(const char *token, const char *device, int kind,
+                               const hy_wisdom_value *v, double share) {
+  int i = hy_wisdom_find(token, device, kind);
   if (i >= 0) {
-    hy_wisdom_table[i].value = *v;
+    if (v) hy_wisdom_table[i].value = *v;
+    hy_wisdom_table[i].share = share;
     return HYFFT_SUCCESS;
   }
   if (hy_wisdom_n == hy_wisdom_cap) {
@@ -47,7 +55,8 @@ static hy_status hy_wisdom_put(const char *token, const char *device, const hy_w
     hy_wisdom_table = t;
     hy_wisdom_cap = cap;
   }
-  hy_wisdom_entry e = {hy_strdup(token), hy_strdup(device), *v};
+  hy_wisdom_entry e = {hy_strdup(token), hy_strdup(device), kind, {{0}, {0}}, share};
+  if (v) e.value = *v;
   if (!e.token || !e.device) {
     free(e.token);
     free(e.device);
@@ -59,7 +68,7 @@ static hy_status hy_wisdom_put(const char *token, const char *device, const hy_w
 
 int hy_wisdom_lookup(const char *token, const char *device, hy_wisdom_value *out) {
   pthread_mutex_lock(&hy_wisdom_lock);
-  int i = hy_wisdom_find(token, device);
+  int i = hy_wisdom_find(token, device, HY_WISDOM_PLAN);
   if (i >= 0) *out = hy_wisdom_table[i].value;
   pthread_mutex_unlock(&hy_wisdom_lock);
   return i >= 0;
@@ -67,7 +76,22 @@ int hy_wisdom_lookup(const char *token, const char *device, hy_wisdom_value *out
 
 hy_status hy_wisdom_store(const char *token, const char *device, const hy_wisdom_value *value) {
   pthread_mutex_lock(&hy_wisdom_lock);
-  hy_status st = hy_wisdom_put(token, device, value);
+  hy_status st = hy_wisdom_put(token, device, HY_WISDOM_PLAN, value, 0);
+  pthread_mutex_unlock(&hy_wisdom_lock);
+  return st;
+}
+
+int hy_wisdom_lookup_share(const char *token, const char *device, double *share) {
+  pthread_mutex_lock(&hy_wisdom_lock);
+  int i = hy_wisdom_find(token, device, HY_WISDOM_SHARE);
+  if (i >= 0) *share = hy_wisdom_table[i].share;
+  pthread_mutex_unlock(&hy_wisdom_lock);
+  return i >= 0;
+}
+
+hy_status hy_wisdom_store_share(const char *token, const char *device, double share) {
+  pthread_mutex_lock(&hy_wisdom_lock);
+  hy_status st = hy_wisdom_put(token, device, HY_WISDOM_SHARE, NULL, share);
   pthread_mutex_unlock(&hy_wisdom_lock);
   return st;
 }
@@ -93,11 +117,17 @@ int hy_wisdom_count(void) {
 
 hy_status hy_wisdom_export(hy_strbuf *sb) {
   pthread_mutex_lock(&hy_wisdom_lock);
-  hy_strbuf_appendf(sb, "hyfft-wisdom %d\n", HY_WISDOM_FORMAT);
+  int shares = 0;
+  for (int i = 0; i < hy_wisdom_n; i++) shares += hy_wisdom_table[i].kind == HY_WISDOM_SHARE;
+  hy_strbuf_appendf(sb, "hyfft-wisdom %d\n", shares ? HY_WISDOM_FORMAT : HY_WISDOM_FORMAT_MIN);
   for (int i = 0; i < hy_wisdom_n; i++) {
     const hy_wisdom_entry *e = &hy_wisdom_table[i];
-    hy_strbuf_appendf(sb, "%d %s %s %s %s\n", HY_CODEGEN_VERSION, e->token, e->value.solver,
-                      e->value.spec[0] ? e->value.spec : "-", e->device);
+    if (e->kind == HY_WISDOM_SHARE)
+      hy_strbuf_appendf(sb, "%d %s share %.17g %s\n", HY_CODEGEN_VERSION, e->token, e->share,
+                        e->device);
+    else
+      hy_strbuf_appendf(sb, "%d %s %s %s %s\n", HY_CODEGEN_VERSION, e->token, e->value.solver,
+                        e->value.spec[0] ? e->value.spec : "-", e->device);
   }
   pthread_mutex_unlock(&hy_wisdom_lock);
   return hy_strbuf_status(sb);
@@ -106,7 +136,9 @@ hy_status hy_wisdom_export(hy_strbuf *sb) {
 typedef struct hy_wisdom_parsed {
   char token[256];
   char device[256];
+  int kind;
   hy_wisdom_value value;
+  double share;
 } hy_wisdom_parsed;
 
 /* Next space-separated field of line (no leading spaces allowed: one
@@ -127,7 +159,7 @@ static int hy_wisdom_field(const char **s, char *out, size_t size) {
 /* Parse one entry line (NUL-terminated, no newline). *skip = 1 when it is
  * for another generator version. */
 static hy_status hy_wisdom_parse_line(const char *line, const char *origin, int lineno,
-                                      hy_wisdom_parsed *e, int *skip) {
+                                      int format, hy_wisdom_parsed *e, int *skip) {
   const char *s = line;
   char field[256];
   *skip = 0;
@@ -157,15 +189,34 @@ static hy_status hy_wisdom_parse_line(const char *line, const char *origin, int 
   int canonical = sb.data && strcmp(sb.data, e->token) == 0;
   hy_strbuf_free(&sb);
   if (!canonical) return HY_BAD("%s:%d: token '%s' is not in canonical form", origin, lineno, e->token);
-  if (!hy_wisdom_field(&s, e->value.solver, sizeof e->value.solver) ||
-      !hy_planner_solver_known(e->value.solver))
+  memset(&e->value, 0, sizeof e->value);
+  e->kind = HY_WISDOM_PLAN;
+  e->share = 0;
+  if (!hy_wisdom_field(&s, e->value.solver, sizeof e->value.solver))
     return HY_BAD("%s:%d: expected a known solver name", origin, lineno);
-  if (!hy_wisdom_field(&s, field, sizeof field))
-    return HY_BAD("%s:%d: expected a kernel variant (or -)", origin, lineno);
-  if (strcmp(field, "-") == 0) field[0] = 0;
-  if (strlen(field) >= sizeof e->value.spec || hy_kernel_spec_check(field) != HYFFT_SUCCESS)
-    return HY_BAD("%s:%d: bad kernel variant '%s'", origin, lineno, field);
-  snprintf(e->value.spec, sizeof e->value.spec, "%s", field);
+  if (strcmp(e->value.solver, "share") == 0) {
+    /* A hybrid plan's CPU share: a number in [0, 1]. */
+    if (format < 2)
+      return HY_BAD("%s:%d: a share entry in a format 1 file (shares came with format 2)",
+                    origin, lineno);
+    if (!hy_wisdom_field(&s, field, sizeof field))
+      return HY_BAD("%s:%d: expected a CPU share", origin, lineno);
+    double share = strtod(field, &end);
+    if (*end || !(share >= 0 && share <= 1))
+      return HY_BAD("%s:%d: CPU share '%s' is not a number from 0 to 1", origin, lineno, field);
+    e->kind = HY_WISDOM_SHARE;
+    e->share = share;
+    e->value.solver[0] = 0;
+  } else {
+    if (!hy_planner_solver_known(e->value.solver))
+      return HY_BAD("%s:%d: expected a known solver name", origin, lineno);
+    if (!hy_wisdom_field(&s, field, sizeof field))
+      return HY_BAD("%s:%d: expected a kernel variant (or -)", origin, lineno);
+    if (strcmp(field, "-") == 0) field[0] = 0;
+    if (strlen(field) >= sizeof e->value.spec || hy_kernel_spec_check(field) != HYFFT_SUCCESS)
+      return HY_BAD("%s:%d: bad kernel variant '%s'", origin, lineno, field);
+    snprintf(e->value.spec, sizeof e->value.spec, "%s", field);
+  }
   size_t dn = strlen(s);
   if (dn == 0) return HY_BAD("%s:%d: expected a device name", origin, lineno);
   if (dn >= sizeof e->device) return HY_BAD("%s:%d: device name too long", origin, lineno);
@@ -176,7 +227,7 @@ static hy_status hy_wisdom_parse_line(const char *line, const char *origin, int 
 hy_status hy_wisdom_import(const char *text, const char *origin) {
   if (!text) return hy_error(HYFFT_NULL_POINTER, "wisdom text is NULL");
   hy_wisdom_parsed *list = NULL;
-  int n = 0, cap = 0, lineno = 0, header = 0;
+  int n = 0, cap = 0, lineno = 0, header = 0, format = 0;
   hy_status st = HYFFT_SUCCESS;
   char line[1024];
   const char *p = text;
@@ -195,9 +246,10 @@ hy_status hy_wisdom_import(const char *text, const char *origin) {
       int fmt = 0, used = 0;
       if (sscanf(line, "hyfft-wisdom %d%n", &fmt, &used) != 1 || line[used] != 0)
         st = HY_BAD("%s:%d: expected the header 'hyfft-wisdom %d'", origin, lineno, HY_WISDOM_FORMAT);
-      else if (fmt != HY_WISDOM_FORMAT)
-        st = HY_BAD("%s:%d: wisdom format %d, this library reads %d", origin, lineno, fmt,
-                    HY_WISDOM_FORMAT);
+      else if (fmt < HY_WISDOM_FORMAT_MIN || fmt > HY_WISDOM_FORMAT)
+        st = HY_BAD("%s:%d: wisdom format %d, this library reads %d to %d", origin, lineno, fmt,
+                    HY_WISDOM_FORMAT_MIN, HY_WISDOM_FORMAT);
+      format = fmt;
       header = 1;
       continue;
     }
@@ -213,14 +265,15 @@ hy_status hy_wisdom_import(const char *text, const char *origin) {
       cap = c;
     }
     int skip = 0;
-    st = hy_wisdom_parse_line(line, origin, lineno, &list[n], &skip);
+    st = hy_wisdom_parse_line(line, origin, lineno, format, &list[n], &skip);
     if (st == HYFFT_SUCCESS && !skip) n++;
   }
   if (st == HYFFT_SUCCESS && !header) st = HY_BAD("%s:1: empty, expected the header 'hyfft-wisdom %d'", origin, HY_WISDOM_FORMAT);
   if (st == HYFFT_SUCCESS) {
     pthread_mutex_lock(&hy_wisdom_lock);
     for (int i = 0; i < n && st == HYFFT_SUCCESS; i++)
-      st = hy_wisdom_put(list[i].token, list[i].device, &list[i].value);
+      st = hy_wisdom_put(list[i].token, list[i].device, list[i].kind, &list[i].value,
+                         list[i].share);
     pthread_mutex_unlock(&hy_wisdom_lock);
   }
   free(list);

@@ -119,11 +119,17 @@ static void test_contexts(void) {
   CHECK(is_poisoned(&info, sizeof info), "a failed context_device wrote the info");
   EXPECT_FAIL(hyfft_context_synchronize(NULL), HYFFT_NULL_POINTER);
   CHECK_OK(hyfft_context_synchronize(ctx));
+  size_t ctx_work = 777;
+  EXPECT_FAIL(hyfft_context_workspace_bytes(NULL, &ctx_work), HYFFT_NULL_POINTER);
+  EXPECT_FAIL(hyfft_context_workspace_bytes(ctx, NULL), HYFFT_NULL_POINTER);
+  CHECK(ctx_work == 777, "a failed context_workspace_bytes wrote the size");
+  CHECK_OK(hyfft_context_workspace_bytes(ctx, &ctx_work));
   CHECK_OK(hyfft_context_destroy(ctx));
   /* The handle is dead now. */
   EXPECT_FAIL(hyfft_context_destroy(ctx), HYFFT_INVALID_HANDLE);
   EXPECT_FAIL(hyfft_context_device(ctx, &info), HYFFT_INVALID_HANDLE);
   EXPECT_FAIL(hyfft_context_synchronize(ctx), HYFFT_INVALID_HANDLE);
+  EXPECT_FAIL(hyfft_context_workspace_bytes(ctx, &ctx_work), HYFFT_INVALID_HANDLE);
   hyfft_plan plan;
   poison(&plan, sizeof plan);
   EXPECT_FAIL(hyfft_plan_token(ctx, "c2c:f32:fwd:8", HYFFT_ESTIMATE, &plan), HYFFT_INVALID_HANDLE);
@@ -259,6 +265,18 @@ static void test_plan_queries(hyfft_context ctx) {
   EXPECT_FAIL(hyfft_plan_set_progress(NULL, NULL, NULL), HYFFT_NULL_POINTER);
   EXPECT_FAIL(hyfft_plan_set_progress(dead, NULL, NULL), HYFFT_INVALID_HANDLE);
   CHECK_OK(hyfft_plan_set_progress(plan, NULL, NULL));
+  EXPECT_FAIL(hyfft_plan_set_workspace(NULL, NULL, 0), HYFFT_NULL_POINTER);
+  EXPECT_FAIL(hyfft_plan_set_workspace(dead, NULL, 0), HYFFT_INVALID_HANDLE);
+  {
+    size_t need = 0;
+    CHECK_OK(hyfft_plan_workspace_size(plan, &need));
+    unsigned char ws[64];
+    if (need > 0)
+      EXPECT_FAIL(hyfft_plan_set_workspace(plan, ws, need - 1), HYFFT_BUFFER_TOO_SMALL);
+    else
+      CHECK_OK(hyfft_plan_set_workspace(plan, ws, sizeof ws));
+    CHECK_OK(hyfft_plan_set_workspace(plan, NULL, 0));
+  }
   CHECK_OK(hyfft_plan_destroy(plan));
 }
 

@@ -8,9 +8,11 @@
  * host data through a fake GPU (the CPU backend under a GPU id with the
  * staging hooks: chunked and whole-buffer staging); out of core on that
  * fake GPU under a small HYFFT_DEVICE_MEMORY_LIMIT (2D C2C, C2R through its
- * host scratch, 1D four-step); a hybrid CPU share; a multi-device context
- * ("cpu,cpu") created, planned on and run; wisdom exported to and
- * imported from a file. */
+ * host scratch, 1D four-step); a hybrid CPU share, fixed and calibrated
+ * with the search and its wisdom entry; a multi-device context ("cpu,cpu")
+ * created, planned on and run; wisdom exported to and imported from a
+ * file; the shared work area of a fake-GPU context growing, and a caller's
+ * workspace. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -144,6 +146,41 @@ static hyfft_status sc_multi(world *w) {
   CHECK_OK(hyfft_context_destroy(ctx));
   return st;
 }
+/* Calibration, the search and its wisdom entry: wisdom is emptied first so
+ * that every run searches. */
+static hyfft_status sc_hybrid_search(world *w) {
+  hyfft_wisdom_forget();
+  hyfft_status st = plan_and_run(w->gpu, "c2c:f32:fwd:256:b64", 0);
+  hyfft_wisdom_forget();
+  return st;
+}
+/* The shared work area of a fresh fake-GPU context (two device-data plans
+ * of different needs, so that it grows once) and a caller's workspace. */
+static hyfft_status sc_work_areas(world *w) {
+  (void)w;
+  hyfft_context ctx = NULL;
+  hyfft_status st = hyfft_context_create("cpu", &ctx);
+  if (st != HYFFT_SUCCESS) return st;
+  ctx->backend = &fake;
+  hyfft_plan a = NULL, b = NULL;
+  size_t bytes = (size_t)1 << 20, ws = 0;
+  unsigned char *in = calloc(1, bytes), *out = calloc(1, bytes), *work = calloc(1, bytes);
+  st = hyfft_plan_token(ctx, "r2r:f32:dct2:1000:dev", 0, &a);
+  if (st == HYFFT_SUCCESS) st = hyfft_plan_token(ctx, "c2r:f32:64x64:dev", 0, &b);
+  if (st == HYFFT_SUCCESS) st = hyfft_execute(a, in, out);
+  if (st == HYFFT_SUCCESS) st = hyfft_execute(b, in, out);
+  if (st == HYFFT_SUCCESS) st = hyfft_plan_workspace_size(b, &ws);
+  if (st == HYFFT_SUCCESS) st = hyfft_plan_set_workspace(b, work, ws);
+  if (st == HYFFT_SUCCESS) st = hyfft_execute(b, in, out);
+  if (st == HYFFT_SUCCESS) st = hyfft_plan_set_workspace(b, NULL, 0);
+  if (a) CHECK_OK(hyfft_plan_destroy(a));
+  if (b) CHECK_OK(hyfft_plan_destroy(b));
+  free(in);
+  free(out);
+  free(work);
+  CHECK_OK(hyfft_context_destroy(ctx));
+  return st;
+}
 static hyfft_status sc_wisdom(world *w) {
   char path[] = "/tmp/hyfft-faults-XXXXXX";
   int fd = mkstemp(path);
@@ -193,7 +230,9 @@ int main(void) {
       {"out of core 1D", sc_ooc_1d, NULL, "8K"},
       {"hybrid share", sc_hybrid, "0.25", NULL},
       {"multi-device", sc_multi, NULL, NULL},
+      {"hybrid search", sc_hybrid_search, "auto", NULL},
       {"wisdom file", sc_wisdom, NULL, NULL},
+      {"work areas", sc_work_areas, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
     const scenario *s = &scenarios[i];

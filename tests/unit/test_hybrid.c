@@ -4,7 +4,9 @@
  * CPU side, the thread that runs it, the share's sources (HYFFT_CPU_SHARE
  * as a fraction, "auto" and the HYFFT_HYBRID flag through the calibrated
  * model), the cases that must not split, and a bad HYFFT_CPU_SHARE are
- * all checked against a plain CPU plan of the same problem. */
+ * all checked against a plain CPU plan of the same problem; the search
+ * around the model stores its share in wisdom, and later plans of the
+ * problem (also after an export and import) take it without calibrating. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "check.h"
 #include "exec/exec.h"
 #include "exec/hybrid.h"
+#include "planner/wisdom.h"
 #include "util/settings.h"
 
 static hy_backend fake;
@@ -140,6 +143,66 @@ int main(void) {
     CHECK_OK(hyfft_plan_token(cpu, "c2c:f32:fwd:256:b8", HYFFT_HYBRID, &plan));
     CHECK(plan && plan->hybrid == NULL, "a CPU plan split");
     if (plan) CHECK_OK(hyfft_plan_destroy(plan));
+  }
+
+  /* The search and its wisdom: the first plan calibrates, searches and
+   * stores its share; the next one of the problem takes it from wisdom
+   * without calibrating, also after an export and import. */
+  set_share(NULL);
+  hyfft_wisdom_forget();
+  {
+    const char *token = "c2c:f32:fwd:2048:b48";
+    char text[4096];
+    hyfft_plan plan = NULL;
+    long calibrations = hy_hybrid_calibrations();
+    CHECK_OK(hyfft_plan_token(gpu, token, HYFFT_HYBRID, &plan));
+    double first = plan ? hy_hybrid_share(plan) : -1;
+    CHECK(hy_hybrid_calibrations() == calibrations + 1, "the first plan did not calibrate");
+    if (plan) {
+      CHECK_OK(hyfft_plan_describe(plan, text, sizeof text, NULL));
+      CHECK(strstr(text, "search on 48 entries: share") && strstr(text, "by the search") == NULL
+                ? strstr(text, "from the search around the calibrated model") != NULL
+                : strstr(text, "confirmed by the search") != NULL,
+            "describe lacks the search:\n%s", text);
+      CHECK_OK(hyfft_plan_destroy(plan));
+    }
+    double stored = -1;
+    CHECK(hy_wisdom_lookup_share(token, gpu->info.name, &stored) && stored == first,
+          "wisdom holds %g, the plan used %g", stored, first);
+    for (int round = 0; round < 2; round++) {
+      if (round == 1) {
+        /* Export, forget, import: the same share comes back. */
+        size_t need = 0;
+        hyfft_wisdom_export_string(NULL, 0, &need);
+        char *w = malloc(need + 1);
+        CHECK_OK(hyfft_wisdom_export_string(w, need + 1, NULL));
+        CHECK(strstr(w, "hyfft-wisdom 2\n") == w && strstr(w, " share "), "export:\n%s", w);
+        hyfft_wisdom_forget();
+        CHECK_OK(hyfft_wisdom_import_string(w));
+        free(w);
+      }
+      plan = NULL;
+      CHECK_OK(hyfft_plan_token(gpu, token, HYFFT_HYBRID, &plan));
+      CHECK(hy_hybrid_calibrations() == calibrations + 1, "round %d calibrated again", round);
+      if (!plan) continue;
+      CHECK(hy_hybrid_share(plan) == first, "round %d: share %g, not %g", round,
+            hy_hybrid_share(plan), first);
+      CHECK_OK(hyfft_plan_describe(plan, text, sizeof text, NULL));
+      CHECK(strstr(text, "from wisdom)") && !strstr(text, "calibration"),
+            "round %d: describe:\n%s", round, text);
+      CHECK_OK(hyfft_plan_destroy(plan));
+    }
+    /* A fixed HYFFT_CPU_SHARE still wins over wisdom. */
+    set_share("0.5");
+    CHECK_OK(hyfft_plan_token(gpu, token, 0, &plan));
+    if (plan) {
+      CHECK(hy_hybrid_share(plan) == 0.5, "HYFFT_CPU_SHARE lost to wisdom");
+      CHECK_OK(hyfft_plan_destroy(plan));
+    }
+    set_share(NULL);
+    /* The whole plan, from wisdom, still computes the transform. */
+    hybrid_case(cpu, gpu, token, HYFFT_HYBRID, 0, 1);
+    hyfft_wisdom_forget();
   }
 
   /* A bad value fails context creation, naming the variable. */

@@ -76,7 +76,7 @@ static void test_text(void) {
   char bad[512];
   expect_bad("", 1, "empty");
   expect_bad("hyfft-wisdom\n", 1, "header without format");
-  expect_bad("hyfft-wisdom 2\n", 1, "unknown format");
+  expect_bad("hyfft-wisdom 3\n", 1, "unknown format");
   expect_bad("fftw-wisdom 1\n", 1, "wrong header");
   snprintf(bad, sizeof bad, "hyfft-wisdom 1\n%d c2c:f33:fwd:64 axis-passes - D\n", HY_CODEGEN_VERSION);
   expect_bad(bad, 2, "bad token");
@@ -94,6 +94,44 @@ static void test_text(void) {
   snprintf(bad, sizeof bad, "hyfft-wisdom 1\n%d  c2c:f32:fwd:64 axis-passes - D\n", HY_CODEGEN_VERSION);
   expect_bad(bad, 2, "double space");
   CHECK_STATUS(hyfft_wisdom_import_string(NULL), HYFFT_NULL_POINTER);
+
+  /* Format 2 adds hybrid shares; a table without shares still exports as
+   * format 1 (readable by libraries that know only it), and a share line
+   * in a format 1 text is refused with the reason. */
+  hyfft_wisdom_forget();
+  snprintf(good, sizeof good, "hyfft-wisdom 1\n%d c2c:f32:fwd:64:b4 axis-passes - D\n",
+           HY_CODEGEN_VERSION);
+  CHECK_OK(hyfft_wisdom_import_string(good));
+  char *one = export_text();
+  CHECK(one && strncmp(one, "hyfft-wisdom 1\n", 15) == 0, "no shares, format 1:\n%s",
+        one ? one : "(none)");
+  free(one);
+  snprintf(good, sizeof good, "hyfft-wisdom 2\n%d c2c:f32:fwd:64:b4 share 0.25 Some Device\n"
+           "%d c2c:f32:fwd:64:b4 axis-passes - Some Device\n", HY_CODEGEN_VERSION, HY_CODEGEN_VERSION);
+  CHECK_OK(hyfft_wisdom_import_string(good));
+  double share = -1;
+  CHECK(hy_wisdom_lookup_share("c2c:f32:fwd:64:b4", "Some Device", &share) && share == 0.25,
+        "share read back: %g", share);
+  CHECK(hy_wisdom_lookup("c2c:f32:fwd:64:b4", "Some Device", &v) && strcmp(v.solver, "axis-passes") == 0,
+        "a share and a plan entry of one problem live side by side");
+  CHECK(!hy_wisdom_lookup_share("c2c:f32:fwd:64:b4", "D", &share), "share keyed by device");
+  char *two = export_text();
+  CHECK(two && strncmp(two, "hyfft-wisdom 2\n", 15) == 0 && strstr(two, " share 0.25 Some Device\n"),
+        "shares export as format 2:\n%s", two ? two : "(none)");
+  hyfft_wisdom_forget();
+  if (two) CHECK_OK(hyfft_wisdom_import_string(two));
+  CHECK(hy_wisdom_count() == 3, "round trip with shares: %d entries", hy_wisdom_count());
+  free(two);
+  snprintf(bad, sizeof bad, "hyfft-wisdom 1\n%d c2c:f32:fwd:64 share 0.5 D\n", HY_CODEGEN_VERSION);
+  expect_bad(bad, 2, "a share in format 1");
+  CHECK(strstr(hyfft_last_error(), "format 2") != NULL, "message: %s", hyfft_last_error());
+  snprintf(bad, sizeof bad, "hyfft-wisdom 2\n%d c2c:f32:fwd:64 share 1.5 D\n", HY_CODEGEN_VERSION);
+  expect_bad(bad, 2, "a share above 1");
+  snprintf(bad, sizeof bad, "hyfft-wisdom 2\n%d c2c:f32:fwd:64 share x D\n", HY_CODEGEN_VERSION);
+  expect_bad(bad, 2, "a share that is no number");
+  snprintf(bad, sizeof bad, "hyfft-wisdom 2\n%d c2c:f32:fwd:64 share 0.5\n", HY_CODEGEN_VERSION);
+  expect_bad(bad, 2, "a share without a device");
+  hyfft_wisdom_forget();
 }
 
 /* Files, and an ESTIMATE plan whose problem has wisdom. */

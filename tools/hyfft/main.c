@@ -13,7 +13,8 @@ static const char cli_usage[] =
     "commands:\n"
     "  info [--best]             version, backends, devices and loadable peer libraries;\n"
     "                            --best prints only the spec of the device auto selects\n"
-    "  plan TOKEN [--device SPEC] [--source] [--measure] [--wisdom FILE]\n"
+    "  plan TOKEN [--device SPEC] [--source] [--measure] [--hybrid] [--own-workspace]\n"
+    "            [--wisdom FILE]\n"
     "                            print the plan tree (and generated kernels) of a problem\n"
     "  verify TOKEN|SUITE... [--suite SUITE] [--device SPEC] [--seed S]\n"
     "                            [--ref auto|fftwl|builtin] [--check-elems N] [--strict]\n"
@@ -27,7 +28,7 @@ static const char cli_usage[] =
     "                            [--wisdom FILE] [--progress]\n"
     "                            time hyfft (and peers) and report GFLOP/s, GB/s, %copy\n"
     "                            (of the copy floor) and accuracy\n"
-    "  tune SUITE|TOKEN... [--device SPEC] [--wisdom FILE]\n"
+    "  tune SUITE|TOKEN... [--device SPEC] [--wisdom FILE] [--hybrid]\n"
     "                            measure-plan each problem (solvers x kernel variants),\n"
     "                            report the choice and write it as wisdom\n"
     "  cache warm SUITE|TOKEN... [--device SPEC]\n"
@@ -210,6 +211,10 @@ static int cli_plan(int argc, char **argv) {
       source = 1;
     } else if (strcmp(argv[i], "--measure") == 0) {
       flags |= HYFFT_MEASURE;
+    } else if (strcmp(argv[i], "--hybrid") == 0) {
+      flags |= HYFFT_HYBRID;
+    } else if (strcmp(argv[i], "--own-workspace") == 0) {
+      flags |= HYFFT_OWN_WORKSPACE;
     } else if (argv[i][0] == '-') {
       cli_msg("plan", "unknown option '%s'", argv[i]);
       return CLI_EXIT_USAGE;
@@ -267,8 +272,14 @@ static int cli_plan(int argc, char **argv) {
   fputs(text, stdout);
   if (text[0] && text[strlen(text) - 1] != '\n') fputc('\n', stdout);
   size_t ws = 0;
-  if (hyfft_plan_workspace_size(plan, &ws) == HYFFT_SUCCESS)
-    printf("workspace: %zu bytes\n", ws);
+  hyfft_device_info dev;
+  if (hyfft_plan_workspace_size(plan, &ws) == HYFFT_SUCCESS &&
+      hyfft_context_device(ctx, &dev) == HYFFT_SUCCESS)
+    printf("workspace: %zu bytes%s\n", ws,
+           ws == 0 ? ""
+           : dev.backend == HYFFT_BACKEND_CPU || (flags & HYFFT_OWN_WORKSPACE)
+               ? " (the plan's own)"
+               : " (in the context's shared work area, allocated at the first execution)");
   hyfft_tune_info tune;
   memset(&tune, 0, sizeof tune);
   hyfft_last_tune_info(&tune);

@@ -12,8 +12,37 @@ static int cli_tune_usage(const char *msg, const char *arg) {
   return CLI_EXIT_USAGE;
 }
 
+/* --hybrid: plan the problem on host data with HYFFT_HYBRID, which
+ * calibrates, searches and leaves the CPU share in wisdom, and print the
+ * description's split line. */
+static void cli_tune_hybrid(hyfft_context ctx, const char *token, hyfft_problem *problem,
+                            int *failures) {
+  problem->memory = HYFFT_MEMORY_HOST;
+  hyfft_plan plan = NULL;
+  hyfft_status st = hyfft_plan_create(ctx, problem, HYFFT_HYBRID, &plan);
+  if (st != HYFFT_SUCCESS) {
+    cli_status_msg("tune", token, st);
+    (*failures)++;
+    return;
+  }
+  size_t need = 0;
+  char *text = NULL;
+  if (hyfft_plan_describe(plan, NULL, 0, &need) == HYFFT_SUCCESS && (text = malloc(need + 1)) &&
+      hyfft_plan_describe(plan, text, need + 1, NULL) == HYFFT_SUCCESS) {
+    const char *line = strstr(text, "  hybrid: ");
+    if (line)
+      printf("  %.*s\n", (int)strcspn(line + 2, "\n"), line + 2);
+    else
+      printf("  hybrid: not split (no outer batch dim the CPU can share)\n");
+  }
+  free(text);
+  fflush(stdout);
+  hyfft_plan_destroy(plan);
+}
+
 int cli_cmd_tune(int argc, char **argv) {
   const char *device = NULL, *wisdom = "hyfft.wisdom";
+  int hybrid = 0;
   char **args = malloc((size_t)(argc + 1) * sizeof *args);
   int nargs = 0;
   if (!args) return CLI_EXIT_FAIL;
@@ -25,6 +54,8 @@ int cli_cmd_tune(int argc, char **argv) {
       }
       if (argv[i][2] == 'd') device = argv[++i];
       else wisdom = argv[++i];
+    } else if (strcmp(argv[i], "--hybrid") == 0) {
+      hybrid = 1;
     } else if (argv[i][0] == '-') {
       free(args);
       return cli_tune_usage("unknown option", argv[i]);
@@ -100,6 +131,7 @@ int cli_cmd_tune(int argc, char **argv) {
              "-", "-", info.solver);
     fflush(stdout);
     hyfft_plan_destroy(plan);
+    if (hybrid && dev.backend != HYFFT_BACKEND_CPU) cli_tune_hybrid(ctx, tokens[t], &problem, &failures);
   }
   st = hyfft_wisdom_export_file(ctx, wisdom);
   if (st != HYFFT_SUCCESS) {
