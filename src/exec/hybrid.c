@@ -12,6 +12,7 @@
 
 #include "exec/exec.h"
 #include "exec/hybrid.h"
+#include "util/half.h"
 #include "exec/out_of_core.h"
 #include "util/settings.h"
 
@@ -96,6 +97,9 @@ static hy_status hy_hybrid_side(struct hyfft_context_s *ctx, const hy_problem *p
  * spans no further than the next one's start, on both sides. */
 static int hy_hybrid_splittable(const hy_problem *p) {
   if (p->batch_rank < 1 || p->batch[0].n < 2) return 0;
+  /* Half-precision storage runs on one device (its sides would need the
+   * storage carried into their sub-plans, a later step). */
+  if (hy_precision_is_half(p->storage)) return 0;
   if (p->batch[0].in_stride < 1 || p->batch[0].out_stride < 1) return 0;
   int64_t span_in = 1, span_out = 1;
   for (int i = 0; i < p->rank + p->batch_rank - 1; i++) {

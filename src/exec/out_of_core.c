@@ -32,6 +32,7 @@
 
 #include "exec/exec.h"
 #include "exec/out_of_core.h"
+#include "util/half.h"
 #include "planner/planner.h"
 #include "util/settings.h"
 
@@ -127,6 +128,8 @@ static size_t hy_ooc_whole(const struct hyfft_plan_s *plan, unsigned flags, int6
  * can. */
 static const char *hy_ooc_unsupported(const hy_problem *p) {
   if (p->kind != HYFFT_C2C) return "take C2C problems only (R2C/C2R out of core is a later step)";
+  if (hy_precision_is_half(p->storage))
+    return "take f32 and f64 data only (half-precision storage out of core is a later step)";
   if (p->rank < 2 || p->rank > 3)
     return "take problems of 2 or 3 transform dims only (1D four-step out of core is a later step)";
   if (p->batch_rank > 1) return "take at most one batch dim (this problem's do not merge into one)";

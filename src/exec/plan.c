@@ -11,6 +11,7 @@
 #include "exec/out_of_core.h"
 #include "exec/staging.h"
 #include "planner/planner.h"
+#include "util/half.h"
 
 void hy_context_release(struct hyfft_context_s *context) {
   if (atomic_fetch_sub(&context->refs, 1) != 1) return;
@@ -59,6 +60,10 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
     p->problem.destroy_input = 1;
   if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
     st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
+  if (st == HYFFT_SUCCESS && hy_precision_is_half(p->problem.storage) &&
+      !context->caps.supports_half)
+    st = hy_error(HYFFT_NOT_SUPPORTED, "the %s backend does not store %s data yet",
+                  context->backend->name, p->problem.storage == HYFFT_F16 ? "f16" : "bf16");
   p->context = context;
   /* A batched host problem with a CPU share becomes a GPU side and a CPU
    * side (exec/hybrid.c); otherwise one over the device memory budget
