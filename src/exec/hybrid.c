@@ -66,7 +66,7 @@ static hy_status hy_hybrid_cpu_context(struct hyfft_context_s **out) {
 static void hy_hybrid_side_problem(const hy_problem *p, int64_t count, hyfft_problem *u) {
   memset(u, 0, sizeof *u);
   u->kind = p->kind;
-  u->precision = p->precision;
+  u->precision = hy_problem_public_precision(p);
   u->sign = p->sign;
   u->rank = p->rank > 0 ? p->rank : 1;
   if (p->rank > 0) {

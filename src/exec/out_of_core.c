@@ -148,7 +148,7 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
   hyfft_problem u;
   memset(&u, 0, sizeof u);
   u.kind = HYFFT_C2C;
-  u.precision = p->precision;
+  u.precision = hy_problem_public_precision(p);
   u.sign = p->sign;
   u.batch_rank = 1;
   u.inplace = 1;

@@ -25,6 +25,10 @@ static size_t hy_real_size(const hy_problem *p) {
   return p->precision == HYFFT_F64 ? sizeof(double) : sizeof(float);
 }
 
+hyfft_precision hy_problem_public_precision(const hy_problem *p) {
+  return hy_precision_is_half(p->storage) ? p->storage : p->precision;
+}
+
 size_t hy_problem_in_elem_size(const hy_problem *p) {
   size_t r = hy_real_size(p);
   return p->kind == HYFFT_R2C || p->kind == HYFFT_R2R ? r : 2 * r;

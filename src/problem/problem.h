@@ -60,6 +60,11 @@ void hy_problem_copy_public(hyfft_problem *dst, const hyfft_problem *src);
  * untouched and the detail message names the bad field. */
 hy_status hy_problem_make(const hyfft_problem *user, hy_problem *out);
 
+/* The precision a public description of `p` names: the storage for
+ * f16/bf16 data, else the compute precision (sub-problems built from a
+ * canonical problem take this one). */
+hyfft_precision hy_problem_public_precision(const hy_problem *p);
+
 /* Bytes of one element on the input / output side (of the storage). */
 size_t hy_problem_in_elem_size(const hy_problem *p);
 size_t hy_problem_out_elem_size(const hy_problem *p);
