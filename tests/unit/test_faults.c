@@ -4,9 +4,9 @@
  * fails; the scenario must report a status from the table (never crash),
  * leave its output untouched when the execution fails, and release what it
  * made (the ASan build's leak checker sees any leak at exit). Scenarios: a
- * CPU context; CPU plans (C2C 2D, R2C, R2R) created, described and run;
+ * CPU context; CPU plans (C2C 2D, R2C, R2R, f16 storage) created, described and run;
  * host data through a fake GPU (the CPU backend under a GPU id with the
- * staging hooks: chunked and whole-buffer staging); a hybrid CPU share;
+ * staging hooks: chunked and whole-buffer staging, bf16 chunks); a hybrid CPU share;
  * wisdom exported to and imported from a file. */
 #include <limits.h>
 #include <math.h>
@@ -114,6 +114,12 @@ static hyfft_status sc_cpu_c2c(world *w) { return plan_and_run(w->cpu, "c2c:f32:
 static hyfft_status sc_cpu_r2c(world *w) { return plan_and_run(w->cpu, "r2c:f64:1000:b2", 1); }
 static hyfft_status sc_cpu_r2r(world *w) { return plan_and_run(w->cpu, "r2r:f64:dct2xdst3:12x10", 1); }
 static hyfft_status sc_cpu_bluestein(world *w) { return plan_and_run(w->cpu, "c2c:f64:bwd:1009", 1); }
+/* Half-precision storage: the CPU's f32 copies and a Bluestein scratch;
+ * staged chunks of halves on the fake GPU. */
+static hyfft_status sc_cpu_f16(world *w) { return plan_and_run(w->cpu, "c2c:f16:fwd:1009:b2", 1); }
+static hyfft_status sc_gpu_f16(world *w) {
+  return plan_and_run(w->gpu, "c2c:bf16:bwd:256:b16384", 1); /* 16 MiB of halves: chunks */
+}
 static hyfft_status sc_gpu_chunked(world *w) {
   return plan_and_run(w->gpu, "c2c:f32:fwd:256:b8192", 1); /* 16 MiB: chunks */
 }
@@ -161,6 +167,8 @@ int main(void) {
       {"cpu r2r", sc_cpu_r2r, NULL},
       {"cpu bluestein", sc_cpu_bluestein, NULL},
       {"gpu chunked staging", sc_gpu_chunked, NULL},
+      {"cpu f16 bluestein", sc_cpu_f16, NULL},
+      {"gpu bf16 chunked staging", sc_gpu_f16, NULL},
       {"gpu whole staging", sc_gpu_whole, NULL},
       {"hybrid share", sc_hybrid, "0.25"},
       {"wisdom file", sc_wisdom, NULL},
