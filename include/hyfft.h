@@ -117,11 +117,11 @@ typedef enum hyfft_r2r_kind {
 } hyfft_r2r_kind;
 
 /* The precision of the data in memory. F16 (IEEE 754 binary16) and BF16
- * (bfloat16) are storage formats: an element of complex data is two halves
- * (4 bytes, real part first), and the transform computes in f32 with f32
- * twiddles, converting on load and store. They serve C2C problems; other
- * kinds are refused with HYFFT_NOT_SUPPORTED (docs/api.md, "Half
- * precision"). */
+ * (bfloat16) are storage formats: a real element is one half, a complex
+ * element two (4 bytes, real part first), and the transform computes in
+ * f32 with f32 twiddles, converting on load and store. They serve C2C, R2C
+ * and C2R problems; R2R is refused with HYFFT_NOT_SUPPORTED (docs/api.md,
+ * "Half precision"). */
 typedef enum hyfft_precision {
   HYFFT_F32 = 0,
   HYFFT_F64 = 1,

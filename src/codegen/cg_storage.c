@@ -1,18 +1,23 @@
 /* Half-precision storage in generated kernels (HYFFT_F16, HYFFT_BF16).
  *
  * Kernels compute in f32 (real = float) and are written, by every level
- * below, as if each buffer held real2. A pass's `src` or `dst` that is the
- * caller's input or output buffer holds halves instead: one complex
- * element is a pair of 16-bit patterns (hy_half2: ushort2, real part in
- * .x). Once a pass's kernel text is complete, hy_cg_storage_kernel turns
- * it into the half-precision kernel: such a parameter is declared
- * hy_half2, a read `src[i]` becomes `hy_ld_h(src[i])` and a store
- * `dst[i] = v;` becomes `dst[i] = hy_st_h(v);`. The work buffers between
- * passes stay f32, so a multi-pass plan rounds to the format only where a
- * pass writes the caller's buffers (its last pass, and a pass that keeps
- * an intermediate in the output buffer: the later axes of a 2D/3D plan).
- * A use of such a buffer in any other form (pointer arithmetic, a compound
- * assignment) is refused, so nothing can read halves as f32 unnoticed.
+ * below, as if each buffer held real2 (or real, at a real end of R2C/C2R).
+ * A pass's `src` or `dst` that is the caller's input or output buffer
+ * holds halves instead: a complex element is a pair of 16-bit patterns
+ * (hy_half2: ushort2, real part in .x), a real one a single pattern
+ * (hy_half1). Once a pass's kernel text is complete, hy_cg_storage_kernel
+ * turns it into the half-precision kernel: such a parameter is declared
+ * hy_half2 (hy_half1), a read `src[i]` becomes `hy_ld_h(src[i])`
+ * (`hy_ld_s`) and a store `dst[i] = v;` becomes `dst[i] = hy_st_h(v);`
+ * (`hy_st_s`). A real buffer viewed as complex (a DFT reading R2C's reals
+ * in pairs) is a hy_half2 buffer as it is a real2 one. The work buffers
+ * between passes stay f32, so a multi-pass plan rounds to the format only
+ * where a pass writes the caller's buffers (its last pass, and a pass that
+ * keeps an intermediate in the output buffer: the later axes of a 2D/3D
+ * plan, the steps of a real transform that run in place on the output).
+ * A use of such a buffer in any other form (pointer arithmetic, a
+ * compound assignment) is refused, so nothing can read halves as f32
+ * unnoticed.
  *
  * The conversions (hy_cg_storage_preamble) are the bit algorithms of
  * util/half.h in OpenCL C and CUDA C: integer operations and bit casts
@@ -30,10 +35,11 @@ void hy_cg_storage_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision s
   int cl = dialect == HY_DIALECT_OPENCL;
   hy_strbuf_appendf(sb,
                     "/* %s storage: halves in memory, f32 in registers (cg_storage.c). */\n"
-                    "typedef ushort2 hy_half2;\n"
+                    "typedef ushort2 hy_half2;\ntypedef %s hy_half1;\n"
                     "#define HY_U2F(u) %s(u)\n#define HY_F2U(f) %s(f)\n"
                     "#define HY_MKH(a, b) %s\n",
-                    storage == HYFFT_F16 ? "f16" : "bf16", cl ? "as_float" : "__uint_as_float",
+                    storage == HYFFT_F16 ? "f16" : "bf16", cl ? "ushort" : "unsigned short",
+                    cl ? "as_float" : "__uint_as_float",
                     cl ? "as_uint" : "__float_as_uint",
                     cl ? "((hy_half2)((ushort)(a), (ushort)(b)))"
                        : "make_ushort2((unsigned short)(a), (unsigned short)(b))");
@@ -80,7 +86,9 @@ void hy_cg_storage_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision s
   }
   hy_strbuf_append(sb,
                    "HY_FN real2 hy_ld_h(hy_half2 v) { return MK(hy_h2f(v.x), hy_h2f(v.y)); }\n"
-                   "HY_FN hy_half2 hy_st_h(real2 v) { return HY_MKH(hy_f2h(v.x), hy_f2h(v.y)); }\n\n");
+                   "HY_FN hy_half2 hy_st_h(real2 v) { return HY_MKH(hy_f2h(v.x), hy_f2h(v.y)); }\n"
+                   "HY_FN real hy_ld_s(hy_half1 v) { return hy_h2f(v); }\n"
+                   "HY_FN hy_half1 hy_st_s(real v) { return (hy_half1)hy_f2h(v); }\n\n");
 }
 
 static int hy_cg_ident_char(char c) {
@@ -112,6 +120,7 @@ static long hy_cg_statement_end(const char *t, size_t len, size_t from) {
 
 typedef struct hy_cg_rw {
   const char *names[2];
+  int scalar[2]; /* declared `real *` (a real end: one half an element) */
   int nnames;
   int bad; /* a use of a half buffer that is neither a read nor a store */
 } hy_cg_rw;
@@ -132,13 +141,20 @@ static int hy_cg_half_name(const hy_cg_rw *rw, const char *t, size_t len, size_t
 static void hy_cg_rewrite(hy_cg_rw *rw, hy_strbuf *sb, const char *t, size_t len) {
   size_t i = 0, copied = 0;
   while (i < len) {
-    /* A parameter declaration "real2 *name". */
-    if (memcmp(t + i, "real2 *", 7 < len - i ? 7 : len - i) == 0 && len - i > 7 &&
-        (i == 0 || !hy_cg_ident_char(t[i - 1])) && hy_cg_half_name(rw, t, len, i + 7) >= 0) {
-      hy_strbuf_appendf(sb, "%.*shy_half2 *", (int)(i - copied), t + copied);
-      i += 7;
+    /* A parameter declaration "real2 *name" or "real *name". */
+    for (int sc = 0; sc < 2; sc++) {
+      const char *decl = sc ? "real *" : "real2 *";
+      size_t dl = strlen(decl);
+      int k = len - i > dl && memcmp(t + i, decl, dl) == 0 &&
+                      (i == 0 || !hy_cg_ident_char(t[i - 1]))
+                  ? hy_cg_half_name(rw, t, len, i + dl)
+                  : -1;
+      if (k < 0) continue;
+      rw->scalar[k] = sc;
+      hy_strbuf_appendf(sb, "%.*s%s *", (int)(i - copied), t + copied, sc ? "hy_half1" : "hy_half2");
+      i += dl;
       copied = i;
-      continue;
+      break;
     }
     int k = hy_cg_half_name(rw, t, len, i);
     if (k < 0) {
@@ -172,12 +188,12 @@ static void hy_cg_rewrite(hy_cg_rw *rw, hy_strbuf *sb, const char *t, size_t len
       while (e0 < (size_t)end && t[e0] == ' ') e0++;
       hy_strbuf_appendf(sb, "%s[", rw->names[k]);
       hy_cg_rewrite(rw, sb, t + a0, a1 - a0);
-      hy_strbuf_append(sb, "] = hy_st_h(");
+      hy_strbuf_append(sb, rw->scalar[k] ? "] = hy_st_s(" : "] = hy_st_h(");
       hy_cg_rewrite(rw, sb, t + e0, (size_t)end - e0);
       hy_strbuf_append(sb, ")");
       i = copied = (size_t)end;
     } else {
-      hy_strbuf_appendf(sb, "hy_ld_h(%s[", rw->names[k]);
+      hy_strbuf_appendf(sb, "%s(%s[", rw->scalar[k] ? "hy_ld_s" : "hy_ld_h", rw->names[k]);
       hy_cg_rewrite(rw, sb, t + a0, a1 - a0);
       hy_strbuf_append(sb, "])");
       i = copied = a1 + 1;
@@ -191,11 +207,11 @@ static int hy_cg_caller_buffer(hy_buffer b) { return b == HY_BUF_IN || b == HY_B
 hy_status hy_cg_storage_kernel(const hy_problem *problem, const hy_pass *pass, hy_strbuf *sb,
                                size_t begin) {
   if (!hy_precision_is_half(problem->storage)) return HYFFT_SUCCESS;
-  if (problem->kind != HYFFT_C2C || pass->precision != HYFFT_F32)
+  if (problem->kind == HYFFT_R2R || pass->precision != HYFFT_F32)
     return hy_error(HYFFT_INTERNAL, "codegen: half-precision storage of a %s pass",
-                    problem->kind != HYFFT_C2C ? "real or r2r" : "non-f32");
+                    problem->kind == HYFFT_R2R ? "r2r" : "non-f32");
   HY_TRY(hy_strbuf_status(sb));
-  hy_cg_rw rw = {{NULL, NULL}, 0, 0};
+  hy_cg_rw rw = {{NULL, NULL}, {0, 0}, 0, 0};
   if (hy_cg_caller_buffer(pass->src)) rw.names[rw.nnames++] = "src";
   if (hy_cg_caller_buffer(pass->dst)) rw.names[rw.nnames++] = "dst";
   if (rw.nnames == 0) return HYFFT_SUCCESS;

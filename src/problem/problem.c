@@ -72,14 +72,13 @@ static hy_status hy_check_enums(const hyfft_problem *p) {
     return hy_error(HYFFT_INVALID_PRECISION,
                     "precision = %d is not F32 (0), F64 (1), F16 (2) or BF16 (3)",
                     (int)p->precision);
-  /* Half-precision storage is implemented for complex-to-complex
-   * transforms only (docs/api.md, "Half precision"). */
-  if (hy_precision_is_half(p->precision) && p->kind != HYFFT_C2C)
+  /* Half-precision storage serves C2C, R2C and C2R transforms (docs/api.md,
+   * "Half precision"). */
+  if (hy_precision_is_half(p->precision) && p->kind == HYFFT_R2R)
     return hy_error(HYFFT_NOT_SUPPORTED,
-                    "precision %s: half-precision storage serves C2C transforms only; "
-                    "%s is not supported in f16/bf16 (use f32)",
-                    p->precision == HYFFT_F16 ? "f16" : "bf16",
-                    p->kind == HYFFT_R2C ? "R2C" : p->kind == HYFFT_C2R ? "C2R" : "R2R");
+                    "precision %s: half-precision storage serves C2C, R2C and C2R transforms; "
+                    "R2R is not supported in f16/bf16 (use f32)",
+                    p->precision == HYFFT_F16 ? "f16" : "bf16");
   /* The sign means nothing to an R2R transform and is not read. */
   if (p->kind != HYFFT_R2R && p->sign != HYFFT_FORWARD && p->sign != HYFFT_BACKWARD)
     return hy_error(HYFFT_INVALID_SIGN, "sign = %d is neither -1 (forward) nor +1 (backward)",

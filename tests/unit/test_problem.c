@@ -44,6 +44,8 @@ static const char *const canonical[] = {
     "c2c:f32:fwd:1024x1024:b64",
     "c2c:f16:fwd:1024:b8",
     "c2c:bf16:bwd:64x48:b3:ip",
+    "r2c:f16:1024:b8",
+    "c2r:bf16:64x48:ip",
     "c2c:f32:bwd:4096:b1024:ip",
     "c2c:f64:fwd:17x31",
     "c2c:f64:bwd:7x9x11",
