@@ -8,6 +8,8 @@
  *     pass that reads the input converts (hy_ld_h/hy_ld_s) and every pass
  *     that writes the output converts (hy_st_h/hy_st_s), and work buffers
  *     keep f32 (a pass from WORK0 to WORK0 has no conversion);
+ *   - the planner marks every pass of a half plan persist=0 (the
+ *     persistent kernel is not rewritten), so `hyfft plan` prints what runs;
  *   - the f32 program is the one of before (no conversion in it). */
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +50,8 @@ static void check_half(const char *token, hy_dialect dialect) {
   CHECK(strstr(prog.source.data, "hy_half2") != NULL, "%s: no half type in the prelude", token);
   for (int k = 0; k < prog.nkernels && k < tree.npasses; k++) {
     const hy_pass *pass = &tree.passes[k];
+    CHECK(pass->spec.persist == 0, "%s: pass %d may run persistent (persist=%d)", token, k,
+          pass->spec.persist);
     int reads_in = pass->src == HY_BUF_IN || pass->src == HY_BUF_OUT;
     int writes_out = pass->dst == HY_BUF_IN || pass->dst == HY_BUF_OUT;
     CHECK(!reads_in || (!kernel_has(&prog, k, "real2 *src") && !kernel_has(&prog, k, "real *src")),
