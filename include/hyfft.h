@@ -48,7 +48,7 @@ extern "C" {
   XX(SIZE_OVERFLOW, 6, "a size or stride product overflows 64-bit arithmetic") \
   XX(INVALID_SIGN, 7, "the transform sign is neither -1 (forward) nor +1 (backward)") \
   XX(INVALID_KIND, 8, "the transform kind is not C2C, R2C, C2R or R2R (with valid r2r kinds)") \
-  XX(INVALID_PRECISION, 9, "the precision is neither f32 nor f64")             \
+  XX(INVALID_PRECISION, 9, "the precision is not f32, f64, f16 or bf16")      \
   XX(INVALID_ARGUMENT, 10, "an argument is outside its valid range")          \
   XX(INVALID_TOKEN, 11, "the problem token is malformed")                      \
   XX(INVALID_DEVICE, 12, "the device specification names no usable device")    \
@@ -116,7 +116,18 @@ typedef enum hyfft_r2r_kind {
   HYFFT_DHT = 9      /* Hartley Y_k = sum_j x_j (cos(2 pi j k/n) + sin(2 pi j k/n)) */
 } hyfft_r2r_kind;
 
-typedef enum hyfft_precision { HYFFT_F32 = 0, HYFFT_F64 = 1 } hyfft_precision;
+/* The precision of the data in memory. F16 (IEEE 754 binary16) and BF16
+ * (bfloat16) are storage formats: a real element is one half, a complex
+ * element two (4 bytes, real part first), and the transform computes in
+ * f32 with f32 twiddles, converting on load and store. They serve C2C, R2C
+ * and C2R problems; R2R is refused with HYFFT_NOT_SUPPORTED (docs/api.md,
+ * "Half precision"). */
+typedef enum hyfft_precision {
+  HYFFT_F32 = 0,
+  HYFFT_F64 = 1,
+  HYFFT_F16 = 2, /* IEEE binary16: 1 sign, 5 exponent, 10 fraction bits */
+  HYFFT_BF16 = 3 /* bfloat16: the upper 16 bits of an f32 */
+} hyfft_precision;
 
 /* Where the data given to hyfft_execute lives. */
 typedef enum hyfft_memory {

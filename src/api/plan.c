@@ -21,9 +21,10 @@ static hy_status hy_check_kind_precision_sign(hyfft_kind kind, hyfft_precision p
                                               int sign) {
   if (kind != HYFFT_C2C && kind != HYFFT_R2C && kind != HYFFT_C2R)
     return hy_error(HYFFT_INVALID_KIND, "kind = %d is not C2C (0), R2C (1) or C2R (2)", (int)kind);
-  if (precision != HYFFT_F32 && precision != HYFFT_F64)
-    return hy_error(HYFFT_INVALID_PRECISION, "precision = %d is not F32 (0) or F64 (1)",
-                    (int)precision);
+  if (precision != HYFFT_F32 && precision != HYFFT_F64 && precision != HYFFT_F16 &&
+      precision != HYFFT_BF16)
+    return hy_error(HYFFT_INVALID_PRECISION,
+                    "precision = %d is not F32 (0), F64 (1), F16 (2) or BF16 (3)", (int)precision);
   if (sign != HYFFT_FORWARD && sign != HYFFT_BACKWARD)
     return hy_error(HYFFT_INVALID_SIGN, "sign = %d is neither -1 (forward) nor +1 (backward)",
                     sign);
@@ -72,6 +73,10 @@ hyfft_status hyfft_problem_init_r2r(hyfft_problem *problem, hyfft_precision prec
   if (!kinds) return hy_error(HYFFT_NULL_POINTER, "kinds is NULL");
   if (rank < 1 || rank > 3)
     return hy_error(HYFFT_INVALID_RANK, "rank %d: R2R problems have ranks 1..3", rank);
+  if (precision == HYFFT_F16 || precision == HYFFT_BF16)
+    return hy_error(HYFFT_NOT_SUPPORTED,
+                    "precision %s: half-precision storage serves C2C transforms only, not R2R",
+                    precision == HYFFT_F16 ? "f16" : "bf16");
   if (precision != HYFFT_F32 && precision != HYFFT_F64)
     return hy_error(HYFFT_INVALID_PRECISION, "precision = %d is not F32 (0) or F64 (1)",
                     (int)precision);

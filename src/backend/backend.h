@@ -19,6 +19,9 @@ typedef struct hy_device_caps {
   double launch_overhead; /* seconds per pass */
   double flop_rate;       /* flop/s, estimate */
   int supports_f64;
+  /* Half-precision storage (HYFFT_F16, HYFFT_BF16): the backend converts
+   * the caller's data on load and store and computes in f32. */
+  int supports_half;
   /* Longest 1D transform one pass can do (in elements of each precision):
    * unlimited (INT64_MAX) on the CPU, limited by local memory on GPUs. */
   int64_t max_pass_length[2];

@@ -7,6 +7,8 @@
  *   cg_stage.c    one Stockham stage (twiddles and butterfly);
  *   cg_kernel.c, cg_pointwise.c, cg_persist.c  whole kernels: one pass,
  *                 Bluestein's pointwise steps, the persistent kernel;
+ *   cg_storage.c  half-precision storage: conversions on the caller's
+ *                 buffers, applied to a finished kernel's text;
  *   codegen.c     hy_codegen_plan: the program of a plan tree.
  * Every switch comes from the plan tree (hy_pass.spec); nothing here
  * decides what runs. Everything appends text to a hy_strbuf. */
@@ -92,6 +94,12 @@ hy_status hy_cg_rader_tables(hy_gpu_program *prog, int64_t p, int sign, hyfft_pr
 
 /* ---- dialect layer (cg_dialect.c) ---- */
 void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision);
+/* Half-precision storage (cg_storage.c): the conversion functions of the
+ * prelude (nothing for f32/f64 storage), and the rewrite of one pass's
+ * kernel text, sb[begin, len), whose src/dst are the caller's buffers. */
+void hy_cg_storage_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision storage);
+hy_status hy_cg_storage_kernel(const hy_problem *problem, const hy_pass *pass, hy_strbuf *sb,
+                               size_t begin);
 /* "__kernel void NAME(" or "extern \"C\" __global__ void __launch_bounds__(B[, MIN]) NAME(";
  * block is the exact work-group size every launch of the kernel uses. */
 void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int block,

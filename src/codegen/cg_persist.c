@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "codegen/cg_internal.h"
+#include "util/half.h"
 #include "planner/kernel_model.h"
 
 /* The pass over one element of the outermost batch loop: loops[0] gone
@@ -515,6 +516,10 @@ hy_status hy_cg_persist(const hy_problem *problem, const hy_plan_tree *tree,
                         hy_gpu_program *out, int *made) {
   *made = 0;
   if (tree->npasses < 1) return HYFFT_SUCCESS;
+  /* Half-precision storage rewrites each pass's kernel (cg_storage.c);
+   * the persistent kernel's accessors are not rewritten, so none is made
+   * (the planner says so too: spec.persist = 0, hy_planner_finalize). */
+  if (hy_precision_is_half(problem->storage)) return HYFFT_SUCCESS;
   /* The switches, as the first pass's kernel has them. */
   const hy_kernel_spec *req = &tree->passes[0].spec;
   hy_cg_persist_shape sh;

@@ -129,6 +129,7 @@ hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *t
                     dialect == HY_DIALECT_OPENCL ? "OpenCL C" : "CUDA C");
   out->prelude_begin = sb->len;
   hy_cg_preamble(sb, dialect, problem->precision);
+  hy_cg_storage_preamble(sb, dialect, problem->storage);
   out->prelude_end = sb->len;
 
   hy_status st = HYFFT_SUCCESS;
@@ -145,6 +146,7 @@ hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *t
       int k = out->nkernels;
       size_t begin = sb->len;
       st = hy_cg_pass_kernel(problem, pass, i, caps, &pass->spec, out);
+      if (st == HYFFT_SUCCESS) st = hy_cg_storage_kernel(problem, pass, sb, begin);
       /* A block is one kernel and nothing at file scope besides: that is
        * what makes prelude + block a complete translation unit. */
       if (st == HYFFT_SUCCESS && out->nkernels != k + 1)

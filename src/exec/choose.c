@@ -20,6 +20,7 @@
 #include "planner/planner.h"
 #include "planner/wisdom.h"
 #include "util/settings.h"
+#include "util/half.h"
 
 static _Thread_local hyfft_tune_info hy_tune_last;
 
@@ -50,6 +51,7 @@ typedef struct hy_tune_data {
   struct hyfft_context_s *ctx;
   hyfft_problem devproblem;
   int inplace, f64;
+  hyfft_precision storage; /* F16/BF16: the buffers hold halves */
   size_t in_bytes, out_bytes;
   void *din, *dout;           /* device buffers (dout == din in place) */
   void *hin, *hzero, *href, *hres;
@@ -63,6 +65,7 @@ static hy_status hy_tune_data_make(struct hyfft_context_s *ctx, const hy_problem
   d->devproblem.memory = HYFFT_MEMORY_DEVICE;
   d->inplace = problem->inplace;
   d->f64 = problem->precision == HYFFT_F64;
+  d->storage = problem->storage;
   d->in_bytes = (size_t)problem->in_extent * hy_problem_in_elem_size(problem);
   d->out_bytes = (size_t)problem->out_extent * hy_problem_out_elem_size(problem);
   if (d->inplace && d->out_bytes > d->in_bytes) d->in_bytes = d->out_bytes;
@@ -74,13 +77,15 @@ static hy_status hy_tune_data_make(struct hyfft_context_s *ctx, const hy_problem
     return hy_error(HYFFT_OUT_OF_MEMORY, "measure: cannot allocate %zu bytes of scratch", d->in_bytes);
   /* Seeded, so that a tuning run can be repeated exactly. */
   uint64_t x = 0x9e3779b97f4a7c15u;
-  size_t scalars = d->in_bytes / (d->f64 ? 8 : 4);
+  int half = hy_precision_is_half(d->storage);
+  size_t scalars = d->in_bytes / (d->f64 ? 8 : half ? 2 : 4);
   for (size_t i = 0; i < scalars; i++) {
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
     double v = (double)(x >> 11) / 9007199254740992.0 * 2.0 - 1.0;
     if (d->f64) ((double *)d->hin)[i] = v;
+    else if (half) hy_half_narrow(d->storage, &(float){(float)v}, (uint16_t *)d->hin + i, 1);
     else ((float *)d->hin)[i] = (float)v;
   }
   /* Registered as the context's buffers, like hyfft_buffer_alloc's, so
@@ -178,13 +183,24 @@ static hy_status hy_tune_run(hy_tune_data *d, const hy_plan_tree *tree, void *ou
   return HYFFT_SUCCESS;
 }
 
+/* Scalar i of a result buffer, in double. */
+static double hy_tune_value(const hy_tune_data *d, const void *buf, size_t i) {
+  if (d->f64) return ((const double *)buf)[i];
+  if (hy_precision_is_half(d->storage)) {
+    float f;
+    hy_half_widen(d->storage, (const uint16_t *)buf + i, &f, 1);
+    return f;
+  }
+  return ((const float *)buf)[i];
+}
+
 /* Relative RMS difference of res from ref (complex data as scalars). */
 static double hy_tune_rel_rms(const hy_tune_data *d) {
-  size_t n = d->out_bytes / (d->f64 ? 8 : 4);
+  size_t n = d->out_bytes / (d->f64 ? 8 : hy_precision_is_half(d->storage) ? 2 : 4);
   double num = 0, den = 0;
   for (size_t i = 0; i < n; i++) {
-    double a = d->f64 ? ((const double *)d->hres)[i] : ((const float *)d->hres)[i];
-    double b = d->f64 ? ((const double *)d->href)[i] : ((const float *)d->href)[i];
+    double a = hy_tune_value(d, d->hres, i);
+    double b = hy_tune_value(d, d->href, i);
     num += (a - b) * (a - b);
     den += b * b;
   }
@@ -228,6 +244,9 @@ static hy_status hy_measure(struct hyfft_context_s *ctx, const hy_problem *probl
     double n = problem->total_transform > 2 ? (double)problem->total_transform : 2.0;
     double u = d.f64 ? ldexp(1.0, -53) : ldexp(1.0, -24);
     double tol = 5.0 * u * sqrt(log2(n));
+    /* Half-precision storage: results are rounded to the format, where
+     * variants may differ by one rounding (the gates of docs/api.md). */
+    if (hy_precision_is_half(d.storage)) tol = d.storage == HYFFT_BF16 ? 1.6e-2 : 2e-3;
     uint64_t seen[HY_TUNE_CANDIDATES * 16];
     int nseen = 0, ok = 0;
     seen[nseen++] = hy_tune_source_hash(problem, &cand[0], &ctx->caps, &ok);

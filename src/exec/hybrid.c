@@ -13,6 +13,7 @@
 #include "exec/choose.h"
 #include "exec/exec.h"
 #include "exec/hybrid.h"
+#include "util/half.h"
 #include "exec/out_of_core.h"
 #include "planner/wisdom.h"
 #include "util/settings.h"
@@ -78,7 +79,7 @@ static hy_status hy_hybrid_cpu_context(struct hyfft_context_s **out) {
 void hy_hybrid_side_problem(const hy_problem *p, int64_t count, hyfft_problem *u) {
   memset(u, 0, sizeof *u);
   u->kind = p->kind;
-  u->precision = p->precision;
+  u->precision = hy_problem_public_precision(p);
   u->sign = p->sign;
   u->rank = p->rank > 0 ? p->rank : 1;
   if (p->rank > 0) {
@@ -107,6 +108,9 @@ static hy_status hy_hybrid_side(struct hyfft_context_s *ctx, const hy_problem *p
 
 int hy_hybrid_splittable(const hy_problem *p) {
   if (p->batch_rank < 1 || p->batch[0].n < 2) return 0;
+  /* Half-precision storage runs on one device (its sides would need the
+   * storage carried into their sub-plans, a later step). */
+  if (hy_precision_is_half(p->storage)) return 0;
   if (p->batch[0].in_stride < 1 || p->batch[0].out_stride < 1) return 0;
   int64_t span_in = 1, span_out = 1;
   for (int i = 0; i < p->rank + p->batch_rank - 1; i++) {

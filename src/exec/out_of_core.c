@@ -46,6 +46,7 @@
 
 #include "exec/exec.h"
 #include "exec/out_of_core.h"
+#include "util/half.h"
 #include "planner/planner.h"
 #include "tables/twiddle.h"
 #include "util/settings.h"
@@ -184,6 +185,8 @@ static int64_t hy_ooc_split(int64_t n) {
 static const char *hy_ooc_unsupported(const hy_problem *p) {
   if (p->kind != HYFFT_C2C && p->kind != HYFFT_R2C && p->kind != HYFFT_C2R)
     return "take C2C, R2C and C2R problems only (R2R out of core is a later step)";
+  if (hy_precision_is_half(p->storage))
+    return "take f32 and f64 data only (half-precision storage out of core is a later step)";
   if (p->rank == 1 && p->kind != HYFFT_C2C)
     return "take 1D C2C problems only (1D R2C/C2R out of core is a later step)";
   if (p->rank == 1 && hy_ooc_split(p->dims[0].n) == 1)
@@ -210,7 +213,7 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
   hyfft_problem u;
   memset(&u, 0, sizeof u);
   u.kind = HYFFT_C2C;
-  u.precision = p->precision;
+  u.precision = hy_problem_public_precision(p);
   u.sign = p->sign;
   u.batch_rank = 1;
   u.inplace = 1;

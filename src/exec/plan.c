@@ -12,6 +12,7 @@
 #include "exec/out_of_core.h"
 #include "exec/staging.h"
 #include "planner/planner.h"
+#include "util/half.h"
 
 void hy_context_release(struct hyfft_context_s *context) {
   if (atomic_fetch_sub(&context->refs, 1) != 1) return;
@@ -64,6 +65,10 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
     p->problem.destroy_input = 1;
   if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
     st = hy_error(HYFFT_NOT_SUPPORTED, "device '%s' has no double precision", context->info.name);
+  if (st == HYFFT_SUCCESS && hy_precision_is_half(p->problem.storage) &&
+      !context->caps.supports_half)
+    st = hy_error(HYFFT_NOT_SUPPORTED, "the %s backend does not store %s data yet",
+                  context->backend->name, p->problem.storage == HYFFT_F16 ? "f16" : "bf16");
   p->context = context;
   /* A problem on a multi-device context becomes one sub-plan per device
    * (exec/multi_device.c); a batched host problem with a CPU share a GPU

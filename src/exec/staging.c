@@ -149,7 +149,7 @@ static hy_status hy_stage_sub_create(struct hyfft_plan_s *plan, int64_t n, unsig
   hyfft_problem u;
   memset(&u, 0, sizeof u);
   u.kind = p->kind;
-  u.precision = p->precision;
+  u.precision = hy_problem_public_precision(p);
   u.sign = p->sign;
   /* A canonical problem may have rank 0 (all lengths 1); the public
    * description needs rank >= 1. */

@@ -7,6 +7,7 @@
 #include "planner/kernel_spec.h"
 #include "planner/planner.h"
 #include "util/settings.h"
+#include "util/half.h"
 
 
 
@@ -448,6 +449,10 @@ hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *c
     /* $HYFFT_L2_CHUNK asks for the chunked launches instead of the
      * persistent kernel's default. */
     if (spec.persist < 0 && chunk_env && *chunk_env) spec.persist = 0;
+    /* Half-precision storage: the generator converts in each pass's own
+     * kernel (cg_storage.c); the persistent kernel has no such accesses,
+     * so these plans never run as one. */
+    if (hy_precision_is_half(problem->storage)) spec.persist = 0;
     /* The switch reads back what the tree holds: 1 where the pass is Rader. */
     spec.rader = pass->algo == HY_ALGO_RADER;
     pass->spec = spec;

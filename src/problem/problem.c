@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "problem/problem.h"
+#include "util/half.h"
 
 /* Lengths of a transform dim on the input and output side: R2C/C2R keep
  * n/2+1 complex elements in the last dim. */
@@ -17,17 +18,24 @@ static int64_t hy_side_len(const hyfft_problem *p, int d, int output) {
   return n;
 }
 
-static size_t hy_real_size(hyfft_precision precision) {
-  return precision == HYFFT_F64 ? sizeof(double) : sizeof(float);
+/* The storage decides the bytes in memory; a problem built by hand (tests)
+ * leaves storage 0 (F32) and is sized by its precision as before. */
+static size_t hy_real_size(const hy_problem *p) {
+  if (hy_precision_is_half(p->storage)) return 2;
+  return p->precision == HYFFT_F64 ? sizeof(double) : sizeof(float);
+}
+
+hyfft_precision hy_problem_public_precision(const hy_problem *p) {
+  return hy_precision_is_half(p->storage) ? p->storage : p->precision;
 }
 
 size_t hy_problem_in_elem_size(const hy_problem *p) {
-  size_t r = hy_real_size(p->precision);
+  size_t r = hy_real_size(p);
   return p->kind == HYFFT_R2C || p->kind == HYFFT_R2R ? r : 2 * r;
 }
 
 size_t hy_problem_out_elem_size(const hy_problem *p) {
-  size_t r = hy_real_size(p->precision);
+  size_t r = hy_real_size(p);
   return p->kind == HYFFT_C2R || p->kind == HYFFT_R2R ? r : 2 * r;
 }
 
@@ -59,9 +67,18 @@ static hy_status hy_check_enums(const hyfft_problem *p) {
       p->kind != HYFFT_R2R)
     return hy_error(HYFFT_INVALID_KIND, "kind = %d is not C2C (0), R2C (1), C2R (2) or R2R (3)",
                     (int)p->kind);
-  if (p->precision != HYFFT_F32 && p->precision != HYFFT_F64)
-    return hy_error(HYFFT_INVALID_PRECISION, "precision = %d is not F32 (0) or F64 (1)",
+  if (p->precision != HYFFT_F32 && p->precision != HYFFT_F64 && p->precision != HYFFT_F16 &&
+      p->precision != HYFFT_BF16)
+    return hy_error(HYFFT_INVALID_PRECISION,
+                    "precision = %d is not F32 (0), F64 (1), F16 (2) or BF16 (3)",
                     (int)p->precision);
+  /* Half-precision storage serves C2C, R2C and C2R transforms (docs/api.md,
+   * "Half precision"). */
+  if (hy_precision_is_half(p->precision) && p->kind == HYFFT_R2R)
+    return hy_error(HYFFT_NOT_SUPPORTED,
+                    "precision %s: half-precision storage serves C2C, R2C and C2R transforms; "
+                    "R2R is not supported in f16/bf16 (use f32)",
+                    p->precision == HYFFT_F16 ? "f16" : "bf16");
   /* The sign means nothing to an R2R transform and is not read. */
   if (p->kind != HYFFT_R2R && p->sign != HYFFT_FORWARD && p->sign != HYFFT_BACKWARD)
     return hy_error(HYFFT_INVALID_SIGN, "sign = %d is neither -1 (forward) nor +1 (backward)",
@@ -295,6 +312,9 @@ static uint64_t hy_problem_hash(const hy_problem *c) {
   uint64_t h = hy_hash_str(HY_HASH_INIT, "hy_problem/1");
   h = hy_hash_u64(h, (uint64_t)c->kind);
   h = hy_hash_u64(h, (uint64_t)c->precision);
+  /* Only half-precision storage hashes the storage: the hashes (and the
+   * wisdom) of f32 and f64 problems stay what they were. */
+  if (hy_precision_is_half(c->storage)) h = hy_hash_u64(h, 0x68616c66u + (uint64_t)c->storage);
   h = hy_hash_u64(h, (uint64_t)(int64_t)c->sign);
   h = hy_hash_u64(h, (uint64_t)c->inplace);
   h = hy_hash_u64(h, (uint64_t)c->memory);
@@ -338,7 +358,11 @@ hy_status hy_problem_make(const hyfft_problem *user, hy_problem *out) {
   for (int b = user->batch_rank; b < HYFFT_MAX_BATCH_RANK; b++)
     c.user.batch[b] = (hyfft_dim){0, 0, 0};
   c.kind = user->kind;
-  c.precision = user->precision;
+  /* Half-precision data are stored in 16 bits and computed in f32: every
+   * layer below plans and computes an f32 problem, and only what reads or
+   * writes the caller's buffers looks at the storage. */
+  c.storage = user->precision;
+  c.precision = hy_precision_is_half(user->precision) ? HYFFT_F32 : user->precision;
   c.sign = user->kind == HYFFT_R2R ? HYFFT_FORWARD : user->sign; /* R2R: not read */
   c.inplace = user->inplace;
   c.memory = user->memory;

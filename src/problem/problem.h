@@ -19,7 +19,11 @@ typedef struct hy_problem {
   hyfft_problem user; /* validated, as the user gave it */
 
   hyfft_kind kind;
-  hyfft_precision precision;
+  hyfft_precision precision; /* of the computation: F32 or F64 */
+  /* Of the caller's data: the user's precision. F16/BF16 store halves and
+   * compute in F32 (precision is then F32); the work buffers between
+   * passes hold the compute precision. */
+  hyfft_precision storage;
   int sign;
   int rank; /* 0..HYFFT_MAX_RANK after dropping length-1 dims */
   hyfft_dim dims[HYFFT_MAX_RANK];
@@ -56,7 +60,12 @@ void hy_problem_copy_public(hyfft_problem *dst, const hyfft_problem *src);
  * untouched and the detail message names the bad field. */
 hy_status hy_problem_make(const hyfft_problem *user, hy_problem *out);
 
-/* Bytes of one element on the input / output side. */
+/* The precision a public description of `p` names: the storage for
+ * f16/bf16 data, else the compute precision (sub-problems built from a
+ * canonical problem take this one). */
+hyfft_precision hy_problem_public_precision(const hy_problem *p);
+
+/* Bytes of one element on the input / output side (of the storage). */
 size_t hy_problem_in_elem_size(const hy_problem *p);
 size_t hy_problem_out_elem_size(const hy_problem *p);
 

@@ -292,7 +292,9 @@ hy_status hy_token_parse(const char *token, hyfft_problem *out) {
   t.pos = ppos[k];
   if (hy_token_is(part[k], plen[k], "f32")) p.precision = HYFFT_F32;
   else if (hy_token_is(part[k], plen[k], "f64")) p.precision = HYFFT_F64;
-  else return hy_token_fail(&t, "unknown precision (expected f32 or f64)", part[k], plen[k]);
+  else if (hy_token_is(part[k], plen[k], "f16")) p.precision = HYFFT_F16;
+  else if (hy_token_is(part[k], plen[k], "bf16")) p.precision = HYFFT_BF16;
+  else return hy_token_fail(&t, "unknown precision (expected f32, f64, f16 or bf16)", part[k], plen[k]);
   k++;
 
   t.pos = ppos[k];
@@ -486,6 +488,8 @@ void hy_token_print(const hyfft_problem *p, hy_strbuf *sb) {
   }
   if (p->precision == HYFFT_F32) hy_strbuf_append(sb, ":f32");
   else if (p->precision == HYFFT_F64) hy_strbuf_append(sb, ":f64");
+  else if (p->precision == HYFFT_F16) hy_strbuf_append(sb, ":f16");
+  else if (p->precision == HYFFT_BF16) hy_strbuf_append(sb, ":bf16");
   else hy_strbuf_appendf(sb, ":precision(%d)", (int)p->precision);
   /* r2c/c2r imply their direction; a sign that contradicts it is shown so
    * the printed token fails to parse instead of hiding the error. */

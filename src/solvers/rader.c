@@ -11,6 +11,7 @@
 #include "planner/kernel_model.h"
 #include "planner/kernel_spec.h"
 #include "util/settings.h"
+#include "util/half.h"
 
 /* Whether fused Rader serves the prime n of a chain split n1 x n2 over
  * `count` transforms. Its gather and scatter read and write single
@@ -34,6 +35,9 @@ static int hy_fs_rader_pays(const hy_fs_ctx *c, int64_t n, int64_t n1, int64_t n
   if (env && strcmp(env, "0") == 0) return 0;
   if (n < 3 || hy_largest_prime_factor(n) != n || !hy_rader_length_pays(n)) return 0;
   if (c->problem->precision == HYFFT_F64 || (env && strcmp(env, "1") == 0)) return 1;
+  /* f32 Rader pays as a persistent chain, which half-precision storage
+   * does not get (hy_planner_finalize). */
+  if (hy_precision_is_half(c->problem->storage)) return 0;
   int64_t slot = (n - 1) * 8, l2 = c->caps->l2_cache > 0 ? c->caps->l2_cache : 0;
   return n1 == n2 && nloops == 1 && l2 > 0 && count > 1 &&
          hy_persist_pays(c->caps, count > l2 / slot, slot);

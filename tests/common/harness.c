@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/half.h"
+
 /* ---- options ------------------------------------------------------------- */
 
 static const char *hyt_level_name(hyt_level level) {
@@ -218,7 +220,7 @@ int hyt_layout_make(const hyfft_problem *prob, hyt_layout *lay, char *why, size_
              (long long)lay->count_in);
     return 1;
   }
-  size_t real = prob->precision == HYFFT_F64 ? 8 : 4;
+  size_t real = prob->precision == HYFFT_F64 ? 8 : hy_precision_is_half(prob->precision) ? 2 : 4;
   lay->in_complex = prob->kind != HYFFT_R2C;
   lay->out_complex = prob->kind != HYFFT_C2R;
   lay->in_esize = real * (lay->in_complex ? 2 : 1);
@@ -267,8 +269,22 @@ void hyt_cvec_free(hyt_cvec *x) {
   x->n = 0;
 }
 
+/* The value a buffer of precision p holds for v: for f16/bf16 the stored
+ * half widened (the reference transforms exactly what hyfft reads). */
 static long double hyt_round(hyfft_precision p, long double v) {
+  if (p == HYFFT_F16) return hy_f16_to_f32(hy_f32_to_f16((float)v));
+  if (p == HYFFT_BF16) return hy_bf16_to_f32(hy_f32_to_bf16((float)v));
   return p == HYFFT_F64 ? (long double)(double)v : (long double)(float)v;
+}
+
+/* Store / load one real of a half-precision buffer. */
+static void hyt_half_put(hyfft_precision p, void *buf, int64_t i, long double v) {
+  ((uint16_t *)buf)[i] = p == HYFFT_BF16 ? hy_f32_to_bf16((float)v) : hy_f32_to_f16((float)v);
+}
+
+static long double hyt_half_get(hyfft_precision p, const void *buf, int64_t i) {
+  uint16_t h = ((const uint16_t *)buf)[i];
+  return p == HYFFT_BF16 ? hy_bf16_to_f32(h) : hy_f16_to_f32(h);
 }
 
 void hyt_cvec_round(const hyt_layout *lay, hyt_cvec *x) {
@@ -334,8 +350,22 @@ int hyt_random_input(const hyt_layout *lay, hyt_rng *rng, hyt_cvec *x) {
 
 /* ---- error scale --------------------------------------------------------- */
 
+/* Half-precision storage computes in f32: its FFTW-level target is f32's
+ * (the gates of half precision are hyt_half_rms_gate's). */
 double hyt_unit_roundoff(hyfft_precision p) {
   return p == HYFFT_F64 ? 0x1.0p-53 : 0x1.0p-24;
+}
+
+double hyt_half_rms_gate(hyfft_precision p) {
+  /* The output is rounded to the format: relative RMS of about
+   * 2^-11 / sqrt(3) = 2.8e-4 (f16) and 2^-8 / sqrt(3) = 2.3e-3 (bf16) for
+   * one rounding, more where a GPU plan keeps an intermediate in the
+   * caller's buffer (one rounding per pass). The gates allow several
+   * roundings (about 7x one rounding) and are far below what a broken
+   * conversion gives (swapped halves or parts, a wrong exponent bias:
+   * errors of order 1). Rounding itself is checked exactly by
+   * hyfft_half_exact and unit.half. */
+  return p == HYFFT_BF16 ? 1.6e-2 : 2e-3;
 }
 
 double hyt_error_scale(hyfft_precision p, int64_t n_total) {
@@ -488,7 +518,17 @@ void hyt_buffers_free(hyt_buffers *b) {
 
 static void hyt_scatter(const hyt_layout *lay, const hyt_cvec *x, void *buf) {
   int cplx = lay->in_complex;
-  if (lay->prob.precision == HYFFT_F64) {
+  hyfft_precision p = lay->prob.precision;
+  if (hy_precision_is_half(p)) {
+    for (int64_t e = 0; e < lay->count_in; e++) {
+      if (cplx) {
+        hyt_half_put(p, buf, 2 * lay->in_off[e], x->v[2 * e]);
+        hyt_half_put(p, buf, 2 * lay->in_off[e] + 1, x->v[2 * e + 1]);
+      } else {
+        hyt_half_put(p, buf, lay->in_off[e], x->v[2 * e]);
+      }
+    }
+  } else if (lay->prob.precision == HYFFT_F64) {
     double *d = buf;
     for (int64_t e = 0; e < lay->count_in; e++) {
       if (cplx) {
@@ -515,7 +555,10 @@ static void hyt_poison_out(const hyt_layout *lay, void *buf) {
   int cplx = lay->out_complex;
   for (int64_t e = 0; e < lay->count_out; e++) {
     int64_t o = lay->out_off[e];
-    if (lay->prob.precision == HYFFT_F64) {
+    if (hy_precision_is_half(lay->prob.precision)) {
+      hyt_half_put(lay->prob.precision, buf, cplx ? 2 * o : o, NAN);
+      if (cplx) hyt_half_put(lay->prob.precision, buf, 2 * o + 1, NAN);
+    } else if (lay->prob.precision == HYFFT_F64) {
       double *d = buf;
       if (cplx) d[2 * o] = d[2 * o + 1] = NAN;
       else d[o] = NAN;
@@ -531,7 +574,10 @@ static void hyt_gather(const hyt_layout *lay, const void *buf, hyt_cvec *y) {
   int cplx = lay->out_complex;
   for (int64_t e = 0; e < lay->count_out; e++) {
     int64_t o = lay->out_off[e];
-    if (lay->prob.precision == HYFFT_F64) {
+    if (hy_precision_is_half(lay->prob.precision)) {
+      y->v[2 * e] = hyt_half_get(lay->prob.precision, buf, cplx ? 2 * o : o);
+      y->v[2 * e + 1] = cplx ? hyt_half_get(lay->prob.precision, buf, 2 * o + 1) : 0.0L;
+    } else if (lay->prob.precision == HYFFT_F64) {
       const double *d = buf;
       y->v[2 * e] = cplx ? d[2 * o] : d[o];
       y->v[2 * e + 1] = cplx ? d[2 * o + 1] : 0.0;

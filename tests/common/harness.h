@@ -111,6 +111,9 @@ typedef struct hyt_errors {
 } hyt_errors;
 
 double hyt_unit_roundoff(hyfft_precision p);
+/* The relative RMS gate of half-precision storage (F16/BF16), set by the
+ * format's rounding, not by N (the max-norm gate is 5x it). */
+double hyt_half_rms_gate(hyfft_precision p);
 /* u * sqrt(log2 N), with log2 N at least 1. */
 double hyt_error_scale(hyfft_precision p, int64_t n_total);
 /* Compare; an all-zero reference compares absolute errors. */

@@ -113,6 +113,10 @@ hyt_errors hyt_compare(const hyt_layout *lay, const hyt_cvec *out, const hyt_cve
   double s = hyt_error_scale(lay->prob.precision, lay->n_total);
   e.rms_gate = 5.0 * s;
   e.max_gate = 10.0 * e.rms_gate;
+  if (lay->prob.precision == HYFFT_F16 || lay->prob.precision == HYFFT_BF16) {
+    e.rms_gate = hyt_half_rms_gate(lay->prob.precision);
+    e.max_gate = 5.0 * e.rms_gate;
+  }
   e.pass = e.rms <= e.rms_gate && e.max <= e.max_gate;
   return e;
 }

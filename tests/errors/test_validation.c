@@ -16,7 +16,6 @@ static const char *const bad_tokens[] = {
     "c2c:f32:8",
     "c2x:f32:fwd:8",
     "C2C:f32:fwd:8",
-    "c2c:f16:fwd:8",
     "c2c::fwd:8",
     "c2c:f32:forward:8",
     "c2c:f32:fwd:0",
@@ -70,6 +69,9 @@ static const char *const bad_tokens[] = {
     "c2c:f32:fwd:8:fwd",
     "c2c:f32:fwd:bwd:8",
     "c2c:f32:fwd:8\xc3\xa9",
+    "c2c:f8:fwd:8",
+    "c2c:F16:fwd:8",
+    "c2c:bf16x:fwd:8",
 };
 
 static void test_bad_tokens(hyfft_context ctx) {
@@ -132,7 +134,11 @@ static void test_bad_problems(hyfft_context ctx) {
   } while (0)
   BAD("c2c:f32:fwd:8", p.kind = (hyfft_kind)7, HYFFT_INVALID_KIND, "kind");
   BAD("c2c:f32:fwd:8", p.kind = (hyfft_kind)-1, HYFFT_INVALID_KIND, "kind");
-  BAD("c2c:f32:fwd:8", p.precision = (hyfft_precision)2, HYFFT_INVALID_PRECISION, "precision");
+  BAD("c2c:f32:fwd:8", p.precision = (hyfft_precision)4, HYFFT_INVALID_PRECISION, "precision");
+  /* Half-precision storage serves C2C, R2C and C2R: R2R is refused by
+   * name (and the plan handle is left alone). */
+  BAD("r2r:f16:dct2:8", (void)0, HYFFT_NOT_SUPPORTED, "R2R");
+  BAD("r2r:bf16:dct1xdht:8x6", (void)0, HYFFT_NOT_SUPPORTED, "R2R");
   BAD("c2c:f32:fwd:8", p.sign = 0, HYFFT_INVALID_SIGN, "sign");
   BAD("c2c:f32:fwd:8", p.sign = 2, HYFFT_INVALID_SIGN, "sign");
   BAD("r2c:f32:8", p.sign = HYFFT_BACKWARD, HYFFT_INVALID_SIGN, "R2C");

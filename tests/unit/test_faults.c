@@ -4,11 +4,11 @@
  * fails; the scenario must report a status from the table (never crash),
  * leave its output untouched when the execution fails, and release what it
  * made (the ASan build's leak checker sees any leak at exit). Scenarios: a
- * CPU context; CPU plans (C2C 2D, R2C, R2R) created, described and run;
+ * CPU context; CPU plans (C2C 2D, R2C, R2R, f16 storage) created, described and run;
  * host data through a fake GPU (the CPU backend under a GPU id with the
- * staging hooks: chunked and whole-buffer staging); out of core on that
+ * staging hooks: chunked and whole-buffer staging, bf16 chunks); out of core on that
  * fake GPU under a small HYFFT_DEVICE_MEMORY_LIMIT (2D C2C, C2R through its
- * host scratch, 1D four-step); a hybrid CPU share, fixed and calibrated
+ * host scratch, 1D four-step); CPU f16 Bluestein; a hybrid CPU share, fixed and calibrated
  * with the search and its wisdom entry; a multi-device context ("cpu,cpu")
  * created, planned on and run; wisdom exported to and imported from a
  * file; the shared work area of a fake-GPU context growing, and a caller's
@@ -123,6 +123,12 @@ static hyfft_status sc_cpu_c2c(world *w) { return plan_and_run(w->cpu, "c2c:f32:
 static hyfft_status sc_cpu_r2c(world *w) { return plan_and_run(w->cpu, "r2c:f64:1000:b2", 1); }
 static hyfft_status sc_cpu_r2r(world *w) { return plan_and_run(w->cpu, "r2r:f64:dct2xdst3:12x10", 1); }
 static hyfft_status sc_cpu_bluestein(world *w) { return plan_and_run(w->cpu, "c2c:f64:bwd:1009", 1); }
+/* Half-precision storage: the CPU's f32 copies and a Bluestein scratch;
+ * staged chunks of halves on the fake GPU. */
+static hyfft_status sc_cpu_f16(world *w) { return plan_and_run(w->cpu, "c2c:f16:fwd:1009:b2", 1); }
+static hyfft_status sc_gpu_f16(world *w) {
+  return plan_and_run(w->gpu, "c2c:bf16:bwd:256:b16384", 1); /* 16 MiB of halves: chunks */
+}
 static hyfft_status sc_gpu_chunked(world *w) {
   return plan_and_run(w->gpu, "c2c:f32:fwd:256:b8192", 1); /* 16 MiB: chunks */
 }
@@ -224,6 +230,8 @@ int main(void) {
       {"cpu r2r", sc_cpu_r2r, NULL, NULL},
       {"cpu bluestein", sc_cpu_bluestein, NULL, NULL},
       {"gpu chunked staging", sc_gpu_chunked, NULL, NULL},
+      {"cpu f16 bluestein", sc_cpu_f16, NULL, NULL},
+      {"gpu bf16 chunked staging", sc_gpu_f16, NULL, NULL},
       {"gpu whole staging", sc_gpu_whole, NULL, NULL},
       {"out of core 2D", sc_ooc_2d, NULL, "8K"},
       {"out of core C2R", sc_ooc_c2r, NULL, "3K"},

@@ -42,6 +42,10 @@ static const char *const canonical[] = {
     "c2c:f32:fwd:8",
     "c2c:f64:bwd:1024",
     "c2c:f32:fwd:1024x1024:b64",
+    "c2c:f16:fwd:1024:b8",
+    "c2c:bf16:bwd:64x48:b3:ip",
+    "r2c:f16:1024:b8",
+    "c2r:bf16:64x48:ip",
     "c2c:f32:bwd:4096:b1024:ip",
     "c2c:f64:fwd:17x31",
     "c2c:f64:bwd:7x9x11",
@@ -287,7 +291,8 @@ static void test_normalisation(void) {
       "c2c:f32:fwd:8:b12:ip", "c2c:f32:fwd:8:b12:dev", "c2c:f32:fwd:8:b12:scale=2",
       "c2c:f32:fwd:8:b11", "c2c:f32:fwd:12:b8",     "c2c:f32:fwd:8:b12:is=2",
       "c2c:f32:fwd:8:b12:os=2", "c2c:f32:fwd:4x2:b12", "r2c:f32:8:b12",
-      "c2r:f32:8:b12",     "c2c:f32:fwd:8:b12:idist=9",
+      "c2r:f32:8:b12",     "c2c:f32:fwd:8:b12:idist=9", "c2c:f16:fwd:8:b12",
+      "c2c:bf16:fwd:8:b12",
   };
   size_t nd = sizeof differ / sizeof differ[0];
   uint64_t hashes[sizeof differ / sizeof differ[0]];

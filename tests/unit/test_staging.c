@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/half.h"
 #include "util/settings.h"
 #include "check.h"
 #include "exec/exec.h"
@@ -267,21 +268,31 @@ static int fake_host_pinned(void *device, const void *ptr, size_t bytes) {
 
 static hy_backend fake;
 
-static void fill(void *buf, size_t bytes, unsigned seed) {
+/* f32 values in [-0.5, 0.5), or (half = 1) f16 patterns of such values. */
+static void fill_as(void *buf, size_t bytes, unsigned seed, int half) {
   float *f = buf;
-  for (size_t i = 0; i < bytes / sizeof(float); i++) {
+  uint16_t *h = buf;
+  for (size_t i = 0; i < bytes / (half ? 2 : sizeof(float)); i++) {
     seed = seed * 1664525u + 1013904223u;
-    f[i] = (float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+    float v = (float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+    if (half) h[i] = hy_f32_to_f16(v);
+    else f[i] = v;
   }
 }
+
+static void fill(void *buf, size_t bytes, unsigned seed) { fill_as(buf, bytes, seed, 0); }
 
 /* Largest |a - b| over largest |b|, elementwise in the problem's type. */
 static double rel_diff(const void *a, const void *b, size_t bytes, int f64) {
   double num = 0, den = 0;
-  size_t n = bytes / (f64 ? 8 : 4);
+  size_t n = bytes / (f64 == 2 ? 2 : f64 ? 8 : 4); /* f64 == 2: f16 storage */
   for (size_t i = 0; i < n; i++) {
-    double x = f64 ? ((const double *)a)[i] : ((const float *)a)[i];
-    double y = f64 ? ((const double *)b)[i] : ((const float *)b)[i];
+    double x = f64 == 2 ? hy_f16_to_f32(((const uint16_t *)a)[i])
+               : f64    ? ((const double *)a)[i]
+                        : ((const float *)a)[i];
+    double y = f64 == 2 ? hy_f16_to_f32(((const uint16_t *)b)[i])
+               : f64    ? ((const double *)b)[i]
+                        : ((const float *)b)[i];
     if (fabs(x - y) > num) num = fabs(x - y);
     if (fabs(y) > den) den = fabs(y);
   }
@@ -347,10 +358,10 @@ static void pipeline_case(hyfft_context cpu, hyfft_context gpu, const char *toke
   /* In place, one buffer holds both ends: a real transform's complex end
    * may reach past its padded real one. */
   if (p->inplace && out_bytes > in_bytes) in_bytes = out_bytes;
-  int f64 = p->precision == HYFFT_F64;
+  int f64 = p->storage == HYFFT_F16 ? 2 : p->precision == HYFFT_F64;
   void *in = malloc(in_bytes), *in2 = malloc(in_bytes);
   void *want = malloc(out_bytes), *got = malloc(out_bytes);
-  fill(in, in_bytes, 12345);
+  fill_as(in, in_bytes, 12345, f64 == 2);
   memcpy(in2, in, in_bytes);
   /* Output gaps keep their contents: start both from the same bytes. */
   void *out_init = malloc(out_bytes);
@@ -378,7 +389,8 @@ static void pipeline_case(hyfft_context cpu, hyfft_context gpu, const char *toke
         log.last);
   CHECK_OK(hyfft_plan_set_progress(plan, NULL, NULL));
   double d = rel_diff(got, want, out_bytes, f64);
-  CHECK(d < (f64 ? 1e-13 : 1e-5), "%s: staged differs from CPU by %.3g", token, d);
+  /* f16: the chunks' trees may round an output to the neighbouring half. */
+  CHECK(d < (f64 == 2 ? 2e-3 : f64 ? 1e-13 : 1e-5), "%s: staged differs from CPU by %.3g", token, d);
   if (threads > 1) {
     /* Against this plan's own first result, bit for bit. */
     pthread_t t[8];
@@ -428,6 +440,9 @@ static void test_pipeline(void) {
   pipeline_case(cpu, gpu, "c2c:f32:fwd:1024:b4096:scale=1/N", 1, 1);  /* no remainder */
   pipeline_case(cpu, gpu, "c2c:f32:fwd:64:b40x2048:idist=131200,64", 1, 1);
   pipeline_case(cpu, gpu, "c2c:f32:fwd:30:b200000:idist=33", 1, 1); /* mixed radix, padded */
+  /* Half-precision storage: chunks of halves, sub-plans that store f16. */
+  pipeline_case(cpu, gpu, "c2c:f16:fwd:1024:b8195", 1, 2);
+  pipeline_case(cpu, gpu, "c2c:f16:bwd:2048:b4099:ip", 1, 1);
   pipeline_case(cpu, gpu, "r2c:f32:4096:b4099", 1, 2);  /* real: n/2+1 on the complex side */
   pipeline_case(cpu, gpu, "c2r:f64:2048:b4099", 1, 1);
   pipeline_case(cpu, gpu, "r2c:f32:4096:b4099:ip", 0, 1); /* real in place: whole */

@@ -217,6 +217,14 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
                peer->name);
       continue;
     }
+    /* The peers compute and store f32/f64; only the copy floor (bytes)
+     * applies to f16/bf16 data. */
+    if ((L->p.precision == HYFFT_F16 || L->p.precision == HYFFT_BF16) &&
+        strcmp(peer->name, "copy") != 0) {
+      snprintf(rows[1 + k].note, sizeof rows[1 + k].note, "%s: no f16/bf16 storage here",
+               peer->name);
+      continue;
+    }
     double t0 = cli_now();
     if (peer->plan(&L->p, dev->backend, pdev ? c.din : c.host_in, pdev ? c.dout : c.host_out,
                    o->threads, !o->peer_estimate, &state[k], rows[1 + k].note,

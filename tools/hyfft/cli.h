@@ -136,6 +136,12 @@ void cli_errors(const cli_ldc *out, const cli_ldc *ref, int64_t count, double *r
                 double *max_err);
 /* DESIGN section 7: 5*u*sqrt(log2 N); max-norm gate is 10x. */
 double cli_rms_gate(hyfft_precision prec, int64_t n);
+/* f16/bf16 data (util/half.h's conversions): whether p is a half format,
+ * v rounded to p's storage, and one real of a half buffer. */
+int cli_is_half(hyfft_precision p);
+double cli_round(hyfft_precision p, double v);
+void cli_half_put(hyfft_precision p, void *buf, int64_t i, double v);
+double cli_half_get(hyfft_precision p, const void *buf, int64_t i);
 
 /* How many transforms the accuracy check covers: as many as fit in
  * `limit` elements, at least one, 0 if one transform exceeds `hard`. */

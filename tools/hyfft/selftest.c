@@ -29,8 +29,11 @@ static hyfft_status cli_st_run(cli_case *c, const void *src, void *dst) {
 }
 
 /* Element `off` of a physical buffer as (re, im). */
-static void cli_st_get(const void *buf, int64_t off, int cplx, int f64, double *re, double *im) {
-  if (f64) {
+static void cli_st_get(const void *buf, int64_t off, int cplx, int prec, double *re, double *im) {
+  if (cli_is_half((hyfft_precision)prec)) {
+    *re = cli_half_get((hyfft_precision)prec, buf, cplx ? 2 * off : off);
+    *im = cplx ? cli_half_get((hyfft_precision)prec, buf, 2 * off + 1) : 0.0;
+  } else if (prec == HYFFT_F64) {
     const double *d = buf;
     *re = cplx ? d[2 * off] : d[off];
     *im = cplx ? d[2 * off + 1] : 0.0;
@@ -41,8 +44,11 @@ static void cli_st_get(const void *buf, int64_t off, int cplx, int f64, double *
   }
 }
 
-static void cli_st_set(void *buf, int64_t off, int cplx, int f64, double re, double im) {
-  if (f64) {
+static void cli_st_set(void *buf, int64_t off, int cplx, int prec, double re, double im) {
+  if (cli_is_half((hyfft_precision)prec)) {
+    cli_half_put((hyfft_precision)prec, buf, cplx ? 2 * off : off, re);
+    if (cplx) cli_half_put((hyfft_precision)prec, buf, 2 * off + 1, im);
+  } else if (prec == HYFFT_F64) {
     double *d = buf;
     if (cplx) {
       d[2 * off] = re;
@@ -68,7 +74,7 @@ static void cli_st_set(void *buf, int64_t off, int cplx, int f64, double re, dou
 static double cli_st_compare(const cli_layout *L, const void *got, const void *x, double ar,
                              double ai, const void *y, double br, double bi, int shift) {
   const hyfft_problem *p = &L->p;
-  int cplx = p->kind != HYFFT_C2R, f64 = p->precision == HYFFT_F64;
+  int cplx = p->kind != HYFFT_C2R, prec = (int)p->precision;
   double num = 0, den = 0;
   int last = p->rank - 1;
   double w = (p->sign < 0 ? -2.0 : 2.0) * M_PI / (double)p->dims[last].n;
@@ -79,15 +85,15 @@ static double cli_st_compare(const cli_layout *L, const void *got, const void *x
     for (int64_t j = 0; j < L->out_count; j++, cli_walk_next(&tw)) {
       int64_t off = bw.off + tw.off;
       double gr, gi, xr, xi, yr = 0, yi = 0;
-      cli_st_get(got, off, cplx, f64, &gr, &gi);
-      cli_st_get(x, off, cplx, f64, &xr, &xi);
+      cli_st_get(got, off, cplx, prec, &gr, &gi);
+      cli_st_get(x, off, cplx, prec, &xr, &xi);
       if (shift) {
         double ang = w * (double)(tw.i[last] % p->dims[last].n);
         double c = cos(ang), s = sin(ang), r = xr * c - xi * s;
         xi = xr * s + xi * c;
         xr = r;
       }
-      if (y) cli_st_get(y, off, cplx, f64, &yr, &yi);
+      if (y) cli_st_get(y, off, cplx, prec, &yr, &yi);
       double er = ar * xr - ai * xi + br * yr - bi * yi;
       double ei = ar * xi + ai * xr + br * yi + bi * yr;
       num += (gr - er) * (gr - er) + (gi - ei) * (gi - ei);
@@ -100,7 +106,7 @@ static double cli_st_compare(const cli_layout *L, const void *got, const void *x
 int cli_self_test(cli_case *c, uint64_t seed, cli_self_result *r, char *err, size_t errlen) {
   const cli_layout *L = &c->L;
   const hyfft_problem *p = &L->p;
-  int cplx_in = p->kind != HYFFT_R2C, f64 = p->precision == HYFFT_F64;
+  int cplx_in = p->kind != HYFFT_R2C, prec = (int)p->precision;
   size_t ib = L->buf_in_bytes, ob = L->buf_out_bytes;
   memset(r, 0, sizeof *r);
   r->shift = NAN;
@@ -121,12 +127,12 @@ int cli_self_test(cli_case *c, uint64_t seed, cli_self_result *r, char *err, siz
   /* Linearity. */
   int cplx_coef = p->kind == HYFFT_C2C;
   double ar = 0.6, ai = cplx_coef ? 0.3 : 0.0, br = -1.3, bi = cplx_coef ? 0.7 : 0.0;
-  size_t count = ib / (f64 ? 8 : 4) / (cplx_in ? 2 : 1);
+  size_t count = ib / (prec == HYFFT_F64 ? 8 : cli_is_half((hyfft_precision)prec) ? 2 : 4) / (cplx_in ? 2 : 1);
   for (size_t k = 0; k < count; k++) {
     double xr, xi, yr, yi;
-    cli_st_get(xin, (int64_t)k, cplx_in, f64, &xr, &xi);
-    cli_st_get(yin, (int64_t)k, cplx_in, f64, &yr, &yi);
-    cli_st_set(zin, (int64_t)k, cplx_in, f64, ar * xr - ai * xi + br * yr - bi * yi,
+    cli_st_get(xin, (int64_t)k, cplx_in, prec, &xr, &xi);
+    cli_st_get(yin, (int64_t)k, cplx_in, prec, &yr, &yi);
+    cli_st_set(zin, (int64_t)k, cplx_in, prec, ar * xr - ai * xi + br * yr - bi * yi,
                ar * xi + ai * xr + br * yi + bi * yr);
   }
   if ((st = cli_st_run(c, xin, xo)) != HYFFT_SUCCESS || (st = cli_st_run(c, yin, yo)) ||
@@ -139,7 +145,7 @@ int cli_self_test(cli_case *c, uint64_t seed, cli_self_result *r, char *err, siz
   cli_walk bw;
   cli_walk_batch(&bw, p, 0);
   for (int64_t t = 0; t < L->batch; t++, cli_walk_next(&bw))
-    cli_st_set(zin, bw.off, cplx_in, f64, 1.0, 0.0);
+    cli_st_set(zin, bw.off, cplx_in, prec, 1.0, 0.0);
   if ((st = cli_st_run(c, zin, zo)) != HYFFT_SUCCESS) goto failed;
   {
     int cplx_out = p->kind != HYFFT_C2R;
@@ -150,7 +156,7 @@ int cli_self_test(cli_case *c, uint64_t seed, cli_self_result *r, char *err, siz
       cli_walk_transform(&tw, p, 1);
       for (int64_t j = 0; j < L->out_count; j++, cli_walk_next(&tw)) {
         double gr, gi;
-        cli_st_get(zo, bw.off + tw.off, cplx_out, f64, &gr, &gi);
+        cli_st_get(zo, bw.off + tw.off, cplx_out, prec, &gr, &gi);
         double e = hypot(gr - p->scale, gi) / fabs(p->scale);
         if (!(e <= worst)) worst = e; /* NaN counts as worst */
       }
@@ -171,8 +177,8 @@ int cli_self_test(cli_case *c, uint64_t seed, cli_self_result *r, char *err, siz
         int64_t off = bw.off + tw.off;
         int64_t from = tw.i[last] > 0 ? off - s : off + (n - 1) * s;
         double re, im;
-        cli_st_get(xin, from, 1, f64, &re, &im);
-        cli_st_set(zin, off, 1, f64, re, im);
+        cli_st_get(xin, from, 1, prec, &re, &im);
+        cli_st_set(zin, off, 1, prec, re, im);
       }
     }
     if ((st = cli_st_run(c, zin, zo)) != HYFFT_SUCCESS) goto failed;

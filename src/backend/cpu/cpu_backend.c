@@ -9,8 +9,19 @@
 #include "backend/cpu/ops_chirp.h"
 #include "backend/cpu/ops_r2r.h"
 #include "backend/cpu/ops_real.h"
+#include "util/half.h"
 
 typedef struct hy_cpu_plan {
+  /* Half-precision storage (HYFFT_F16/BF16): the problem's element layout
+   * (transform and batch dims with their strides, in elements; on each
+   * side its length and reals per element), so that an execution converts
+   * exactly the caller's elements. */
+  hyfft_precision storage;
+  int inplace;
+  int ndims;
+  hyfft_dim dims[HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK];
+  int64_t side_n[2][HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK]; /* [0] input, [1] output */
+  int width[2];                                            /* reals per element */
   int npasses;
   hy_cpu_node *nodes[HY_MAX_PASSES];
   hy_cpu_node *plane_nodes[HY_MAX_PASSES]; /* a plane pass's second axis (A) */
@@ -96,6 +107,7 @@ static hy_status hy_cpu_caps(void *device, hy_device_caps *caps) {
   caps->flop_rate = 8e9 * threads;
   caps->launch_overhead = 2e-6;
   caps->supports_f64 = 1;
+  caps->supports_half = 1;
   caps->max_pass_length[HYFFT_F32] = INT64_MAX;
   caps->max_pass_length[HYFFT_F64] = INT64_MAX;
   return HYFFT_SUCCESS;
@@ -148,11 +160,29 @@ static void hy_cpu_plan_release(void *device, void *plan_state) {
 static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
                                      const hy_plan_tree *tree, const hy_plan_tree *quick,
                                      void **plan_state) {
-  (void)problem;
   (void)quick; /* no tiers: the CPU backend compiles nothing */
   hy_cpu_plan *plan = hy_calloc(1, sizeof *plan);
   if (!plan) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: plan state");
   hy_status st = HYFFT_SUCCESS;
+  plan->storage = problem ? problem->storage : HYFFT_F32;
+  if (problem && hy_precision_is_half(problem->storage)) {
+    if (problem->kind == HYFFT_R2R)
+      st = hy_error(HYFFT_NOT_SUPPORTED, "cpu backend: half-precision storage of R2R data");
+    plan->inplace = problem->inplace;
+    plan->width[0] = problem->kind == HYFFT_R2C ? 1 : 2;
+    plan->width[1] = problem->kind == HYFFT_C2R ? 1 : 2;
+    for (int d = 0; d < problem->rank; d++) {
+      /* The halved axis has n/2 + 1 complex elements on the complex side. */
+      int64_t n = problem->dims[d].n, half = n / 2 + 1, last = d == problem->rank - 1;
+      plan->side_n[0][plan->ndims] = last && problem->kind == HYFFT_C2R ? half : n;
+      plan->side_n[1][plan->ndims] = last && problem->kind == HYFFT_R2C ? half : n;
+      plan->dims[plan->ndims++] = problem->dims[d];
+    }
+    for (int b = 0; b < problem->batch_rank; b++) {
+      plan->side_n[0][plan->ndims] = plan->side_n[1][plan->ndims] = problem->batch[b].n;
+      plan->dims[plan->ndims++] = problem->batch[b];
+    }
+  }
   for (int i = 0; i < tree->npasses && st == HYFFT_SUCCESS; i++) {
     const hy_pass *pass = &tree->passes[i];
     int64_t tw_n = pass->twiddle_loop >= 0 ? pass->twiddle_n : 0;
@@ -329,10 +359,8 @@ static hy_status hy_cpu_run_plane(const hy_cpu_plan *plan, int i, const hy_pass 
   return st;
 }
 
-static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
-                                void *const buffers[HY_BUF_COUNT], void *queue) {
-  (void)device, (void)queue;
-  const hy_cpu_plan *plan = plan_state;
+static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tree,
+                                 void *const buffers[HY_BUF_COUNT]) {
   for (int i = 0; i < tree->npasses; i++) {
     const hy_pass *pass = &tree->passes[i];
     size_t elem = pass->precision == HYFFT_F64 ? 16 : 8;
@@ -403,6 +431,105 @@ static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_p
     if (st != HYFFT_SUCCESS) return st;
   }
   return HYFFT_SUCCESS;
+}
+
+/* [lo, hi + 1): the range of reals of one side of the half-precision
+ * problem's layout (output = 0: input). */
+static void hy_cpu_half_range(const hy_cpu_plan *plan, int output, int64_t *lo, int64_t *end) {
+  int64_t a = 0, b = 0;
+  for (int d = 0; d < plan->ndims; d++) {
+    int64_t s = output ? plan->dims[d].out_stride : plan->dims[d].in_stride;
+    int64_t span = (plan->side_n[output][d] - 1) * s;
+    if (span > 0) b += span;
+    else a += span;
+  }
+  *lo = a * plan->width[output];
+  *end = (b + 1) * plan->width[output];
+}
+
+/* Convert every element of one side of the layout between the caller's
+ * halves (`half`; real r of element o at half + w*o + r, w its reals per
+ * element) and f32 (`wide`, at the same index): to f32 (narrow = 0) or
+ * back. Only the layout's elements are touched, so gaps in a strided
+ * output keep what they hold. The innermost loop runs along the dim of
+ * the smallest stride. */
+static void hy_cpu_half_convert(const hy_cpu_plan *plan, int output, int narrow, uint16_t *half,
+                                float *wide) {
+  int nd = plan->ndims, inner = -1, w = plan->width[output];
+  int64_t n[HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK], s[HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK];
+  for (int d = 0; d < nd; d++) {
+    n[d] = plan->side_n[output][d];
+    s[d] = output ? plan->dims[d].out_stride : plan->dims[d].in_stride;
+    if (inner < 0 || llabs(s[d]) < llabs(s[inner])) inner = d;
+  }
+  int64_t run = inner >= 0 ? n[inner] : 1, rs = inner >= 0 ? s[inner] : 1;
+  int64_t idx[HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK] = {0};
+  for (;;) {
+    int64_t o = 0;
+    for (int d = 0; d < nd; d++)
+      if (d != inner) o += idx[d] * s[d];
+    if (rs == 1) {
+      if (narrow) hy_half_narrow(plan->storage, wide + w * o, half + w * o, w * run);
+      else hy_half_widen(plan->storage, half + w * o, wide + w * o, w * run);
+    } else {
+      for (int64_t i = 0; i < run; i++, o += rs) {
+        if (narrow) hy_half_narrow(plan->storage, wide + w * o, half + w * o, w);
+        else hy_half_widen(plan->storage, half + w * o, wide + w * o, w);
+      }
+    }
+    int d = nd - 1;
+    for (; d >= 0; d--) {
+      if (d == inner) continue;
+      if (++idx[d] < n[d]) break;
+      idx[d] = 0;
+    }
+    if (d < 0) break;
+  }
+}
+
+/* Half-precision storage: the input is widened into an f32 copy, the f32
+ * tree runs from that copy into an f32 output (the same copy in place,
+ * covering both sides' reals), and the output is rounded back into the
+ * caller's buffer. Every pass, its work buffers included, computes and
+ * keeps f32, so the data are rounded to the storage format once, at the
+ * end. The copies belong to one execution (a plan may run on several
+ * threads at once). */
+static hy_status hy_cpu_execute_half(const hy_cpu_plan *plan, const hy_plan_tree *tree,
+                                     void *const buffers[HY_BUF_COUNT]) {
+  int64_t ilo, iend, olo, oend;
+  hy_cpu_half_range(plan, 0, &ilo, &iend);
+  hy_cpu_half_range(plan, 1, &olo, &oend);
+  if (!buffers[HY_BUF_IN] || !buffers[HY_BUF_OUT])
+    return hy_error(HYFFT_INTERNAL, "cpu backend: half-precision data buffers not supplied");
+  if (plan->inplace) {
+    if (olo < ilo) ilo = olo;
+    if (oend > iend) iend = oend;
+  }
+  size_t in_bytes = (size_t)(iend - ilo) * 4, out_bytes = (size_t)(oend - olo) * 4;
+  float *win = hy_malloc(in_bytes);
+  float *wout = plan->inplace ? win : hy_malloc(out_bytes);
+  if (!win || !wout) {
+    if (wout != win) hy_free(wout);
+    hy_free(win);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: f32 copies of half-precision data (%zu bytes)",
+                    plan->inplace ? in_bytes : in_bytes + out_bytes);
+  }
+  float *in0 = win - ilo, *out0 = plan->inplace ? in0 : wout - olo;
+  hy_cpu_half_convert(plan, 0, 0, buffers[HY_BUF_IN], in0);
+  void *wide[HY_BUF_COUNT] = {in0, out0, buffers[HY_BUF_WORK0], buffers[HY_BUF_WORK1]};
+  hy_status st = hy_cpu_run_tree(plan, tree, wide);
+  if (st == HYFFT_SUCCESS) hy_cpu_half_convert(plan, 1, 1, buffers[HY_BUF_OUT], out0);
+  if (wout != win) hy_free(wout);
+  hy_free(win);
+  return st;
+}
+
+static hy_status hy_cpu_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
+                                void *const buffers[HY_BUF_COUNT], void *queue) {
+  (void)device, (void)queue;
+  const hy_cpu_plan *plan = plan_state;
+  if (hy_precision_is_half(plan->storage)) return hy_cpu_execute_half(plan, tree, buffers);
+  return hy_cpu_run_tree(plan, tree, buffers);
 }
 
 const hy_backend hy_backend_cpu = {

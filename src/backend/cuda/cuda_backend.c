@@ -86,6 +86,7 @@ static void hy_cuda_fill_caps(hy_cuda_device *d, const hyfft_device_info *info) 
   double clock_khz = hy_cuda_attr(cu, d->dev, HY_CU_ATTR_CLOCK_RATE);
   c->flop_rate = clock_khz > 0 ? c->compute_units * 128.0 * 2.0 * clock_khz * 1e3 : 2e13;
   c->supports_f64 = 1;
+  c->supports_half = 1; /* f16/bf16 storage: generated conversions (codegen/cg_storage.c) */
   /* One pass keeps a whole transform in shared memory, one complex element
    * per point; the generator needs power-of-two headroom. */
   int64_t shared = d->shared_optin > 0 ? d->shared_optin : c->local_memory;

@@ -148,6 +148,7 @@ static hy_status hy_cl_open(int index, void **device) {
   c->l2_cache = dev->info.l2_cache;
   c->global_memory = dev->info.global_memory;
   c->supports_f64 = dev->info.supports_f64;
+  c->supports_half = 1; /* f16/bf16 storage: generated conversions (codegen/cg_storage.c) */
   /* Rough figures; only comparisons between plans on one device matter. */
   c->bandwidth = dev->info.is_gpu ? 400e9 : 20e9;
   c->launch_overhead = dev->info.is_gpu ? 5e-6 : 3e-5;

@@ -21,6 +21,7 @@ static inline hy_device_caps hy_h100_caps(void) {
   c.launch_overhead = 4e-6;
   c.flop_rate = 6.0e13;
   c.supports_f64 = 1;
+  c.supports_half = 1;
   c.max_pass_length[HYFFT_F32] = 16384; /* 227 KB of complex f32, a power of two */
   c.max_pass_length[HYFFT_F64] = 8192;
   return c;

@@ -1,0 +1,231 @@
+/* Half-precision storage in generated kernels (HYFFT_F16, HYFFT_BF16).
+ *
+ * Kernels compute in f32 (real = float) and are written, by every level
+ * below, as if each buffer held real2 (or real, at a real end of R2C/C2R).
+ * A pass's `src` or `dst` that is the caller's input or output buffer
+ * holds halves instead: a complex element is a pair of 16-bit patterns
+ * (hy_half2: ushort2, real part in .x), a real one a single pattern
+ * (hy_half1). Once a pass's kernel text is complete, hy_cg_storage_kernel
+ * turns it into the half-precision kernel: such a parameter is declared
+ * hy_half2 (hy_half1), a read `src[i]` becomes `hy_ld_h(src[i])`
+ * (`hy_ld_s`) and a store `dst[i] = v;` becomes `dst[i] = hy_st_h(v);`
+ * (`hy_st_s`). A real buffer viewed as complex (a DFT reading R2C's reals
+ * in pairs) is a hy_half2 buffer as it is a real2 one. The work buffers
+ * between passes stay f32, so a multi-pass plan rounds to the format only
+ * where a pass writes the caller's buffers (its last pass, and a pass that
+ * keeps an intermediate in the output buffer: the later axes of a 2D/3D
+ * plan, the steps of a real transform that run in place on the output).
+ * A use of such a buffer in any other form (pointer arithmetic, a
+ * compound assignment) is refused, so nothing can read halves as f32
+ * unnoticed.
+ *
+ * The conversions (hy_cg_storage_preamble) are the bit algorithms of
+ * util/half.h in OpenCL C and CUDA C: integer operations and bit casts
+ * only, so they need no header under NVRTC and no cl_khr_fp16 in OpenCL.
+ * f16 -> f32 is exact (subnormals, inf and NaN payloads kept), f32 -> f16
+ * and f32 -> bf16 round to nearest even, overflow to inf, keep NaN NaN.
+ * The persistent kernel (cg_persist.c) is not made for these plans. */
+#include <string.h>
+
+#include "codegen/cg_internal.h"
+#include "util/half.h"
+
+void hy_cg_storage_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision storage) {
+  if (!hy_precision_is_half(storage)) return;
+  int cl = dialect == HY_DIALECT_OPENCL;
+  hy_strbuf_appendf(sb,
+                    "/* %s storage: halves in memory, f32 in registers (cg_storage.c). */\n"
+                    "typedef ushort2 hy_half2;\ntypedef %s hy_half1;\n"
+                    "#define HY_U2F(u) %s(u)\n#define HY_F2U(f) %s(f)\n"
+                    "#define HY_MKH(a, b) %s\n",
+                    storage == HYFFT_F16 ? "f16" : "bf16", cl ? "ushort" : "unsigned short",
+                    cl ? "as_float" : "__uint_as_float",
+                    cl ? "as_uint" : "__float_as_uint",
+                    cl ? "((hy_half2)((ushort)(a), (ushort)(b)))"
+                       : "make_ushort2((unsigned short)(a), (unsigned short)(b))");
+  if (storage == HYFFT_F16) {
+    hy_strbuf_append(
+        sb,
+        "HY_FN float hy_h2f(unsigned int h) {\n"
+        "  const unsigned int sign = (h & 0x8000u) << 16;\n"
+        "  const unsigned int e = (h >> 10) & 0x1fu, m = h & 0x3ffu;\n"
+        "  if (e == 0x1fu) return HY_U2F(sign | 0x7f800000u | (m << 13));\n"
+        "  if (e != 0u) return HY_U2F(sign | ((e + 112u) << 23) | (m << 13));\n"
+        "  /* zero or subnormal: m * 2^-24, exact (a normal f32) */\n"
+        "  return HY_U2F(sign | HY_F2U((float)m * 5.9604644775390625e-8f));\n"
+        "}\n"
+        "HY_FN unsigned int hy_f2h(float f) {\n"
+        "  const unsigned int u = HY_F2U(f);\n"
+        "  const unsigned int sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;\n"
+        "  if (a > 0x7f800000u) {\n"
+        "    const unsigned int m = (a >> 13) & 0x3ffu;\n"
+        "    return sign | 0x7c00u | (m != 0u ? m : 0x200u);\n"
+        "  }\n"
+        "  if (a >= 0x477ff000u) return sign | 0x7c00u; /* 65520 and above: inf */\n"
+        "  if (a >= 0x38800000u) {\n"
+        "    unsigned int r = a - 0x38000000u;\n"
+        "    r += 0xfffu + ((r >> 13) & 1u);\n"
+        "    return sign | (r >> 13);\n"
+        "  }\n"
+        "  if (a <= 0x33000000u) return sign;\n"
+        "  const unsigned int e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, sh = 126u - e;\n"
+        "  const unsigned int rem = m & ((1u << sh) - 1u), hf = 1u << (sh - 1u);\n"
+        "  unsigned int q = m >> sh;\n"
+        "  if (rem > hf || (rem == hf && (q & 1u) != 0u)) q++;\n"
+        "  return sign | q;\n"
+        "}\n");
+  } else {
+    hy_strbuf_append(sb,
+                     "HY_FN float hy_h2f(unsigned int h) { return HY_U2F(h << 16); }\n"
+                     "HY_FN unsigned int hy_f2h(float f) {\n"
+                     "  unsigned int u = HY_F2U(f);\n"
+                     "  if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;\n"
+                     "  u += 0x7fffu + ((u >> 16) & 1u);\n"
+                     "  return u >> 16;\n"
+                     "}\n");
+  }
+  hy_strbuf_append(sb,
+                   "HY_FN real2 hy_ld_h(hy_half2 v) { return MK(hy_h2f(v.x), hy_h2f(v.y)); }\n"
+                   "HY_FN hy_half2 hy_st_h(real2 v) { return HY_MKH(hy_f2h(v.x), hy_f2h(v.y)); }\n"
+                   "HY_FN real hy_ld_s(hy_half1 v) { return hy_h2f(v); }\n"
+                   "HY_FN hy_half1 hy_st_s(real v) { return (hy_half1)hy_f2h(v); }\n\n");
+}
+
+static int hy_cg_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Index of the bracket or parenthesis closing the one at `open`, or -1. */
+static long hy_cg_closing(const char *t, size_t len, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < len; i++) {
+    if (t[i] == '[' || t[i] == '(') depth++;
+    else if (t[i] == ']' || t[i] == ')') {
+      if (--depth == 0) return (long)i;
+    }
+  }
+  return -1;
+}
+
+/* End of the expression starting at `from`: the `;` at depth 0. */
+static long hy_cg_statement_end(const char *t, size_t len, size_t from) {
+  int depth = 0;
+  for (size_t i = from; i < len; i++) {
+    if (t[i] == '[' || t[i] == '(') depth++;
+    else if (t[i] == ']' || t[i] == ')') depth--;
+    else if (t[i] == ';' && depth == 0) return (long)i;
+  }
+  return -1;
+}
+
+typedef struct hy_cg_rw {
+  const char *names[2];
+  int scalar[2]; /* declared `real *` (a real end: one half an element) */
+  int nnames;
+  int bad; /* a use of a half buffer that is neither a read nor a store */
+} hy_cg_rw;
+
+/* The name of a half buffer starting at t[i] (whole identifier), or -1. */
+static int hy_cg_half_name(const hy_cg_rw *rw, const char *t, size_t len, size_t i) {
+  if (i > 0 && hy_cg_ident_char(t[i - 1])) return -1;
+  for (int k = 0; k < rw->nnames; k++) {
+    size_t n = strlen(rw->names[k]);
+    if (i + n <= len && memcmp(t + i, rw->names[k], n) == 0 &&
+        (i + n == len || !hy_cg_ident_char(t[i + n])))
+      return k;
+  }
+  return -1;
+}
+
+/* Append t[0, len) rewritten (see the file's comment). */
+static void hy_cg_rewrite(hy_cg_rw *rw, hy_strbuf *sb, const char *t, size_t len) {
+  size_t i = 0, copied = 0;
+  while (i < len) {
+    /* A parameter declaration "real2 *name" or "real *name". */
+    for (int sc = 0; sc < 2; sc++) {
+      const char *decl = sc ? "real *" : "real2 *";
+      size_t dl = strlen(decl);
+      int k = len - i > dl && memcmp(t + i, decl, dl) == 0 &&
+                      (i == 0 || !hy_cg_ident_char(t[i - 1]))
+                  ? hy_cg_half_name(rw, t, len, i + dl)
+                  : -1;
+      if (k < 0) continue;
+      rw->scalar[k] = sc;
+      hy_strbuf_appendf(sb, "%.*s%s *", (int)(i - copied), t + copied, sc ? "hy_half1" : "hy_half2");
+      i += dl;
+      copied = i;
+      break;
+    }
+    int k = hy_cg_half_name(rw, t, len, i);
+    if (k < 0) {
+      i++;
+      continue;
+    }
+    size_t n = strlen(rw->names[k]);
+    long close = i + n < len && t[i + n] == '[' ? hy_cg_closing(t, len, i + n) : -1;
+    if (close < 0) {
+      /* The name in its (rewritten) declaration, or a bare use. */
+      if (i > 0 && t[i - 1] == '*') {
+        i += n;
+        continue;
+      }
+      rw->bad = 1;
+      i += n;
+      continue;
+    }
+    hy_strbuf_appendf(sb, "%.*s", (int)(i - copied), t + copied);
+    size_t a0 = i + n + 1, a1 = (size_t)close, j = a1 + 1;
+    while (j < len && t[j] == ' ') j++;
+    int store = j < len && t[j] == '=' && (j + 1 >= len || t[j + 1] != '=');
+    if (j + 1 < len && strchr("+-*/", t[j]) && t[j + 1] == '=') rw->bad = 1;
+    if (store) {
+      long end = hy_cg_statement_end(t, len, j + 1);
+      if (end < 0) {
+        rw->bad = 1;
+        end = (long)len;
+      }
+      size_t e0 = j + 1;
+      while (e0 < (size_t)end && t[e0] == ' ') e0++;
+      hy_strbuf_appendf(sb, "%s[", rw->names[k]);
+      hy_cg_rewrite(rw, sb, t + a0, a1 - a0);
+      hy_strbuf_append(sb, rw->scalar[k] ? "] = hy_st_s(" : "] = hy_st_h(");
+      hy_cg_rewrite(rw, sb, t + e0, (size_t)end - e0);
+      hy_strbuf_append(sb, ")");
+      i = copied = (size_t)end;
+    } else {
+      hy_strbuf_appendf(sb, "%s(%s[", rw->scalar[k] ? "hy_ld_s" : "hy_ld_h", rw->names[k]);
+      hy_cg_rewrite(rw, sb, t + a0, a1 - a0);
+      hy_strbuf_append(sb, "])");
+      i = copied = a1 + 1;
+    }
+  }
+  hy_strbuf_appendf(sb, "%.*s", (int)(len - copied), t + copied);
+}
+
+static int hy_cg_caller_buffer(hy_buffer b) { return b == HY_BUF_IN || b == HY_BUF_OUT; }
+
+hy_status hy_cg_storage_kernel(const hy_problem *problem, const hy_pass *pass, hy_strbuf *sb,
+                               size_t begin) {
+  if (!hy_precision_is_half(problem->storage)) return HYFFT_SUCCESS;
+  if (problem->kind == HYFFT_R2R || pass->precision != HYFFT_F32)
+    return hy_error(HYFFT_INTERNAL, "codegen: half-precision storage of a %s pass",
+                    problem->kind == HYFFT_R2R ? "r2r" : "non-f32");
+  HY_TRY(hy_strbuf_status(sb));
+  hy_cg_rw rw = {{NULL, NULL}, {0, 0}, 0, 0};
+  if (hy_cg_caller_buffer(pass->src)) rw.names[rw.nnames++] = "src";
+  if (hy_cg_caller_buffer(pass->dst)) rw.names[rw.nnames++] = "dst";
+  if (rw.nnames == 0) return HYFFT_SUCCESS;
+  size_t len = sb->len - begin;
+  char *text = hy_malloc(len + 1);
+  if (!text) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: half-precision rewrite (%zu bytes)", len);
+  memcpy(text, sb->data + begin, len);
+  text[len] = '\0';
+  sb->len = begin;
+  sb->data[begin] = '\0';
+  hy_cg_rewrite(&rw, sb, text, len);
+  hy_free(text);
+  if (rw.bad)
+    return hy_error(HYFFT_INTERNAL, "codegen: a kernel uses a half-precision buffer other than "
+                                    "by reading or storing an element");
+  return hy_strbuf_status(sb);
+}
