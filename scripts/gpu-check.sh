@@ -246,6 +246,17 @@ run_step out_of_core_cuda 180 env HYFFT_DEVICE_MEMORY_LIMIT=32M "$build/tools/hy
   r2c:f32:4096x4096 c2r:f64:2048x3000:ip r2c:f32:256x256x160:b2 c2r:f32:3000x2001 \
   r2c:f64:1500x2999:ip c2c:f32:fwd:33554432 c2c:f64:bwd:4194304:b4 c2c:f32:fwd:16777216:ip \
   c2c:f32:bwd:14348907 --device cuda --progress
+# Half-precision storage (f16, bf16) on CUDA: every bit pattern through a
+# scaled rank-0 plan compared bit for bit, then the ctest half suites
+# (reference at the format's gates; device buffers), then host and device
+# problems through four-step, Rader, Bluestein, plane, real and staged
+# paths, checked against the reference (and the self-test beyond it).
+run_step half_cuda 150 bash -c "'$build/tests/accuracy/hyfft_half_exact' --device cuda &&
+  ctest --test-dir '$build' -R '^accuracy\.cuda\.half' --output-on-failure &&
+  '$build/tools/hyfft/hyfft' verify --device cuda --self-test c2c:f16:fwd:4096:b64 \
+    c2c:bf16:bwd:1024x1024 c2c:f16:fwd:65536:b64 c2c:bf16:fwd:16777216 c2c:f16:fwd:65537:b8 \
+    c2c:bf16:fwd:97:b1000 c2c:f16:fwd:100x100:b64 c2c:bf16:bwd:256x256x256 r2c:f16:4096:b64 \
+    c2r:bf16:512x512 r2c:f16:128x128x128:ip c2c:f16:fwd:1024:b262144 c2c:bf16:bwd:4096:b16384:ip"
 # Real-to-real kinds on CUDA (their kernels have no other GPU test).
 run_step r2r_cuda 120 "$build/tests/accuracy/hyfft_r2r_accuracy" --device cuda --quick
 # Host data staged through the device: chunked C2C, R2C, C2R and R2R, the

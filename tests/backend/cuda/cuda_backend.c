@@ -911,7 +911,9 @@ static void hy_tiered_case(hyfft_context ctx, hyfft_context cpu, const char *tok
   hy_cuda_get_stats(ctx->device, &s0);
   double t0 = hy_seconds();
   hyfft_plan plan = NULL;
-  CHECK_OK(hyfft_plan_create(ctx, &prob, 0, &plan));
+  /* Its own work area: the plain tier runs below on plan->work directly
+   * (the context's shared area exists only inside executions). */
+  CHECK_OK(hyfft_plan_create(ctx, &prob, HYFFT_OWN_WORKSPACE, &plan));
   double created = hy_seconds() - t0;
   if (plan && din && dout) {
     hy_cuda_get_stats(ctx->device, &s1);
