@@ -4,6 +4,7 @@
 
 #include "api/api.h"
 #include "exec/hybrid.h"
+#include "exec/batch_chunks.h"
 #include "exec/multi_device.h"
 #include "exec/out_of_core.h"
 #include "planner/planner.h"
@@ -285,6 +286,8 @@ hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, si
     hy_hybrid_describe(plan, &sb);
   else if (plan->ooc)
     hy_ooc_describe(plan, &sb);
+  else if (plan->chunks)
+    hy_chunks_describe(plan, &sb);
   else
     hy_plan_tree_describe(&plan->tree, &sb);
   if (plan->has_quick) {
@@ -304,6 +307,7 @@ hyfft_status hyfft_plan_source(hyfft_plan plan, char *buf, size_t buf_size, size
   hy_status st = plan->multi    ? hy_multi_source(plan, &sb)
                  : plan->hybrid ? hy_hybrid_source(plan, &sb)
                  : plan->ooc  ? hy_ooc_source(plan, &sb)
+                 : plan->chunks ? hy_chunks_source(plan, &sb)
                            : plan->context->backend->plan_source(plan->context->device,
                                                                  plan->backend_state, &sb);
   if (st == HYFFT_SUCCESS) st = hy_strbuf_export(&sb, buf, buf_size, needed);

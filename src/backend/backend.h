@@ -14,6 +14,7 @@ typedef struct hy_device_caps {
   int64_t local_memory;   /* bytes of shared/local memory one block may use */
   int max_work_group;     /* threads per block */
   int64_t l2_cache;       /* bytes, 0 if unknown */
+  int64_t last_level_cache; /* CPU: bytes of the last cache level the cores share, 0 if unknown */
   int64_t global_memory;  /* bytes */
   double bandwidth;       /* bytes/s of a device-to-device copy (read+write), estimate */
   double launch_overhead; /* seconds per pass */

@@ -5,6 +5,7 @@
 
 #include "exec/exec.h"
 #include "exec/hybrid.h"
+#include "exec/batch_chunks.h"
 #include "exec/multi_device.h"
 #include "exec/out_of_core.h"
 #include "exec/staging.h"
@@ -340,6 +341,8 @@ hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void
   hy_status st;
   if (plan->multi)
     st = hy_multi_run(plan, in, out, queue);
+  else if (plan->chunks)
+    st = hy_chunks_run(plan, in, out);
   else if (plan->hybrid)
     st = hy_hybrid_run(plan, in, out, queue);
   else if (plan->ooc)

@@ -85,6 +85,10 @@ struct hyfft_plan_s {
    * then has no tree, backend state, workspace or stage of its own. NULL
    * otherwise. */
   struct hy_multi *multi;
+  /* Batched CPU plans run chunk by chunk of the outer batch dim
+   * (exec/batch_chunks.c): the chunk sub-plans. The plan then has no tree,
+   * backend state, workspace or stage of its own. NULL otherwise. */
+  struct hy_chunks *chunks;
 };
 
 /* Report `fraction` of an execution to the plan's progress callback, if
@@ -101,6 +105,9 @@ static inline void hy_exec_progress(const struct hyfft_plan_s *plan, double frac
  * context (the measuring planner's candidates, which must not grow the
  * context's shared area to the largest candidate's need). */
 #define HY_PLAN_OWN_WORK (1u << 29)
+/* A chunk's plan of a chunked CPU plan (exec/batch_chunks.c): never
+ * chunked again. */
+#define HY_PLAN_CHUNK (1u << 28)
 
 /* Create a plan of `problem` (a user description, validated here) on
  * `context`: its tree, backend state, plan-owned workspace and staging

@@ -8,6 +8,7 @@
 #include "exec/choose.h"
 #include "exec/exec.h"
 #include "exec/hybrid.h"
+#include "exec/batch_chunks.h"
 #include "exec/multi_device.h"
 #include "exec/out_of_core.h"
 #include "exec/staging.h"
@@ -78,7 +79,9 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
   if (st == HYFFT_SUCCESS && !tree) st = hy_multi_create(p, flags);
   if (st == HYFFT_SUCCESS && !tree && !p->multi) st = hy_hybrid_create(p, flags);
   if (st == HYFFT_SUCCESS && !tree && !p->multi && !p->hybrid) st = hy_ooc_create(p, flags);
-  if (st == HYFFT_SUCCESS && (p->ooc || p->hybrid || p->multi)) {
+  if (st == HYFFT_SUCCESS && !tree && !p->multi && !p->hybrid && !p->ooc)
+    st = hy_chunks_create(p, flags);
+  if (st == HYFFT_SUCCESS && (p->ooc || p->hybrid || p->multi || p->chunks)) {
     pthread_mutex_init(&p->work_lock, NULL);
     atomic_fetch_add(&context->refs, 1);
     *plan = p;
@@ -146,7 +149,8 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
 
 void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
-  if (plan->ooc || plan->hybrid || plan->multi) {
+  if (plan->ooc || plan->hybrid || plan->multi || plan->chunks) {
+    hy_chunks_destroy(plan);
     hy_multi_destroy(plan);
     hy_hybrid_destroy(plan);
     hy_ooc_destroy(plan);
@@ -167,6 +171,7 @@ void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
 hy_status hy_exec_plan_wait(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
   if (plan->multi) return hy_multi_wait(plan);
+  if (plan->chunks) return HYFFT_SUCCESS;
   if (plan->hybrid) return hy_hybrid_wait(plan);
   if (plan->ooc) return hy_ooc_wait(plan);
   if (b->plan_wait) HY_TRY(b->plan_wait(plan->context->device, plan->backend_state));

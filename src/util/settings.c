@@ -34,6 +34,7 @@ static const struct {
     {"HYFFT_L2_CHUNK", offsetof(hy_settings, l2_chunk_raw)},
     {"HYFFT_REVERSE", offsetof(hy_settings, reverse_raw)},
     {"HYFFT_PLANES", offsetof(hy_settings, planes_raw)},
+    {"HYFFT_CPU_CHUNKS", offsetof(hy_settings, cpu_chunks_raw)},
     {"HYFFT_BLUESTEIN_UNFUSED", offsetof(hy_settings, bluestein_unfused)},
     {"HYFFT_REAL_UNFUSED", offsetof(hy_settings, real_unfused)},
     {"HYFFT_FOUR_STEP_PASSES", offsetof(hy_settings, four_step_passes_raw)},
@@ -94,6 +95,8 @@ static void hy_settings_parse(hy_settings *s) {
   s->measure_budget = budget > 0 ? budget : HY_SETTINGS_MEASURE_BUDGET_DEFAULT;
   s->staging_simple = hy_settings_is(s->staging, "simple");
   s->staging_packed = hy_settings_is(s->staging, "packed");
+  s->cpu_chunks_off = hy_settings_is(s->cpu_chunks_raw, "0");
+  s->cpu_chunk_bytes = s->cpu_chunks_raw && !s->cpu_chunks_off ? hy_settings_bytes(s->cpu_chunks_raw) : 0;
   s->device_memory_limit =
       s->device_memory_limit_raw ? hy_settings_bytes(s->device_memory_limit_raw) : 0;
   s->cpu_share = -1;
@@ -188,6 +191,9 @@ hy_status hy_settings_check(void) {
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_DEVICE_MEMORY_LIMIT='%s' is not a "
                     "positive byte count (digits, optionally K, M or G)",
                     s->device_memory_limit_raw);
+  if (s->cpu_chunk_bytes < 0)
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_CPU_CHUNKS='%s' is neither 0 nor "
+                    "a byte count (digits, optionally K, M or G)", s->cpu_chunks_raw);
   if (s->cpu_share == -3)
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_CPU_SHARE='%s' is neither 'off', "
                     "'auto' nor a fraction from 0 to 1", s->cpu_share_raw);

@@ -71,6 +71,34 @@ static int64_t hy_cpu_l2_bytes(void) {
   return 0;
 }
 
+/* The largest unified cache of cpu0 as sysfs lists it (the last level the
+ * cores share; sysconf's figure is unreliable in virtual machines), else
+ * sysconf's L3, else 0. */
+static int64_t hy_cpu_llc_bytes(void) {
+  int64_t best = 0;
+  for (int i = 0; i < 8; i++) {
+    char path[96], text[32];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    if (fgets(text, sizeof text, f)) {
+      char *end = NULL;
+      long long v = strtoll(text, &end, 10);
+      if (end && (*end == 'K' || *end == 'k')) v <<= 10;
+      else if (end && (*end == 'M' || *end == 'm')) v <<= 20;
+      if (v > best) best = v;
+    }
+    fclose(f);
+  }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  if (best == 0) {
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (l3 > 0) best = l3;
+  }
+#endif
+  return best;
+}
+
 static hy_status hy_cpu_device_info(int index, hyfft_device_info *info) {
   if (index != 0) return hy_error(HYFFT_INVALID_DEVICE, "cpu device %d does not exist (only cpu:0)", index);
   memset(info, 0, sizeof *info);
@@ -100,6 +128,7 @@ static hy_status hy_cpu_caps(void *device, hy_device_caps *caps) {
   caps->backend = HYFFT_BACKEND_CPU;
   caps->compute_units = threads;
   caps->l2_cache = hy_cpu_l2_bytes();
+  caps->last_level_cache = hy_cpu_llc_bytes();
   caps->global_memory = hy_cpu_memory_bytes();
   /* Rough figures for the cost model: a few GB/s of copy bandwidth per
    * core up to a memory-bus limit, a few Gflop/s per core in SIMD. */
