@@ -30,14 +30,14 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs" --timeout 1200 \
   -R '^(unit\.|errors\.|properties\.cpu$|backend\.cpu\.|cli_bad|cuda\.units$|fuzz\.)'
 
-step "thread sanitizer: concurrent executions, plan churn on a shared context, hybrid and multi-device plans, shared work areas"
+step "thread sanitizer: concurrent executions, plan churn on a shared context, hybrid and multi-device plans (CPU and PoCL), shared work areas"
 cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHYFFT_TSAN=ON \
   -DHYFFT_WERROR=ON -DHYFFT_TEST_DEVICES=cpu -DHYFFT_MPI=OFF >/dev/null
 ninja -C build/tsan -j"$jobs" hyfft_test_cpu_concurrency hyfft_unit_hybrid hyfft_unit_multi_device \
   hyfft_unit_workspace
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   ctest --test-dir build/tsan --output-on-failure -j"$jobs" --timeout 600 \
-  -R '^(backend\.cpu\.concurrency|unit\.hybrid|unit\.multi_device|unit\.workspace)$'
+  -R '^(backend\.cpu\.concurrency|unit\.hybrid|unit\.multi_device|opencl\.multi_device|unit\.workspace)$'
 
 step "fuzzing: token parser, problem validator, wisdom reader (libFuzzer, 20 s each)"
 if command -v clang >/dev/null; then
