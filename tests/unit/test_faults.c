@@ -12,7 +12,8 @@
  * with the search and its wisdom entry; a multi-device context ("cpu,cpu")
  * created, planned on and run; wisdom exported to and imported from a
  * file; the shared work area of a fake-GPU context growing, and a caller's
- * workspace. */
+ * workspace; an OpenCL context (PoCL in CI) whose plan compiles its
+ * kernels, the compile among the fault points. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -117,6 +118,22 @@ static hyfft_status sc_context(world *w) {
   hyfft_context ctx = NULL;
   hyfft_status st = hyfft_context_create("cpu", &ctx);
   if (st == HYFFT_SUCCESS) CHECK_OK(hyfft_context_destroy(ctx));
+  return st;
+}
+/* An OpenCL context made for the run (PoCL in CI), a plan whose kernels
+ * compile (the disk cache is off for this scenario and the context, with
+ * its in-memory programs, is new each time), run on host data: the
+ * compile's fault point among the allocations. */
+static hyfft_status sc_opencl(world *w) {
+  (void)w;
+  hyfft_context ctx = NULL;
+  hyfft_status st = hyfft_context_create("opencl:0:0", &ctx);
+  if (st != HYFFT_SUCCESS) {
+    CHECK(ctx == NULL, "a failed OpenCL context creation returned a context");
+    return st;
+  }
+  st = plan_and_run(ctx, "c2c:f32:fwd:16:b3", 1);
+  CHECK_OK(hyfft_context_destroy(ctx));
   return st;
 }
 static hyfft_status sc_cpu_c2c(world *w) { return plan_and_run(w->cpu, "c2c:f32:fwd:64x48:b3", 1); }
@@ -241,9 +258,17 @@ int main(void) {
       {"hybrid search", sc_hybrid_search, "auto", NULL},
       {"wisdom file", sc_wisdom, NULL, NULL},
       {"work areas", sc_work_areas, NULL, NULL},
+      {"opencl compile", sc_opencl, NULL, NULL},
   };
+  /* The OpenCL scenario where a device answers (PoCL in CI). */
+  hyfft_context probe = NULL;
+  int have_opencl = hyfft_context_create("opencl:0:0", &probe) == HYFFT_SUCCESS;
+  if (probe) CHECK_OK(hyfft_context_destroy(probe));
+  if (!have_opencl) printf("no OpenCL device: the OpenCL compile scenario is skipped\n");
   for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
     const scenario *s = &scenarios[i];
+    if (s->run == sc_opencl && !have_opencl) continue;
+    if (s->run == sc_opencl) setenv("HYFFT_CACHE_DIR", "off", 1);
     if (s->cpu_share) setenv("HYFFT_CPU_SHARE", s->cpu_share, 1);
     else unsetenv("HYFFT_CPU_SHARE");
     if (s->limit) setenv("HYFFT_DEVICE_MEMORY_LIMIT", s->limit, 1);
@@ -266,6 +291,7 @@ int main(void) {
     }
     printf("%-22s %4ld fault points, %4ld runs failed with a status, %4ld recovered\n", s->name,
            points, failed, points - failed);
+    if (s->run == sc_opencl) unsetenv("HYFFT_CACHE_DIR");
     CHECK(points > 0, "%s: no fault point passed", s->name);
   }
   unsetenv("HYFFT_CPU_SHARE");
