@@ -18,6 +18,10 @@ hyfft_status hy_dist_mpi_error(int mpi_code, const char *what);
 /* A failed local hyfft call: its status, with hyfft_last_error() repeated. */
 hyfft_status hy_dist_hyfft_error(hyfft_status status, const char *what);
 
+/* Seconds on a monotonic clock (CLOCK_MONOTONIC; dist_error.c), for the
+ * phase times of hyfft_dist_times. */
+double hy_dist_now(void);
+
 /* ---- decomposition (dist_layout.c) ---------------------------------------- */
 
 /* How one axis of a distributed array is held. */
@@ -102,6 +106,13 @@ void hy_dist_redist_free(hy_dist_redist *r);
 hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size_t esize,
                                 const void *src, void *pack, void *unpack, void *dst,
                                 hyfft_dist_times *times);
+
+/* MPI's own MPI_Alltoallv with the counts of r, from `send` into `recv`
+ * (contiguous, send_total and recv_total elements); `displs` holds
+ * 2 * peers ints (allocated by the caller before the collective calls, so
+ * that nothing can fail between them); *seconds its time. */
+hyfft_status hy_dist_redist_replay(const hy_dist_redist *r, MPI_Datatype elem, void *send,
+                                   void *recv, int *displs, double *seconds);
 
 /* ---- token (dist_token.c) -------------------------------------------------- */
 /* hyfft_dist_problem_parse is the public entry. */

@@ -444,6 +444,61 @@ hyfft_status hyfft_dist_plan_reset_times(hyfft_dist_plan plan) {
   return HYFFT_SUCCESS;
 }
 
+static int hy_dist_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+hyfft_status hyfft_dist_plan_alltoall_reference(hyfft_dist_plan plan, int runs, double *seconds,
+                                                int64_t *bytes) {
+  hyfft_status s = hy_dist_check(plan);
+  if (s != HYFFT_SUCCESS) return s;
+  hyfft_status local = HYFFT_SUCCESS;
+  if (!seconds || !bytes)
+    local = hy_dist_error(HYFFT_NULL_POINTER, "seconds or bytes is NULL");
+  else if (runs < 1)
+    local = hy_dist_error(HYFFT_INVALID_ARGUMENT, "runs is %d (at least 1)", runs);
+  int peers = 1;
+  for (int k = 0; k < plan->nstages; k++)
+    if (plan->stages[k].is_redist && plan->stages[k].redist.peers > peers)
+      peers = plan->stages[k].redist.peers;
+  double *t = local == HYFFT_SUCCESS ? calloc((size_t)runs, sizeof *t) : NULL;
+  int *displs = local == HYFFT_SUCCESS ? calloc((size_t)peers * 2, sizeof *displs) : NULL;
+  if (local == HYFFT_SUCCESS && (!t || !displs))
+    local = hy_dist_error(HYFFT_OUT_OF_MEMORY, "%d run times", runs);
+  s = hy_dist_agree(plan->comm, local, "the all-to-all reference's arguments");
+  if (s != HYFFT_SUCCESS) {
+    free(t);
+    free(displs);
+    return s;
+  }
+  /* Every rank runs the same transposes in the same order (the stage list
+   * is the same on every rank), so the collective calls match. */
+  int64_t sent = 0;
+  for (int k = 0; k < plan->nstages; k++)
+    if (plan->stages[k].is_redist && plan->stages[k].redist.peers > 1)
+      sent += plan->stages[k].redist.send_total * (int64_t)plan->esize;
+  for (int i = 0; i < runs && local == HYFFT_SUCCESS; i++) {
+    for (int k = 0; k < plan->nstages && local == HYFFT_SUCCESS; k++) {
+      const hy_dist_stage *st = &plan->stages[k];
+      if (!st->is_redist) continue;
+      double dt = 0;
+      local = hy_dist_redist_replay(&st->redist, plan->elem, plan->work[0], plan->work[1], displs,
+                                    &dt);
+      t[i] += dt;
+    }
+  }
+  s = hy_dist_agree(plan->comm, local, "the all-to-all reference");
+  if (s == HYFFT_SUCCESS) {
+    qsort(t, (size_t)runs, sizeof *t, hy_dist_cmp_double);
+    *seconds = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+    *bytes = sent;
+  }
+  free(t);
+  free(displs);
+  return s;
+}
+
 hyfft_status hyfft_dist_plan_destroy(hyfft_dist_plan plan) {
   hyfft_status s = hy_dist_check(plan);
   if (s != HYFFT_SUCCESS) return s;
@@ -456,13 +511,15 @@ hyfft_status hyfft_dist_plan_destroy(hyfft_dist_plan plan) {
 hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out) {
   hyfft_status s = hy_dist_check(plan);
   if (s != HYFFT_SUCCESS) return s;
-  double t0 = MPI_Wtime();
+  double t0 = hy_dist_now();
   hyfft_status local = HYFFT_SUCCESS;
   if (!in && plan->layout.in.elements > 0)
     local = hy_dist_error(HYFFT_NULL_POINTER, "in is NULL on a rank whose input box is not empty");
   else if (!out && plan->layout.out.elements > 0)
     local = hy_dist_error(HYFFT_NULL_POINTER, "out is NULL on a rank whose output box is not empty");
+  double ta = hy_dist_now();
   s = hy_dist_agree(plan->comm, local, "checking the buffers");
+  plan->times.agree += hy_dist_now() - ta;
   if (s != HYFFT_SUCCESS) return s;
 
   void *buf[5] = {(void *)in, out, plan->work[0], plan->work[1], plan->work[2]};
@@ -473,7 +530,7 @@ hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out)
     hy_dist_stage *st = &plan->stages[k];
     if (!st->is_redist) {
       if (st->local) {
-        double t = MPI_Wtime();
+        double t = hy_dist_now();
         /* The local plans are out of place: a single step in place goes
          * through the work buffer. */
         int inplace = last == 0 && in == out;
@@ -482,13 +539,15 @@ hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out)
           memcpy(out, buf[HY_BUF_W0],
                  (size_t)plan->layout.out.elements *
                      (plan->problem.kind == HYFFT_C2R ? plan->esize / 2 : plan->esize));
-        plan->times.local_fft += MPI_Wtime() - t;
+        plan->times.local_fft += hy_dist_now() - t;
         if (e != HYFFT_SUCCESS) local = hy_dist_hyfft_error(e, "a local transform");
       }
       continue;
     }
     /* No rank enters the all-to-all unless every rank got here. */
+    ta = hy_dist_now();
     s = hy_dist_agree(plan->comm, local, "a local transform");
+    plan->times.agree += hy_dist_now() - ta;
     if (s != HYFFT_SUCCESS) return s;
     /* Packing goes to the pack buffer; an unpacking transpose receives into
      * a work buffer that the step neither reads after packing nor writes. */
@@ -497,8 +556,11 @@ hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out)
     local = hy_dist_redist_run(&st->redist, plan->elem, plan->esize, buf[src], buf[HY_BUF_PACK],
                                buf[unpack], buf[dst], &plan->times);
   }
+  ta = hy_dist_now();
   s = hy_dist_agree(plan->comm, local, "executing");
-  plan->times.total += MPI_Wtime() - t0;
+  double tend = hy_dist_now();
+  plan->times.agree += tend - ta;
+  plan->times.total += tend - t0;
   plan->times.executions++;
   return s;
 }
