@@ -115,10 +115,31 @@ void hy_dist_redist_free(hy_dist_redist *r) {
   memset(r, 0, sizeof *r);
 }
 
+void hy_dist_chunk(int64_t count, int k, int c, int64_t *lo, int64_t *n) {
+  *lo = count * c / k;
+  *n = count * (c + 1) / k - *lo;
+}
+
+/* Restrict a source box to its chunk (see hy_dist_redist_init_chunk). */
+static void hy_dist_restrict(hyfft_dist_box *b, int axis, int k, int c) {
+  if (axis < 0) return;
+  int64_t lo, n;
+  hy_dist_chunk(b->count[axis], k, c, &lo, &n);
+  b->start[axis] += lo;
+  b->count[axis] = n;
+}
+
 hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom,
                                  const hy_dist_state *from, const hy_dist_state *to, int g,
                                  MPI_Comm comm) {
+  return hy_dist_redist_init_chunk(r, geom, from, to, g, comm, -1, 1, 0, 0);
+}
+
+hyfft_status hy_dist_redist_init_chunk(hy_dist_redist *r, const hy_dist_geometry *geom,
+                                       const hy_dist_state *from, const hy_dist_state *to, int g,
+                                       MPI_Comm comm, int axis, int k, int c, int64_t send_base) {
   memset(r, 0, sizeof *r);
+  r->send_base = send_base;
   r->g = g;
   r->comm = comm;
   r->peers = geom->grid[g];
@@ -156,7 +177,10 @@ hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom
     hyfft_dist_box peer_from, peer_to;
     hy_dist_box_of(geom, from, pp, qq, 0, &peer_from);
     hy_dist_box_of(geom, to, pp, qq, 0, &peer_to);
-    hy_dist_intersect(&r->from, &peer_to, &r->send_boxes[j]);
+    hyfft_dist_box mine = r->from;
+    hy_dist_restrict(&mine, axis, k, c);
+    hy_dist_restrict(&peer_from, axis, k, c);
+    hy_dist_intersect(&mine, &peer_to, &r->send_boxes[j]);
     hy_dist_intersect(&peer_from, &r->to, &r->recv_boxes[j]);
     int64_t sc = hy_dist_box_count(&r->send_boxes[j]);
     int64_t rc = hy_dist_box_count(&r->recv_boxes[j]);
@@ -246,5 +270,35 @@ hyfft_status hy_dist_redist_replay(const hy_dist_redist *r, MPI_Datatype elem, v
   int rc = MPI_Alltoallv(send, r->send_counts, sd, elem, recv, r->recv_counts, rd, elem, r->comm);
   *seconds = hy_dist_now() - t0;
   if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Alltoallv");
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hy_dist_redist_start(const hy_dist_redist *r, MPI_Datatype elem, size_t esize,
+                                  const void *src, void *pack, void *dst, MPI_Request *request,
+                                  hyfft_dist_times *times) {
+  int64_t stream_stride[3];
+  double t0 = hy_dist_now();
+  const void *send = src;
+  if (r->pack) {
+    send = (char *)pack + r->send_base * (int64_t)esize;
+    for (int j = 0; j < r->peers; j++) {
+      const hyfft_dist_box *sub = &r->send_boxes[j];
+      if (r->send_counts[j] == 0) continue;
+      hy_dist_packed_strides(sub, r->from.order, stream_stride);
+      hy_dist_copy_box((char *)send + (int64_t)r->send_displs[j] * (int64_t)esize, stream_stride,
+                       (const char *)src + hy_dist_offset(&r->from, sub) * (int64_t)esize,
+                       r->from.stride, sub->count, r->from.order, esize);
+    }
+  }
+  double t1 = hy_dist_now();
+  int rc = MPI_Ialltoallv(send, r->send_counts, r->send_displs, elem, dst, r->recv_counts,
+                          r->recv_displs, elem, r->comm, request);
+  double t2 = hy_dist_now();
+  if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Ialltoallv");
+  times->pack += t1 - t0;
+  times->alltoall += t2 - t1;
+  times->alltoall_bytes += r->send_total * (int64_t)esize;
+  times->alltoall_recv_bytes += r->recv_total * (int64_t)esize;
+  times->alltoalls++;
   return HYFFT_SUCCESS;
 }

@@ -9,6 +9,7 @@
  * input must come back unchanged. Then the bad-input cases: each must give
  * the named status on every rank (and return, not hang: CTest's timeout
  * catches a hang). */
+#define _POSIX_C_SOURCE 200809L /* setenv (HYFFT_DIST_OVERLAP) under -std=c11 */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -436,6 +437,63 @@ static void check_times(const char *token) {
   hyfft_dist_plan_destroy(plan);
 }
 
+/* ---- overlap against the plain path ------------------------------------- */
+
+/* The same problem planned plain and with HYFFT_DIST_OVERLAP=chunks on the
+ * same input: the outputs agree to rounding (the chunks' local plans may
+ * differ from the whole stage's in batch count only), and on several ranks
+ * the overlapped plan makes more all-to-all calls (the chunks) for the same
+ * bytes: every token here has a first transpose over all the ranks. */
+static void check_overlap(const char *token, const char *chunks) {
+  hyfft_dist_problem p;
+  hyfft_dist_layout L;
+  hyfft_dist_plan plain = NULL, over = NULL;
+  hyfft_status s = hyfft_dist_problem_parse(token, &p);
+  unsetenv("HYFFT_DIST_OVERLAP");
+  if (s == HYFFT_SUCCESS) s = hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, HYFFT_ESTIMATE, &plain);
+  setenv("HYFFT_DIST_OVERLAP", chunks, 1);
+  if (s == HYFFT_SUCCESS) s = hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, HYFFT_ESTIMATE, &over);
+  unsetenv("HYFFT_DIST_OVERLAP");
+  if (s != HYFFT_SUCCESS) {
+    FAIL("%s: overlap plans: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
+    if (plain) hyfft_dist_plan_destroy(plain);
+    return;
+  }
+  hyfft_dist_plan_layout(plain, &L);
+  size_t esize = p.precision == HYFFT_F32 ? 8 : 16;
+  size_t n = (size_t)L.alloc_local + 1;
+  void *in = calloc(n, esize), *o1 = calloc(n, esize), *o2 = calloc(n, esize);
+  for (int64_t i = 0; i < L.in.elements * (p.kind == HYFFT_R2C ? 1 : 2); i++) set(in, p.precision, i, rnd());
+  if (hyfft_dist_execute(plain, in, o1) != HYFFT_SUCCESS || hyfft_dist_execute(over, in, o2) != HYFFT_SUCCESS)
+    FAIL("%s: overlap execute: %s", token, hyfft_dist_last_error());
+  double d = 0, m = 0;
+  for (int64_t i = 0; i < L.out.elements * 2; i++) {
+    double a = get(o1, p.precision, i), b = get(o2, p.precision, i);
+    if (!(fabs(a - b) <= d)) d = isnan(a - b) ? INFINITY : fabs(a - b);
+    if (fabs(a) > m) m = fabs(a);
+  }
+  double dm[2] = {d, m}, g[2];
+  MPI_Allreduce(dm, g, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double tol = (p.precision == HYFFT_F32 ? 1.2e-6 : 2.3e-15) * 20 * 16;
+  hyfft_dist_times t1, t2;
+  hyfft_dist_plan_times(plain, &t1);
+  hyfft_dist_plan_times(over, &t2);
+  if (!(g[0] <= tol * g[1]))
+    FAIL("%s: overlapped output differs from the plain one by %g (max %g)", token, g[0], g[1]);
+  if (t1.alltoall_bytes != t2.alltoall_bytes || (g_size > 1 && !(t2.alltoalls > t1.alltoalls)))
+    FAIL("%s: overlap sent %lld bytes in %lld calls, plain %lld in %lld", token,
+         (long long)t2.alltoall_bytes, (long long)t2.alltoalls, (long long)t1.alltoall_bytes,
+         (long long)t1.alltoalls);
+  if (g_rank == 0)
+    printf("overlap %-36s %s chunks: max diff %.1e of %.1e, %lld calls (plain %lld)\n", token,
+           chunks, g[0], g[1], (long long)t2.alltoalls, (long long)t1.alltoalls);
+  free(in);
+  free(o1);
+  free(o2);
+  hyfft_dist_plan_destroy(plain);
+  hyfft_dist_plan_destroy(over);
+}
+
 int main(int argc, char **argv) {
   if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 2;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -497,6 +555,12 @@ int main(int argc, char **argv) {
   check_times("c2c:f32:fwd:9x10x7:mpi:pencil");
   snprintf(tok, sizeof tok, "c2c:f64:fwd:6x5x7:mpi:pencil=1x%d", g_size);
   check_times(tok);
+  check_overlap("c2c:f64:fwd:9x10x7:mpi:slab", "3");
+  check_overlap("r2c:f32:16x12x10:mpi:slab:tout", "4");
+  check_overlap("c2c:f32:bwd:10x9:mpi", "2");
+  /* A pencil overlaps its first transpose, over the grid's second dim. */
+  snprintf(tok, sizeof tok, "c2c:f64:fwd:9x10x7:mpi:pencil=1x%d", g_size);
+  check_overlap(tok, "16");
 
   hyfft_context_destroy(g_ctx);
   int any = 0;
