@@ -119,7 +119,9 @@ HYFFT_API hyfft_status hyfft_dist_local_size(MPI_Comm comm, const hyfft_dist_pro
 
 /* Collective over comm. `flags` are hyfft planner flags (HYFFT_ESTIMATE,
  * HYFFT_MEASURE) for the local plans, made on `context` with host memory.
- * The plan holds a duplicate of comm. */
+ * The plan holds a duplicate of comm. $HYFFT_DIST_OVERLAP (2 to 16, the
+ * same on every rank) overlaps the first transpose with the local FFTs
+ * before it in that many chunks (docs/mpi.md, "Overlap"); unset: plain. */
 HYFFT_API hyfft_status hyfft_dist_plan_create(hyfft_context context, MPI_Comm comm,
                                               const hyfft_dist_problem *problem, unsigned flags,
                                               hyfft_dist_plan *plan);
