@@ -78,16 +78,23 @@ typedef struct hyfft_dist_layout {
   int64_t alloc_local; /* elements (complex, or reals on a real side) that hold in and out */
 } hyfft_dist_layout;
 
-/* Per-phase times summed over the executions of a plan since the last
- * reset (seconds on this rank). */
+/* Per-phase times of a plan's executions, summed since the plan was made
+ * or last reset (seconds on this rank, from a monotonic clock read at each
+ * phase boundary; divide by `executions` for one execution's). The phases
+ * do not overlap, so local_fft + pack + alltoall + unpack + agree <= total;
+ * the rest of total is bookkeeping between phases. */
 typedef struct hyfft_dist_times {
   int64_t executions;
   double local_fft;  /* hyfft_execute of the local plans */
-  double pack;       /* packing into and unpacking from the all-to-all buffers */
-  double alltoall;   /* MPI_Alltoallv */
+  double pack;       /* gathering each peer's block into the send buffer, and
+                        the local copy of a transpose within one rank */
+  double alltoall;   /* MPI_Alltoallv (time in MPI, waiting for peers included) */
   int64_t alltoall_bytes; /* bytes this rank sent (to others and itself) */
   int64_t alltoalls;      /* MPI_Alltoallv calls (transposes within one rank are copies) */
-  double total;
+  double total;      /* hyfft_dist_execute from entry to return */
+  double unpack;     /* scattering the received blocks into the new layout */
+  double agree;      /* the status agreements (MPI_Allreduce) between steps */
+  int64_t alltoall_recv_bytes; /* bytes this rank received (from others and itself) */
 } hyfft_dist_times;
 
 typedef struct hyfft_dist_plan_s *hyfft_dist_plan;
@@ -112,7 +119,9 @@ HYFFT_API hyfft_status hyfft_dist_local_size(MPI_Comm comm, const hyfft_dist_pro
 
 /* Collective over comm. `flags` are hyfft planner flags (HYFFT_ESTIMATE,
  * HYFFT_MEASURE) for the local plans, made on `context` with host memory.
- * The plan holds a duplicate of comm. */
+ * The plan holds a duplicate of comm. $HYFFT_DIST_OVERLAP (2 to 16, the
+ * same on every rank) overlaps the first transpose with the local FFTs
+ * before it in that many chunks (docs/mpi.md, "Overlap"); unset: plain. */
 HYFFT_API hyfft_status hyfft_dist_plan_create(hyfft_context context, MPI_Comm comm,
                                               const hyfft_dist_problem *problem, unsigned flags,
                                               hyfft_dist_plan *plan);
@@ -131,6 +140,18 @@ HYFFT_API hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, 
 
 HYFFT_API hyfft_status hyfft_dist_plan_times(hyfft_dist_plan plan, hyfft_dist_times *times);
 HYFFT_API hyfft_status hyfft_dist_plan_reset_times(hyfft_dist_plan plan);
+
+/* Collective: MPI's own MPI_Alltoallv on the plan's communicators with the
+ * byte counts of one execution (every transpose of the plan, in order,
+ * contiguous buffers, no packing), run `runs` times; *seconds is the
+ * median over the runs of this rank's time in MPI_Alltoallv for one
+ * execution's transposes, and *bytes what this rank sends in them (equal
+ * to one execution's alltoall_bytes). The achieved bandwidth of the plan's
+ * exchange against MPI's for the same traffic is then alltoall_bytes /
+ * alltoall next to *bytes / *seconds. Uses the plan's work buffers: not
+ * during an execution. */
+HYFFT_API hyfft_status hyfft_dist_plan_alltoall_reference(hyfft_dist_plan plan, int runs,
+                                                          double *seconds, int64_t *bytes);
 
 /* Collective (frees the plan's duplicate communicator). */
 HYFFT_API hyfft_status hyfft_dist_plan_destroy(hyfft_dist_plan plan);

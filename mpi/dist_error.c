@@ -1,8 +1,11 @@
 /* The thread-local detail message of libhyfft_mpi. hyfft's own message
  * (hyfft_last_error) belongs to libhyfft; this library keeps its own and
- * copies hyfft's into it when a local hyfft call fails. */
+ * copies hyfft's into it when a local hyfft call fails. Also the clock of
+ * the phase times. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "dist_internal.h"
 
@@ -30,4 +33,10 @@ hyfft_status hy_dist_mpi_error(int mpi_code, const char *what) {
 hyfft_status hy_dist_hyfft_error(hyfft_status status, const char *what) {
   return hy_dist_error(status, "%s: %s (%s)", what, hyfft_status_name(status),
                        hyfft_last_error());
+}
+
+double hy_dist_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

@@ -18,6 +18,10 @@ hyfft_status hy_dist_mpi_error(int mpi_code, const char *what);
 /* A failed local hyfft call: its status, with hyfft_last_error() repeated. */
 hyfft_status hy_dist_hyfft_error(hyfft_status status, const char *what);
 
+/* Seconds on a monotonic clock (CLOCK_MONOTONIC; dist_error.c), for the
+ * phase times of hyfft_dist_times. */
+double hy_dist_now(void);
+
 /* ---- decomposition (dist_layout.c) ---------------------------------------- */
 
 /* How one axis of a distributed array is held. */
@@ -89,12 +93,34 @@ typedef struct hy_dist_redist {
    * are equal). Displacements are into the source / destination when not
    * packing / unpacking. */
   int pack, unpack;
+  /* A chunk of a transpose (hy_dist_redist_init_chunk): where its packed
+   * stream starts in the pack buffer (elements); 0 for a whole transpose. */
+  int64_t send_base;
 } hy_dist_redist;
 
 hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom,
                                  const hy_dist_state *from, const hy_dist_state *to, int g,
                                  MPI_Comm comm);
 void hy_dist_redist_free(hy_dist_redist *r);
+
+/* Chunk c of k of `count` rows: [*lo, *lo + *n), balanced. */
+void hy_dist_chunk(int64_t count, int k, int c, int64_t *lo, int64_t *n);
+
+/* Chunk c of k of a transpose: every rank's source box is cut to chunk c
+ * of its rows along `axis` (the axis the transpose gathers, so that chunk c
+ * of every rank is what its local plan has finished after c + 1 chunks);
+ * the sends and receives are those of the cut boxes. Displacements stay
+ * relative to the whole boxes (sends without packing, receives), or to the
+ * pack buffer from send_base (elements). axis < 0: the whole transpose. */
+hyfft_status hy_dist_redist_init_chunk(hy_dist_redist *r, const hy_dist_geometry *geom,
+                                       const hy_dist_state *from, const hy_dist_state *to, int g,
+                                       MPI_Comm comm, int axis, int k, int c, int64_t send_base);
+/* Pack a transpose that does not unpack (r->unpack == 0) and post its
+ * MPI_Ialltoallv into dst; the caller completes *request. Times the
+ * packing and the posting. */
+hyfft_status hy_dist_redist_start(const hy_dist_redist *r, MPI_Datatype elem, size_t esize,
+                                  const void *src, void *pack, void *dst, MPI_Request *request,
+                                  hyfft_dist_times *times);
 /* Exchange src into dst: packing into `pack` first and receiving into
  * `unpack` where the transpose needs to (see pack / unpack above). The
  * buffers used must be distinct, except that `unpack` may be src when
@@ -102,6 +128,13 @@ void hy_dist_redist_free(hy_dist_redist *r);
 hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size_t esize,
                                 const void *src, void *pack, void *unpack, void *dst,
                                 hyfft_dist_times *times);
+
+/* MPI's own MPI_Alltoallv with the counts of r, from `send` into `recv`
+ * (contiguous, send_total and recv_total elements); `displs` holds
+ * 2 * peers ints (allocated by the caller before the collective calls, so
+ * that nothing can fail between them); *seconds its time. */
+hyfft_status hy_dist_redist_replay(const hy_dist_redist *r, MPI_Datatype elem, void *send,
+                                   void *recv, int *displs, double *seconds);
 
 /* ---- token (dist_token.c) -------------------------------------------------- */
 /* hyfft_dist_problem_parse is the public entry. */

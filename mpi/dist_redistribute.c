@@ -115,10 +115,31 @@ void hy_dist_redist_free(hy_dist_redist *r) {
   memset(r, 0, sizeof *r);
 }
 
+void hy_dist_chunk(int64_t count, int k, int c, int64_t *lo, int64_t *n) {
+  *lo = count * c / k;
+  *n = count * (c + 1) / k - *lo;
+}
+
+/* Restrict a source box to its chunk (see hy_dist_redist_init_chunk). */
+static void hy_dist_restrict(hyfft_dist_box *b, int axis, int k, int c) {
+  if (axis < 0) return;
+  int64_t lo, n;
+  hy_dist_chunk(b->count[axis], k, c, &lo, &n);
+  b->start[axis] += lo;
+  b->count[axis] = n;
+}
+
 hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom,
                                  const hy_dist_state *from, const hy_dist_state *to, int g,
                                  MPI_Comm comm) {
+  return hy_dist_redist_init_chunk(r, geom, from, to, g, comm, -1, 1, 0, 0);
+}
+
+hyfft_status hy_dist_redist_init_chunk(hy_dist_redist *r, const hy_dist_geometry *geom,
+                                       const hy_dist_state *from, const hy_dist_state *to, int g,
+                                       MPI_Comm comm, int axis, int k, int c, int64_t send_base) {
   memset(r, 0, sizeof *r);
+  r->send_base = send_base;
   r->g = g;
   r->comm = comm;
   r->peers = geom->grid[g];
@@ -156,7 +177,10 @@ hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom
     hyfft_dist_box peer_from, peer_to;
     hy_dist_box_of(geom, from, pp, qq, 0, &peer_from);
     hy_dist_box_of(geom, to, pp, qq, 0, &peer_to);
-    hy_dist_intersect(&r->from, &peer_to, &r->send_boxes[j]);
+    hyfft_dist_box mine = r->from;
+    hy_dist_restrict(&mine, axis, k, c);
+    hy_dist_restrict(&peer_from, axis, k, c);
+    hy_dist_intersect(&mine, &peer_to, &r->send_boxes[j]);
     hy_dist_intersect(&peer_from, &r->to, &r->recv_boxes[j]);
     int64_t sc = hy_dist_box_count(&r->send_boxes[j]);
     int64_t rc = hy_dist_box_count(&r->recv_boxes[j]);
@@ -181,7 +205,7 @@ hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size
                                 const void *src, void *pack, void *unpack, void *dst,
                                 hyfft_dist_times *times) {
   int64_t stream_stride[3];
-  double t0 = MPI_Wtime();
+  double t0 = hy_dist_now();
   if (r->peers == 1) {
     /* Nothing leaves the rank: one copy from the old layout to the new. */
     const hyfft_dist_box *sub = &r->recv_boxes[0];
@@ -189,7 +213,7 @@ hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size
       hy_dist_copy_box((char *)dst + hy_dist_offset(&r->to, sub) * (int64_t)esize, r->to.stride,
                        (const char *)src + hy_dist_offset(&r->from, sub) * (int64_t)esize,
                        r->from.stride, sub->count, r->to.order, esize);
-    times->pack += MPI_Wtime() - t0;
+    times->pack += hy_dist_now() - t0;
     return HYFFT_SUCCESS;
   }
   const void *send = src;
@@ -205,10 +229,10 @@ hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size
     }
   }
   void *recv = r->unpack ? unpack : dst;
-  double t1 = MPI_Wtime();
+  double t1 = hy_dist_now();
   int rc = MPI_Alltoallv(send, r->send_counts, r->send_displs, elem, recv, r->recv_counts,
                          r->recv_displs, elem, r->comm);
-  double t2 = MPI_Wtime();
+  double t2 = hy_dist_now();
   if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Alltoallv");
   if (r->unpack) {
     for (int j = 0; j < r->peers; j++) {
@@ -222,10 +246,59 @@ hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size
                        stream_stride, sub->count, r->to.order, esize);
     }
   }
-  double t3 = MPI_Wtime();
-  times->pack += (t1 - t0) + (t3 - t2);
+  double t3 = hy_dist_now();
+  times->pack += t1 - t0;
+  times->unpack += t3 - t2;
   times->alltoall += t2 - t1;
   times->alltoall_bytes += r->send_total * (int64_t)esize;
+  times->alltoall_recv_bytes += r->recv_total * (int64_t)esize;
+  times->alltoalls++;
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hy_dist_redist_replay(const hy_dist_redist *r, MPI_Datatype elem, void *send,
+                                   void *recv, int *displs, double *seconds) {
+  *seconds = 0;
+  if (r->peers == 1) return HYFFT_SUCCESS;
+  int *sd = displs, *rd = displs + r->peers;
+  sd[0] = rd[0] = 0;
+  for (int j = 1; j < r->peers; j++) {
+    sd[j] = sd[j - 1] + r->send_counts[j - 1];
+    rd[j] = rd[j - 1] + r->recv_counts[j - 1];
+  }
+  double t0 = hy_dist_now();
+  int rc = MPI_Alltoallv(send, r->send_counts, sd, elem, recv, r->recv_counts, rd, elem, r->comm);
+  *seconds = hy_dist_now() - t0;
+  if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Alltoallv");
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hy_dist_redist_start(const hy_dist_redist *r, MPI_Datatype elem, size_t esize,
+                                  const void *src, void *pack, void *dst, MPI_Request *request,
+                                  hyfft_dist_times *times) {
+  int64_t stream_stride[3];
+  double t0 = hy_dist_now();
+  const void *send = src;
+  if (r->pack) {
+    send = (char *)pack + r->send_base * (int64_t)esize;
+    for (int j = 0; j < r->peers; j++) {
+      const hyfft_dist_box *sub = &r->send_boxes[j];
+      if (r->send_counts[j] == 0) continue;
+      hy_dist_packed_strides(sub, r->from.order, stream_stride);
+      hy_dist_copy_box((char *)send + (int64_t)r->send_displs[j] * (int64_t)esize, stream_stride,
+                       (const char *)src + hy_dist_offset(&r->from, sub) * (int64_t)esize,
+                       r->from.stride, sub->count, r->from.order, esize);
+    }
+  }
+  double t1 = hy_dist_now();
+  int rc = MPI_Ialltoallv(send, r->send_counts, r->send_displs, elem, dst, r->recv_counts,
+                          r->recv_displs, elem, r->comm, request);
+  double t2 = hy_dist_now();
+  if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Ialltoallv");
+  times->pack += t1 - t0;
+  times->alltoall += t2 - t1;
+  times->alltoall_bytes += r->send_total * (int64_t)esize;
+  times->alltoall_recv_bytes += r->recv_total * (int64_t)esize;
   times->alltoalls++;
   return HYFFT_SUCCESS;
 }

@@ -1,7 +1,8 @@
 /* hyfft_mpi_bench: hyfft_dist against FFTW-MPI on the same ranks, in the
- * same process and run. Run under mpirun:
+ * same process and run. Run under mpirun (`hyfft bench --mpi` runs this
+ * program; docs/cli.md):
  *
- *   mpirun -np 2 hyfft_mpi_bench [--runs R] [--estimate] [--measure] TOKEN...
+ *   mpirun -np 2 hyfft_mpi_bench [--runs R] [--estimate] [--measure] [--rows] TOKEN...
  *
  * TOKEN is a distributed token (docs/mpi.md), e.g.
  * c2c:f64:fwd:128x128x128:mpi:slab. FFTW-MPI gets the same problem with the
@@ -12,11 +13,13 @@
  * (HYFFT_NUM_THREADS / OMP_NUM_THREADS; FFTW here is never threaded).
  * Runs alternate between the two libraries; each run's time is the slowest
  * rank's, and the median over the runs is reported. For hyfft it also
- * prints the per-phase times (local FFTs, pack/unpack, MPI_Alltoallv) and
- * the all-to-all bandwidth achieved, next to a plain MPI_Alltoall of the
- * same bytes per transpose timed in the same run. The outputs of the two
- * libraries are compared (max difference relative to FFTW's max). Rank 0
- * prints one markdown table row per token. */
+ * prints the per-phase times of the plan (hyfft_dist_plan_times: local
+ * FFTs, pack, MPI_Alltoallv, unpack, status agreement) and the all-to-all
+ * bandwidth achieved, next to MPI's own MPI_Alltoallv of the same counts
+ * on the same communicators (hyfft_dist_plan_alltoall_reference), median of
+ * R runs in the same process. The outputs of the two libraries are
+ * compared (max difference relative to FFTW's max). Rank 0 prints one
+ * table per token, or with --rows one markdown row per token. */
 #include <complex.h>
 #include <fftw3-mpi.h>
 #include <math.h>
@@ -116,31 +119,20 @@ static void fftw_side_free(fftw_side *f) {
   fftw_free(f->out);
 }
 
-/* A plain MPI_Alltoall moving `bytes` from this rank per call (split evenly
- * over the ranks): the median time of `runs` calls. */
-static double plain_alltoall(int64_t bytes, int runs) {
-  int block = (int)(bytes / g_size);
-  if (g_size == 1 || block < 1) return 0.0;
-  char *s = malloc((size_t)block * (size_t)g_size), *r = malloc((size_t)block * (size_t)g_size);
-  if (!s || !r) MPI_Abort(MPI_COMM_WORLD, 1);
-  memset(s, 1, (size_t)block * (size_t)g_size);
-  double *t = malloc(sizeof(double) * (size_t)runs);
-  MPI_Alltoall(s, block, MPI_BYTE, r, block, MPI_BYTE, MPI_COMM_WORLD);
-  for (int i = 0; i < runs; i++) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    MPI_Alltoall(s, block, MPI_BYTE, r, block, MPI_BYTE, MPI_COMM_WORLD);
-    t[i] = max_over_ranks(MPI_Wtime() - t0);
-  }
-  double m = median(t, runs);
-  free(s);
-  free(r);
-  free(t);
-  return m;
+static double mean_over_ranks(double v) {
+  double r = v;
+  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return r / g_size;
+}
+
+/* One phase's line of the per-problem table: mean and slowest rank. */
+static void phase_row(const char *name, double mean_s, double max_s, double total_s) {
+  printf("| %s | %.3f | %.3f | %.0f%% |\n", name, mean_s * 1e3, max_s * 1e3,
+         total_s > 0 ? 100.0 * mean_s / total_s : 0.0);
 }
 
 static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_flags,
-                  unsigned hy_flags) {
+                  unsigned hy_flags, int rows) {
   hyfft_dist_problem p;
   CHECK_HY(hyfft_dist_problem_parse(token, &p));
   if (p.kind == HYFFT_C2R || (p.layout & HYFFT_DIST_TRANSPOSED_IN)) {
@@ -189,28 +181,55 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
   CHECK_HY(hyfft_dist_execute(plan, hin, hout)); /* warm-up */
   memcpy(f.in, saved, in_bytes);
   fftw_side_run(&f);
-  CHECK_HY(hyfft_dist_plan_reset_times(plan));
+  /* Each run's phases on this rank (local FFTs, pack, all-to-all, unpack,
+   * agreement, other, total): the plan's times of that one execution. */
+  double(*phr)[7] = malloc(sizeof *phr * (size_t)runs);
+  if (!th || !tf || !phr) MPI_Abort(MPI_COMM_WORLD, 1);
+  hyfft_dist_times times;
+  memset(&times, 0, sizeof times);
   for (int i = 0; i < runs; i++) {
+    CHECK_HY(hyfft_dist_plan_reset_times(plan));
     MPI_Barrier(MPI_COMM_WORLD);
     double a = MPI_Wtime();
     CHECK_HY(hyfft_dist_execute(plan, hin, hout));
     th[i] = max_over_ranks(MPI_Wtime() - a);
+    CHECK_HY(hyfft_dist_plan_times(plan, &times));
+    phr[i][0] = times.local_fft;
+    phr[i][1] = times.pack;
+    phr[i][2] = times.alltoall;
+    phr[i][3] = times.unpack;
+    phr[i][4] = times.agree;
+    phr[i][6] = times.total;
+    phr[i][5] = times.total - (times.local_fft + times.pack + times.alltoall + times.unpack +
+                               times.agree);
     memcpy(f.in, saved, in_bytes); /* FFTW-MPI may destroy its input */
     MPI_Barrier(MPI_COMM_WORLD);
     a = MPI_Wtime();
     fftw_side_run(&f);
     tf[i] = max_over_ranks(MPI_Wtime() - a);
   }
-  hyfft_dist_times times;
-  CHECK_HY(hyfft_dist_plan_times(plan, &times));
-  double e = (double)times.executions;
-  double local_s = max_over_ranks(times.local_fft / e), pack_s = max_over_ranks(times.pack / e);
-  double a2a_s = max_over_ranks(times.alltoall / e);
-  int64_t per_exec = (int64_t)((double)times.alltoall_bytes / e);
-  int64_t per_call_local = times.alltoalls ? times.alltoall_bytes / times.alltoalls : 0;
-  int64_t per_call = 0; /* the largest rank's, so that every rank sends the same */
-  MPI_Allreduce(&per_call_local, &per_call, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-  double plain_s = plain_alltoall(per_call, runs);
+  /* Each phase: the median over the runs on this rank, then the mean over
+   * the ranks and the slowest rank's. `times` holds the last execution. */
+  double ph[7], ph_mean[7], ph_max[7];
+  double *col = malloc(sizeof *col * (size_t)runs);
+  if (!col) MPI_Abort(MPI_COMM_WORLD, 1);
+  for (int k = 0; k < 7; k++) {
+    for (int i = 0; i < runs; i++) col[i] = phr[i][k];
+    ph[k] = median(col, runs);
+    ph_mean[k] = mean_over_ranks(ph[k]);
+    ph_max[k] = max_over_ranks(ph[k]);
+  }
+  free(col);
+  free(phr);
+  int64_t per_exec = times.alltoall_bytes;
+  double ref_s = 0;
+  int64_t ref_bytes = 0;
+  CHECK_HY(hyfft_dist_plan_alltoall_reference(plan, runs, &ref_s, &ref_bytes));
+  /* Bandwidth per rank (bytes it sends over its time in MPI_Alltoallv),
+   * averaged over the ranks, for hyfft's exchange and MPI's reference. */
+  double bw_hy = mean_over_ranks(ph[2] > 0 ? (double)per_exec / ph[2] : 0);
+  double bw_ref = mean_over_ranks(ref_s > 0 ? (double)ref_bytes / ref_s : 0);
+  double ref_max = max_over_ranks(ref_s), ref_mean = mean_over_ranks(ref_s);
 
   /* The two outputs, element by element, where the layouts are the same:
    * the slab is FFTW-MPI's layout; a pencil's output is another (the diff
@@ -228,17 +247,37 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
   double hmed = median(th, runs), fmed = median(tf, runs);
   int64_t per_exec_max = 0;
   MPI_Allreduce(&per_exec, &per_exec_max, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-  if (g_rank == 0) {
-    char a2a[64] = "-", plain[64] = "-";
-    if (times.alltoalls && a2a_s > 0)
-      snprintf(a2a, sizeof a2a, "%.2f", (double)per_exec_max / a2a_s / 1e9);
-    if (plain_s > 0) snprintf(plain, sizeof plain, "%.2f", (double)per_call / plain_s / 1e9);
+  double maxdiff = gdm[1] > 0 ? gdm[0] / gdm[1] : -1.0;
+  const char *dec = L.decomposition == HYFFT_DIST_SLAB ? "slab" : "pencil";
+  if (g_rank == 0 && rows) {
+    char a2a[64] = "-", ref[64] = "-";
+    if (times.alltoalls && bw_hy > 0) snprintf(a2a, sizeof a2a, "%.2f", bw_hy / 1e9);
+    if (bw_ref > 0) snprintf(ref, sizeof ref, "%.2f", bw_ref / 1e9);
     printf("| %s | %d | %s %dx%d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s | %.1e | %.2f / %.2f |\n",
-           token, g_size, L.decomposition == HYFFT_DIST_SLAB ? "slab" : "pencil", L.grid[0],
-           L.grid[1], hmed * 1e3, fmed * 1e3, fmed / hmed, local_s * 1e3, pack_s * 1e3,
-           a2a_s * 1e3, a2a, plain, gdm[1] > 0 ? gdm[0] / gdm[1] : -1.0, hy_plan_s, fftw_plan_s);
-    fflush(stdout);
+           token, g_size, dec, L.grid[0], L.grid[1], hmed * 1e3, fmed * 1e3, fmed / hmed,
+           ph_max[0] * 1e3, (ph_max[1] + ph_max[3]) * 1e3, ph_max[2] * 1e3, a2a, ref, maxdiff,
+           hy_plan_s, fftw_plan_s);
+  } else if (g_rank == 0) {
+    printf("\n### %s: %d ranks, %s %dx%d, median of %d runs\n\n", token, g_size, dec, L.grid[0],
+           L.grid[1], runs);
+    printf("| | ms (mean over ranks) | ms (slowest rank) | share |\n| --- | --- | --- | --- |\n");
+    printf("| **hyfft** (slowest rank, median) | | %.3f | |\n", hmed * 1e3);
+    printf("| **FFTW-MPI** (slowest rank, median) | | %.3f | FFTW/hyfft %.2f |\n", fmed * 1e3,
+           fmed / hmed);
+    static const char *const names[6] = {"hyfft local FFTs", "hyfft pack", "hyfft MPI_Alltoallv",
+                                         "hyfft unpack", "hyfft status agreement", "hyfft other"};
+    for (int k = 0; k < 6; k++) phase_row(names[k], ph_mean[k], ph_max[k], ph_mean[6]);
+    phase_row("hyfft total (plan's own clock)", ph_mean[6], ph_max[6], ph_mean[6]);
+    printf("| MPI_Alltoallv reference, same counts | %.3f | %.3f | |\n",
+           ref_mean * 1e3, ref_max * 1e3);
+    printf("\nall-to-all: %lld bytes sent per execution in %lld calls (largest rank); "
+           "hyfft %.2f GB/s, MPI_Alltoallv %.2f GB/s per rank (%.0f%%)\n",
+           (long long)per_exec_max, (long long)times.alltoalls,
+           bw_hy / 1e9, bw_ref / 1e9, bw_ref > 0 ? 100.0 * bw_hy / bw_ref : 0.0);
+    printf("max diff vs FFTW-MPI %.1e (-1: pencil, another layout); plan s hyfft %.2f, FFTW %.2f\n",
+           maxdiff, hy_plan_s, fftw_plan_s);
   }
+  fflush(stdout);
   free(th);
   free(tf);
   free(hin);
@@ -262,9 +301,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "context: %s %s\n", hyfft_status_name(s), hyfft_last_error());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  if (g_rank == 0) {
+  int rows = 0;
+  for (int i = 1; i < argc; i++) rows |= !strcmp(argv[i], "--rows");
+  if (g_rank == 0 && rows) {
     printf("| problem | ranks | decomposition | hyfft ms | FFTW-MPI ms | FFTW/hyfft | hyfft local FFT ms | pack+unpack ms | "
-           "MPI_Alltoallv ms | hyfft a2a GB/s | MPI_Alltoall GB/s | max diff | plan s hyfft / FFTW |\n");
+           "MPI_Alltoallv ms | hyfft a2a GB/s | MPI_Alltoallv GB/s | max diff | plan s hyfft / FFTW |\n");
     printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   }
   for (int i = 1; i < argc; i++) {
@@ -274,8 +315,10 @@ int main(int argc, char **argv) {
       fftw_flags = FFTW_ESTIMATE;
     else if (!strcmp(argv[i], "--measure"))
       hy_flags = HYFFT_MEASURE;
+    else if (!strcmp(argv[i], "--rows"))
+      continue;
     else
-      bench(ctx, argv[i], runs > 0 ? runs : 1, fftw_flags, hy_flags);
+      bench(ctx, argv[i], runs > 0 ? runs : 1, fftw_flags, hy_flags, rows);
   }
   hyfft_context_destroy(ctx);
   fftw_mpi_cleanup();

@@ -9,6 +9,7 @@
  * input must come back unchanged. Then the bad-input cases: each must give
  * the named status on every rank (and return, not hang: CTest's timeout
  * catches a hang). */
+#define _POSIX_C_SOURCE 200809L /* setenv (HYFFT_DIST_OVERLAP) under -std=c11 */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -357,6 +358,142 @@ static void check_tokens(void) {
   }
 }
 
+/* ---- phase times and bytes ------------------------------------------------ */
+
+static int64_t box_product(const hyfft_dist_box *b) { return b->count[0] * b->count[1] * b->count[2]; }
+
+/* Three executions of a C2C plan, then the phase times: non-negative,
+ * their sum within the total, the bytes sent those the layout implies,
+ * the bytes received in all equal to those sent, and the all-to-all
+ * reference over the same traffic. Slab: a rank sends its normal box, then
+ * its transposed box (complex elements), each once per execution (the
+ * second only without :tout). Pencil: every transpose over more than one
+ * rank moves each element of the array once, summed over the ranks: four
+ * of them on a P x Q grid with P, Q > 1, two where one of them is 1. */
+static void check_times(const char *token) {
+  hyfft_dist_problem p;
+  hyfft_dist_layout L, Lt;
+  hyfft_dist_plan plan;
+  hyfft_status s = hyfft_dist_problem_parse(token, &p);
+  if (s == HYFFT_SUCCESS) s = hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, HYFFT_ESTIMATE, &plan);
+  if (s != HYFFT_SUCCESS) {
+    FAIL("%s: times plan: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
+    return;
+  }
+  hyfft_dist_plan_layout(plan, &L);
+  hyfft_dist_problem pt = p;
+  pt.layout = HYFFT_DIST_TRANSPOSED_OUT;
+  hyfft_dist_local_size(MPI_COMM_WORLD, &pt, &Lt);
+  size_t esize = p.precision == HYFFT_F32 ? 8 : 16;
+  void *in = calloc((size_t)L.alloc_local + 1, esize), *out = calloc((size_t)L.alloc_local + 1, esize);
+  const int execs = 3;
+  hyfft_dist_plan_reset_times(plan);
+  for (int i = 0; i < execs; i++) {
+    s = hyfft_dist_execute(plan, in, out);
+    if (s != HYFFT_SUCCESS) FAIL("%s: times execute: %s", token, hyfft_status_name(s));
+  }
+  hyfft_dist_times t;
+  hyfft_dist_plan_times(plan, &t);
+  double sum = t.local_fft + t.pack + t.alltoall + t.unpack + t.agree;
+  if (t.executions != execs || !(t.local_fft >= 0) || !(t.pack >= 0) || !(t.alltoall >= 0) ||
+      !(t.unpack >= 0) || !(t.agree >= 0) || !(t.total > 0) || !(sum <= t.total * (1 + 1e-9)))
+    FAIL("%s: times: %lld executions, local %g pack %g alltoall %g unpack %g agree %g, sum %g > total %g",
+         token, (long long)t.executions, t.local_fft, t.pack, t.alltoall, t.unpack, t.agree, sum,
+         t.total);
+  int slab = L.decomposition == HYFFT_DIST_SLAB;
+  int64_t per_exec = t.alltoall_bytes / execs, want = 0;
+  if (slab && g_size > 1) {
+    want = box_product(&L.in);
+    if (!(p.layout & HYFFT_DIST_TRANSPOSED_OUT)) want += box_product(&Lt.out);
+    want *= (int64_t)esize;
+  }
+  if (slab && per_exec * execs != t.alltoall_bytes) want = -1;
+  if (slab && per_exec != want)
+    FAIL("%s: rank sends %lld bytes per execution, the layout implies %lld", token,
+         (long long)per_exec, (long long)want);
+  int64_t mine[2] = {t.alltoall_bytes, t.alltoall_recv_bytes}, all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  int ntr = 0;
+  if (!slab) {
+    ntr = (L.grid[0] > 1) + (L.grid[1] > 1);
+    if (!(p.layout & HYFFT_DIST_TRANSPOSED_OUT)) ntr *= 2;
+  } else {
+    ntr = g_size > 1 ? ((p.layout & HYFFT_DIST_TRANSPOSED_OUT) ? 1 : 2) : 0;
+  }
+  int64_t total_n = p.n[0] * p.n[1] * (p.rank == 3 ? p.n[2] : 1);
+  if (all[0] != all[1] || all[0] != (int64_t)execs * ntr * total_n * (int64_t)esize)
+    FAIL("%s: all ranks send %lld and receive %lld bytes, the array implies %lld", token,
+         (long long)all[0], (long long)all[1], (long long)execs * ntr * total_n * (long long)esize);
+  double ref_s = -1;
+  int64_t ref_bytes = -1;
+  s = hyfft_dist_plan_alltoall_reference(plan, 3, &ref_s, &ref_bytes);
+  if (s != HYFFT_SUCCESS || !(ref_s >= 0) || ref_bytes != per_exec)
+    FAIL("%s: all-to-all reference: %s, %g s, %lld bytes (execution: %lld)", token,
+         hyfft_status_name(s), ref_s, (long long)ref_bytes, (long long)per_exec);
+  expect_all("all-to-all reference with 0 runs",
+             hyfft_dist_plan_alltoall_reference(plan, 0, &ref_s, &ref_bytes), HYFFT_INVALID_ARGUMENT);
+  free(in);
+  free(out);
+  hyfft_dist_plan_destroy(plan);
+}
+
+/* ---- overlap against the plain path ------------------------------------- */
+
+/* The same problem planned plain and with HYFFT_DIST_OVERLAP=chunks on the
+ * same input: the outputs agree to rounding (the chunks' local plans may
+ * differ from the whole stage's in batch count only), and on several ranks
+ * the overlapped plan makes more all-to-all calls (the chunks) for the same
+ * bytes: every token here has a first transpose over all the ranks. */
+static void check_overlap(const char *token, const char *chunks) {
+  hyfft_dist_problem p;
+  hyfft_dist_layout L;
+  hyfft_dist_plan plain = NULL, over = NULL;
+  hyfft_status s = hyfft_dist_problem_parse(token, &p);
+  unsetenv("HYFFT_DIST_OVERLAP");
+  if (s == HYFFT_SUCCESS) s = hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, HYFFT_ESTIMATE, &plain);
+  setenv("HYFFT_DIST_OVERLAP", chunks, 1);
+  if (s == HYFFT_SUCCESS) s = hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, HYFFT_ESTIMATE, &over);
+  unsetenv("HYFFT_DIST_OVERLAP");
+  if (s != HYFFT_SUCCESS) {
+    FAIL("%s: overlap plans: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
+    if (plain) hyfft_dist_plan_destroy(plain);
+    return;
+  }
+  hyfft_dist_plan_layout(plain, &L);
+  size_t esize = p.precision == HYFFT_F32 ? 8 : 16;
+  size_t n = (size_t)L.alloc_local + 1;
+  void *in = calloc(n, esize), *o1 = calloc(n, esize), *o2 = calloc(n, esize);
+  for (int64_t i = 0; i < L.in.elements * (p.kind == HYFFT_R2C ? 1 : 2); i++) set(in, p.precision, i, rnd());
+  if (hyfft_dist_execute(plain, in, o1) != HYFFT_SUCCESS || hyfft_dist_execute(over, in, o2) != HYFFT_SUCCESS)
+    FAIL("%s: overlap execute: %s", token, hyfft_dist_last_error());
+  double d = 0, m = 0;
+  for (int64_t i = 0; i < L.out.elements * 2; i++) {
+    double a = get(o1, p.precision, i), b = get(o2, p.precision, i);
+    if (!(fabs(a - b) <= d)) d = isnan(a - b) ? INFINITY : fabs(a - b);
+    if (fabs(a) > m) m = fabs(a);
+  }
+  double dm[2] = {d, m}, g[2];
+  MPI_Allreduce(dm, g, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double tol = (p.precision == HYFFT_F32 ? 1.2e-6 : 2.3e-15) * 20 * 16;
+  hyfft_dist_times t1, t2;
+  hyfft_dist_plan_times(plain, &t1);
+  hyfft_dist_plan_times(over, &t2);
+  if (!(g[0] <= tol * g[1]))
+    FAIL("%s: overlapped output differs from the plain one by %g (max %g)", token, g[0], g[1]);
+  if (t1.alltoall_bytes != t2.alltoall_bytes || (g_size > 1 && !(t2.alltoalls > t1.alltoalls)))
+    FAIL("%s: overlap sent %lld bytes in %lld calls, plain %lld in %lld", token,
+         (long long)t2.alltoall_bytes, (long long)t2.alltoalls, (long long)t1.alltoall_bytes,
+         (long long)t1.alltoalls);
+  if (g_rank == 0)
+    printf("overlap %-36s %s chunks: max diff %.1e of %.1e, %lld calls (plain %lld)\n", token,
+           chunks, g[0], g[1], (long long)t2.alltoalls, (long long)t1.alltoalls);
+  free(in);
+  free(o1);
+  free(o2);
+  hyfft_dist_plan_destroy(plain);
+  hyfft_dist_plan_destroy(over);
+}
+
 int main(int argc, char **argv) {
   if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 2;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -413,6 +550,17 @@ int main(int argc, char **argv) {
   }
   check_bad_input();
   check_tokens();
+  check_times("c2c:f64:fwd:9x10x7:mpi:slab");
+  check_times("c2c:f32:bwd:10x9:mpi:tout");
+  check_times("c2c:f32:fwd:9x10x7:mpi:pencil");
+  snprintf(tok, sizeof tok, "c2c:f64:fwd:6x5x7:mpi:pencil=1x%d", g_size);
+  check_times(tok);
+  check_overlap("c2c:f64:fwd:9x10x7:mpi:slab", "3");
+  check_overlap("r2c:f32:16x12x10:mpi:slab:tout", "4");
+  check_overlap("c2c:f32:bwd:10x9:mpi", "2");
+  /* A pencil overlaps its first transpose, over the grid's second dim. */
+  snprintf(tok, sizeof tok, "c2c:f64:fwd:9x10x7:mpi:pencil=1x%d", g_size);
+  check_overlap(tok, "16");
 
   hyfft_context_destroy(g_ctx);
   int any = 0;

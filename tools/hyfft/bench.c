@@ -345,6 +345,8 @@ static int cli_bench_usage_value(const char *opt, const char *val) {
 }
 
 int cli_cmd_bench(int argc, char **argv) {
+  for (int i = 0; i < argc; i++)
+    if (strcmp(argv[i], "--mpi") == 0) return cli_cmd_bench_mpi(argc, argv);
   cli_bench_opts o;
   memset(&o, 0, sizeof o);
   o.warmup = 2;

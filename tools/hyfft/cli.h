@@ -243,6 +243,9 @@ int cli_cmd_info(int argc, char **argv);
 int cli_cmd_plan(int argc, char **argv);
 int cli_cmd_verify(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
+/* bench --mpi: replaces the process with the MPI benchmark (bench_mpi.c);
+ * returns only on a usage error or when the program is not found. */
+int cli_cmd_bench_mpi(int argc, char **argv);
 int cli_cmd_tune(int argc, char **argv);
 int cli_cmd_cache(int argc, char **argv);
 
