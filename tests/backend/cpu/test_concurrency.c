@@ -4,7 +4,8 @@
  * a collapse into seconds per call, as spinning thread teams once gave).
  * How long the concurrent runs took against one alone is printed, not
  * gated: on a shared 2-core CI machine 4 x 2 threads cannot keep one
- * execution's pace. Also plans created, run and destroyed from several
+ * execution's pace; two plans also run from 8 user threads at once. Also
+ * plans created, run and destroyed from several
  * threads on one shared context, and a nested case: a plan executed from
  * inside another hyfft parallel loop's callback must not deadlock. The
  * ThreadSanitizer step of the README's test command runs this test. */
@@ -18,6 +19,7 @@
 #include "util/hy_util.h"
 
 #define USERS 4
+#define MAX_USERS 8
 #define REPS 4
 
 typedef struct user {
@@ -45,7 +47,7 @@ static void *user_thread(void *v) {
 }
 
 static void concurrent(hyfft_context ctx, const char *token, size_t in_floats,
-                       size_t out_floats) {
+                       size_t out_floats, int nusers) {
   hyfft_plan plan = NULL;
   CHECK_OK(hyfft_plan_token(ctx, token, 0, &plan));
   if (!plan) return;
@@ -64,21 +66,21 @@ static void concurrent(hyfft_context ctx, const char *token, size_t in_floats,
     CHECK_OK(hyfft_execute(plan, scratch, want));
   }
   double alone = (hy_now() - t0) / REPS;
-  user users[USERS];
-  pthread_t t[USERS];
+  user users[MAX_USERS];
+  pthread_t t[MAX_USERS];
   t0 = hy_now();
-  for (int i = 0; i < USERS; i++) {
+  for (int i = 0; i < nusers; i++) {
     users[i] = (user){plan, in, want, in_floats, out_floats, 0};
     pthread_create(&t[i], NULL, user_thread, &users[i]);
   }
-  for (int i = 0; i < USERS; i++) {
+  for (int i = 0; i < nusers; i++) {
     pthread_join(t[i], NULL);
     CHECK(users[i].bad == 0, "%s: user thread %d: %d executions differ from a lone one", token,
           i, users[i].bad);
   }
   double together = (hy_now() - t0) / REPS;
   printf("%-28s one alone %8.3f ms, %d users at once %8.3f ms per round (%.2fx)\n", token,
-         alone * 1e3, USERS, together * 1e3, together / alone);
+         alone * 1e3, nusers, together * 1e3, together / alone);
   free(in);
   free(want);
   free(scratch);
@@ -134,10 +136,14 @@ int main(void) {
   hyfft_context ctx = NULL;
   CHECK_OK(hyfft_context_create("cpu", &ctx));
   if (!ctx) return hy_test_summary();
-  concurrent(ctx, "c2c:f32:fwd:4096:b256", 2 * 4096 * 256, 2 * 4096 * 256);
-  concurrent(ctx, "c2c:f32:fwd:64:b4096", 2 * 64 * 4096, 2 * 64 * 4096);
-  concurrent(ctx, "r2c:f32:1000:b300", 1000 * 300, 2 * 501 * 300);
-  concurrent(ctx, "c2c:f32:fwd:10007:b64", 2 * 10007 * 64, 2 * 10007 * 64); /* Bluestein */
+  concurrent(ctx, "c2c:f32:fwd:4096:b256", 2 * 4096 * 256, 2 * 4096 * 256, USERS);
+  /* One plan from 8 threads at once: a small one, and a batch the CPU
+   * runs chunk by chunk (its sub-plans shared by all eight). */
+  concurrent(ctx, "c2c:f32:fwd:128:b64", 2 * 128 * 64, 2 * 128 * 64, MAX_USERS);
+  concurrent(ctx, "r2c:f32:256:b8192", 256 * 8192, 2 * 129 * 8192, MAX_USERS);
+  concurrent(ctx, "c2c:f32:fwd:64:b4096", 2 * 64 * 4096, 2 * 64 * 4096, USERS);
+  concurrent(ctx, "r2c:f32:1000:b300", 1000 * 300, 2 * 501 * 300, USERS);
+  concurrent(ctx, "c2c:f32:fwd:10007:b64", 2 * 10007 * 64, 2 * 10007 * 64, USERS); /* Bluestein */
   {
     churn c[USERS];
     pthread_t t[USERS];
