@@ -313,6 +313,16 @@ hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, si
     hy_strbuf_append(&sb, "  first tier while the plane kernel compiles:\n");
     hy_plan_tree_describe(&plan->quick, &sb);
   }
+  /* Callbacks: where they apply, and what they turn off. */
+  int gpu_cb = plan->cb_source[0] || plan->cb_source[1];
+  if (gpu_cb || plan->load_fn || plan->store_fn)
+    hy_strbuf_appendf(&sb, "  callbacks:%s%s, %s\n",
+                      plan->cb_source[0] || plan->load_fn ? " load" : "",
+                      plan->cb_source[1] || plan->store_fn ? " store" : "",
+                      gpu_cb ? "compiled into the first pass's loads and the last pass's stores "
+                               "(no persistent kernel; host data copied whole, not in chunks)"
+                             : "C functions run over the input before and the output after "
+                               "the transform");
   hy_status st = hy_strbuf_export(&sb, buf, buf_size, needed);
   hy_strbuf_free(&sb);
   return st;

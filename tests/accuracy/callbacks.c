@@ -251,6 +251,16 @@ static void check_refusals(cb_env *e) {
   CHECK_OK(hyfft_plan_create_with_callbacks(ctx, &prob, 0, NULL, &plan));
   if (plan) hyfft_plan_destroy(plan);
   plan = NULL;
+  /* hyfft_plan_describe (`hyfft plan`) says where the callbacks apply. */
+  make_callbacks(e, HYFFT_F32, 3, &one, buf, sizeof buf, &cb);
+  CHECK_OK(hyfft_plan_create_with_callbacks(ctx, &prob, 0, &cb, &plan));
+  if (plan) {
+    char text[4096];
+    CHECK_OK(hyfft_plan_describe(plan, text, sizeof text, NULL));
+    CHECK(strstr(text, "callbacks: load store") != NULL, "describe: %s", text);
+    hyfft_plan_destroy(plan);
+    plan = NULL;
+  }
   if (e->cpu) return;
 
   /* A snippet that does not compile: the named status, and the log names
