@@ -173,6 +173,18 @@ static void hy_check_callback_program(const char *name, const hy_problem *prob,
         name);
   CHECK(tree->npasses == program->nkernels, "%s: %d passes, %d kernels (a persistent kernel?)",
         name, tree->npasses, program->nkernels);
+  /* Only the first kernel loads through the callback, only the last
+   * stores through it. */
+  for (int k = 0; k < program->nkernels && hy_gpu_program_has_units(program); k++) {
+    size_t b = program->kernel_begin[k], e = program->kernel_end[k];
+    const char *text = program->source.data + b;
+    int loads = memmem(text, e - b, "hy_load_cb(src, ", 16) != NULL;
+    int stores = memmem(text, e - b, "hy_store_cb(dst, ", 17) != NULL;
+    CHECK(loads == (k == 0), "%s: kernel %d %s the load callback", name, k,
+          loads ? "calls" : "lacks");
+    CHECK(stores == (k == program->nkernels - 1), "%s: kernel %d %s the store callback", name, k,
+          stores ? "calls" : "lacks");
+  }
   hy_problem other = *prob;
   other.store_cb = "out[index] = cscale(value, (real)0.25);\n";
   hy_gpu_program p2;
