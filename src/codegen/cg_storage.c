@@ -129,6 +129,7 @@ typedef struct hy_cg_rw {
    * 0: the half-precision rewrite. */
   int cb;
   char role[2];
+  int realend[2]; /* the name is a real end (R2C's input, C2R's output) */
 } hy_cg_rw;
 
 /* The name of a half buffer starting at t[i] (whole identifier), or -1. */
@@ -158,8 +159,8 @@ static void hy_cg_rewrite(hy_cg_rw *rw, hy_strbuf *sb, const char *t, size_t len
       if (k < 0) continue;
       rw->scalar[k] = sc;
       if (rw->cb) {
-        /* The declaration stays; a real end takes no complex callback. */
-        if (sc) rw->bad = 1;
+        /* The declaration stays; only a real end is declared `real *`. */
+        if (sc && !rw->realend[k]) rw->bad = 1;
         i += dl;
         break;
       }
@@ -200,7 +201,8 @@ static void hy_cg_rewrite(hy_cg_rw *rw, hy_strbuf *sb, const char *t, size_t len
       while (e0 < (size_t)end && t[e0] == ' ') e0++;
       if (rw->cb) {
         if (rw->role[k] != 's') rw->bad = 1;
-        hy_strbuf_appendf(sb, "hy_store_cb(%s, ", rw->names[k]);
+        hy_strbuf_appendf(sb, "%s(%s, ", rw->realend[k] && !rw->scalar[k] ? "hy_store_cb2" : "hy_store_cb",
+                          rw->names[k]);
         hy_cg_rewrite(rw, sb, t + a0, a1 - a0);
         hy_strbuf_append(sb, ", ");
         hy_cg_rewrite(rw, sb, t + e0, (size_t)end - e0);
@@ -216,7 +218,8 @@ static void hy_cg_rewrite(hy_cg_rw *rw, hy_strbuf *sb, const char *t, size_t len
       i = copied = (size_t)end;
     } else if (rw->cb) {
       if (rw->role[k] != 'l') rw->bad = 1;
-      hy_strbuf_appendf(sb, "hy_load_cb(%s, ", rw->names[k]);
+      hy_strbuf_appendf(sb, "%s(%s, ", rw->realend[k] && !rw->scalar[k] ? "hy_load_cb2" : "hy_load_cb",
+                        rw->names[k]);
       hy_cg_rewrite(rw, sb, t + a0, a1 - a0);
       hy_strbuf_append(sb, ", hy_load_user)");
       i = copied = a1 + 1;
@@ -239,7 +242,7 @@ hy_status hy_cg_storage_kernel(const hy_problem *problem, const hy_pass *pass, h
     return hy_error(HYFFT_INTERNAL, "codegen: half-precision storage of a %s pass",
                     problem->kind == HYFFT_R2R ? "r2r" : "non-f32");
   HY_TRY(hy_strbuf_status(sb));
-  hy_cg_rw rw = {{NULL, NULL}, {0, 0}, 0, 0, 0, {0, 0}};
+  hy_cg_rw rw = {{NULL, NULL}, {0, 0}, 0, 0, 0, {0, 0}, {0, 0}};
   if (hy_cg_caller_buffer(pass->src)) rw.names[rw.nnames++] = "src";
   if (hy_cg_caller_buffer(pass->dst)) rw.names[rw.nnames++] = "dst";
   if (rw.nnames == 0) return HYFFT_SUCCESS;
@@ -288,17 +291,35 @@ void hy_cg_callback_preamble(hy_strbuf *sb, hy_dialect dialect, const hy_problem
   for (int s = 0; s < 2; s++) {
     const char *text = s ? problem->store_cb : problem->load_cb;
     if (!text) continue;
+    /* R2C's input and C2R's output are reals: the callback takes one. */
+    const char *t = (s ? problem->kind == HYFFT_C2R : problem->kind == HYFFT_R2C) ? "real" : "real2";
     if (s)
-      hy_strbuf_append(sb, "HY_FN void hy_store_cb(HY_GLOBAL real2 *out, hy_i64 index, "
-                           "real2 value, HY_GLOBAL void *user) {\n#line 1 \"store_callback\"\n");
+      hy_strbuf_appendf(sb, "HY_FN void hy_store_cb(HY_GLOBAL %s *out, hy_i64 index, "
+                            "%s value, HY_GLOBAL void *user) {\n#line 1 \"store_callback\"\n",
+                        t, t);
     else
-      hy_strbuf_append(sb, "HY_FN real2 hy_load_cb(const HY_GLOBAL real2 *in, hy_i64 index, "
-                           "HY_GLOBAL void *user) {\n#line 1 \"load_callback\"\n");
+      hy_strbuf_appendf(sb, "HY_FN %s hy_load_cb(const HY_GLOBAL %s *in, hy_i64 index, "
+                            "HY_GLOBAL void *user) {\n#line 1 \"load_callback\"\n", t, t);
     hy_strbuf_append(sb, text);
     long lines;
     hy_cg_count_lines(sb, &lines);
     /* Back to the program's own numbering after the snippet. */
     hy_strbuf_appendf(sb, "\n}\n#line %ld \"hyfft\"\n", lines + 3);
+    if (t[4] == '2') continue;
+    /* A kernel that views the real buffer as complex pairs reads or
+     * writes reals 2i and 2i+1 through element i. */
+    if (s)
+      hy_strbuf_append(sb, "HY_FN void hy_store_cb2(HY_GLOBAL real2 *out, hy_i64 index, "
+                           "real2 value, HY_GLOBAL void *user) {\n"
+                           "  hy_store_cb((HY_GLOBAL real *)out, 2 * index, value.x, user);\n"
+                           "  hy_store_cb((HY_GLOBAL real *)out, 2 * index + 1, value.y, user);\n"
+                           "}\n");
+    else
+      hy_strbuf_append(sb, "HY_FN real2 hy_load_cb2(const HY_GLOBAL real2 *in, hy_i64 index, "
+                           "HY_GLOBAL void *user) {\n"
+                           "  return MK(hy_load_cb((const HY_GLOBAL real *)in, 2 * index, user),\n"
+                           "            hy_load_cb((const HY_GLOBAL real *)in, 2 * index + 1, "
+                           "user));\n}\n");
   }
   hy_strbuf_append(sb, "\n");
 }
@@ -316,20 +337,34 @@ hy_status hy_cg_callback_kernel(const hy_problem *problem, const hy_plan_tree *t
     return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: the plan's first pass reads %s, not the "
                     "caller's input, so no pass could apply the load callback once per element",
                     pass->src == HY_BUF_WORK0 ? "work0" : "work1");
-  if (problem->load_cb && pass_index > 0 && !problem->inplace && pass->src == HY_BUF_IN)
-    return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: pass %d reads the caller's input again; "
-                    "the load callback would apply twice", pass_index);
+  /* A later pass that reads the caller's input before any pass wrote
+   * there reads input elements that the load callback did not see
+   * (intermediates a pass keeps there, as with HYFFT_DESTROY_INPUT or in
+   * place, are another matter). */
+  int reads_input = problem->inplace ? caller_src : pass->src == HY_BUF_IN;
+  if (problem->load_cb && pass_index > 0 && reads_input) {
+    int written = 0;
+    for (int j = 0; j < pass_index; j++) {
+      hy_buffer d = tree->passes[j].dst;
+      written |= problem->inplace ? hy_cg_caller_buffer(d) : d == HY_BUF_IN;
+    }
+    if (!written)
+      return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: pass %d reads the caller's input as "
+                      "given; the load callback applies in the first pass only", pass_index);
+  }
   if (store && !caller_dst)
     return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: the plan's last pass writes a work buffer, "
                     "not the caller's output");
   if (!load && !store) return HYFFT_SUCCESS;
-  hy_cg_rw rw = {{NULL, NULL}, {0, 0}, 0, 0, 1, {0, 0}};
+  hy_cg_rw rw = {{NULL, NULL}, {0, 0}, 0, 0, 1, {0, 0}, {0, 0}};
   if (load) {
     rw.role[rw.nnames] = 'l';
+    rw.realend[rw.nnames] = problem->kind == HYFFT_R2C;
     rw.names[rw.nnames++] = "src";
   }
   if (store) {
     rw.role[rw.nnames] = 's';
+    rw.realend[rw.nnames] = problem->kind == HYFFT_C2R;
     rw.names[rw.nnames++] = "dst";
   }
   size_t len = sb->len - begin;

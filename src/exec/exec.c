@@ -324,13 +324,34 @@ static hy_status hy_exec_staged(struct hyfft_plan_s *plan, const void *in, void 
   return st;
 }
 
-/* Offset of logical element i of a C2C problem's input (out = 0) or
- * output (out = 1): the transform dims fastest, then the batch dims. */
+/* Whether side `out` (0: input, 1: output) of a problem holds complex
+ * elements (R2C's input and C2R's output are real). */
+static int hy_exec_cb_complex(const hy_problem *p, int out) {
+  return !((p->kind == HYFFT_R2C && !out) || (p->kind == HYFFT_C2R && out));
+}
+
+/* Logical elements of one side: the transform lengths (n/2+1 along the
+ * last dim of a real transform's complex side) times the batch. */
+static int64_t hy_exec_cb_count(const hy_problem *p, int out) {
+  int64_t count = p->total_batch;
+  for (int d = 0; d < p->rank; d++) {
+    int64_t n = p->dims[d].n;
+    if (d == p->rank - 1 && p->kind != HYFFT_C2C && hy_exec_cb_complex(p, out)) n = n / 2 + 1;
+    count *= n;
+  }
+  return count;
+}
+
+/* Offset of logical element i of the input (out = 0) or output (out = 1),
+ * in elements of that side: the transform dims fastest, then the batch
+ * dims. */
 static int64_t hy_exec_cb_offset(const hy_problem *p, int64_t i, int out) {
   int64_t off = 0;
   for (int d = p->rank - 1; d >= 0; d--) {
-    off += (i % p->dims[d].n) * (out ? p->dims[d].out_stride : p->dims[d].in_stride);
-    i /= p->dims[d].n;
+    int64_t n = p->dims[d].n;
+    if (d == p->rank - 1 && p->kind != HYFFT_C2C && hy_exec_cb_complex(p, out)) n = n / 2 + 1;
+    off += (i % n) * (out ? p->dims[d].out_stride : p->dims[d].in_stride);
+    i /= n;
   }
   for (int d = p->batch_rank - 1; d >= 0; d--) {
     off += (i % p->batch[d].n) * (out ? p->batch[d].out_stride : p->batch[d].in_stride);
@@ -344,22 +365,28 @@ static int64_t hy_exec_cb_offset(const hy_problem *p, int64_t i, int out) {
  * transform runs from it, then the store function receives every logical
  * output element once and writes `out` itself. In place, the transform
  * runs in the scratch copy and the store (or a plain copy) puts the
- * results into the caller's buffer. */
+ * results into the caller's buffer. Elements are complex of the plan's
+ * precision, real ones on R2C's input and C2R's output side. */
 static hy_status hy_exec_run_callbacks(struct hyfft_plan_s *plan, const void *in, void *out,
                                        void *workspace, void *queue) {
   const hy_problem *p = &plan->problem;
   size_t es = p->precision == HYFFT_F64 ? 16 : 8;
-  int64_t total = p->total_transform * p->total_batch;
+  size_t in_es = hy_exec_cb_complex(p, 0) ? es : es / 2;
+  size_t out_es = hy_exec_cb_complex(p, 1) ? es : es / 2;
   char *scratch = NULL;
   const void *src = in;
   if (plan->load_fn) {
-    scratch = hy_calloc((size_t)(p->in_extent > 0 ? p->in_extent : 1), es);
+    size_t bytes = (size_t)(p->in_extent > 0 ? p->in_extent : 1) * in_es;
+    size_t out_bytes = (size_t)(p->out_extent > 0 ? p->out_extent : 1) * out_es;
+    if (p->inplace && out_bytes > bytes) bytes = out_bytes;
+    scratch = hy_calloc(bytes, 1);
     if (!scratch)
-      return hy_error(HYFFT_OUT_OF_MEMORY, "callbacks: cannot allocate the %lld-element load "
-                      "scratch", (long long)p->in_extent);
+      return hy_error(HYFFT_OUT_OF_MEMORY, "callbacks: cannot allocate the %zu-byte load scratch",
+                      bytes);
+    int64_t total = hy_exec_cb_count(p, 0);
     for (int64_t i = 0; i < total; i++) {
       int64_t o = hy_exec_cb_offset(p, i, 0);
-      plan->load_fn(scratch + (size_t)o * es, in, o, plan->cb_user[0]);
+      plan->load_fn(scratch + (size_t)o * in_es, in, o, plan->cb_user[0]);
     }
     src = scratch;
   }
@@ -367,13 +394,14 @@ static hy_status hy_exec_run_callbacks(struct hyfft_plan_s *plan, const void *in
   hy_status st = hy_exec_direct(plan, src, dst, workspace, queue);
   if (st == HYFFT_SUCCESS && (plan->store_fn || dst != (char *)out)) {
     double value[2];
+    int64_t total = hy_exec_cb_count(p, 1);
     for (int64_t i = 0; i < total; i++) {
       int64_t o = hy_exec_cb_offset(p, i, 1);
-      memcpy(value, dst + (size_t)o * es, es);
+      memcpy(value, dst + (size_t)o * out_es, out_es);
       if (plan->store_fn)
         plan->store_fn(out, o, value, plan->cb_user[1]);
       else
-        memcpy((char *)out + (size_t)o * es, value, es);
+        memcpy((char *)out + (size_t)o * out_es, value, out_es);
     }
   }
   hy_free(scratch);

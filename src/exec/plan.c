@@ -91,9 +91,9 @@ static hy_status hy_exec_take_callbacks(struct hyfft_context_s *context, struct 
                     "kernels and takes source text (load_source, store_source), not C functions",
                     context->backend->name);
   const hy_problem *q = &p->problem;
-  if (q->kind != HYFFT_C2C)
-    return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: %s transforms do not take callbacks yet "
-                    "(C2C only)", q->kind == HYFFT_R2C ? "R2C" : q->kind == HYFFT_C2R ? "C2R" : "R2R");
+  if (q->kind == HYFFT_R2R)
+    return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: R2R transforms do not take callbacks yet "
+                    "(C2C, R2C and C2R do)");
   if (hy_precision_is_half(q->storage))
     return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: %s storage does not take callbacks "
                     "(f32 and f64 only)", q->storage == HYFFT_F16 ? "f16" : "bf16");

@@ -158,6 +158,12 @@ static const char *const hy_load_snippet =
 static const char *const hy_store_snippet =
     "real s = index % 5 == 1 ? (real)0 : (real)0.5;\n"
     "out[index] = MK(value.x * s, value.y * s);\n";
+/* R2C's input and C2R's output: one real an element. */
+static const char *const hy_load_snippet_real =
+    "const HY_GLOBAL real *w = (const HY_GLOBAL real *)user;\n"
+    "return in[index] * w[index];\n";
+static const char *const hy_store_snippet_real =
+    "out[index] = index % 5 == 1 ? (real)0 : (real)0.5 * value;\n";
 
 /* The checks of a callback program beyond compiling: the first pass's
  * kernel calls the load callback, the last one's the store callback, a
@@ -167,26 +173,30 @@ static const char *const hy_store_snippet =
 static void hy_check_callback_program(const char *name, const hy_problem *prob,
                                       const hy_plan_tree *tree, const hy_device_caps *caps,
                                       const hy_gpu_program *program, int arch) {
-  CHECK(strstr(program->source.data, "hy_load_cb(src, ") != NULL, "%s: no load callback call",
-        name);
-  CHECK(strstr(program->source.data, "hy_store_cb(dst, ") != NULL, "%s: no store callback call",
-        name);
+  const char *text = program->source.data;
+  CHECK(strstr(text, "hy_load_cb(src, ") || strstr(text, "hy_load_cb2(src, "),
+        "%s: no load callback call", name);
+  CHECK(strstr(text, "hy_store_cb(dst, ") || strstr(text, "hy_store_cb2(dst, "),
+        "%s: no store callback call", name);
   CHECK(tree->npasses == program->nkernels, "%s: %d passes, %d kernels (a persistent kernel?)",
         name, tree->npasses, program->nkernels);
   /* Only the first kernel loads through the callback, only the last
    * stores through it. */
   for (int k = 0; k < program->nkernels && hy_gpu_program_has_units(program); k++) {
     size_t b = program->kernel_begin[k], e = program->kernel_end[k];
-    const char *text = program->source.data + b;
-    int loads = memmem(text, e - b, "hy_load_cb(src, ", 16) != NULL;
-    int stores = memmem(text, e - b, "hy_store_cb(dst, ", 17) != NULL;
+    const char *kt = program->source.data + b;
+    int loads = memmem(kt, e - b, "hy_load_cb(src, ", 16) != NULL ||
+                memmem(kt, e - b, "hy_load_cb2(src, ", 17) != NULL;
+    int stores = memmem(kt, e - b, "hy_store_cb(dst, ", 17) != NULL ||
+                 memmem(kt, e - b, "hy_store_cb2(dst, ", 18) != NULL;
     CHECK(loads == (k == 0), "%s: kernel %d %s the load callback", name, k,
           loads ? "calls" : "lacks");
     CHECK(stores == (k == program->nkernels - 1), "%s: kernel %d %s the store callback", name, k,
           stores ? "calls" : "lacks");
   }
   hy_problem other = *prob;
-  other.store_cb = "out[index] = cscale(value, (real)0.25);\n";
+  other.store_cb = prob->kind == HYFFT_C2R ? "out[index] = (real)0.25 * value;\n"
+                                            : "out[index] = cscale(value, (real)0.25);\n";
   hy_gpu_program p2;
   memset(&p2, 0, sizeof p2);
   hy_status st = hy_codegen_plan(&other, tree, caps, HY_DIALECT_CUDA, &p2);
@@ -218,8 +228,8 @@ static void hy_compile_problem(const char *name, const hyfft_problem *user, int 
   CHECK(st == HYFFT_SUCCESS, "%s: problem rejected: %s", name, hyfft_last_error());
   if (st != HYFFT_SUCCESS) return;
   if (hy_callbacks) {
-    prob.load_cb = hy_load_snippet;
-    prob.store_cb = hy_store_snippet;
+    prob.load_cb = prob.kind == HYFFT_R2C ? hy_load_snippet_real : hy_load_snippet;
+    prob.store_cb = prob.kind == HYFFT_C2R ? hy_store_snippet_real : hy_store_snippet;
   }
   hy_plan_tree tree;
   st = hy_planner_plan(&prob, caps, 0, &tree);
