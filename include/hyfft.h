@@ -295,11 +295,13 @@ HYFFT_API hyfft_status hyfft_plan_token(hyfft_context context, const char *token
  * device pointer (CUDA) or cl_mem (OpenCL) given as *_user, or NULL.
  * A snippet that does not compile gives HYFFT_COMPILE_ERROR with the
  * compiler's log in hyfft_last_error, its line numbers the snippet's
- * ("load_callback":N). The CPU backend takes C function pointers instead:
- * `value` and `in`/`out` point to complex elements of the plan's precision
- * (float[2] or double[2]). Each form is refused on the other kind of
- * context (HYFFT_NOT_SUPPORTED). C2C only (f32, f64); see docs/api.md for
- * what else is refused. */
+ * ("load_callback":N). On the real side of R2C (its input) and C2R (its
+ * output) the element is one real: real/real * instead of real2/real2 *.
+ * The CPU backend takes C function pointers instead: `value` points to one
+ * element of the plan's precision (float[2] or double[2]; one float or
+ * double on the real side), `in`/`out` to the caller's buffers. Each form
+ * is refused on the other kind of context (HYFFT_NOT_SUPPORTED). C2C, R2C
+ * and C2R in f32 and f64; see docs/api.md for what else is refused. */
 typedef void (*hyfft_load_fn)(void *value, const void *in, int64_t index, void *user);
 typedef void (*hyfft_store_fn)(void *out, int64_t index, const void *value, void *user);
 typedef struct hyfft_callbacks {
