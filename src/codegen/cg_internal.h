@@ -7,8 +7,9 @@
  *   cg_stage.c    one Stockham stage (twiddles and butterfly);
  *   cg_kernel.c, cg_pointwise.c, cg_persist.c  whole kernels: one pass,
  *                 Bluestein's pointwise steps, the persistent kernel;
- *   cg_storage.c  half-precision storage: conversions on the caller's
- *                 buffers, applied to a finished kernel's text;
+ *   cg_storage.c  half-precision storage (conversions) and load/store
+ *                 callbacks on the caller's buffers, applied to a
+ *                 finished kernel's text;
  *   codegen.c     hy_codegen_plan: the program of a plan tree.
  * Every switch comes from the plan tree (hy_pass.spec); nothing here
  * decides what runs. Everything appends text to a hy_strbuf. */

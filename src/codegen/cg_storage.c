@@ -1,4 +1,7 @@
-/* Half-precision storage in generated kernels (HYFFT_F16, HYFFT_BF16).
+/* Rewrites of a finished kernel's accesses to the caller's buffers:
+ * half-precision storage (HYFFT_F16, HYFFT_BF16), described here, and the
+ * user's load and store callbacks (hyfft_callbacks; the second part of
+ * this file says how).
  *
  * Kernels compute in f32 (real = float) and are written, by every level
  * below, as if each buffer held real2 (or real, at a real end of R2C/C2R).
@@ -125,8 +128,10 @@ typedef struct hy_cg_rw {
   int bad; /* a use of a half buffer that is neither a read nor a store */
   /* 1: the callback rewrite (hy_cg_callback_kernel): reads of a name with
    * role 'l' become hy_load_cb calls, stores to a name with role 's'
-   * hy_store_cb calls; the other uses, and real (scalar) buffers, are bad.
-   * 0: the half-precision rewrite. */
+   * hy_store_cb calls (hy_load_cb2/hy_store_cb2 where a real end is
+   * declared real2: reals viewed as complex pairs); the other uses, and a
+   * complex end declared `real *`, are bad. 0: the half-precision
+   * rewrite. */
   int cb;
   char role[2];
   int realend[2]; /* the name is a real end (R2C's input, C2R's output) */
