@@ -308,7 +308,22 @@ static void check_refusals(cb_env *e) {
     hyfft_plan_destroy(plan);
     plan = NULL;
   }
-  if (e->cpu) return;
+  if (e->cpu) {
+    /* A multi-device context splits a batched host problem into sub-plans
+     * over parts of the buffers: refused by name. */
+    hyfft_context multi = NULL;
+    if (hyfft_context_create("cpu,cpu", &multi) == HYFFT_SUCCESS) {
+      hyfft_problem batched = prob;
+      batched.batch_rank = 1;
+      batched.batch[0] = (hyfft_dim){8, 64, 64};
+      make_callbacks(e, HYFFT_C2C, HYFFT_F32, 1, &one, buf, sizeof buf, &cb);
+      CHECK_STATUS(hyfft_plan_create_with_callbacks(multi, &batched, 0, &cb, &plan),
+                   HYFFT_NOT_SUPPORTED);
+      CHECK(strstr(hyfft_last_error(), "multi-device") != NULL, "message: %s", hyfft_last_error());
+      hyfft_context_destroy(multi);
+    }
+    return;
+  }
 
   /* A snippet that does not compile: the named status, and the log names
    * the snippet's second line. */
