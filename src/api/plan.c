@@ -320,7 +320,8 @@ hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, si
                       plan->cb_source[0] || plan->load_fn ? " load" : "",
                       plan->cb_source[1] || plan->store_fn ? " store" : "",
                       gpu_cb ? "compiled into the first pass's loads and the last pass's stores "
-                               "(no persistent kernel; host data copied whole, not in chunks)"
+                               "(no persistent kernel; host data copied whole, not in chunks, "
+                               "with no CPU share)"
                              : "C functions run over the input before and the output after "
                                "the transform");
   hy_status st = hy_strbuf_export(&sb, buf, buf_size, needed);

@@ -159,14 +159,16 @@ static hy_status hy_exec_plan_create_full(struct hyfft_context_s *context,
    * memory budget two sweeps of sub-plans (exec/out_of_core.c). None has a
    * tree of its own. */
   if (st == HYFFT_SUCCESS && !tree) st = hy_multi_create(p, flags);
-  if (st == HYFFT_SUCCESS && !tree && !p->multi) st = hy_hybrid_create(p, flags);
+  /* A CPU share would run the callbacks' source on the CPU: callback
+   * plans run on the device alone (HYFFT_HYBRID and HYFFT_CPU_SHARE are
+   * ignored, as when the model gives the CPU nothing). */
+  if (st == HYFFT_SUCCESS && !tree && !p->multi && !with_cb) st = hy_hybrid_create(p, flags);
   if (st == HYFFT_SUCCESS && !tree && !p->multi && !p->hybrid) st = hy_ooc_create(p, flags);
   /* Callbacks index the caller's whole buffers; the sub-plans of these
    * see pieces of them. */
   if (st == HYFFT_SUCCESS && with_cb && (p->ooc || p->hybrid || p->multi)) {
     st = hy_error(HYFFT_NOT_SUPPORTED, "callbacks: a %s plan runs sub-plans over parts of the "
-                  "data and does not take callbacks", p->multi ? "multi-device" : p->hybrid
-                  ? "hybrid (CPU share)" : "out-of-core");
+                  "data and does not take callbacks", p->multi ? "multi-device" : "out-of-core");
     hy_multi_destroy(p);
     hy_hybrid_destroy(p);
     hy_ooc_destroy(p);

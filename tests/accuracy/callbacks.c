@@ -340,6 +340,24 @@ static void check_refusals(cb_env *e) {
   CHECK(strstr(log, "store_callback:1") != NULL || strstr(log, "store_callback:2") != NULL,
         "the compiler log does not name store_callback's line: %s", log);
 
+  /* HYFFT_HYBRID on a batched host problem: the plan runs on the device
+   * alone (no CPU share), and says so. */
+  {
+    hyfft_problem batched = prob;
+    batched.batch_rank = 1;
+    batched.batch[0] = (hyfft_dim){64, 64, 64};
+    make_callbacks(e, HYFFT_C2C, HYFFT_F32, 2, &one, buf, sizeof buf, &cb);
+    hyfft_plan hp = NULL;
+    CHECK_OK(hyfft_plan_create_with_callbacks(ctx, &batched, HYFFT_HYBRID, &cb, &hp));
+    if (hp) {
+      char text[4096];
+      CHECK_OK(hyfft_plan_describe(hp, text, sizeof text, NULL));
+      CHECK(strstr(text, "hybrid") == NULL && strstr(text, "with no CPU share") != NULL,
+            "HYFFT_HYBRID with callbacks: %s", text);
+      hyfft_plan_destroy(hp);
+    }
+  }
+
   /* Two plans whose snippets differ: different sources (the cache key is
    * the source's hash), and each computes its own scale. */
   char src_a[256], src_b[256];
