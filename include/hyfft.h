@@ -278,6 +278,49 @@ HYFFT_API hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_prob
 HYFFT_API hyfft_status hyfft_plan_token(hyfft_context context, const char *token,
                                         unsigned flags, hyfft_plan *plan);
 
+/* Callbacks: user code fused into the transform (docs/api.md,
+ * "Callbacks"). A load callback gives the value the transform sees for
+ * each input element, a store callback writes each output element; both
+ * take the element's offset (`index`, in elements of the caller's buffer,
+ * strides and batch distances included) and a user pointer. They are part
+ * of the plan: its kernels are generated and compiled with them at
+ * creation, and plans are read-only afterwards, so they are given here
+ * and not set on a finished plan.
+ *
+ * GPU contexts (CUDA, OpenCL) take source text: the body of
+ *   real2 hy_load_cb(const HY_GLOBAL real2 *in, hy_i64 index, HY_GLOBAL void *user)
+ *   void hy_store_cb(HY_GLOBAL real2 *out, hy_i64 index, real2 value, HY_GLOBAL void *user)
+ * in the generator's C subset (real/real2 are float or double per the
+ * plan, MK(re, im) builds a real2, cmul/cscale multiply); `user` is the
+ * device pointer (CUDA) or cl_mem (OpenCL) given as *_user, or NULL.
+ * A snippet that does not compile gives HYFFT_COMPILE_ERROR with the
+ * compiler's log in hyfft_last_error, its line numbers the snippet's
+ * ("load_callback":N). On the real side of R2C (its input) and C2R (its
+ * output) the element is one real: real/real * instead of real2/real2 *.
+ * The CPU backend takes C function pointers instead: `value` points to one
+ * element of the plan's precision (float[2] or double[2]; one float or
+ * double on the real side), `in`/`out` to the caller's buffers. Each form
+ * is refused on the other kind of context (HYFFT_NOT_SUPPORTED). C2C, R2C
+ * and C2R in f32 and f64; see docs/api.md for what else is refused. */
+typedef void (*hyfft_load_fn)(void *value, const void *in, int64_t index, void *user);
+typedef void (*hyfft_store_fn)(void *out, int64_t index, const void *value, void *user);
+typedef struct hyfft_callbacks {
+  const char *load_source;  /* GPU: body of hy_load_cb, or NULL */
+  const char *store_source; /* GPU: body of hy_store_cb, or NULL */
+  hyfft_load_fn load_fn;    /* CPU: or NULL */
+  hyfft_store_fn store_fn;  /* CPU: or NULL */
+  void *load_user;          /* `user` of the load callback */
+  void *store_user;         /* `user` of the store callback */
+} hyfft_callbacks;
+
+/* hyfft_plan_create with callbacks (callbacks NULL, or all members NULL:
+ * the same as hyfft_plan_create). The source texts are copied. */
+HYFFT_API hyfft_status hyfft_plan_create_with_callbacks(hyfft_context context,
+                                                        const hyfft_problem *problem,
+                                                        unsigned flags,
+                                                        const hyfft_callbacks *callbacks,
+                                                        hyfft_plan *plan);
+
 /* Convenience planners: contiguous, out-of-place, host memory. */
 HYFFT_API hyfft_status hyfft_plan_1d(hyfft_context context, int64_t n, hyfft_kind kind,
                                      hyfft_precision precision, int sign, int64_t batch,

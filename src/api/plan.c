@@ -147,6 +147,28 @@ hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *probl
   return HYFFT_SUCCESS;
 }
 
+hyfft_status hyfft_plan_create_with_callbacks(hyfft_context context, const hyfft_problem *problem,
+                                              unsigned flags, const hyfft_callbacks *callbacks,
+                                              hyfft_plan *plan) {
+  hy_error_clear();
+  if (!plan) return hy_error(HYFFT_NULL_POINTER, "plan is NULL");
+  if (!context) return hy_error(HYFFT_NULL_POINTER, "context is NULL");
+  if (!hy_handle_is_live(context, HY_HANDLE_CONTEXT))
+    return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live", (void *)context);
+  if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
+  if (flags & ~(unsigned)(HYFFT_MEASURE | HYFFT_DESTROY_INPUT | HYFFT_HYBRID | HYFFT_OWN_WORKSPACE))
+    return hy_error(HYFFT_INVALID_ARGUMENT, "unknown planner flags 0x%x", flags);
+  struct hyfft_plan_s *p = NULL;
+  HY_TRY(hy_exec_plan_create_cb(context, problem, flags, callbacks, &p));
+  hy_status st = hy_handle_register(p, HY_HANDLE_PLAN);
+  if (st != HYFFT_SUCCESS) {
+    hy_exec_plan_destroy(p);
+    return st;
+  }
+  *plan = p;
+  return HYFFT_SUCCESS;
+}
+
 hyfft_status hyfft_plan_token(hyfft_context context, const char *token, unsigned flags,
                               hyfft_plan *plan) {
   hy_error_clear();
@@ -294,6 +316,17 @@ hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, si
     hy_strbuf_append(&sb, "  first tier while the plane kernel compiles:\n");
     hy_plan_tree_describe(&plan->quick, &sb);
   }
+  /* Callbacks: where they apply, and what they turn off. */
+  int gpu_cb = plan->cb_source[0] || plan->cb_source[1];
+  if (gpu_cb || plan->load_fn || plan->store_fn)
+    hy_strbuf_appendf(&sb, "  callbacks:%s%s, %s\n",
+                      plan->cb_source[0] || plan->load_fn ? " load" : "",
+                      plan->cb_source[1] || plan->store_fn ? " store" : "",
+                      gpu_cb ? "compiled into the first pass's loads and the last pass's stores "
+                               "(no persistent kernel; host data copied whole, not in chunks, "
+                               "with no CPU share)"
+                             : "C functions run over the input before and the output after "
+                               "the transform");
   hy_status st = hy_strbuf_export(&sb, buf, buf_size, needed);
   hy_strbuf_free(&sb);
   return st;

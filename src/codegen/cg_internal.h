@@ -7,8 +7,9 @@
  *   cg_stage.c    one Stockham stage (twiddles and butterfly);
  *   cg_kernel.c, cg_pointwise.c, cg_persist.c  whole kernels: one pass,
  *                 Bluestein's pointwise steps, the persistent kernel;
- *   cg_storage.c  half-precision storage: conversions on the caller's
- *                 buffers, applied to a finished kernel's text;
+ *   cg_storage.c  half-precision storage (conversions) and load/store
+ *                 callbacks on the caller's buffers, applied to a
+ *                 finished kernel's text;
  *   codegen.c     hy_codegen_plan: the program of a plan tree.
  * Every switch comes from the plan tree (hy_pass.spec); nothing here
  * decides what runs. Everything appends text to a hy_strbuf. */
@@ -100,6 +101,16 @@ void hy_cg_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision precision
 void hy_cg_storage_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision storage);
 hy_status hy_cg_storage_kernel(const hy_problem *problem, const hy_pass *pass, hy_strbuf *sb,
                                size_t begin);
+/* Load and store callbacks (cg_storage.c): the callback functions of the
+ * prelude (nothing without callbacks), and the rewrite of kernel
+ * `kernel`'s text, prog->source[begin, len), made for pass `pass_index`:
+ * the first pass's reads of the caller's input and the last pass's
+ * stores to its output through the callbacks, the user pointers as
+ * parameters and launch arguments. HYFFT_NOT_SUPPORTED where a plan's
+ * passes cannot apply them once per element. */
+void hy_cg_callback_preamble(hy_strbuf *sb, hy_dialect dialect, const hy_problem *problem);
+hy_status hy_cg_callback_kernel(const hy_problem *problem, const hy_plan_tree *tree,
+                                int pass_index, hy_gpu_program *prog, int kernel, size_t begin);
 /* "__kernel void NAME(" or "extern \"C\" __global__ void __launch_bounds__(B[, MIN]) NAME(";
  * block is the exact work-group size every launch of the kernel uses. */
 void hy_cg_kernel_open(hy_strbuf *sb, hy_dialect dialect, const char *name, int block,

@@ -1,4 +1,7 @@
-/* Half-precision storage in generated kernels (HYFFT_F16, HYFFT_BF16).
+/* Rewrites of a finished kernel's accesses to the caller's buffers:
+ * half-precision storage (HYFFT_F16, HYFFT_BF16), described here, and the
+ * user's load and store callbacks (hyfft_callbacks; the second part of
+ * this file says how).
  *
  * Kernels compute in f32 (real = float) and are written, by every level
  * below, as if each buffer held real2 (or real, at a real end of R2C/C2R).
@@ -123,6 +126,15 @@ typedef struct hy_cg_rw {
   int scalar[2]; /* declared `real *` (a real end: one half an element) */
   int nnames;
   int bad; /* a use of a half buffer that is neither a read nor a store */
+  /* 1: the callback rewrite (hy_cg_callback_kernel): reads of a name with
+   * role 'l' become hy_load_cb calls, stores to a name with role 's'
+   * hy_store_cb calls (hy_load_cb2/hy_store_cb2 where a real end is
+   * declared real2: reals viewed as complex pairs); the other uses, and a
+   * complex end declared `real *`, are bad. 0: the half-precision
+   * rewrite. */
+  int cb;
+  char role[2];
+  int realend[2]; /* the name is a real end (R2C's input, C2R's output) */
 } hy_cg_rw;
 
 /* The name of a half buffer starting at t[i] (whole identifier), or -1. */
@@ -151,6 +163,12 @@ static void hy_cg_rewrite(hy_cg_rw *rw, hy_strbuf *sb, const char *t, size_t len
                   : -1;
       if (k < 0) continue;
       rw->scalar[k] = sc;
+      if (rw->cb) {
+        /* The declaration stays; only a real end is declared `real *`. */
+        if (sc && !rw->realend[k]) rw->bad = 1;
+        i += dl;
+        break;
+      }
       hy_strbuf_appendf(sb, "%.*s%s *", (int)(i - copied), t + copied, sc ? "hy_half1" : "hy_half2");
       i += dl;
       copied = i;
@@ -186,12 +204,30 @@ static void hy_cg_rewrite(hy_cg_rw *rw, hy_strbuf *sb, const char *t, size_t len
       }
       size_t e0 = j + 1;
       while (e0 < (size_t)end && t[e0] == ' ') e0++;
+      if (rw->cb) {
+        if (rw->role[k] != 's') rw->bad = 1;
+        hy_strbuf_appendf(sb, "%s(%s, ", rw->realend[k] && !rw->scalar[k] ? "hy_store_cb2" : "hy_store_cb",
+                          rw->names[k]);
+        hy_cg_rewrite(rw, sb, t + a0, a1 - a0);
+        hy_strbuf_append(sb, ", ");
+        hy_cg_rewrite(rw, sb, t + e0, (size_t)end - e0);
+        hy_strbuf_append(sb, ", hy_store_user)");
+        i = copied = (size_t)end;
+        continue;
+      }
       hy_strbuf_appendf(sb, "%s[", rw->names[k]);
       hy_cg_rewrite(rw, sb, t + a0, a1 - a0);
       hy_strbuf_append(sb, rw->scalar[k] ? "] = hy_st_s(" : "] = hy_st_h(");
       hy_cg_rewrite(rw, sb, t + e0, (size_t)end - e0);
       hy_strbuf_append(sb, ")");
       i = copied = (size_t)end;
+    } else if (rw->cb) {
+      if (rw->role[k] != 'l') rw->bad = 1;
+      hy_strbuf_appendf(sb, "%s(%s, ", rw->realend[k] && !rw->scalar[k] ? "hy_load_cb2" : "hy_load_cb",
+                        rw->names[k]);
+      hy_cg_rewrite(rw, sb, t + a0, a1 - a0);
+      hy_strbuf_append(sb, ", hy_load_user)");
+      i = copied = a1 + 1;
     } else {
       hy_strbuf_appendf(sb, "%s(%s[", rw->scalar[k] ? "hy_ld_s" : "hy_ld_h", rw->names[k]);
       hy_cg_rewrite(rw, sb, t + a0, a1 - a0);
@@ -211,7 +247,7 @@ hy_status hy_cg_storage_kernel(const hy_problem *problem, const hy_pass *pass, h
     return hy_error(HYFFT_INTERNAL, "codegen: half-precision storage of a %s pass",
                     problem->kind == HYFFT_R2R ? "r2r" : "non-f32");
   HY_TRY(hy_strbuf_status(sb));
-  hy_cg_rw rw = {{NULL, NULL}, {0, 0}, 0, 0};
+  hy_cg_rw rw = {{NULL, NULL}, {0, 0}, 0, 0, 0, {0, 0}, {0, 0}};
   if (hy_cg_caller_buffer(pass->src)) rw.names[rw.nnames++] = "src";
   if (hy_cg_caller_buffer(pass->dst)) rw.names[rw.nnames++] = "dst";
   if (rw.nnames == 0) return HYFFT_SUCCESS;
@@ -227,5 +263,148 @@ hy_status hy_cg_storage_kernel(const hy_problem *problem, const hy_pass *pass, h
   if (rw.bad)
     return hy_error(HYFFT_INTERNAL, "codegen: a kernel uses a half-precision buffer other than "
                                     "by reading or storing an element");
+  return hy_strbuf_status(sb);
+}
+
+/* ---- load and store callbacks (hyfft_callbacks) ----
+ *
+ * The same rewrite routes a kernel's use of the caller's buffers through
+ * the user's callbacks: in the pass that reads the caller's input (the
+ * first), a read `src[i]` becomes `hy_load_cb(src, i, hy_load_user)`; in
+ * the pass that writes the caller's output (the last), a store
+ * `dst[i] = v;` becomes `hy_store_cb(dst, i, v, hy_store_user);`. The index
+ * is the element's offset in the caller's buffer, as the kernel computes
+ * it. The kernel takes the user pointers as extra parameters after
+ * hy_block0, and its launches pass the buffers HY_BUF_LOAD_USER and
+ * HY_BUF_STORE_USER there. Passes in between, and the stores and loads
+ * of intermediates that a pass keeps in the caller's buffers, are left as
+ * they are. The callbacks themselves are functions of the prelude, the
+ * snippet preceded by `#line 1 "load_callback"` (or "store_callback") so
+ * that a compiler's messages name the snippet's own lines. */
+
+static void hy_cg_count_lines(const hy_strbuf *sb, long *lines) {
+  long n = 1;
+  for (size_t i = 0; i < sb->len; i++) n += sb->data[i] == '\n';
+  *lines = n;
+}
+
+void hy_cg_callback_preamble(hy_strbuf *sb, hy_dialect dialect, const hy_problem *problem) {
+  if (!problem->load_cb && !problem->store_cb) return;
+  hy_strbuf_appendf(sb, "/* User callbacks (hyfft_callbacks, cg_storage.c). */\n"
+                        "#define HY_GLOBAL %s\n",
+                    dialect == HY_DIALECT_OPENCL ? "__global" : "");
+  for (int s = 0; s < 2; s++) {
+    const char *text = s ? problem->store_cb : problem->load_cb;
+    if (!text) continue;
+    /* R2C's input and C2R's output are reals: the callback takes one. */
+    const char *t = (s ? problem->kind == HYFFT_C2R : problem->kind == HYFFT_R2C) ? "real" : "real2";
+    if (s)
+      hy_strbuf_appendf(sb, "HY_FN void hy_store_cb(HY_GLOBAL %s *out, hy_i64 index, "
+                            "%s value, HY_GLOBAL void *user) {\n#line 1 \"store_callback\"\n",
+                        t, t);
+    else
+      hy_strbuf_appendf(sb, "HY_FN %s hy_load_cb(const HY_GLOBAL %s *in, hy_i64 index, "
+                            "HY_GLOBAL void *user) {\n#line 1 \"load_callback\"\n", t, t);
+    hy_strbuf_append(sb, text);
+    long lines;
+    hy_cg_count_lines(sb, &lines);
+    /* Back to the program's own numbering after the snippet. */
+    hy_strbuf_appendf(sb, "\n}\n#line %ld \"hyfft\"\n", lines + 3);
+    if (t[4] == '2') continue;
+    /* A kernel that views the real buffer as complex pairs reads or
+     * writes reals 2i and 2i+1 through element i. */
+    if (s)
+      hy_strbuf_append(sb, "HY_FN void hy_store_cb2(HY_GLOBAL real2 *out, hy_i64 index, "
+                           "real2 value, HY_GLOBAL void *user) {\n"
+                           "  hy_store_cb((HY_GLOBAL real *)out, 2 * index, value.x, user);\n"
+                           "  hy_store_cb((HY_GLOBAL real *)out, 2 * index + 1, value.y, user);\n"
+                           "}\n");
+    else
+      hy_strbuf_append(sb, "HY_FN real2 hy_load_cb2(const HY_GLOBAL real2 *in, hy_i64 index, "
+                           "HY_GLOBAL void *user) {\n"
+                           "  return MK(hy_load_cb((const HY_GLOBAL real *)in, 2 * index, user),\n"
+                           "            hy_load_cb((const HY_GLOBAL real *)in, 2 * index + 1, "
+                           "user));\n}\n");
+  }
+  hy_strbuf_append(sb, "\n");
+}
+
+hy_status hy_cg_callback_kernel(const hy_problem *problem, const hy_plan_tree *tree,
+                                int pass_index, hy_gpu_program *prog, int kernel, size_t begin) {
+  if (!problem->load_cb && !problem->store_cb) return HYFFT_SUCCESS;
+  hy_strbuf *sb = &prog->source;
+  HY_TRY(hy_strbuf_status(sb));
+  const hy_pass *pass = &tree->passes[pass_index];
+  int caller_src = hy_cg_caller_buffer(pass->src), caller_dst = hy_cg_caller_buffer(pass->dst);
+  int load = problem->load_cb && pass_index == 0;
+  int store = problem->store_cb && pass_index == tree->npasses - 1;
+  if (load && !caller_src)
+    return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: the plan's first pass reads %s, not the "
+                    "caller's input, so no pass could apply the load callback once per element",
+                    pass->src == HY_BUF_WORK0 ? "work0" : "work1");
+  /* A later pass that reads the caller's input before any pass wrote
+   * there reads input elements that the load callback did not see
+   * (intermediates a pass keeps there, as with HYFFT_DESTROY_INPUT or in
+   * place, are another matter). */
+  int reads_input = problem->inplace ? caller_src : pass->src == HY_BUF_IN;
+  if (problem->load_cb && pass_index > 0 && reads_input) {
+    int written = 0;
+    for (int j = 0; j < pass_index; j++) {
+      hy_buffer d = tree->passes[j].dst;
+      written |= problem->inplace ? hy_cg_caller_buffer(d) : d == HY_BUF_IN;
+    }
+    if (!written)
+      return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: pass %d reads the caller's input as "
+                      "given; the load callback applies in the first pass only", pass_index);
+  }
+  if (store && !caller_dst)
+    return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: the plan's last pass writes a work buffer, "
+                    "not the caller's output");
+  if (!load && !store) return HYFFT_SUCCESS;
+  hy_cg_rw rw = {{NULL, NULL}, {0, 0}, 0, 0, 1, {0, 0}, {0, 0}};
+  if (load) {
+    rw.role[rw.nnames] = 'l';
+    rw.realend[rw.nnames] = problem->kind == HYFFT_R2C;
+    rw.names[rw.nnames++] = "src";
+  }
+  if (store) {
+    rw.role[rw.nnames] = 's';
+    rw.realend[rw.nnames] = problem->kind == HYFFT_C2R;
+    rw.names[rw.nnames++] = "dst";
+  }
+  size_t len = sb->len - begin;
+  char *text = hy_malloc(len + 1);
+  if (!text) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: callback rewrite (%zu bytes)", len);
+  memcpy(text, sb->data + begin, len);
+  text[len] = '\0';
+  /* The user pointers join the parameters after hy_block0, the last. */
+  const char *param = "const hy_i64 hy_block0)";
+  const char *at = strstr(text, param);
+  if (!at) {
+    hy_free(text);
+    return hy_error(HYFFT_INTERNAL, "codegen: pass %d's kernel has no hy_block0 parameter",
+                    pass_index);
+  }
+  size_t cut = (size_t)(at - text) + strlen(param) - 1;
+  sb->len = begin;
+  sb->data[begin] = '\0';
+  hy_cg_rewrite(&rw, sb, text, cut);
+  const char *g = hy_cg_global(prog->dialect);
+  if (load) hy_strbuf_appendf(sb, ", %svoid *hy_load_user", g);
+  if (store) hy_strbuf_appendf(sb, ", %svoid *hy_store_user", g);
+  hy_cg_rewrite(&rw, sb, text + cut, len - cut);
+  hy_free(text);
+  if (rw.bad)
+    return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: pass %d's kernel (%s) uses the caller's "
+                    "buffer other than by reading or storing one complex element; it cannot take "
+                    "the callbacks", pass_index, prog->names[kernel]);
+  for (int l = 0; l < prog->nlaunches; l++) {
+    hy_launch *L = &prog->launches[l];
+    if (L->kernel != kernel) continue;
+    if (L->nargs + load + store > HY_MAX_KERNEL_ARGS)
+      return hy_error(HYFFT_INTERNAL, "codegen: too many kernel arguments with callbacks");
+    if (load) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, HY_BUF_LOAD_USER};
+    if (store) L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, HY_BUF_STORE_USER};
+  }
   return hy_strbuf_status(sb);
 }

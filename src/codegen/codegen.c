@@ -130,6 +130,7 @@ hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *t
   out->prelude_begin = sb->len;
   hy_cg_preamble(sb, dialect, problem->precision);
   hy_cg_storage_preamble(sb, dialect, problem->storage);
+  hy_cg_callback_preamble(sb, dialect, problem);
   out->prelude_end = sb->len;
 
   hy_status st = HYFFT_SUCCESS;
@@ -147,6 +148,8 @@ hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *t
       size_t begin = sb->len;
       st = hy_cg_pass_kernel(problem, pass, i, caps, &pass->spec, out);
       if (st == HYFFT_SUCCESS) st = hy_cg_storage_kernel(problem, pass, sb, begin);
+      if (st == HYFFT_SUCCESS && out->nkernels == k + 1)
+        st = hy_cg_callback_kernel(problem, tree, i, out, k, begin);
       /* A block is one kernel and nothing at file scope besides: that is
        * what makes prelude + block a complete translation unit. */
       if (st == HYFFT_SUCCESS && out->nkernels != k + 1)
@@ -165,7 +168,11 @@ hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *t
   }
   hy_gpu_program fused;
   int made = 0;
-  st = hy_cg_persist(problem, tree, caps, out, &fused, &made);
+  /* The persistent kernel is built from the passes' steps, not from the
+   * kernels the callback rewrite changed: callback plans keep one kernel
+   * per pass. */
+  if (!problem->load_cb && !problem->store_cb)
+    st = hy_cg_persist(problem, tree, caps, out, &fused, &made);
   if (st != HYFFT_SUCCESS) {
     hy_gpu_program_free(out);
     return st;

@@ -34,7 +34,8 @@ typedef struct hy_launch {
   size_t shared_bytes; /* dynamic shared memory (CUDA); OpenCL kernels declare
                           their local arrays statically and report it here */
   int nargs;
-  hy_kernel_arg args[HY_MAX_KERNEL_ARGS]; /* in order: pointers/cl_mem, then the block offset */
+  hy_kernel_arg args[HY_MAX_KERNEL_ARGS]; /* in order: pointers/cl_mem, then the block offset,
+                                             then a callback plan's user pointers */
   /* Kernels number their blocks hy_block0 + the block index, so a launch
    * may run any contiguous part [block_offset, block_offset + grid) of its
    * pass's blocks (the L2 chunks of codegen.c). */

@@ -198,7 +198,7 @@ static int hy_exec_split_work(const struct hyfft_plan_s *plan, void *workspace,
 hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
                          void *queue) {
   hyfft_context ctx = plan->context;
-  void *buffers[HY_BUF_COUNT] = {(void *)in, out, NULL, NULL};
+  void *buffers[HY_BUF_COUNT] = {(void *)in, out, NULL, NULL, plan->cb_user[0], plan->cb_user[1]};
   int needs = plan->tree.work_elems[0] || plan->tree.work_elems[1];
   /* The workspace argument, then hyfft_plan_set_workspace's buffer: the
    * caller orders their users. */
@@ -325,6 +325,90 @@ static hy_status hy_exec_staged(struct hyfft_plan_s *plan, const void *in, void 
   return st;
 }
 
+/* Whether side `out` (0: input, 1: output) of a problem holds complex
+ * elements (R2C's input and C2R's output are real). */
+static int hy_exec_cb_complex(const hy_problem *p, int out) {
+  return !((p->kind == HYFFT_R2C && !out) || (p->kind == HYFFT_C2R && out));
+}
+
+/* Logical elements of one side: the transform lengths (n/2+1 along the
+ * last dim of a real transform's complex side) times the batch. */
+static int64_t hy_exec_cb_count(const hy_problem *p, int out) {
+  int64_t count = p->total_batch;
+  for (int d = 0; d < p->rank; d++) {
+    int64_t n = p->dims[d].n;
+    if (d == p->rank - 1 && p->kind != HYFFT_C2C && hy_exec_cb_complex(p, out)) n = n / 2 + 1;
+    count *= n;
+  }
+  return count;
+}
+
+/* Offset of logical element i of the input (out = 0) or output (out = 1),
+ * in elements of that side: the transform dims fastest, then the batch
+ * dims. */
+static int64_t hy_exec_cb_offset(const hy_problem *p, int64_t i, int out) {
+  int64_t off = 0;
+  for (int d = p->rank - 1; d >= 0; d--) {
+    int64_t n = p->dims[d].n;
+    if (d == p->rank - 1 && p->kind != HYFFT_C2C && hy_exec_cb_complex(p, out)) n = n / 2 + 1;
+    off += (i % n) * (out ? p->dims[d].out_stride : p->dims[d].in_stride);
+    i /= n;
+  }
+  for (int d = p->batch_rank - 1; d >= 0; d--) {
+    off += (i % p->batch[d].n) * (out ? p->batch[d].out_stride : p->batch[d].in_stride);
+    i /= p->batch[d].n;
+  }
+  return off;
+}
+
+/* A CPU plan with callback functions: the load function fills a scratch
+ * copy of the input (every logical element, once, in logical order), the
+ * transform runs from it, then the store function receives every logical
+ * output element once and writes `out` itself. In place, the transform
+ * runs in the scratch copy and the store (or a plain copy) puts the
+ * results into the caller's buffer. Elements are complex of the plan's
+ * precision, real ones on R2C's input and C2R's output side. */
+static hy_status hy_exec_run_callbacks(struct hyfft_plan_s *plan, const void *in, void *out,
+                                       void *workspace, void *queue) {
+  const hy_problem *p = &plan->problem;
+  size_t es = p->precision == HYFFT_F64 ? 16 : 8;
+  size_t in_es = hy_exec_cb_complex(p, 0) ? es : es / 2;
+  size_t out_es = hy_exec_cb_complex(p, 1) ? es : es / 2;
+  char *scratch = NULL;
+  const void *src = in;
+  if (plan->load_fn) {
+    size_t bytes = (size_t)(p->in_extent > 0 ? p->in_extent : 1) * in_es;
+    size_t out_bytes = (size_t)(p->out_extent > 0 ? p->out_extent : 1) * out_es;
+    if (p->inplace && out_bytes > bytes) bytes = out_bytes;
+    scratch = hy_calloc(bytes, 1);
+    if (!scratch)
+      return hy_error(HYFFT_OUT_OF_MEMORY, "callbacks: cannot allocate the %zu-byte load scratch",
+                      bytes);
+    int64_t total = hy_exec_cb_count(p, 0);
+    for (int64_t i = 0; i < total; i++) {
+      int64_t o = hy_exec_cb_offset(p, i, 0);
+      plan->load_fn(scratch + (size_t)o * in_es, in, o, plan->cb_user[0]);
+    }
+    src = scratch;
+  }
+  char *dst = p->inplace && scratch ? scratch : out;
+  hy_status st = hy_exec_direct(plan, src, dst, workspace, queue);
+  if (st == HYFFT_SUCCESS && (plan->store_fn || dst != (char *)out)) {
+    double value[2];
+    int64_t total = hy_exec_cb_count(p, 1);
+    for (int64_t i = 0; i < total; i++) {
+      int64_t o = hy_exec_cb_offset(p, i, 1);
+      memcpy(value, dst + (size_t)o * out_es, out_es);
+      if (plan->store_fn)
+        plan->store_fn(out, o, value, plan->cb_user[1]);
+      else
+        memcpy((char *)out + (size_t)o * out_es, value, out_es);
+    }
+  }
+  hy_free(scratch);
+  return st;
+}
+
 hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
                       void *queue, int blocking) {
   /* The kind of memory first: address overlaps mean nothing for handles
@@ -350,6 +434,8 @@ hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void
   else if (plan->problem.memory == HYFFT_MEMORY_HOST && ctx->backend->id != HYFFT_BACKEND_CPU)
     st = plan->stage ? hy_stage_run(plan, in, out, workspace, queue)
                      : hy_exec_staged(plan, in, out, workspace, queue);
+  else if (plan->load_fn || plan->store_fn)
+    st = hy_exec_run_callbacks(plan, in, out, workspace, queue);
   else
     st = hy_exec_direct(plan, in, out, workspace, queue);
   if (st == HYFFT_SUCCESS && blocking) st = ctx->backend->synchronize(ctx->device, queue);

@@ -89,6 +89,15 @@ struct hyfft_plan_s {
    * (exec/batch_chunks.c): the chunk sub-plans. The plan then has no tree,
    * backend state, workspace or stage of its own. NULL otherwise. */
   struct hy_chunks *chunks;
+  /* hyfft_callbacks: the source texts (copies; problem.load_cb/store_cb
+   * point to them), the CPU backend's function pointers and the user
+   * pointers. A GPU plan's kernels take the user pointers as the buffers
+   * HY_BUF_LOAD_USER and HY_BUF_STORE_USER; a CPU plan applies the
+   * functions around the transform (hy_exec_run_callbacks). */
+  char *cb_source[2];
+  hyfft_load_fn load_fn;
+  hyfft_store_fn store_fn;
+  void *cb_user[2];
 };
 
 /* Report `fraction` of an execution to the plan's progress callback, if
@@ -120,6 +129,10 @@ static inline void hy_exec_progress(const struct hyfft_plan_s *plan, double frac
 hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_problem *problem,
                               unsigned flags, const hy_plan_tree *tree,
                               struct hyfft_plan_s **plan);
+/* The same with callbacks (NULL: none; checked against the context here). */
+hy_status hy_exec_plan_create_cb(struct hyfft_context_s *context, const hyfft_problem *problem,
+                                 unsigned flags, const hyfft_callbacks *callbacks,
+                                 struct hyfft_plan_s **plan);
 /* Release everything hy_exec_plan_create made, and the context reference. */
 void hy_exec_plan_destroy(struct hyfft_plan_s *plan);
 /* Wait until the plan's final kernels are in place (a CUDA plan compiles

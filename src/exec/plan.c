@@ -4,6 +4,7 @@
  * (exec/staging.c) and out-of-core plans (exec/out_of_core.c) all build
  * plans through these. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/choose.h"
 #include "exec/exec.h"
@@ -56,12 +57,94 @@ hy_status hy_exec_plan_prepare(struct hyfft_context_s *context, const hy_problem
   return HYFFT_SUCCESS;
 }
 
+static hy_status hy_exec_plan_create_full(struct hyfft_context_s *context,
+                                          const hyfft_problem *problem, unsigned flags,
+                                          const hy_plan_tree *tree, const hyfft_callbacks *cb,
+                                          struct hyfft_plan_s **plan);
+
+static int hy_exec_has_callbacks(const hyfft_callbacks *cb) {
+  return cb && (cb->load_source || cb->store_source || cb->load_fn || cb->store_fn);
+}
+
+static void hy_exec_free_callbacks(struct hyfft_plan_s *p) {
+  for (int i = 0; i < 2; i++) {
+    hy_free(p->cb_source[i]);
+    p->cb_source[i] = NULL;
+  }
+}
+
+/* Take the callbacks into the plan: checks what this context and problem
+ * support, copies the source texts and points the problem at them (so
+ * that the generator fuses them into the kernels), keeps the functions
+ * and user pointers. */
+static hy_status hy_exec_take_callbacks(struct hyfft_context_s *context, struct hyfft_plan_s *p,
+                                        const hyfft_callbacks *cb) {
+  if (cb->load_source && cb->load_fn)
+    return hy_error(HYFFT_INVALID_ARGUMENT, "callbacks: both load_source and load_fn are given");
+  if (cb->store_source && cb->store_fn)
+    return hy_error(HYFFT_INVALID_ARGUMENT, "callbacks: both store_source and store_fn are given");
+  int cpu = context->backend->id == HYFFT_BACKEND_CPU;
+  if (cpu && (cb->load_source || cb->store_source))
+    return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: the CPU backend runs no generated kernels; "
+                    "it takes C functions (load_fn, store_fn), not source text");
+  if (!cpu && (cb->load_fn || cb->store_fn))
+    return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: the %s backend compiles callbacks into its "
+                    "kernels and takes source text (load_source, store_source), not C functions",
+                    context->backend->name);
+  const hy_problem *q = &p->problem;
+  if (q->kind == HYFFT_R2R)
+    return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: R2R transforms do not take callbacks yet "
+                    "(C2C, R2C and C2R do)");
+  if (hy_precision_is_half(q->storage))
+    return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: %s storage does not take callbacks "
+                    "(f32 and f64 only)", q->storage == HYFFT_F16 ? "f16" : "bf16");
+  for (int d = 0; d < q->rank + q->batch_rank; d++) {
+    const hyfft_dim *dim = d < q->rank ? &q->dims[d] : &q->batch[d - q->rank];
+    if (dim->in_stride < 0 || dim->out_stride < 0)
+      return hy_error(HYFFT_NOT_SUPPORTED, "callbacks: a negative stride (the callbacks' index "
+                      "is an offset from the buffer's start)");
+  }
+  const char *text[2] = {cb->load_source, cb->store_source};
+  for (int i = 0; i < 2; i++) {
+    if (!text[i]) continue;
+    size_t len = strlen(text[i]);
+    p->cb_source[i] = hy_malloc(len + 1);
+    if (!p->cb_source[i]) {
+      hy_exec_free_callbacks(p);
+      return hy_error(HYFFT_OUT_OF_MEMORY, "callbacks: cannot copy a %zu-byte source", len);
+    }
+    memcpy(p->cb_source[i], text[i], len + 1);
+  }
+  p->problem.load_cb = p->cb_source[0];
+  p->problem.store_cb = p->cb_source[1];
+  p->load_fn = cb->load_fn;
+  p->store_fn = cb->store_fn;
+  p->cb_user[0] = cb->load_user;
+  p->cb_user[1] = cb->store_user;
+  return HYFFT_SUCCESS;
+}
+
 hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_problem *problem,
                               unsigned flags, const hy_plan_tree *tree,
                               struct hyfft_plan_s **plan) {
+  return hy_exec_plan_create_full(context, problem, flags, tree, NULL, plan);
+}
+
+hy_status hy_exec_plan_create_cb(struct hyfft_context_s *context, const hyfft_problem *problem,
+                                 unsigned flags, const hyfft_callbacks *callbacks,
+                                 struct hyfft_plan_s **plan) {
+  return hy_exec_plan_create_full(context, problem, flags, NULL, callbacks, plan);
+}
+
+static hy_status hy_exec_plan_create_full(struct hyfft_context_s *context,
+                                          const hyfft_problem *problem, unsigned flags,
+                                          const hy_plan_tree *tree, const hyfft_callbacks *cb,
+                                          struct hyfft_plan_s **plan) {
   struct hyfft_plan_s *p = hy_calloc(1, sizeof *p);
   if (!p) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a plan");
   hy_status st = hy_problem_make(problem, &p->problem);
+  int with_cb = hy_exec_has_callbacks(cb);
+  if (st == HYFFT_SUCCESS && with_cb) st = hy_exec_take_callbacks(context, p, cb);
   if (st == HYFFT_SUCCESS && (flags & HYFFT_DESTROY_INPUT) && !p->problem.inplace)
     p->problem.destroy_input = 1;
   if (st == HYFFT_SUCCESS && p->problem.precision == HYFFT_F64 && !context->caps.supports_f64)
@@ -77,9 +160,26 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
    * memory budget two sweeps of sub-plans (exec/out_of_core.c). None has a
    * tree of its own. */
   if (st == HYFFT_SUCCESS && !tree) st = hy_multi_create(p, flags);
-  if (st == HYFFT_SUCCESS && !tree && !p->multi) st = hy_hybrid_create(p, flags);
+  /* A CPU share would run the callbacks' source on the CPU: callback
+   * plans run on the device alone (HYFFT_HYBRID and HYFFT_CPU_SHARE are
+   * ignored, as when the model gives the CPU nothing). */
+  if (st == HYFFT_SUCCESS && !tree && !p->multi && !with_cb) st = hy_hybrid_create(p, flags);
   if (st == HYFFT_SUCCESS && !tree && !p->multi && !p->hybrid) st = hy_ooc_create(p, flags);
-  if (st == HYFFT_SUCCESS && !tree && !p->multi && !p->hybrid && !p->ooc)
+  /* Callbacks index the caller's whole buffers; the sub-plans of these
+   * see pieces of them. */
+  if (st == HYFFT_SUCCESS && with_cb && (p->ooc || p->hybrid || p->multi)) {
+    st = hy_error(HYFFT_NOT_SUPPORTED, "callbacks: a %s plan runs sub-plans over parts of the "
+                  "data and does not take callbacks", p->multi ? "multi-device" : "out-of-core");
+    hy_multi_destroy(p);
+    hy_hybrid_destroy(p);
+    hy_ooc_destroy(p);
+    p->multi = NULL;
+    p->hybrid = NULL;
+    p->ooc = NULL;
+  }
+  /* Batched CPU plans chunk by chunk of the batch (not with callbacks,
+   * whose indices are the caller's whole buffers). */
+  if (st == HYFFT_SUCCESS && !tree && !p->multi && !p->hybrid && !p->ooc && !with_cb)
     st = hy_chunks_create(p, flags);
   if (st == HYFFT_SUCCESS && (p->ooc || p->hybrid || p->multi || p->chunks)) {
     pthread_mutex_init(&p->work_lock, NULL);
@@ -113,6 +213,7 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
                   context->backend->name,
                   (long long)context->caps.max_pass_length[p->problem.precision]);
   if (st != HYFFT_SUCCESS) {
+    hy_exec_free_callbacks(p);
     free(p);
     return st;
   }
@@ -132,13 +233,17 @@ hy_status hy_exec_plan_create(struct hyfft_context_s *context, const hyfft_probl
     if (p->tree.work_elems[w] > 0)
       st = context->backend->alloc(context->device, (size_t)p->tree.work_elems[w] * elem, &p->work[w]);
   }
-  if (st == HYFFT_SUCCESS) st = hy_stage_create(p, flags);
+  /* The chunked stage runs the kernels on pieces of the buffers, where a
+   * callback's index would be the piece's; callback plans copy host data
+   * whole instead (hy_exec_staged). */
+  if (st == HYFFT_SUCCESS && !with_cb) st = hy_stage_create(p, flags);
   if (st != HYFFT_SUCCESS) {
     hy_stage_destroy(p);
     for (int w = 0; w < 2; w++)
       if (p->work[w]) context->backend->release(context->device, p->work[w]);
     context->backend->plan_release(context->device, p->backend_state);
     pthread_mutex_destroy(&p->work_lock);
+    hy_exec_free_callbacks(p);
     free(p);
     return st;
   }
@@ -164,6 +269,7 @@ void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
     if (plan->work[w]) b->release(plan->context->device, plan->work[w]);
   b->plan_release(plan->context->device, plan->backend_state);
   pthread_mutex_destroy(&plan->work_lock);
+  hy_exec_free_callbacks(plan);
   hy_context_release(plan->context);
   free(plan);
 }

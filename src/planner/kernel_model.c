@@ -453,6 +453,10 @@ hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *c
      * kernel (cg_storage.c); the persistent kernel has no such accesses,
      * so these plans never run as one. */
     if (hy_precision_is_half(problem->storage)) spec.persist = 0;
+    /* Callbacks likewise: the generator routes the first and last passes'
+     * own kernels through them (cg_storage.c), so callback plans keep one
+     * kernel per pass (the generator refuses the persistent one too). */
+    if (problem->load_cb || problem->store_cb) spec.persist = 0;
     /* The switch reads back what the tree holds: 1 where the pass is Rader. */
     spec.rader = pass->algo == HY_ALGO_RADER;
     pass->spec = spec;

@@ -6,7 +6,7 @@
 
 #include "planner/kernel_spec.h"
 
-static const char *const hy_buffer_names[HY_BUF_COUNT] = {"in", "out", "work0", "work1"};
+static const char *const hy_buffer_names[HY_BUF_COUNT] = {"in", "out", "work0", "work1", "load_user", "store_user"};
 
 void hy_pass_init(hy_pass *pass, hy_pass_op op, hyfft_precision precision, int sign) {
   *pass = (hy_pass){0};

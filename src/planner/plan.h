@@ -33,7 +33,11 @@ typedef enum hy_buffer {
   HY_BUF_OUT = 1,
   HY_BUF_WORK0 = 2,
   HY_BUF_WORK1 = 3,
-  HY_BUF_COUNT = 4
+  /* The user pointers of a plan's load and store callbacks (NULL when not
+   * given): kernel arguments only, never a pass's src or dst. */
+  HY_BUF_LOAD_USER = 4,
+  HY_BUF_STORE_USER = 5,
+  HY_BUF_COUNT = 6
 } hy_buffer;
 
 typedef enum hy_pass_op {

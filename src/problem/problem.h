@@ -46,6 +46,12 @@ typedef struct hy_problem {
   int64_t in_extent;
   int64_t out_extent;
   uint64_t hash;
+  /* Callback source texts of a GPU plan (hyfft_callbacks; owned by the
+   * plan, NULL: none): the generator routes the first pass's reads of the
+   * caller's input and the last pass's stores to its output through them
+   * (codegen/cg_storage.c). Not in `hash`: the kernel caches key on the
+   * program text, which holds them. */
+  const char *load_cb, *store_cb;
 } hy_problem;
 
 /* Copy a caller's problem description the way every entry point that

@@ -217,6 +217,24 @@ static void test_plan_queries(hyfft_context ctx) {
   EXPECT_FAIL(hyfft_plan_destroy(foreign), HYFFT_INVALID_HANDLE);
   EXPECT_FAIL(hyfft_plan_destroy((hyfft_plan)(void *)ctx), HYFFT_INVALID_HANDLE);
 
+  /* hyfft_plan_create_with_callbacks: the argument checks of
+   * hyfft_plan_create, and the plan is left unwritten on failure. */
+  {
+    hyfft_problem cp;
+    int64_t n = 16;
+    CHECK_OK(hyfft_problem_init(&cp, HYFFT_C2C, HYFFT_F32, HYFFT_FORWARD, 1, &n));
+    hyfft_callbacks cb = {"return in[index];", NULL, NULL, NULL, NULL, NULL};
+    hyfft_plan untouched = foreign;
+    EXPECT_FAIL(hyfft_plan_create_with_callbacks(NULL, &cp, 0, &cb, &untouched), HYFFT_NULL_POINTER);
+    EXPECT_FAIL(hyfft_plan_create_with_callbacks(ctx, NULL, 0, &cb, &untouched), HYFFT_NULL_POINTER);
+    EXPECT_FAIL(hyfft_plan_create_with_callbacks(ctx, &cp, 0, &cb, NULL), HYFFT_NULL_POINTER);
+    EXPECT_FAIL(hyfft_plan_create_with_callbacks((hyfft_context)(void *)&not_a_plan, &cp, 0, &cb,
+                                                 &untouched), HYFFT_INVALID_HANDLE);
+    EXPECT_FAIL(hyfft_plan_create_with_callbacks(ctx, &cp, 1u << 20, &cb, &untouched),
+                HYFFT_INVALID_ARGUMENT);
+    CHECK(untouched == foreign, "a failed plan creation wrote the plan");
+  }
+
   hyfft_problem prob;
   poison(&prob, sizeof prob);
   EXPECT_FAIL(hyfft_plan_problem(NULL, &prob), HYFFT_NULL_POINTER);

@@ -77,10 +77,21 @@ static int is_table_status(hyfft_status st) {
  * failing side or device; 2: an out-of-core plan, whose first sweep writes the output before
  * the second sweep's buffers are allocated, so a failure there leaves the
  * first sweep's result. */
+/* Callbacks the next plan_and_run plans with (NULL: none). */
+static const hyfft_callbacks *plan_callbacks;
+
 static hyfft_status plan_and_run(hyfft_context ctx, const char *token, int untouched) {
   const unsigned flags = 0;
   hyfft_plan plan = NULL;
-  hyfft_status st = hyfft_plan_token(ctx, token, flags, &plan);
+  hyfft_status st;
+  if (plan_callbacks) {
+    hyfft_problem prob;
+    st = hyfft_problem_parse(token, &prob);
+    if (st == HYFFT_SUCCESS)
+      st = hyfft_plan_create_with_callbacks(ctx, &prob, flags, plan_callbacks, &plan);
+  } else {
+    st = hyfft_plan_token(ctx, token, flags, &plan);
+  }
   if (st != HYFFT_SUCCESS) {
     CHECK(plan == NULL, "%s: a failed plan creation returned a plan", token);
     return st;
@@ -134,6 +145,23 @@ static hyfft_status sc_opencl(world *w) {
   }
   st = plan_and_run(ctx, "c2c:f32:fwd:16:b3", 1);
   CHECK_OK(hyfft_context_destroy(ctx));
+  return st;
+}
+/* CPU callback functions (hyfft_callbacks): the load scratch and the store pass. */
+static void cb_load(void *value, const void *in, int64_t index, void *user) {
+  (void)user;
+  memcpy(value, (const double *)in + 2 * index, 2 * sizeof(double));
+}
+static void cb_store(void *out, int64_t index, const void *value, void *user) {
+  (void)user;
+  memcpy((double *)out + 2 * index, value, 2 * sizeof(double));
+}
+static hyfft_status sc_cpu_callbacks(world *w) {
+  hyfft_callbacks cb = {NULL, NULL, cb_load, cb_store, NULL, NULL};
+  plan_callbacks = &cb;
+  hyfft_status st = plan_and_run(w->cpu, "c2c:f64:fwd:60:b2", 1);
+  if (st == HYFFT_SUCCESS) st = plan_and_run(w->cpu, "c2c:f64:bwd:24x10:b2", 1);
+  plan_callbacks = NULL;
   return st;
 }
 static hyfft_status sc_cpu_c2c(world *w) { return plan_and_run(w->cpu, "c2c:f32:fwd:64x48:b3", 1); }
@@ -246,6 +274,7 @@ int main(void) {
       {"cpu r2c", sc_cpu_r2c, NULL, NULL},
       {"cpu r2r", sc_cpu_r2r, NULL, NULL},
       {"cpu bluestein", sc_cpu_bluestein, NULL, NULL},
+      {"cpu callbacks", sc_cpu_callbacks, NULL, NULL},
       {"gpu chunked staging", sc_gpu_chunked, NULL, NULL},
       {"cpu f16 bluestein", sc_cpu_f16, NULL, NULL},
       {"gpu bf16 chunked staging", sc_gpu_f16, NULL, NULL},

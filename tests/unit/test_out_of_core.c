@@ -523,11 +523,23 @@ static void test_suite_problems(hyfft_context gpu) {
 }
 
 static void test_refusals(hyfft_context gpu) {
+  hyfft_plan plan;
+  /* Callbacks index the whole caller buffers; an out-of-core plan's
+   * sub-plans see pieces: refused by name (the fake backend is a "CUDA"
+   * one, so the callback is source text; nothing is compiled). */
+  set_limit("8K");
+  hyfft_problem cbp;
+  CHECK_OK(hyfft_problem_parse("c2c:f32:fwd:64x48", &cbp));
+  hyfft_callbacks cb = {"return in[index];", NULL, NULL, NULL, NULL, NULL};
+  plan = NULL;
+  hyfft_status st = hyfft_plan_create_with_callbacks(gpu, &cbp, HYFFT_ESTIMATE, &cb, &plan);
+  CHECK(st == HYFFT_NOT_SUPPORTED && strstr(hyfft_last_error(), "out-of-core"),
+        "out of core with a callback: %s (%s)", hyfft_status_name(st), hyfft_last_error());
+  if (st == HYFFT_SUCCESS) hyfft_plan_destroy(plan);
   /* One row of 4096 f32 points is 32 KiB: no slab fits 16 KiB. */
   set_limit("16K");
-  hyfft_plan plan;
   memset(&plan, 0xA5, sizeof plan);
-  hyfft_status st = hyfft_plan_token(gpu, "c2c:f32:fwd:64x4096", HYFFT_ESTIMATE, &plan);
+  st = hyfft_plan_token(gpu, "c2c:f32:fwd:64x4096", HYFFT_ESTIMATE, &plan);
   CHECK(st == HYFFT_OUT_OF_MEMORY, "64x4096 under 16K: %s", hyfft_status_name(st));
   CHECK(strstr(hyfft_last_error(), "16384") && strstr(hyfft_last_error(), "32768") &&
             strstr(hyfft_last_error(), "budget"),

@@ -14,6 +14,7 @@ static const char cli_usage[] =
     "  info [--best]             version, backends, devices and loadable peer libraries;\n"
     "                            --best prints only the spec of the device auto selects\n"
     "  plan TOKEN [--device SPEC] [--source] [--measure] [--hybrid] [--own-workspace]\n"
+    "       [--load-callback FILE] [--store-callback FILE]\n"
     "            [--wisdom FILE]\n"
     "                            print the plan tree (and generated kernels) of a problem\n"
     "  verify TOKEN|SUITE... [--suite SUITE] [--device SPEC] [--seed S]\n"
@@ -193,8 +194,41 @@ static hyfft_status cli_text(hyfft_plan plan,
   return HYFFT_SUCCESS;
 }
 
+/* The whole of a text file (malloc'd, NUL terminated), or NULL. */
+static char *cli_read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *text = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    if (len + 4096 + 1 > cap) {
+      cap = 2 * cap + 4096 + 1;
+      char *more = realloc(text, cap);
+      if (!more) {
+        free(text);
+        fclose(f);
+        return NULL;
+      }
+      text = more;
+    }
+    size_t got = fread(text + len, 1, cap - len - 1, f);
+    len += got;
+    if (got == 0) break;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(text);
+    return NULL;
+  }
+  text[len] = '\0';
+  return text;
+}
+
 static int cli_plan(int argc, char **argv) {
   const char *token = NULL, *device = NULL, *wisdom = NULL;
+  const char *cb_file[2] = {NULL, NULL};
+  char *cb_text[2] = {NULL, NULL};
   int source = 0;
   unsigned flags = HYFFT_ESTIMATE;
   for (int i = 0; i < argc; i++) {
@@ -211,6 +245,14 @@ static int cli_plan(int argc, char **argv) {
         return CLI_EXIT_USAGE;
       }
       wisdom = argv[i];
+    } else if (strcmp(argv[i], "--load-callback") == 0 ||
+               strcmp(argv[i], "--store-callback") == 0) {
+      int k = argv[i][2] == 's';
+      if (++i == argc) {
+        cli_msg("plan", "%s needs a FILE (the callback's source)", argv[i - 1]);
+        return CLI_EXIT_USAGE;
+      }
+      cb_file[k] = argv[i];
     } else if (strcmp(argv[i], "--source") == 0) {
       source = 1;
     } else if (strcmp(argv[i], "--measure") == 0) {
@@ -254,8 +296,19 @@ static int cli_plan(int argc, char **argv) {
     cli_status_msg("plan", "importing wisdom", st);
     goto done;
   }
+  /* Callbacks from files (docs/api.md, "Callbacks"): their user pointers
+   * are NULL, so the plan is only built and shown, not run. */
+  for (int k = 0; k < 2; k++) {
+    if (!cb_file[k]) continue;
+    cb_text[k] = cli_read_text(cb_file[k]);
+    if (!cb_text[k]) {
+      cli_msg("plan", "cannot read the callback file '%s'", cb_file[k]);
+      goto done;
+    }
+  }
+  hyfft_callbacks callbacks = {cb_text[0], cb_text[1], NULL, NULL, NULL, NULL};
   double t0 = cli_now();
-  st = hyfft_plan_create(ctx, &problem, flags, &plan);
+  st = hyfft_plan_create_with_callbacks(ctx, &problem, flags, &callbacks, &plan);
   double ms = (cli_now() - t0) * 1e3;
   if (st != HYFFT_SUCCESS) {
     cli_status_msg("plan", token, st);
@@ -306,6 +359,8 @@ static int cli_plan(int argc, char **argv) {
 done:
   free(text);
   free(src);
+  free(cb_text[0]);
+  free(cb_text[1]);
   if (plan) hyfft_plan_destroy(plan);
   hyfft_context_destroy(ctx);
   return rc;

@@ -211,7 +211,8 @@ hy_status hy_cuda_launch_all(hy_cuda_device *d, const hy_cuda_loaded *s,
       const hy_kernel_arg *g = &l->args[a];
       if (g->kind == HY_ARG_BUFFER) {
         values[a] = (CUdeviceptr)(uintptr_t)buffers[g->index];
-        if (!values[a])
+        /* A callback's user pointer may be NULL. */
+        if (!values[a] && g->index != HY_BUF_LOAD_USER && g->index != HY_BUF_STORE_USER)
           st = hy_error(HYFFT_INTERNAL, "launch %d of %s uses buffer %d, which is not set", i,
                         p->names[l->kernel], g->index);
       } else if (g->kind == HY_ARG_BLOCK_OFFSET) {

@@ -424,7 +424,9 @@ static hy_status hy_cl_execute(void *device, const void *plan_state, const hy_pl
       cl_mem m;
       if (L->args[a].kind == HY_ARG_BUFFER) {
         m = (cl_mem)buffers[L->args[a].index];
-        if (!m) st = hy_error(HYFFT_INTERNAL, "launch %d needs buffer %d, which is missing", l,
+        /* A callback's user pointer may be NULL. */
+        if (!m && L->args[a].index != HY_BUF_LOAD_USER && L->args[a].index != HY_BUF_STORE_USER)
+          st = hy_error(HYFFT_INTERNAL, "launch %d needs buffer %d, which is missing", l,
                               L->args[a].index);
       } else {
         m = plan->tables[L->args[a].index];

@@ -7,7 +7,7 @@
  * Fails with the NVRTC log on any error; exits 77
  * (CTest "skipped") only when NVRTC itself is not installed.
  *
- * Usage: test_cuda_nvrtc_compile [--arch NN] [--print] [TOKEN...]
+ * Usage: test_cuda_nvrtc_compile [--arch NN] [--print] [--callbacks] [TOKEN...]
  * --print also writes each plan tree and its generated source (a way to
  * read, or feed to ptxas -v, the kernels an H100 would get, without one). */
 #include <stdio.h>
@@ -147,12 +147,90 @@ static void hy_compile_split(const char *name, const hy_gpu_program *program, in
 
 static int hy_print;
 
+/* --callbacks: every problem with a load callback (a window read through
+ * the user pointer) and a store callback (a mask and a scale), as
+ * hyfft_plan_create_with_callbacks gives them to the generator. */
+static int hy_callbacks;
+static const char *const hy_load_snippet =
+    "const HY_GLOBAL real *w = (const HY_GLOBAL real *)user;\n"
+    "real2 v = in[index];\n"
+    "return MK(v.x * w[index], v.y * w[index]);\n";
+static const char *const hy_store_snippet =
+    "real s = index % 5 == 1 ? (real)0 : (real)0.5;\n"
+    "out[index] = MK(value.x * s, value.y * s);\n";
+/* R2C's input and C2R's output: one real an element. */
+static const char *const hy_load_snippet_real =
+    "const HY_GLOBAL real *w = (const HY_GLOBAL real *)user;\n"
+    "return in[index] * w[index];\n";
+static const char *const hy_store_snippet_real =
+    "out[index] = index % 5 == 1 ? (real)0 : (real)0.5 * value;\n";
+
+/* The checks of a callback program beyond compiling: the first pass's
+ * kernel calls the load callback, the last one's the store callback, a
+ * different snippet gives a different program hash (the cache key), and
+ * a snippet that does not compile gives HYFFT_COMPILE_ERROR with NVRTC's
+ * log naming the snippet's line. */
+static void hy_check_callback_program(const char *name, const hy_problem *prob,
+                                      const hy_plan_tree *tree, const hy_device_caps *caps,
+                                      const hy_gpu_program *program, int arch) {
+  const char *text = program->source.data;
+  CHECK(strstr(text, "hy_load_cb(src, ") || strstr(text, "hy_load_cb2(src, "),
+        "%s: no load callback call", name);
+  CHECK(strstr(text, "hy_store_cb(dst, ") || strstr(text, "hy_store_cb2(dst, "),
+        "%s: no store callback call", name);
+  CHECK(tree->npasses == program->nkernels, "%s: %d passes, %d kernels (a persistent kernel?)",
+        name, tree->npasses, program->nkernels);
+  /* Only the first kernel loads through the callback, only the last
+   * stores through it. */
+  for (int k = 0; k < program->nkernels && hy_gpu_program_has_units(program); k++) {
+    size_t b = program->kernel_begin[k], e = program->kernel_end[k];
+    const char *kt = program->source.data + b;
+    int loads = memmem(kt, e - b, "hy_load_cb(src, ", 16) != NULL ||
+                memmem(kt, e - b, "hy_load_cb2(src, ", 17) != NULL;
+    int stores = memmem(kt, e - b, "hy_store_cb(dst, ", 17) != NULL ||
+                 memmem(kt, e - b, "hy_store_cb2(dst, ", 18) != NULL;
+    CHECK(loads == (k == 0), "%s: kernel %d %s the load callback", name, k,
+          loads ? "calls" : "lacks");
+    CHECK(stores == (k == program->nkernels - 1), "%s: kernel %d %s the store callback", name, k,
+          stores ? "calls" : "lacks");
+  }
+  hy_problem other = *prob;
+  other.store_cb = prob->kind == HYFFT_C2R ? "out[index] = (real)0.25 * value;\n"
+                                            : "out[index] = cscale(value, (real)0.25);\n";
+  hy_gpu_program p2;
+  memset(&p2, 0, sizeof p2);
+  hy_status st = hy_codegen_plan(&other, tree, caps, HY_DIALECT_CUDA, &p2);
+  CHECK(st == HYFFT_SUCCESS, "%s: codegen of the second snippet: %s", name, hyfft_last_error());
+  if (st == HYFFT_SUCCESS)
+    CHECK(p2.hash != program->hash, "%s: two snippets, one program hash", name);
+  hy_gpu_program_free(&p2);
+  other = *prob;
+  other.load_cb = "real2 v = in[index];\nreturn v +* ;\n";
+  memset(&p2, 0, sizeof p2);
+  st = hy_codegen_plan(&other, tree, caps, HY_DIALECT_CUDA, &p2);
+  if (st == HYFFT_SUCCESS) {
+    void *image = NULL;
+    size_t size = 0;
+    int is_ptx = 0;
+    st = hy_cuda_compile(p2.source.data, arch, &image, &size, &is_ptx);
+    CHECK(st == HYFFT_COMPILE_ERROR, "%s: a bad snippet gave %s", name, hyfft_status_name(st));
+    CHECK(strstr(hyfft_last_error(), "load_callback(2)") != NULL,
+          "%s: the NVRTC log does not name load_callback(2): %s", name, hyfft_last_error());
+    hy_free(image);
+  }
+  hy_gpu_program_free(&p2);
+}
+
 static void hy_compile_problem(const char *name, const hyfft_problem *user, int arch,
                                const hy_device_caps *caps) {
   hy_problem prob;
   hy_status st = hy_problem_make(user, &prob);
   CHECK(st == HYFFT_SUCCESS, "%s: problem rejected: %s", name, hyfft_last_error());
   if (st != HYFFT_SUCCESS) return;
+  if (hy_callbacks) {
+    prob.load_cb = prob.kind == HYFFT_R2C ? hy_load_snippet_real : hy_load_snippet;
+    prob.store_cb = prob.kind == HYFFT_C2R ? hy_store_snippet_real : hy_store_snippet;
+  }
   hy_plan_tree tree;
   st = hy_planner_plan(&prob, caps, 0, &tree);
   if (st == HYFFT_NOT_SUPPORTED || st == HYFFT_NO_SOLVER) {
@@ -202,6 +280,8 @@ static void hy_compile_problem(const char *name, const hyfft_problem *user, int 
            (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
   }
   hy_free(image);
+  if (st == HYFFT_SUCCESS && hy_callbacks)
+    hy_check_callback_program(name, &prob, &tree, caps, &program, arch);
   CHECK(hy_gpu_program_has_units(&program), "%s: no valid prelude/kernel layout", name);
   if (st == HYFFT_SUCCESS && program.nkernels > 1 && hy_gpu_program_has_units(&program))
     hy_compile_split(name, &program, arch,
@@ -218,6 +298,10 @@ int main(int argc, char **argv) {
   }
   if (argc > first_token && strcmp(argv[first_token], "--print") == 0) {
     hy_print = 1;
+    first_token++;
+  }
+  if (argc > first_token && strcmp(argv[first_token], "--callbacks") == 0) {
+    hy_callbacks = 1;
     first_token++;
   }
   const hy_nvrtc *nv;
