@@ -25,9 +25,12 @@
 #endif
 
 /* Four doubles (the real or the imaginary parts of four elements), four
- * floats, and a shuffle of two double vectors by four lane indices. */
+ * and eight floats, eight doubles, and a shuffle of two double vectors by
+ * four lane indices. */
 typedef double hy_d4 __attribute__((vector_size(32)));
 typedef float hy_f4 __attribute__((vector_size(16)));
+typedef float hy_f8 __attribute__((vector_size(32)));
+typedef double hy_d8 __attribute__((vector_size(64)));
 #if defined(__clang__)
 #define HY_SHUF(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
 #else
