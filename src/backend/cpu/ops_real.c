@@ -60,11 +60,10 @@ static inline int hy_real_apart(const void *a, int64_t na, const void *b, int64_
 
 /* R2C_POST for the pair (k, m-k) of one transform: from Z_k and Z_m-k
  * (Z_m = Z_0), X_k = (P - i T_k Q) / 2 with P = Z_k + conj(Z_m-k),
- * Q = Z_k - conj(Z_m-k). */
-static inline void hy_r2c_one(const double *t, int64_t k, double zr, double zi, double wr,
-                              double wi, double *xr, double *xi) {
+ * Q = Z_k - conj(Z_m-k), T_k = tr + i ti. */
+static inline void hy_r2c_one(double tr, double ti, double zr, double zi, double wr, double wi,
+                              double *xr, double *xi) {
   double pr = zr + wr, pi = zi - wi, qr = zr - wr, qi = zi + wi;
-  double tr = t[2 * k], ti = t[2 * k + 1];
   /* -i T Q = -i (tr qr - ti qi + i (tr qi + ti qr)) */
   double ur = tr * qi + ti * qr, ui = -(tr * qr - ti * qi);
   *xr = 0.5 * (pr + ur);
@@ -72,10 +71,9 @@ static inline void hy_r2c_one(const double *t, int64_t k, double zr, double zi, 
 }
 
 /* C2R_PRE: Z_k = P + i T_k Q with P = X_k + conj(X_m-k), Q = X_k - conj(X_m-k). */
-static inline void hy_c2r_one(const double *t, int64_t k, double xr, double xi, double wr,
-                              double wi, double *zr, double *zi) {
+static inline void hy_c2r_one(double tr, double ti, double xr, double xi, double wr, double wi,
+                              double *zr, double *zi) {
   double pr = xr + wr, pi = xi - wi, qr = xr - wr, qi = xi + wi;
-  double tr = t[2 * k], ti = t[2 * k + 1];
   /* i T Q = i (tr qr - ti qi) - (tr qi + ti qr) */
   *zr = pr - (tr * qi + ti * qr);
   *zi = pi + (tr * qr - ti * qi);
@@ -122,16 +120,19 @@ hy_status hy_cpu_op_real_table(const hy_pass *pass, double **table) {
   double *t = hy_malloc(sizeof(double) * 2 * (size_t)(m + 1));
   if (!t) return hy_error(HYFFT_OUT_OF_MEMORY, "real pass: twiddles for n = %lld", (long long)(2 * m));
   /* T_k for k <= m/2 from long double; the rest by the exact symmetry
-   * T_m-k = -conj(T_k) (exp(sign*pi*i) = -1), half the sinl/cosl calls. */
+   * T_m-k = -conj(T_k) (exp(sign*pi*i) = -1), half the sinl/cosl calls.
+   * Split: the real parts at t[k], the imaginary parts at t[m + 1 + k],
+   * so that four of either are one vector load. */
   int sign = pass->op == HY_PASS_R2C_POST ? -1 : 1;
+  double *ti = t + m + 1;
   for (int64_t k = 0; 2 * k <= m; k++) {
     long double re, im;
     hy_twiddle_ld(k, 2 * m, sign, &re, &im);
-    t[2 * k] = (double)re;
-    t[2 * k + 1] = (double)im;
+    t[k] = (double)re;
+    ti[k] = (double)im;
     if (2 * k == m) continue;
-    t[2 * (m - k)] = -(double)re;
-    t[2 * (m - k) + 1] = (double)im;
+    t[m - k] = -(double)re;
+    ti[m - k] = (double)im;
   }
   *table = t;
   return HYFFT_SUCCESS;

@@ -95,20 +95,22 @@ HY_INLINE void HY_RN(extend)(HY_RT *restrict d, const HY_RT *restrict s, int64_t
 }
 
 /* R2C_POST or C2R_PRE on the blocks k..k+3 and m-k-3..m-k of one
- * transform (s, d at its element 0), k >= 1 and the blocks disjoint. The
- * twiddles of the upper block are -conj of the lower's, which is how the
- * table holds them (hy_cpu_op_real_table), so they come from the lower
- * block's: the same values, bit for bit. */
-HY_INLINE void HY_RN(pair4)(const HY_RT *s, HY_RT *d, const double *table, int64_t k, int64_t m,
-                            double scale, const int post) {
-  hy_d4 lo, hi, t0, t1;
+ * transform (s, d at its element 0), k >= 1 and the blocks disjoint; tre
+ * and tim are the real and imaginary parts of the twiddles. Those of the
+ * upper block are -conj of the lower's, which is how the table holds
+ * them (hy_cpu_op_real_table), so they come from the lower block's: the
+ * same values, bit for bit. */
+HY_INLINE void HY_RN(pair4)(const HY_RT *s, HY_RT *d, const double *tre, const double *tim,
+                            int64_t k, int64_t m, double scale, const int post,
+                            const int scaled) {
+  hy_d4 lo, hi, tr, ti;
   HY_RN(ld4)(s + 2 * k, &lo, &hi);
   hy_d4 ar = HY_SHUF(lo, hi, 0, 2, 4, 6), ai = HY_SHUF(lo, hi, 1, 3, 5, 7);
   HY_RN(ld4)(s + 2 * (m - k - 3), &lo, &hi);
   hy_d4 br = HY_SHUF(lo, hi, 6, 4, 2, 0), bi = HY_SHUF(lo, hi, 7, 5, 3, 1);
-  memcpy(&t0, table + 2 * k, sizeof t0);
-  memcpy(&t1, table + 2 * k + 4, sizeof t1);
-  hy_d4 tr = HY_SHUF(t0, t1, 0, 2, 4, 6), ti = HY_SHUF(t0, t1, 1, 3, 5, 7), nr = -tr;
+  memcpy(&tr, tre + k, sizeof tr);
+  memcpy(&ti, tim + k, sizeof ti);
+  hy_d4 nr = -tr;
   hy_d4 xr, xi, yr, yi;
   if (post) {
     hy_r2c_v(tr, ti, ar, ai, br, bi, &xr, &xi);
@@ -117,7 +119,8 @@ HY_INLINE void HY_RN(pair4)(const HY_RT *s, HY_RT *d, const double *table, int64
     hy_c2r_v(tr, ti, ar, ai, br, bi, &xr, &xi);
     hy_c2r_v(nr, ti, br, bi, ar, ai, &yr, &yi);
   }
-  xr = scale * xr, xi = scale * xi, yr = scale * yr, yi = scale * yi;
+  /* scale 1 leaves every value as it is: no multiply then. */
+  if (scaled) xr = scale * xr, xi = scale * xi, yr = scale * yr, yi = scale * yi;
   HY_RN(st4)(d + 2 * k, HY_SHUF(xr, xi, 0, 4, 1, 5), HY_SHUF(xr, xi, 2, 6, 3, 7));
   HY_RN(st4)(d + 2 * (m - k - 3), HY_SHUF(yr, yi, 3, 7, 2, 6), HY_SHUF(yr, yi, 1, 5, 0, 4));
 }
@@ -202,6 +205,7 @@ HY_REAL_CLONES static void HY_RN(range)(void *arg, int64_t begin, int64_t end, i
       case HY_PASS_C2R_PRE: {
         const int64_t m = n - 1;
         const int post = pass->op == HY_PASS_R2C_POST;
+        const double *tre = table, *tim = table + n; /* the table's halves */
         int64_t k = lo;
         if (k == 0) {
           double ar, ai, br, bi;
@@ -216,20 +220,34 @@ HY_REAL_CLONES static void HY_RN(range)(void *arg, int64_t begin, int64_t end, i
           }
           k = 1;
         }
-        /* Blocks where the transform is in place or apart from its source. */
-        if (unit && (s == d || hy_real_apart(s, 2 * n, d, 2 * n, sizeof(HY_RT))))
-          for (; k + 3 < hi && k + 3 < m - k - 3; k += 4)
-            HY_RN(pair4)(s, d, table, k, m, scale, post);
+        /* Blocks where the transform is in place or apart from its source;
+         * one loop per direction and per scale-or-not, so that neither is
+         * a branch per block. */
+        if (unit && (s == d || hy_real_apart(s, 2 * n, d, 2 * n, sizeof(HY_RT)))) {
+          const int scaled = scale != 1.0;
+          if (post && scaled)
+            for (; k + 3 < hi && k + 3 < m - k - 3; k += 4)
+              HY_RN(pair4)(s, d, tre, tim, k, m, scale, 1, 1);
+          else if (post)
+            for (; k + 3 < hi && k + 3 < m - k - 3; k += 4)
+              HY_RN(pair4)(s, d, tre, tim, k, m, scale, 1, 0);
+          else if (scaled)
+            for (; k + 3 < hi && k + 3 < m - k - 3; k += 4)
+              HY_RN(pair4)(s, d, tre, tim, k, m, scale, 0, 1);
+          else
+            for (; k + 3 < hi && k + 3 < m - k - 3; k += 4)
+              HY_RN(pair4)(s, d, tre, tim, k, m, scale, 0, 0);
+        }
         for (; k < hi; k++) {
           double ar, ai, br, bi, xr, xi, yr, yi;
           HY_RN(ld_c)(s, k * is, &ar, &ai);
           HY_RN(ld_c)(s, (m - k) * is, &br, &bi);
           if (post) {
-            hy_r2c_one(table, k, ar, ai, br, bi, &xr, &xi);
-            hy_r2c_one(table, m - k, br, bi, ar, ai, &yr, &yi);
+            hy_r2c_one(tre[k], tim[k], ar, ai, br, bi, &xr, &xi);
+            hy_r2c_one(tre[m - k], tim[m - k], br, bi, ar, ai, &yr, &yi);
           } else {
-            hy_c2r_one(table, k, ar, ai, br, bi, &xr, &xi);
-            hy_c2r_one(table, m - k, br, bi, ar, ai, &yr, &yi);
+            hy_c2r_one(tre[k], tim[k], ar, ai, br, bi, &xr, &xi);
+            hy_c2r_one(tre[m - k], tim[m - k], br, bi, ar, ai, &yr, &yi);
           }
           HY_RN(st_c)(d, k * os, scale * xr, scale * xi);
           if (2 * k != m) HY_RN(st_c)(d, (m - k) * os, scale * yr, scale * yi);
