@@ -80,20 +80,22 @@ static inline void hy_c2r_one(double tr, double ti, double xr, double xi, double
 }
 
 /* The same two on four pairs at once (lanes), the same operations in the
- * same order, with the twiddles' parts tr, ti given. */
-HY_INLINE void hy_r2c_v(hy_d4 tr, hy_d4 ti, hy_d4 zr, hy_d4 zi, hy_d4 wr, hy_d4 wi, hy_d4 *xr,
-                        hy_d4 *xi) {
-  hy_d4 pr = zr + wr, pi = zi - wi, qr = zr - wr, qi = zi + wi;
-  hy_d4 ur = tr * qi + ti * qr, ui = -(tr * qr - ti * qi);
+ * same order, with the twiddles' parts tr, ti given. Vectors go by
+ * pointer: passing them by value is an ABI matter where AVX is off (the
+ * default clone). */
+HY_INLINE void hy_r2c_v(const hy_d4 *tr, const hy_d4 *ti, const hy_d4 *zr, const hy_d4 *zi,
+                        const hy_d4 *wr, const hy_d4 *wi, hy_d4 *xr, hy_d4 *xi) {
+  hy_d4 pr = *zr + *wr, pi = *zi - *wi, qr = *zr - *wr, qi = *zi + *wi;
+  hy_d4 ur = *tr * qi + *ti * qr, ui = -(*tr * qr - *ti * qi);
   *xr = 0.5 * (pr + ur);
   *xi = 0.5 * (pi + ui);
 }
 
-HY_INLINE void hy_c2r_v(hy_d4 tr, hy_d4 ti, hy_d4 xr, hy_d4 xi, hy_d4 wr, hy_d4 wi, hy_d4 *zr,
-                        hy_d4 *zi) {
-  hy_d4 pr = xr + wr, pi = xi - wi, qr = xr - wr, qi = xi + wi;
-  *zr = pr - (tr * qi + ti * qr);
-  *zi = pi + (tr * qr - ti * qi);
+HY_INLINE void hy_c2r_v(const hy_d4 *tr, const hy_d4 *ti, const hy_d4 *xr, const hy_d4 *xi,
+                        const hy_d4 *wr, const hy_d4 *wi, hy_d4 *zr, hy_d4 *zi) {
+  hy_d4 pr = *xr + *wr, pi = *xi - *wi, qr = *xr - *wr, qi = *xi + *wi;
+  *zr = pr - (*tr * qi + *ti * qr);
+  *zi = pi + (*tr * qr - *ti * qi);
 }
 
 #define HY_RT float

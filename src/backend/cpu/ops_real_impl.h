@@ -40,12 +40,12 @@ HY_INLINE void HY_RN(ld4)(const HY_RT *p, hy_d4 *lo, hy_d4 *hi) {
 #endif
 }
 
-HY_INLINE void HY_RN(st4)(HY_RT *p, hy_d4 lo, hy_d4 hi) {
+HY_INLINE void HY_RN(st4)(HY_RT *p, const hy_d4 *lo, const hy_d4 *hi) {
 #if HY_RT_F64
-  memcpy(p, &lo, sizeof lo);
-  memcpy(p + 4, &hi, sizeof hi);
+  memcpy(p, lo, sizeof *lo);
+  memcpy(p + 4, hi, sizeof *hi);
 #else
-  hy_f4 a = __builtin_convertvector(lo, hy_f4), b = __builtin_convertvector(hi, hy_f4);
+  hy_f4 a = __builtin_convertvector(*lo, hy_f4), b = __builtin_convertvector(*hi, hy_f4);
   memcpy(p, &a, sizeof a);
   memcpy(p + 4, &b, sizeof b);
 #endif
@@ -113,16 +113,18 @@ HY_INLINE void HY_RN(pair4)(const HY_RT *s, HY_RT *d, const double *tre, const d
   hy_d4 nr = -tr;
   hy_d4 xr, xi, yr, yi;
   if (post) {
-    hy_r2c_v(tr, ti, ar, ai, br, bi, &xr, &xi);
-    hy_r2c_v(nr, ti, br, bi, ar, ai, &yr, &yi);
+    hy_r2c_v(&tr, &ti, &ar, &ai, &br, &bi, &xr, &xi);
+    hy_r2c_v(&nr, &ti, &br, &bi, &ar, &ai, &yr, &yi);
   } else {
-    hy_c2r_v(tr, ti, ar, ai, br, bi, &xr, &xi);
-    hy_c2r_v(nr, ti, br, bi, ar, ai, &yr, &yi);
+    hy_c2r_v(&tr, &ti, &ar, &ai, &br, &bi, &xr, &xi);
+    hy_c2r_v(&nr, &ti, &br, &bi, &ar, &ai, &yr, &yi);
   }
   /* scale 1 leaves every value as it is: no multiply then. */
   if (scaled) xr = scale * xr, xi = scale * xi, yr = scale * yr, yi = scale * yi;
-  HY_RN(st4)(d + 2 * k, HY_SHUF(xr, xi, 0, 4, 1, 5), HY_SHUF(xr, xi, 2, 6, 3, 7));
-  HY_RN(st4)(d + 2 * (m - k - 3), HY_SHUF(yr, yi, 3, 7, 2, 6), HY_SHUF(yr, yi, 1, 5, 0, 4));
+  lo = HY_SHUF(xr, xi, 0, 4, 1, 5), hi = HY_SHUF(xr, xi, 2, 6, 3, 7);
+  HY_RN(st4)(d + 2 * k, &lo, &hi);
+  lo = HY_SHUF(yr, yi, 3, 7, 2, 6), hi = HY_SHUF(yr, yi, 1, 5, 0, 4);
+  HY_RN(st4)(d + 2 * (m - k - 3), &lo, &hi);
 }
 
 /* ---- one work item: a chunk of one transform ------------------------- */
