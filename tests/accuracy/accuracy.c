@@ -220,6 +220,20 @@ static void build_matrix(tokens *t, hyt_level level) {
     add(t, "r2c:%s:%s", i % 2 ? "f64" : "f32", real_shapes[i]);
     add(t, "c2r:%s:%s", i % 2 ? "f32" : "f64", real_shapes_c2r[i]);
   }
+  /* The CPU's unit-stride vector paths of the real steps: R2C_POST and
+   * C2R_PRE over several work chunks (more than 4096 pairs), in place and
+   * scaled; the pair packing and unpacking at odd row distances; odd
+   * lengths in place and scaled (WIDEN, C2R_EXTEND, NARROW); short even
+   * lengths around the first block of four pairs (m = 7..15: none, one or
+   * two blocks, and the scalar pairs left between them); large batches. */
+  static const char *const real_vec[] = {
+      "r2c:f32:20000",          "c2r:f64:20000:ip",       "r2c:f64:4096:b2:scale=1/N",
+      "c2r:f32:4096:ip:scale=1/N", "r2c:f32:64:b3:idist=67:odist=40",
+      "c2r:f64:64:b3:idist=40:odist=67", "r2c:f64:1001:b2:ip", "c2r:f32:1025:b3:scale=0.5",
+      "r2c:f32:14:b2",          "c2r:f32:16:b2",          "r2c:f64:18:ip",
+      "c2r:f64:22:ip",          "r2c:f32:26:scale=1/N",   "c2r:f32:30:b3",
+      "r2c:f32:256:b600",       "c2r:f64:130:b1000:ip"};
+  for (size_t i = 0; i < sizeof real_vec / sizeof *real_vec; i++) add(t, "%s", real_vec[i]);
   if (!quick) {
     add(t, "r2c:f64:65537");
     add(t, "c2r:f32:65536:b2");

@@ -1,19 +1,48 @@
-/* The pointwise steps of real transforms on the CPU (ops_real.h): plain
- * loops over the pass's transforms, split into chunks along the axis so
- * that one long transform still uses every thread. */
+/* The pointwise steps of real transforms on the CPU (ops_real.h): loops
+ * over the pass's transforms, split into chunks along the axis so that
+ * one long transform still uses every thread. Each precision has its own
+ * loops (ops_real_impl.h, included once per precision), so no element
+ * pays a branch on the precision, and unit-stride transforms take vector
+ * paths. */
 #include "backend/cpu/ops_real.h"
+
+#include <stdint.h>
+#include <string.h>
 
 #include "tables/twiddle.h"
 
 /* Elements (or pairs, for R2C_POST / C2R_PRE) one work item covers. */
 #define HY_REAL_CHUNK 4096
 
+#define HY_INLINE static inline __attribute__((always_inline))
+
+/* The loops get AVX-512 and AVX2 clones picked at load time, as the CPU
+ * engine's do (cpu_engine_codelets.h); the default stays baseline x86-64. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(HYFFT_NO_CLONES)
+#define HY_REAL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define HY_REAL_CLONES
+#endif
+
+/* Four doubles (the real or the imaginary parts of four elements), four
+ * and eight floats, eight doubles, and a shuffle of two double vectors by
+ * four lane indices. */
+typedef double hy_d4 __attribute__((vector_size(32)));
+typedef float hy_f4 __attribute__((vector_size(16)));
+typedef float hy_f8 __attribute__((vector_size(32)));
+typedef double hy_d8 __attribute__((vector_size(64)));
+#if defined(__clang__)
+#define HY_SHUF(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+typedef int64_t hy_i4 __attribute__((vector_size(32)));
+#define HY_SHUF(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (hy_i4){i0, i1, i2, i3})
+#endif
+
 typedef struct hy_real_run {
   const hy_pass *pass;
   const double *table;
   const char *src;
   char *dst;
-  int f64;
   int64_t items;  /* elements or pairs per transform */
   int64_t chunks; /* work items per transform */
 } hy_real_run;
@@ -23,32 +52,18 @@ int hy_cpu_op_is_real(hy_pass_op op) {
          op == HY_PASS_C2R_PRE || op == HY_PASS_C2R_EXTEND;
 }
 
-static inline double hy_ld_real(const char *base, int64_t i, int f64) {
-  return f64 ? ((const double *)base)[i] : (double)((const float *)base)[i];
-}
-
-static inline void hy_st_real(char *base, int64_t i, int f64, double v) {
-  if (f64) ((double *)base)[i] = v;
-  else ((float *)base)[i] = (float)v;
-}
-
-static inline void hy_ld_cplx(const char *base, int64_t i, int f64, double *re, double *im) {
-  *re = hy_ld_real(base, 2 * i, f64);
-  *im = hy_ld_real(base, 2 * i + 1, f64);
-}
-
-static inline void hy_st_cplx(char *base, int64_t i, int f64, double re, double im) {
-  hy_st_real(base, 2 * i, f64, re);
-  hy_st_real(base, 2 * i + 1, f64, im);
+/* Whether na elements at a and nb at b (each `size` bytes) share no byte. */
+static inline int hy_real_apart(const void *a, int64_t na, const void *b, int64_t nb, size_t size) {
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return x + (uintptr_t)na * size <= y || y + (uintptr_t)nb * size <= x;
 }
 
 /* R2C_POST for the pair (k, m-k) of one transform: from Z_k and Z_m-k
  * (Z_m = Z_0), X_k = (P - i T_k Q) / 2 with P = Z_k + conj(Z_m-k),
- * Q = Z_k - conj(Z_m-k). */
-static inline void hy_r2c_one(const double *t, int64_t k, double zr, double zi, double wr,
-                              double wi, double *xr, double *xi) {
+ * Q = Z_k - conj(Z_m-k), T_k = tr + i ti. */
+static inline void hy_r2c_one(double tr, double ti, double zr, double zi, double wr, double wi,
+                              double *xr, double *xi) {
   double pr = zr + wr, pi = zi - wi, qr = zr - wr, qi = zi + wi;
-  double tr = t[2 * k], ti = t[2 * k + 1];
   /* -i T Q = -i (tr qr - ti qi + i (tr qi + ti qr)) */
   double ur = tr * qi + ti * qr, ui = -(tr * qr - ti * qi);
   *xr = 0.5 * (pr + ur);
@@ -56,103 +71,48 @@ static inline void hy_r2c_one(const double *t, int64_t k, double zr, double zi, 
 }
 
 /* C2R_PRE: Z_k = P + i T_k Q with P = X_k + conj(X_m-k), Q = X_k - conj(X_m-k). */
-static inline void hy_c2r_one(const double *t, int64_t k, double xr, double xi, double wr,
-                              double wi, double *zr, double *zi) {
+static inline void hy_c2r_one(double tr, double ti, double xr, double xi, double wr, double wi,
+                              double *zr, double *zi) {
   double pr = xr + wr, pi = xi - wi, qr = xr - wr, qi = xi + wi;
-  double tr = t[2 * k], ti = t[2 * k + 1];
   /* i T Q = i (tr qr - ti qi) - (tr qi + ti qr) */
   *zr = pr - (tr * qi + ti * qr);
   *zi = pi + (tr * qr - ti * qi);
 }
 
-static void hy_real_range(void *arg, int64_t begin, int64_t end, int thread_index) {
-  (void)thread_index;
-  const hy_real_run *r = arg;
-  const hy_pass *pass = r->pass;
-  const int f64 = r->f64;
-  const double scale = pass->scale;
-  const int64_t is = pass->axis.in_stride, os = pass->axis.out_stride, n = pass->axis.n;
-  for (int64_t item = begin; item < end; item++) {
-    int64_t t = item / r->chunks, c = item % r->chunks;
-    int64_t lo = c * HY_REAL_CHUNK, hi = lo + HY_REAL_CHUNK;
-    if (hi > r->items) hi = r->items;
-    int64_t ib, ob;
-    hy_pass_loop_offsets(pass, t, &ib, &ob);
-    switch (pass->op) {
-      case HY_PASS_WIDEN:
-        for (int64_t e = lo; e < hi; e++) {
-          double re, im = 0;
-          if (pass->real_pairs) {
-            re = hy_ld_real(r->src, ib + 2 * e * is, f64);
-            im = hy_ld_real(r->src, ib + (2 * e + 1) * is, f64);
-          } else {
-            re = hy_ld_real(r->src, ib + e * is, f64);
-          }
-          hy_st_cplx(r->dst, ob + e * os, f64, scale * re, scale * im);
-        }
-        break;
-      case HY_PASS_NARROW:
-        for (int64_t e = lo; e < hi; e++) {
-          double re, im;
-          hy_ld_cplx(r->src, ib + e * is, f64, &re, &im);
-          if (pass->real_pairs) {
-            hy_st_real(r->dst, ob + 2 * e * os, f64, scale * re);
-            hy_st_real(r->dst, ob + (2 * e + 1) * os, f64, scale * im);
-          } else {
-            hy_st_real(r->dst, ob + e * os, f64, scale * re);
-          }
-        }
-        break;
-      case HY_PASS_C2R_EXTEND:
-        for (int64_t e = lo; e < hi; e++) {
-          double re, im;
-          if (e <= n / 2) {
-            hy_ld_cplx(r->src, ib + e * is, f64, &re, &im);
-            if (e == 0 || 2 * e == n) im = 0;
-          } else {
-            hy_ld_cplx(r->src, ib + (n - e) * is, f64, &re, &im);
-            im = -im;
-          }
-          hy_st_cplx(r->dst, ob + e * os, f64, scale * re, scale * im);
-        }
-        break;
-      case HY_PASS_R2C_POST:
-      case HY_PASS_C2R_PRE: {
-        const int64_t m = n - 1;
-        const int post = pass->op == HY_PASS_R2C_POST;
-        for (int64_t k = lo; k < hi; k++) {
-          double ar, ai, br, bi, xr, xi, yr, yi;
-          if (k == 0) {
-            hy_ld_cplx(r->src, ib, f64, &ar, &ai);
-            if (post) {
-              hy_st_cplx(r->dst, ob, f64, scale * (ar + ai), 0.0);
-              hy_st_cplx(r->dst, ob + m * os, f64, scale * (ar - ai), 0.0);
-            } else {
-              hy_ld_cplx(r->src, ib + m * is, f64, &br, &bi);
-              /* imaginary parts of X_0 and X_m taken as 0 */
-              hy_st_cplx(r->dst, ob, f64, scale * (ar + br), scale * (ar - br));
-            }
-            continue;
-          }
-          hy_ld_cplx(r->src, ib + k * is, f64, &ar, &ai);
-          hy_ld_cplx(r->src, ib + (m - k) * is, f64, &br, &bi);
-          if (post) {
-            hy_r2c_one(r->table, k, ar, ai, br, bi, &xr, &xi);
-            hy_r2c_one(r->table, m - k, br, bi, ar, ai, &yr, &yi);
-          } else {
-            hy_c2r_one(r->table, k, ar, ai, br, bi, &xr, &xi);
-            hy_c2r_one(r->table, m - k, br, bi, ar, ai, &yr, &yi);
-          }
-          hy_st_cplx(r->dst, ob + k * os, f64, scale * xr, scale * xi);
-          if (2 * k != m) hy_st_cplx(r->dst, ob + (m - k) * os, f64, scale * yr, scale * yi);
-        }
-        break;
-      }
-      default:
-        break;
-    }
-  }
+/* The same two on four pairs at once (lanes), the same operations in the
+ * same order, with the twiddles' parts tr, ti given. Vectors go by
+ * pointer: passing them by value is an ABI matter where AVX is off (the
+ * default clone). */
+HY_INLINE void hy_r2c_v(const hy_d4 *tr, const hy_d4 *ti, const hy_d4 *zr, const hy_d4 *zi,
+                        const hy_d4 *wr, const hy_d4 *wi, hy_d4 *xr, hy_d4 *xi) {
+  hy_d4 pr = *zr + *wr, pi = *zi - *wi, qr = *zr - *wr, qi = *zi + *wi;
+  hy_d4 ur = *tr * qi + *ti * qr, ui = -(*tr * qr - *ti * qi);
+  *xr = 0.5 * (pr + ur);
+  *xi = 0.5 * (pi + ui);
 }
+
+HY_INLINE void hy_c2r_v(const hy_d4 *tr, const hy_d4 *ti, const hy_d4 *xr, const hy_d4 *xi,
+                        const hy_d4 *wr, const hy_d4 *wi, hy_d4 *zr, hy_d4 *zi) {
+  hy_d4 pr = *xr + *wr, pi = *xi - *wi, qr = *xr - *wr, qi = *xi + *wi;
+  *zr = pr - (*tr * qi + *ti * qr);
+  *zi = pi + (*tr * qr - *ti * qi);
+}
+
+#define HY_RT float
+#define HY_RT_F64 0
+#define HY_RN(name) hy_real_##name##_f32
+#include "backend/cpu/ops_real_impl.h"
+#undef HY_RT
+#undef HY_RT_F64
+#undef HY_RN
+
+#define HY_RT double
+#define HY_RT_F64 1
+#define HY_RN(name) hy_real_##name##_f64
+#include "backend/cpu/ops_real_impl.h"
+#undef HY_RT
+#undef HY_RT_F64
+#undef HY_RN
 
 hy_status hy_cpu_op_real_table(const hy_pass *pass, double **table) {
   *table = NULL;
@@ -162,16 +122,19 @@ hy_status hy_cpu_op_real_table(const hy_pass *pass, double **table) {
   double *t = hy_malloc(sizeof(double) * 2 * (size_t)(m + 1));
   if (!t) return hy_error(HYFFT_OUT_OF_MEMORY, "real pass: twiddles for n = %lld", (long long)(2 * m));
   /* T_k for k <= m/2 from long double; the rest by the exact symmetry
-   * T_m-k = -conj(T_k) (exp(sign*pi*i) = -1), half the sinl/cosl calls. */
+   * T_m-k = -conj(T_k) (exp(sign*pi*i) = -1), half the sinl/cosl calls.
+   * Split: the real parts at t[k], the imaginary parts at t[m + 1 + k],
+   * so that four of either are one vector load. */
   int sign = pass->op == HY_PASS_R2C_POST ? -1 : 1;
+  double *ti = t + m + 1;
   for (int64_t k = 0; 2 * k <= m; k++) {
     long double re, im;
     hy_twiddle_ld(k, 2 * m, sign, &re, &im);
-    t[2 * k] = (double)re;
-    t[2 * k + 1] = (double)im;
+    t[k] = (double)re;
+    ti[k] = (double)im;
     if (2 * k == m) continue;
-    t[2 * (m - k)] = -(double)re;
-    t[2 * (m - k) + 1] = (double)im;
+    t[m - k] = -(double)re;
+    ti[m - k] = (double)im;
   }
   *table = t;
   return HYFFT_SUCCESS;
@@ -187,7 +150,7 @@ hy_status hy_cpu_op_real(const hy_pass *pass, const double *table, const void *s
   int64_t src_elem = pass->op == HY_PASS_WIDEN ? real : 2 * real;
   int64_t dst_elem = pass->op == HY_PASS_NARROW ? real : 2 * real;
   hy_real_run run = {pass, table, (const char *)src_base + pass->src_offset * src_elem,
-                     (char *)dst_base + pass->dst_offset * dst_elem, f64, pass->axis.n, 1};
+                     (char *)dst_base + pass->dst_offset * dst_elem, pass->axis.n, 1};
   if (pass->op == HY_PASS_R2C_POST || pass->op == HY_PASS_C2R_PRE) {
     if (!table || pass->axis.n < 2)
       return hy_error(HYFFT_INTERNAL, "real pass: no twiddles or %lld elements",
@@ -196,6 +159,7 @@ hy_status hy_cpu_op_real(const hy_pass *pass, const double *table, const void *s
   }
   run.chunks = (run.items + HY_REAL_CHUNK - 1) / HY_REAL_CHUNK;
   if (run.chunks < 1) run.chunks = 1;
-  hy_parallel_for(hy_pass_count(pass) * run.chunks, 1, hy_real_range, &run);
+  hy_parallel_for(hy_pass_count(pass) * run.chunks, 1, f64 ? hy_real_range_f64 : hy_real_range_f32,
+                  &run);
   return HYFFT_SUCCESS;
 }

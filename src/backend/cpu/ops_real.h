@@ -12,8 +12,9 @@ int hy_cpu_op_is_real(hy_pass_op op);
 
 /* The table a pass needs, built once when the plan is prepared: for
  * R2C_POST and C2R_PRE the twiddles exp(sign*2*pi*i*k/n), k = 0..n/2,
- * each rounded once from long double to double (interleaved complex);
- * NULL (and success) for the others. Free with hy_free. */
+ * each rounded once from long double to double, the n/2 + 1 real parts
+ * and then the n/2 + 1 imaginary parts; NULL (and success) for the
+ * others. Free with hy_free. */
 hy_status hy_cpu_op_real_table(const hy_pass *pass, double **table);
 
 /* Run one such pass. src_base and dst_base are the buffers' starts; the
