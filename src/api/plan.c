@@ -127,24 +127,8 @@ hyfft_status hyfft_problem_print(const hyfft_problem *problem, char *buf, size_t
 
 hyfft_status hyfft_plan_create(hyfft_context context, const hyfft_problem *problem,
                                unsigned flags, hyfft_plan *plan) {
-  hy_error_clear();
-  if (!plan) return hy_error(HYFFT_NULL_POINTER, "plan is NULL");
-  if (!context) return hy_error(HYFFT_NULL_POINTER, "context is NULL");
-  if (!hy_handle_is_live(context, HY_HANDLE_CONTEXT))
-    return hy_error(HYFFT_INVALID_HANDLE, "context %p is not live", (void *)context);
-  if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
-  if (flags & ~(unsigned)(HYFFT_MEASURE | HYFFT_DESTROY_INPUT | HYFFT_HYBRID | HYFFT_OWN_WORKSPACE))
-    return hy_error(HYFFT_INVALID_ARGUMENT, "unknown planner flags 0x%x", flags);
-
-  struct hyfft_plan_s *p = NULL;
-  HY_TRY(hy_exec_plan_create(context, problem, flags, NULL, &p));
-  hy_status st = hy_handle_register(p, HY_HANDLE_PLAN);
-  if (st != HYFFT_SUCCESS) {
-    hy_exec_plan_destroy(p);
-    return st;
-  }
-  *plan = p;
-  return HYFFT_SUCCESS;
+  /* No callbacks: the same plan as with a NULL callbacks struct. */
+  return hyfft_plan_create_with_callbacks(context, problem, flags, NULL, plan);
 }
 
 hyfft_status hyfft_plan_create_with_callbacks(hyfft_context context, const hyfft_problem *problem,
