@@ -48,6 +48,20 @@ void hy_cg_load_global(hy_cg_kernel *k) {
                           (long long)ps->fuse_split);
         hy_strbuf_appendf(sb, "      x0_%d = src[ib - fk * %lld + (%s)fz[fi] * %lld];\n", i,
                           (long long)lis, k->idx, (long long)lis);
+      } else if (k->pass->fuse == HY_FUSE_R2C_ODD) {
+        /* A real input, imaginary part 0. */
+        hy_strbuf_appendf(sb, "      x0_%d = MK(src[%s], (real)0);\n", i, addr);
+      } else if (k->pass->fuse == HY_FUSE_C2R_ODD) {
+        /* The Hermitian extension of the h = n/2 + 1 inputs. */
+        long long n = (long long)k->n, h = n / 2 + 1;
+        hy_strbuf_appendf(sb, "      { const int he = e < %lld ? e : %lld - e;\n", h, n);
+        if (is == 1)
+          hy_strbuf_appendf(sb, "        const real2 hv = src[ib + (%s)he];\n", k->idx);
+        else
+          hy_strbuf_appendf(sb, "        const real2 hv = src[ib + (%s)he * %lld];\n", k->idx,
+                            (long long)is);
+        hy_strbuf_appendf(sb, "        x0_%d = MK(hv.x, e == 0 ? (real)0 : e < %lld ? hv.y : -hv.y); }\n",
+                          i, h);
       } else if (k->pass->fuse == HY_FUSE_CHIRP_IN) {
         /* Element fk + S*e of the chirped, zero-padded Bluestein input. */
         hy_strbuf_appendf(sb, "      const %s fi = fk + (%s)e * %lld;\n", k->idx, k->idx,
@@ -240,6 +254,17 @@ void hy_cg_store_global(hy_cg_kernel *k, int s) {
         hy_strbuf_append(sb, "      ");
         hy_cg_lx(k, "e");
         hy_strbuf_append(sb, " = v;\n");
+      } else if (hy_fuse_is_real_odd(pass->fuse)) {
+        /* R2C keeps outputs k < n/2 + 1, C2R the real parts. */
+        char oaddr[96];
+        if (os == 1)
+          snprintf(oaddr, sizeof oaddr, "ob + (%s)e", k->idx);
+        else
+          snprintf(oaddr, sizeof oaddr, "ob + (%s)e * %lld", k->idx, (long long)os);
+        if (pass->fuse == HY_FUSE_R2C_ODD)
+          hy_strbuf_appendf(sb, "      if (e < %lld) dst[%s] = v;\n", (long long)(k->n / 2 + 1), oaddr);
+        else
+          hy_strbuf_appendf(sb, "      dst[%s] = v.x;\n", oaddr);
       } else if (os == 1) {
         if (pass->fuse == HY_FUSE_CHIRP_OUT) hy_strbuf_appendf(sb, "      if (fo < %lld)", (long long)fuse_n);
         hy_strbuf_appendf(sb, "      dst[ob + (%s)e] = v;\n", k->idx);

@@ -44,7 +44,8 @@ static void hy_cg_prologue(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "  %s ib = %lld, ob = %lld;\n", k->idx, (long long)pass->src_offset,
                     (long long)pass->dst_offset);
   if (pass->twiddle_loop >= 0) hy_strbuf_appendf(sb, "  %s tm = 0;\n", k->idx);
-  int fk = pass->fuse != HY_FUSE_NONE && !hy_fuse_is_real(pass->fuse) && pass->fuse != HY_FUSE_R2R;
+  int fk = pass->fuse != HY_FUSE_NONE && !hy_fuse_is_real(pass->fuse) &&
+           !hy_fuse_is_real_odd(pass->fuse) && pass->fuse != HY_FUSE_R2R;
   if (fk) hy_strbuf_appendf(sb, "  %s fk = 0;\n", k->idx);
   int order[HY_MAX_LOOPS];
   hy_cg_loop_order(pass, k->spec->store_transposed, order);
@@ -147,6 +148,11 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
        ((spec->stage_store || spec->store_transposed) && pass->fuse == HY_FUSE_R2C_POST)))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a fused real step needs a plain "
                     "mixed-radix pass with complex local memory", pass_index);
+  if (hy_fuse_is_real_odd(pass->fuse) &&
+      (k.bluestein || k.rader || pass->twiddle_loop >= 0 || pass->plane_inner > 0 ||
+       spec->stage_load || spec->stage_store || spec->store_transposed || spec->body))
+    return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a fused odd real step needs a plain "
+                    "mixed-radix pass with direct loads and stores", pass_index);
   if (k.T < 1 || k.M < 1 || (int64_t)k.T * k.M > (caps->max_work_group > 0 ? caps->max_work_group : 1024))
     return hy_error(HYFFT_INVALID_ARGUMENT, "codegen: pass %d: %d threads x %d transforms per block",
                     pass_index, k.T, k.M);
@@ -299,7 +305,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], k.T * k.M,
                       spec->min_blocks);
     hy_strbuf_appendf(sb, "%sconst %s *src, %s%s *dst, %sconst real2 *tw", g,
-                      r2r_in ? "real" : "real2", g, r2r_out ? "real" : "real2", g);
+                      r2r_in || pass->fuse == HY_FUSE_R2C_ODD ? "real" : "real2", g,
+                      r2r_out || pass->fuse == HY_FUSE_C2R_ODD ? "real" : "real2", g);
   }
   if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
   if (k.rader)

@@ -299,6 +299,13 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   if (spec->split_exchange || !spec->transform_fastest || spec->store_transposed ||
       fused_store || !hy_pass_dense_run(pass, 1))
     spec->stage_store = 0;
+  /* An odd-length real step reads and writes each element straight from
+   * and to global memory in the pass's own load and store. */
+  if (hy_fuse_is_real_odd(pass->fuse)) {
+    spec->stage_load = 0;
+    spec->stage_store = 0;
+    spec->store_transposed = 0;
+  }
   /* Asking ptxas for more resident blocks per SM trades registers for
    * occupancy. It is applied only where it measured faster: a 512-thread
    * f32 block that its register count would leave alone on its SM (8192

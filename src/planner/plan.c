@@ -129,6 +129,8 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
       hy_strbuf_appendf(sb, " %s%s%s(n=%lld)", p->r2r_fuse & 1 ? "r2r-pre+" : "",
                         kind ? kind : "?", p->r2r_fuse & 2 ? "+r2r-post" : "",
                         (long long)p->r2r_n);
+    } else if (hy_fuse_is_real_odd(p->fuse)) {
+      hy_strbuf_appendf(sb, " %s", p->fuse == HY_FUSE_R2C_ODD ? "r2c-odd" : "c2r-odd");
     } else if (hy_fuse_is_real(p->fuse)) {
       hy_strbuf_appendf(sb, " %s(N=%lld)", p->fuse == HY_FUSE_R2C_POST ? "r2c-post" : "c2r-pre",
                         (long long)p->chirp_n);

@@ -165,7 +165,21 @@ typedef enum hy_fuse {
    *          HY_PASS_R2R_PRE;
    *   bit 2  the pass stores the r2r_n reals of HY_PASS_R2R_POST (times
    *          scale) at dst[ob + o * axis.out_stride] (dst in reals). */
-  HY_FUSE_R2R = 9
+  HY_FUSE_R2R = 9,
+  /* The odd-length real steps fused into the one-pass DFT of length
+   * N = axis.n along the real axis (GPU only; HY_PASS_DFT with algo
+   * MIXED_RADIX, no four-step twiddle, no plane; fuse_loop -1). Each
+   * element is read or written once, straight between global memory and
+   * registers (no staged load or store):
+   *   R2C_ODD  the pass reads element e as the real src[ib + e *
+   *            axis.in_stride] with imaginary part 0 (src in reals) and
+   *            stores only outputs k < N/2 + 1;
+   *   C2R_ODD  the pass reads element e as X_e for e < N/2 + 1 and as
+   *            conj(X_(N-e)) above (X_0's imaginary part read as 0, as
+   *            FFTW does) and stores the real part of each output (dst
+   *            in reals). */
+  HY_FUSE_R2C_ODD = 10,
+  HY_FUSE_C2R_ODD = 11
 } hy_fuse;
 
 /* Whether a fused step is one of Rader's (they share a stash in WORK0). */
@@ -173,9 +187,16 @@ static inline int hy_fuse_is_rader(hy_fuse f) {
   return f == HY_FUSE_RADER_IN || f == HY_FUSE_RADER_SPECTRUM_OUT || f == HY_FUSE_RADER_OUT;
 }
 
-/* Whether a fused step is one of the real transforms' (no loop of its own). */
+/* Whether a fused step is one of the even-length real transforms' (no
+ * loop of its own, through local memory). */
 static inline int hy_fuse_is_real(hy_fuse f) {
   return f == HY_FUSE_R2C_POST || f == HY_FUSE_C2R_PRE;
+}
+
+/* Whether a fused step is one of the odd-length real transforms' (no loop
+ * of its own, straight from and to global memory). */
+static inline int hy_fuse_is_real_odd(hy_fuse f) {
+  return f == HY_FUSE_R2C_ODD || f == HY_FUSE_C2R_ODD;
 }
 
 typedef enum hy_dft_algo {

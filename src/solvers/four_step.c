@@ -86,11 +86,16 @@ double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int64_t *s
       *split = d;
     }
   }
+  /* The longest pass A that fits, the rest splitting again, where every
+   * prime factor of the rest fits one pass (else -1: Bluestein over all of
+   * n, since no split of n can hold that factor). */
   if (best < 0)
     for (int i = nd - 1; i >= 0; i--) {
-      hy_pass a;
+      hy_pass a, q;
       hy_pass_init(&a, HY_PASS_DFT, p->precision, p->sign);
-      if (hy_fs_fits(c, divisors[i], &a, &st) && a.algo != HY_ALGO_BLUESTEIN) {
+      hy_pass_init(&q, HY_PASS_DFT, p->precision, p->sign);
+      if (hy_fs_fits(c, divisors[i], &a, &st) && a.algo != HY_ALGO_BLUESTEIN &&
+          hy_fs_fits(c, hy_largest_prime_factor(n / divisors[i]), &q, &st)) {
         *split = divisors[i];
         return 3.0 * hy_strided_factor(divisors[i], p->precision, c->caps);
       }

@@ -27,7 +27,11 @@ int hy_fs_chain_fits(const hy_fs_ctx *c, int64_t in_stride, int64_t out_stride, 
 hy_status hy_fs_chain_split(hy_fs_ctx *c, int64_t m, int nloops, const hyfft_dim *loops,
                                    int64_t *n1, int64_t *n2, int64_t *dense) {
   *n2 = 0;
-  if (hy_fs_best(c, m, 1, 0, n2) < 0 || *n2 == 0) return HYFFT_NO_SOLVER;
+  /* Two passes exactly: the model may prefer three for a long m, which a
+   * chain cannot take. */
+  hy_fs_ctx two = *c;
+  two.three = 0;
+  if (hy_fs_best(&two, m, 1, 0, n2) < 0 || *n2 == 0) return HYFFT_NO_SOLVER;
   *n1 = m / *n2;
   hy_pass probe;
   hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, c->problem->sign);

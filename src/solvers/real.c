@@ -21,6 +21,11 @@
  *   odd n, C2R: HY_PASS_C2R_EXTEND rebuilds the whole Hermitian spectrum
  *     in WORK0, a complex DFT of length n (sign +1) in place, and
  *     HY_PASS_NARROW keeps the real parts.
+ *   odd n on a GPU, where the DFT is one mixed-radix pass: that pass
+ *     alone, reading reals (R2C) or the Hermitian extension of the half
+ *     spectrum (C2R) and storing the first h outputs (R2C) or the real
+ *     parts (C2R): HY_FUSE_R2C_ODD / HY_FUSE_C2R_ODD, one pass over the
+ *     data instead of three.
  *   n = 1: one WIDEN (R2C) or NARROW (C2R) pass.
  * C2R follows FFTW: the result is as if the imaginary parts of the
  * self-conjugate bins (0, and n/2 for even n) were 0. An out-of-place C2R
@@ -112,6 +117,20 @@ static int hy_real_fusable(hy_real_ctx *c, int passes_before, int64_t m) {
   return p->op == HY_PASS_DFT && p->algo == HY_ALGO_MIXED_RADIX && p->axis.n == m &&
          p->twiddle_loop < 0 && p->plane_inner == 0 && p->fuse == HY_FUSE_NONE &&
          hy_model_real_fuse_fits(c->caps, p->precision, m);
+}
+
+/* Whether an odd real axis of length n takes its steps into the one DFT
+ * pass of length n (HY_FUSE_R2C_ODD / HY_FUSE_C2R_ODD): a GPU, and a
+ * mixed-radix DFT that fits one pass. $HYFFT_REAL_UNFUSED keeps the
+ * steps passes of their own. */
+static int hy_real_odd_fusable(hy_real_ctx *c, int64_t n) {
+  if (hy_settings_get()->real_unfused || c->caps->backend == HYFFT_BACKEND_CPU || n < 3) return 0;
+  hy_pass probe;
+  hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, -1);
+  probe.axis.n = n;
+  if (hy_choose_dft_algo(n, &probe) != HYFFT_SUCCESS) return 0;
+  return probe.algo == HY_ALGO_MIXED_RADIX &&
+         n <= c->caps->max_pass_length[c->problem->precision];
 }
 
 static void hy_real_set_fuse(hy_pass *p, hy_fuse step, int64_t n) {
@@ -235,6 +254,16 @@ static hy_status hy_real_r2c(hy_real_ctx *c) {
       HY_TRY(hy_real_point(c, HY_PASS_R2C_POST, -1, 0, HY_BUF_OUT, 0, HY_BUF_OUT, 0,
                            (hyfft_dim){h, last.out_stride, last.out_stride}, k, loops));
     }
+  } else if (hy_real_odd_fusable(c, n)) {
+    /* One pass: reals in, the first h outputs out. */
+    for (int l = 0; l < k; l++)
+      loops[l] = (hyfft_dim){outer[l].n, outer[l].in_stride, outer[l].out_stride};
+    int before = c->tree->npasses;
+    HY_TRY(hy_real_dft(c, n, -1, HY_BUF_IN, 0, HY_BUF_OUT, 0,
+                       (hyfft_dim){n, last.in_stride, last.out_stride}, k, loops));
+    hy_pass *dft = &c->tree->passes[before];
+    dft->fuse = HY_FUSE_R2C_ODD;
+    dft->fuse_loop = -1;
   } else {
     HY_TRY(hy_real_dense(k, outer, n, dense, &total));
     hy_real_use_work(c, total);
@@ -338,6 +367,15 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
     for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ws[l], outer[l].out_stride};
     HY_TRY(hy_real_point(c, HY_PASS_NARROW, 1, 1, HY_BUF_WORK0, off, HY_BUF_OUT, 0,
                          (hyfft_dim){m, w_axis, last.out_stride}, k, loops));
+  } else if (hy_real_odd_fusable(c, n)) {
+    /* One pass: the half spectrum in, reals out. */
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ss[l], outer[l].out_stride};
+    int before = c->tree->npasses;
+    HY_TRY(hy_real_dft(c, n, 1, s, 0, HY_BUF_OUT, 0, (hyfft_dim){n, s_axis, last.out_stride}, k,
+                       loops));
+    hy_pass *dft = &c->tree->passes[before];
+    dft->fuse = HY_FUSE_C2R_ODD;
+    dft->fuse_loop = -1;
   } else {
     /* The whole spectrum in dense rows of n, behind the half spectrum
      * when that is in WORK0 too. */
