@@ -142,6 +142,21 @@ static hy_status fake_copy_2d(void *device, void *queue, int to_device, void *bu
 
 static hy_backend fake, fake_hooks;
 
+/* Piece copies that go through a buffer of the plan's (write and read of
+ * more than one 8-byte word: the 1D first sweep's column offsets are
+ * single words), counted: page-locked user data should need none. */
+static atomic_long bulk_copies;
+static hy_status fake_write(void *device, void *queue, void *buffer, size_t offset,
+                            const void *host, size_t bytes, int blocking) {
+  if (bytes > 8) atomic_fetch_add(&bulk_copies, 1);
+  return hy_backend_cpu.write(device, queue, buffer, offset, host, bytes, blocking);
+}
+static hy_status fake_read(void *device, void *queue, const void *buffer, size_t offset,
+                           void *host, size_t bytes, int blocking) {
+  if (bytes > 8) atomic_fetch_add(&bulk_copies, 1);
+  return hy_backend_cpu.read(device, queue, buffer, offset, host, bytes, blocking);
+}
+
 static void use_hooks(hyfft_context gpu, int on) {
   gpu->backend = on ? &fake_hooks : &fake;
 }
@@ -504,7 +519,11 @@ static void test_suite_problems(hyfft_context gpu) {
       "c2r:f32:96x80x50",     "r2c:f64:600x1001:ip",    "c2r:f32:700x513:scale=1/N",
       /* opencl.paths.out_of_core_1d */
       "c2c:f32:fwd:262144",   "c2c:f64:bwd:100000:b2:ip", "c2c:f32:fwd:177147",
-      "c2c:f32:bwd:65536:b8:scale=1/N", "c2c:f64:fwd:360000"};
+      "c2c:f32:bwd:65536:b8:scale=1/N", "c2c:f64:fwd:360000",
+      /* opencl.paths.out_of_core_1d_odd, _packed and _multipass */
+      "c2c:f32:fwd:200000", "c2c:f64:bwd:150000", "c2c:f32:bwd:300125", "c2c:f64:fwd:255255",
+      "c2c:f32:fwd:98304:b3", "c2c:f64:bwd:135135:ip", "c2c:f32:bwd:200000:scale=1/N",
+      "c2c:f64:fwd:300125", "c2c:f64:fwd:262144:ip"};
   set_limit("1M");
   for (size_t i = 0; i < sizeof tokens / sizeof *tokens; i++) {
     hyfft_plan plan = NULL;
@@ -588,6 +607,8 @@ int main(void) {
   fake.id = HYFFT_BACKEND_CUDA;
   fake.alloc = fake_alloc;
   fake.release = fake_release;
+  fake.write = fake_write;
+  fake.read = fake_read;
   gpu->backend = &fake;
 
   fake_hooks = fake;
@@ -615,7 +636,7 @@ int main(void) {
         atomic_load(&copies_2d));
   /* The user's memory page-locked: sides whose pieces are rows one stride
    * apart go by 2D copies (the CPU packs only the others: padded or
-   * interleaved layouts, the 1D twiddled unpack, the host scratch); then
+   * interleaved layouts, the host scratch); then
    * HYFFT_STAGING=packed packs them all again. */
   pinned = 1;
   run_cases(cpu, gpu);
@@ -632,11 +653,28 @@ int main(void) {
     CHECK(atomic_load(&copies_2d) > at, "%s on page-locked memory went by no 2D copy",
           direct[i].token);
   }
+  /* 1D out of place on page-locked memory: both sweeps' uploads and
+   * downloads by 2D copies (the first sweep's download is the device's
+   * transposed, twiddled block), nothing through the plan's buffers but
+   * the pieces' first columns; in place, the host scratch goes packed. */
+  static const struct { const char *token, *limit; size_t bytes; } direct_1d[] = {
+      {"c2c:f64:bwd:3000:b3", "4K", 4096},
+      {"c2c:f32:fwd:4096", "8K", 8192},
+      {"c2c:f32:bwd:10000:scale=1/N", "16K", 16384}};
+  for (size_t i = 0; i < sizeof direct_1d / sizeof direct_1d[0]; i++) {
+    long bulk = atomic_load(&bulk_copies), at = atomic_load(&copies_2d);
+    run_case(cpu, gpu, direct_1d[i].token, direct_1d[i].limit, direct_1d[i].bytes, 1);
+    CHECK(atomic_load(&bulk_copies) == bulk && atomic_load(&copies_2d) > at,
+          "%s on page-locked memory: %ld piece copies through the plan's buffers, %ld 2D copies",
+          direct_1d[i].token, atomic_load(&bulk_copies) - bulk, atomic_load(&copies_2d) - at);
+  }
   setenv("HYFFT_STAGING", "packed", 1);
   hy_settings_reload();
   long before = atomic_load(&copies_2d);
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", "8K", 8192, 1);
   run_case(cpu, gpu, "r2c:f32:8x12x10:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f64:bwd:3000:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:4096", "8K", 8192, 1);
   CHECK(atomic_load(&copies_2d) == before, "HYFFT_STAGING=packed still copied directly");
   unsetenv("HYFFT_STAGING");
   hy_settings_reload();
