@@ -80,9 +80,11 @@ typedef struct hy_ooc_sweep {
    * transposed ([column][bn0], each column one contiguous run as the host
    * wants it), and multiply it there by the twiddles (HY_PASS_TWIDDLE);
    * the piece's first column goes to complex element base_at of the input
-   * buffer before each execution. */
+   * buffer before each execution. `alias`: the sub-plans' trees read the
+   * whole input before they write the output (hy_plan_tree_in_out_may_alias:
+   * a chain through the workspace), so one device buffer holds both. */
   int64_t bn0, bm, bnc;
-  int scaled, twiddle;
+  int scaled, twiddle, alias;
   int64_t base_at;
   int64_t units;         /* slabs: (b, i0) rows; blocks: (b, column) columns */
   int64_t per;           /* units per piece */
@@ -270,10 +272,11 @@ static hy_status hy_ooc_try(const struct hyfft_plan_s *plan, int sweep, int64_t 
 }
 
 /* Device bytes of one piece of `per` units: its data, and for the 1D
- * first sweep the transposed output and the first column's slot too. */
+ * first sweep the first column's slot and, unless the output shares the
+ * input's buffer, the transposed output too. */
 static size_t hy_ooc_piece_bytes(const hy_ooc_sweep *sw, int64_t per, size_t elem) {
   size_t data = (size_t)per * sw->unit_bytes;
-  return sw->twiddle ? 2 * data + elem : data;
+  return !sw->twiddle ? data : sw->alias ? data + elem : 2 * data + elem;
 }
 
 /* The largest pieces of a sweep that fit the budget, as near equal as the
@@ -301,10 +304,12 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
     int64_t last = sw->units - (count - 1) * per;
     int nsub = last != per ? 2 : 1;
     int64_t work[2] = {0, 0};
+    sw->alias = sw->twiddle;
     for (int i = 0; i < nsub; i++) {
       HY_TRY(hy_ooc_try(plan, sweep, i == 0 ? per : last, per, flags, &sw->sub[i]));
       for (int w = 0; w < 2; w++)
         if (sw->sub[i].tree.work_elems[w] > work[w]) work[w] = sw->sub[i].tree.work_elems[w];
+      if (!hy_plan_tree_in_out_may_alias(&sw->sub[i].tree)) sw->alias = 0;
     }
     size_t most = slots * hy_ooc_piece_bytes(sw, per, o->elem) +
                   (size_t)(work[0] + work[1]) * o->elem;
@@ -784,7 +789,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
   if (!host) return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no %zu bytes of host memory for a piece", bytes);
   void *d = NULL, *dout = NULL, *work[2] = {NULL, NULL};
   hy_status st = b->alloc(dev, sw->twiddle ? bytes + o->elem : bytes, &d);
-  if (st == HYFFT_SUCCESS && sw->twiddle) st = b->alloc(dev, bytes, &dout);
+  if (st == HYFFT_SUCCESS && sw->twiddle && !sw->alias) st = b->alloc(dev, bytes, &dout);
   for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++)
     if (sw->work_elems[w] > 0) st = b->alloc(dev, (size_t)sw->work_elems[w] * o->elem, &work[w]);
   int queued = 0;
@@ -840,7 +845,7 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
   for (int i = 0; i < 2 && st == HYFFT_SUCCESS; i++)
     if (i < sw->count) {
       st = b->alloc(dev, sw->twiddle ? bytes + o->elem : bytes, &d[i]);
-      if (st == HYFFT_SUCCESS && sw->twiddle) st = b->alloc(dev, bytes, &dout[i]);
+      if (st == HYFFT_SUCCESS && sw->twiddle && !sw->alias) st = b->alloc(dev, bytes, &dout[i]);
     }
   for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++)
     if (sw->work_elems[w] > 0) st = b->alloc(dev, (size_t)sw->work_elems[w] * o->elem, &work[w]);
@@ -878,7 +883,7 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
       st = b->write(dev, q, d[slot], (size_t)sw->base_at * o->elem, &o->bases[k],
                     sizeof o->bases[k], 0);
     if (st == HYFFT_SUCCESS && k >= 1) st = b->queue_wait(dev, q, o->ev_comp[other]);
-    void *res = sw->twiddle ? dout[slot] : d[slot];
+    void *res = dout[slot] ? dout[slot] : d[slot];
     if (st == HYFFT_SUCCESS) {
       void *buffers[HY_BUF_COUNT] = {d[slot], res, work[0], work[1]};
       st = b->execute(dev, sub->state, &sub->tree, buffers, q);
@@ -1000,7 +1005,11 @@ static void hy_ooc_describe_sweep(const struct hy_ooc *o, int k, hy_strbuf *sb) 
                     (long long)sw->units, sw->rows ? "rows" : "columns",
                     (size_t)sw->per * sw->unit_bytes, sw->peak, what);
   if (!sw->rows) hy_strbuf_appendf(sb, " (%lld points)", (long long)sw->bn0);
-  hy_strbuf_append(sb, sw->twiddle ? " there, twiddled on the device\n" : " there\n");
+  hy_strbuf_append(sb, !sw->twiddle ? " there\n"
+                       : sw->alias ? " there, twiddled on the device, stored transposed over the "
+                                     "block's input (its chain reads it all first)\n"
+                                   : " there, twiddled on the device, stored transposed in a "
+                                     "second buffer\n");
 }
 
 void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {

@@ -58,6 +58,18 @@ int hy_plan_tree_has_plane(const hy_plan_tree *tree) {
   return 0;
 }
 
+int hy_plan_tree_in_out_may_alias(const hy_plan_tree *tree) {
+  int out_written = 0;
+  for (int i = 0; i < tree->npasses; i++) {
+    const hy_pass *p = &tree->passes[i];
+    if (p->dst == HY_BUF_IN) return 0;
+    if (p->src == HY_BUF_IN && out_written) return 0;
+    if (p->src == HY_BUF_IN && p->dst == HY_BUF_OUT) return 0;
+    if (p->dst == HY_BUF_OUT) out_written = 1;
+  }
+  return 1;
+}
+
 void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
   hy_strbuf_appendf(sb, "  solver %s: %d pass%s, model cost %.3g s\n", tree->solver,
                     tree->npasses, tree->npasses == 1 ? "" : "es", tree->cost);

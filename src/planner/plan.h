@@ -356,4 +356,11 @@ int64_t hy_pass_count(const hy_pass *pass);
 /* Whether a pass of the tree transforms whole 2D planes (plane_inner). */
 int hy_plan_tree_has_plane(const hy_plan_tree *tree);
 
+/* Whether an out-of-place tree may run with its input and output in the
+ * same memory: no pass writes the input, and every pass that reads it
+ * comes before the first that writes the output (a chain through the work
+ * buffers; never one pass from the input to the output). The input's
+ * bytes past the output's extent stay as they were. */
+int hy_plan_tree_in_out_may_alias(const hy_plan_tree *tree);
+
 #endif /* HY_PLAN_H */

@@ -17,6 +17,7 @@
  *   - progress (hyfft_plan_set_progress): one call per piece, never
  *     decreasing, ending at 1.0, none once turned off, and its argument
  *     checks;
+ *   - the 1D geometry an H100 gets for 2^31 and 2^32 points under 4 GiB;
  *   - a slab that does not fit: HYFFT_OUT_OF_MEMORY with the bytes needed
  *     and the budget; problems the file does not take: HYFFT_NOT_SUPPORTED
  *     with the reason, under a user limit only. */
@@ -30,6 +31,7 @@
 #include "check.h"
 #include "exec/exec.h"
 #include "exec/out_of_core.h"
+#include "../backend/cuda/h100_caps.h"
 
 /* ---- the fake GPU backend ------------------------------------------------- */
 
@@ -598,6 +600,47 @@ static void test_refusals(hyfft_context gpu) {
   }
 }
 
+/* The geometry an H100 gets (its caps, the staging hooks; planned, not
+ * run) for the 1D transforms docs/cli.md measures under a 4 GiB budget:
+ * out of core and double-buffered, the first sweep twiddled on the device
+ * with its transposed output over the block's input (three pieces' worth
+ * of device memory with the workspace, not five), and every block's host
+ * rows at least 16 KiB wide (HY_OOC_MIN_BLOCK_ROW) in both sweeps. */
+static void test_large_geometry(hyfft_context gpu) {
+  static const struct { const char *token; int64_t n2[2]; size_t elem; } big[] = {
+      {"c2c:f32:fwd:2147483648", {65536, 32768}, 8},
+      {"c2c:f64:fwd:2147483648", {65536, 32768}, 16},
+      {"c2c:f32:fwd:4294967296", {65536, 65536}, 8}};
+  hy_device_caps saved = gpu->caps;
+  gpu->caps = hy_h100_caps();
+  use_hooks(gpu, 1);
+  set_limit("4G");
+  for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+    hyfft_plan plan = NULL;
+    CHECK_OK(hyfft_plan_token(gpu, big[i].token, HYFFT_ESTIMATE, &plan));
+    if (!plan) continue;
+    CHECK(plan->ooc && hy_ooc_overlapped(plan), "%s under 4G: out of core %d, overlapped %d",
+          big[i].token, plan->ooc != NULL, hy_ooc_overlapped(plan));
+    for (int k = 0; k < 2 && plan->ooc; k++) {
+      int64_t pieces = hy_ooc_pieces(plan, k), row = big[i].n2[k] / pieces * (int64_t)big[i].elem;
+      CHECK(row >= 16384, "%s under 4G: sweep %d in %lld pieces, rows of %lld bytes",
+            big[i].token, k + 1, (long long)pieces, (long long)row);
+    }
+    size_t need = 0;
+    (void)hyfft_plan_describe(plan, NULL, 0, &need);
+    char *text = malloc(need + 1);
+    if (text && hyfft_plan_describe(plan, text, need + 1, NULL) == HYFFT_SUCCESS)
+      CHECK(strstr(text, "twiddled on the device, stored transposed over the block's input") &&
+                strstr(text, ": twiddle out -> out"),
+            "%s under 4G: the description lacks the device twiddles:\n%s", big[i].token, text);
+    free(text);
+    CHECK_OK(hyfft_plan_destroy(plan));
+  }
+  set_limit(NULL);
+  use_hooks(gpu, 0);
+  gpu->caps = saved;
+}
+
 int main(void) {
   hyfft_context cpu = NULL, gpu = NULL;
   CHECK_OK(hyfft_context_create("cpu", &cpu));
@@ -624,6 +667,7 @@ int main(void) {
   fake_hooks.host_pinned = fake_host_pinned;
   fake_hooks.copy_2d = fake_copy_2d;
 
+  test_large_geometry(gpu);
   test_limit_values(gpu);
   test_suite_problems(gpu);
   /* One blocking round trip per piece (OpenCL's way), then double-buffered
