@@ -102,8 +102,9 @@ hy_status hy_cpu_op_chirp(const hy_pass *pass, const void *src, void *dst) {
 }
 
 /* HY_PASS_TWIDDLE: element e of transform m times W_N^(e * j), j = (m +
- * base) mod (N / axis.n); the twiddle from long double, rounded to the
- * pass precision (as the GPU's tables are), the product in double. */
+ * base) mod (N / axis.n); the twiddle from long double, rounded to double
+ * for both precisions (as the GPU's tables are where it has f64), the
+ * product in double. */
 typedef struct hy_twiddle_run {
   const hy_pass *pass;
   const char *src;
@@ -125,7 +126,7 @@ static void hy_twiddle_range(void *arg, int64_t begin, int64_t end, int thread_i
       char *d = r->dst + (m * pass->loops[0].out_stride + e * pass->axis.out_stride) * (int64_t)elem;
       long double lr, li;
       hy_twiddle_ld(e * j, pass->twiddle_n, pass->sign, &lr, &li);
-      double wr = f64 ? (double)lr : (double)(float)lr, wi = f64 ? (double)li : (double)(float)li;
+      double wr = (double)lr, wi = (double)li;
       double xr = f64 ? ((const double *)s)[0] : ((const float *)s)[0];
       double xi = f64 ? ((const double *)s)[1] : ((const float *)s)[1];
       double yr = (xr * wr - xi * wi) * pass->scale, yi = (xr * wi + xi * wr) * pass->scale;

@@ -349,6 +349,13 @@ int main(int argc, char **argv) {
         p.batch[0] = (hyfft_dim){count, 1, n1};
         p.memory = HYFFT_MEMORY_DEVICE;
         hy_twiddle_n = n;
+        /* f32 twiddles from f64 tables, and (a device without f64) from
+         * f32 ones. */
+        if (p.precision == HYFFT_F32) {
+          hy_device_caps no_f64 = caps;
+          no_f64.supports_f64 = 0;
+          hy_compile_problem(argv[i], &p, arch, &no_f64);
+        }
       }
       if (st == HYFFT_SUCCESS) hy_compile_problem(argv[i], &p, arch, &caps);
     }
