@@ -321,6 +321,7 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
     } else {
       cli_row_errors(row, L, c.host_out, keep, out, ref);
       snprintf(row->note, sizeof row->note, "%s", acc_note);
+      if (!keep && cli_sampled_supported(L)) cli_row_sampled(row, &c, o->seed);
       if (rows[0].ok) row->ratio = row->median_ms / rows[0].median_ms;
     }
     /* Percent of the copy bandwidth as a ratio of bandwidths: copy time /

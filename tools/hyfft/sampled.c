@@ -38,6 +38,7 @@ typedef struct cli_sampled_job {
   long double complex *partial; /* [chunk][bin] */
   long double *energy;          /* [chunk] */
   int64_t next;                 /* the next chunk to take */
+  int failed;                   /* a worker had no memory for its chunk */
   pthread_mutex_t lock;
 } cli_sampled_job;
 
@@ -60,36 +61,58 @@ static long double complex cli_sampled_get(const void *buf, int64_t off, int cpl
   return (long double)re + I * (long double)im;
 }
 
+/* x_j of the input, typed once per chunk: f32 and f64 read directly,
+ * half precision through cli_sampled_get. */
+#define CLI_SAMPLED_LOAD(T)                                                   \
+  do {                                                                        \
+    const T *v = (const T *)job->in;                                          \
+    for (int64_t j = j0; j < j1; j++)                                         \
+      x[j - j0] = cplx ? (long double)v[2 * j * stride] +                     \
+                             I * (long double)v[2 * j * stride + 1]           \
+                       : (long double)v[j * stride];                          \
+  } while (0)
+
 static void *cli_sampled_worker(void *arg) {
   cli_sampled_job *job = arg;
   const hyfft_problem *p = &job->L->p;
   int cplx = p->kind == HYFFT_C2C;
   int64_t stride = p->dims[0].in_stride, mask = job->m - 1;
+  long double complex *x = malloc((size_t)job->chunk * sizeof *x);
+  if (!x) {
+    pthread_mutex_lock(&job->lock);
+    job->failed = 1;
+    pthread_mutex_unlock(&job->lock);
+    return NULL;
+  }
   for (;;) {
     pthread_mutex_lock(&job->lock);
     int64_t c = job->next++;
     pthread_mutex_unlock(&job->lock);
     if (c >= job->nchunks) break;
     int64_t j0 = c * job->chunk, j1 = j0 + job->chunk < job->n ? j0 + job->chunk : job->n;
+    if (p->precision == HYFFT_F32)
+      CLI_SAMPLED_LOAD(float);
+    else if (p->precision == HYFFT_F64)
+      CLI_SAMPLED_LOAD(double);
+    else
+      for (int64_t j = j0; j < j1; j++)
+        x[j - j0] = cli_sampled_get(job->in, j * stride, cplx, p->precision);
     long double e = 0;
-    for (int64_t j = j0; j < j1; j++) {
-      long double complex x = cli_sampled_get(job->in, j * stride, cplx, p->precision);
-      e += creall(x) * creall(x) + cimagl(x) * cimagl(x);
-    }
+    for (int64_t j = 0; j < j1 - j0; j++) e += creall(x[j]) * creall(x[j]) + cimagl(x[j]) * cimagl(x[j]);
     job->energy[c] = e;
     for (int b = 0; b < job->nbins; b++) {
       uint64_t k = (uint64_t)job->bins[b], n = (uint64_t)job->n;
       uint64_t a = (uint64_t)(((unsigned __int128)j0 * k) % n);
       long double complex s = 0;
-      for (int64_t j = j0; j < j1; j++) {
-        long double complex x = cli_sampled_get(job->in, j * stride, cplx, p->precision);
-        s += x * (job->lo[a & (uint64_t)mask] * job->hi[a >> job->shift]);
+      for (int64_t j = 0; j < j1 - j0; j++) {
+        s += x[j] * (job->lo[a & (uint64_t)mask] * job->hi[a >> job->shift]);
         a += k;
         if (a >= n) a -= n;
       }
       job->partial[c * job->nbins + b] = s;
     }
   }
+  free(x);
   return NULL;
 }
 
@@ -185,6 +208,14 @@ int cli_sampled_check(const cli_layout *L, const void *in, const void *out, int 
   cli_sampled_worker(&job);
   for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
   pthread_mutex_destroy(&job.lock);
+  if (job.failed) {
+    free(lo);
+    free(hi);
+    free(job.partial);
+    free(job.energy);
+    snprintf(err, errlen, "out of memory for the sampled check's chunks");
+    return -1;
+  }
 
   long double energy = 0;
   for (int64_t c = 0; c < job.nchunks; c++) energy += job.energy[c];
