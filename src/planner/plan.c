@@ -59,6 +59,7 @@ int hy_plan_tree_has_plane(const hy_plan_tree *tree) {
 }
 
 int hy_plan_tree_in_out_may_alias(const hy_plan_tree *tree) {
+  if (tree->l2_chunk_bytes > 0 || tree->sync_ints > 0) return 0;
   int out_written = 0;
   for (int i = 0; i < tree->npasses; i++) {
     const hy_pass *p = &tree->passes[i];

@@ -360,7 +360,10 @@ int hy_plan_tree_has_plane(const hy_plan_tree *tree);
  * same memory: no pass writes the input, and every pass that reads it
  * comes before the first that writes the output (a chain through the work
  * buffers; never one pass from the input to the output). The input's
- * bytes past the output's extent stay as they were. */
+ * bytes past the output's extent stay as they were. Only for trees whose
+ * passes run one after the other over all the data: no L2 chunks
+ * (l2_chunk_bytes 0) and no persistent chain (sync_ints 0), as
+ * hy_planner_append_twiddle leaves them; 0 for any other. */
 int hy_plan_tree_in_out_may_alias(const hy_plan_tree *tree);
 
 #endif /* HY_PLAN_H */

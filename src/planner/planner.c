@@ -140,5 +140,11 @@ hy_status hy_planner_append_twiddle(hy_plan_tree *tree, hyfft_precision precisio
   pass->aux_offset = base_at;
   pass->scale = last->scale;
   last->scale = 1.0;
+  /* The passes run one after the other over the whole piece: no L2
+   * chunks, no persistent chain (whose passes overlap in time), so that
+   * a chain that reads its input before it writes its output may share
+   * one buffer for both (hy_plan_tree_in_out_may_alias). */
+  tree->l2_chunk_bytes = 0;
+  tree->sync_offset = tree->sync_ints = 0;
   return HYFFT_SUCCESS;
 }
