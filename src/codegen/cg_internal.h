@@ -203,5 +203,7 @@ hy_status hy_cg_r2r_table(hy_gpu_program *prog, const struct hy_r2r_twiddle *tw,
 /* Pointwise kernels of multi-pass Bluestein (cg_pointwise.c). */
 hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
                              const hy_device_caps *caps, hy_gpu_program *prog);
+hy_status hy_cg_twiddle_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
+                               const hy_device_caps *caps, hy_gpu_program *prog);
 
 #endif /* HY_CG_INTERNAL_H */

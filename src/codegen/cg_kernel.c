@@ -106,6 +106,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     return hy_error(HYFFT_NOT_SUPPORTED, "codegen: more than %d kernels in one plan", HY_MAX_KERNELS);
   if (pass->op == HY_PASS_COPY) return hy_cg_copy_kernel(pass, pass_index, prog->dialect, caps, prog);
   if (pass->op == HY_PASS_CHIRP) return hy_cg_chirp_kernel(problem, pass, pass_index, caps, prog);
+  if (pass->op == HY_PASS_TWIDDLE)
+    return hy_cg_twiddle_kernel(problem, pass, pass_index, caps, prog);
   if (pass->op >= HY_PASS_WIDEN && pass->op <= HY_PASS_C2R_EXTEND)
     return hy_cg_real_kernel(problem, pass, pass_index, caps, prog);
   if (pass->op == HY_PASS_R2R_PRE || pass->op == HY_PASS_R2R_POST)

@@ -1,5 +1,6 @@
 /* Kernel level: the pointwise passes of multi-pass Bluestein
- * (HY_PASS_CHIRP, see planner/plan.h). One thread per element; the element
+ * (HY_PASS_CHIRP, see planner/plan.h) and the four-step twiddles of a
+ * piece (HY_PASS_TWIDDLE). One thread per element; the element
  * index along the axis varies fastest so accesses are coalesced. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,5 +129,101 @@ hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int
   hy_strbuf_append(sb, "}\n\n");
 
   hy_cg_pointwise_launch(prog, pass, grid, block, batch_blocks, table);
+  return HYFFT_SUCCESS;
+}
+
+/* HY_PASS_TWIDDLE: the four-step twiddles of a piece of columns, one
+ * thread per element with e (along the axis) fastest. The column index
+ * j = (m + base) mod (N / axis.n) comes from the piece's first column,
+ * which the kernel reads from the input buffer (written there before each
+ * execution), so one kernel serves every piece. The twiddle
+ * W_N^(e*j) (e*j < N, no reduction) is the product of the two short
+ * tables of hy_cg_twiddle_pair_table, each factor rounded once from long
+ * double: f64 tables, the product and the multiply in double, for f32
+ * data too where the device has f64 (then the twiddled f32 value is
+ * rounded once, from double), else the in-core four-step's f32 way
+ * (ftwsin=2). */
+hy_status hy_cg_twiddle_kernel(const hy_problem *problem, const hy_pass *pass, int pass_index,
+                               const hy_device_caps *caps, hy_gpu_program *prog) {
+  (void)problem;
+  hy_strbuf *sb = &prog->source;
+  int64_t len = pass->axis.n, nt = pass->twiddle_n;
+  if (pass->nloops != 1 || pass->twiddle_loop != 0 || len < 1 || nt < len || nt % len != 0)
+    return hy_error(HYFFT_INTERNAL, "codegen: pass %d: twiddle pass of %lld points, N=%lld",
+                    pass_index, (long long)len, (long long)nt);
+  int64_t period = nt / len, count = pass->loops[0].n, total;
+  if (hy_mul_overflow_i64(count, len, &total))
+    return hy_error(HYFFT_SIZE_OVERFLOW, "codegen: pass %d has too many elements", pass_index);
+  int block = caps->max_work_group >= 256 ? 256 : (caps->max_work_group > 0 ? caps->max_work_group : 64);
+  int wide = pass->precision == HYFFT_F32 && caps->supports_f64, table;
+  HY_TRY(hy_cg_twiddle_pair_table(prog, nt, pass->sign, wide ? HYFFT_F64 : pass->precision,
+                                  &table));
+  int64_t sp = hy_twiddle_split(nt);
+  int shift = 0;
+  while (((int64_t)1 << shift) < sp) shift++;
+  const char *g = hy_cg_global(prog->dialect);
+  snprintf(prog->names[prog->nkernels], sizeof prog->names[0], "hy_pass%d_twiddle", pass_index);
+  hy_strbuf_appendf(sb, "/* pass %d: four-step twiddles of a piece, N=%lld, %lld columns of %lld */\n",
+                    pass_index, (long long)nt, (long long)count, (long long)len);
+  hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], block, 0);
+  hy_strbuf_appendf(sb,
+                    "%sconst real2 *src, %sreal2 *dst, %sconst %s *tab, %sconst real2 *in, "
+                    "const hy_i64 hy_block0) {\n",
+                    g, g, g, wide ? "double2" : "real2", g);
+  hy_cg_emit_block_index(sb, 0);
+  hy_strbuf_appendf(sb, "  const hy_i64 gi = HY_GID * %d + HY_LID;\n", block);
+  hy_strbuf_appendf(sb, "  if (gi >= %lld) return;\n", (long long)total);
+  hy_strbuf_appendf(sb, "  const hy_i64 e = gi %% %lld, m = gi / %lld;\n", (long long)len,
+                    (long long)len);
+  if (pass->aux_offset >= 0)
+    hy_strbuf_appendf(sb, "  const hy_i64 base = ((%sconst hy_i64 *)in)[%lld];\n", g,
+                      (long long)(pass->aux_offset * (pass->precision == HYFFT_F64 ? 2 : 1)));
+  else
+    hy_strbuf_append(sb, "  const hy_i64 base = 0;\n");
+  hy_strbuf_appendf(sb, "  const hy_i64 a = e * ((m + base) %% %lld);\n", (long long)period);
+  hy_strbuf_appendf(sb, "  const hy_i64 ib = %lld + e * %lld + m * %lld, ob = %lld + e * %lld + m * %lld;\n",
+                    (long long)pass->src_offset, (long long)pass->axis.in_stride,
+                    (long long)pass->loops[0].in_stride, (long long)pass->dst_offset,
+                    (long long)pass->axis.out_stride, (long long)pass->loops[0].out_stride);
+  if (wide) {
+    hy_strbuf_appendf(sb, "  const double2 wa = tab[a & %lld], wb = tab[%lld + (a >> %d)];\n",
+                      (long long)(sp - 1), (long long)sp, shift);
+    hy_strbuf_append(sb,
+                     "  const double wr = wa.x * wb.x - wa.y * wb.y, wi = wa.x * wb.y + wa.y * wb.x;\n"
+                     "  const real2 x = src[ib];\n"
+                     "  double yr = (double)x.x * wr - (double)x.y * wi;\n"
+                     "  double yi = (double)x.x * wi + (double)x.y * wr;\n");
+    if (pass->scale != 1.0) {
+      hy_strbuf_append(sb, "  yr *= ");
+      hy_cg_literal(sb, HYFFT_F64, (long double)pass->scale);
+      hy_strbuf_append(sb, ";\n  yi *= ");
+      hy_cg_literal(sb, HYFFT_F64, (long double)pass->scale);
+      hy_strbuf_append(sb, ";\n");
+    }
+    hy_strbuf_append(sb, "  dst[ob] = MK((real)yr, (real)yi);\n}\n\n");
+  } else {
+    hy_strbuf_appendf(sb, "  real2 v = cmul(src[ib], cmul(tab[a & %lld], tab[%lld + (a >> %d)]));\n",
+                      (long long)(sp - 1), (long long)sp, shift);
+    if (pass->scale != 1.0) {
+      hy_strbuf_append(sb, "  v = cscale(v, ");
+      hy_cg_literal(sb, pass->precision, (long double)pass->scale);
+      hy_strbuf_append(sb, ");\n");
+    }
+    hy_strbuf_append(sb, "  dst[ob] = v;\n}\n\n");
+  }
+
+  hy_launch *L = &prog->launches[prog->nlaunches++];
+  L->kernel = prog->nkernels++;
+  L->grid = (total + block - 1) / block;
+  L->block = block;
+  L->shared_bytes = 0;
+  L->nargs = 0;
+  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, pass->src};
+  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, pass->dst};
+  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_TABLE, table};
+  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BUFFER, HY_BUF_IN};
+  L->args[L->nargs++] = (hy_kernel_arg){HY_ARG_BLOCK_OFFSET, 0};
+  L->block_offset = 0;
+  L->batch_blocks = 0;
   return HYFFT_SUCCESS;
 }

@@ -48,7 +48,6 @@
 #include "exec/out_of_core.h"
 #include "util/half.h"
 #include "planner/planner.h"
-#include "tables/twiddle.h"
 #include "util/settings.h"
 
 /* Largest piece of the double-buffered path: each pinned buffer is one
@@ -76,10 +75,17 @@ typedef struct hy_ooc_sweep {
   int rows;              /* 1: slabs of rows (b, i0); 0: blocks of columns */
   /* Blocks: columns of bn0 points (the transform length), bm columns per
    * batch entry in runs of bnc along jc; the plan's scale here when
-   * `scaled`; `twiddle`: the 1D four-step's twiddles multiply the block
-   * as it is unpacked. */
+   * `scaled`. `twiddle`: the 1D four-step's first sweep, whose sub-plans
+   * transform the block out of place into a second device buffer, stored
+   * transposed ([column][bn0], each column one contiguous run as the host
+   * wants it), and multiply it there by the twiddles (HY_PASS_TWIDDLE);
+   * the piece's first column goes to complex element base_at of the input
+   * buffer before each execution. `alias`: the sub-plans' trees read the
+   * whole input before they write the output (hy_plan_tree_in_out_may_alias:
+   * a chain through the workspace), so one device buffer holds both. */
   int64_t bn0, bm, bnc;
-  int scaled, twiddle;
+  int scaled, twiddle, alias;
+  int64_t base_at;
   int64_t units;         /* slabs: (b, i0) rows; blocks: (b, column) columns */
   int64_t per;           /* units per piece */
   int64_t count;         /* pieces */
@@ -107,13 +113,10 @@ struct hy_ooc {
    * dim-0-transformed half spectrum there ([b][i0][ja][jc]) so that the
    * input stays as it was; and 1D in place (hy_ooc_setup_1d). */
   int scratch;
-  /* 1D C2C (rank 1): the four-step split n = n1 * n2 (o->n0 = n, o->m = 1),
-   * and the twiddles exp(sign 2 pi i j / n) = tw_hi[j / tw_m] * tw_lo[j %
-   * tw_m] (interleaved re, im), each factor rounded once from long double
-   * (tables/twiddle.h), their product formed in double.
-   * An in-place plan goes through a host scratch (scratch set). */
-  int64_t n1, n2, tw_m;
-  double *tw_lo, *tw_hi;
+  /* 1D C2C (rank 1): the four-step split n = n1 * n2 (o->n0 = n, o->m = 1);
+   * the twiddles are the first sweep's sub-plans' (on the device). An
+   * in-place plan goes through a host scratch (scratch set). */
+  int64_t n1, n2;
   hy_ooc_sweep sweep[2];
   /* The double-buffered path (backends with the staging hooks): two
    * queues, pinned buffers of one piece each, and the events that order
@@ -122,6 +125,9 @@ struct hy_ooc {
   pthread_mutex_t lock;
   void *queues[2], *pin[2];
   void *ev_start, *ev_comp[2], *ev_down[2];
+  /* The 1D first sweep's pieces' first columns (page-locked, so that
+   * their uploads are asynchronous), one per piece. */
+  int64_t *bases;
 };
 
 /* ---- budget and decision -------------------------------------------------- */
@@ -234,6 +240,13 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
     }
     u.batch[0] = (hyfft_dim){count, real_in ? 2 * o->m : o->m, real_out ? 2 * o->m : o->m};
     u.scale = 1.0;
+  } else if (o->sweep[sweep].twiddle) {
+    /* Out of place, from [i0][column] into [column][k0]. */
+    u.rank = 1;
+    u.inplace = 0;
+    u.dims[0] = (hyfft_dim){o->sweep[sweep].bn0, count, 1};
+    u.batch[0] = (hyfft_dim){count, 1, o->sweep[sweep].bn0};
+    u.scale = 1.0;
   } else {
     u.rank = 1;
     u.dims[0] = (hyfft_dim){o->sweep[sweep].bn0, count, count};
@@ -243,11 +256,27 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
   return hy_problem_make(&u, out);
 }
 
-/* The model's tree for a piece of `count` units into *sub. */
+/* The model's tree for a piece of `count` units into *sub, pieces of the
+ * sweep being `per` units; the 1D first sweep's trees end in the twiddle
+ * step, in place on the transposed output, the piece's first column read
+ * behind the `per` columns of the input buffer. */
 static hy_status hy_ooc_try(const struct hyfft_plan_s *plan, int sweep, int64_t count,
-                            unsigned flags, hy_ooc_sub *sub) {
+                            int64_t per, unsigned flags, hy_ooc_sub *sub) {
+  const hy_ooc_sweep *sw = &plan->ooc->sweep[sweep];
   HY_TRY(hy_ooc_sub_problem(plan, sweep, count, &sub->problem));
-  return hy_planner_plan(&sub->problem, &plan->context->caps, flags, &sub->tree);
+  HY_TRY(hy_planner_plan(&sub->problem, &plan->context->caps, flags, &sub->tree));
+  if (!sw->twiddle) return HYFFT_SUCCESS;
+  return hy_planner_append_twiddle(&sub->tree, sub->problem.precision, sub->problem.sign,
+                                   plan->ooc->n0, HY_BUF_OUT, (hyfft_dim){sw->bn0, 1, 1},
+                                   (hyfft_dim){count, sw->bn0, sw->bn0}, per * sw->bn0);
+}
+
+/* Device bytes of one piece of `per` units: its data, and for the 1D
+ * first sweep the first column's slot and, unless the output shares the
+ * input's buffer, the transposed output too. */
+static size_t hy_ooc_piece_bytes(const hy_ooc_sweep *sw, int64_t per, size_t elem) {
+  size_t data = (size_t)per * sw->unit_bytes;
+  return !sw->twiddle ? data : sw->alias ? data + elem : 2 * data + elem;
 }
 
 /* The largest pieces of a sweep that fit the budget, as near equal as the
@@ -259,7 +288,9 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
   hy_ooc_sweep *sw = &o->sweep[sweep];
   size_t budget = (size_t)o->budget;
   size_t slots = o->overlap ? 2 : 1;
-  size_t room = budget / slots;
+  /* The 1D first sweep holds a piece twice (its input and the transposed
+   * output). */
+  size_t room = budget / slots / (sw->twiddle ? 2 : 1);
   size_t cap = HY_OOC_MAX_OVERLAP_PIECE;
   if (!sw->rows && (size_t)sw->bn0 * HY_OOC_MIN_BLOCK_ROW > cap)
     cap = (size_t)sw->bn0 * HY_OOC_MIN_BLOCK_ROW;
@@ -273,13 +304,17 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
     int64_t last = sw->units - (count - 1) * per;
     int nsub = last != per ? 2 : 1;
     int64_t work[2] = {0, 0};
+    sw->alias = sw->twiddle;
     for (int i = 0; i < nsub; i++) {
-      HY_TRY(hy_ooc_try(plan, sweep, i == 0 ? per : last, flags, &sw->sub[i]));
+      HY_TRY(hy_ooc_try(plan, sweep, i == 0 ? per : last, per, flags, &sw->sub[i]));
       for (int w = 0; w < 2; w++)
         if (sw->sub[i].tree.work_elems[w] > work[w]) work[w] = sw->sub[i].tree.work_elems[w];
+      if (!hy_plan_tree_in_out_may_alias(&sw->sub[i].tree)) sw->alias = 0;
     }
-    size_t most = slots * (size_t)per * sw->unit_bytes + (size_t)(work[0] + work[1]) * o->elem;
+    size_t most = slots * hy_ooc_piece_bytes(sw, per, o->elem) +
+                  (size_t)(work[0] + work[1]) * o->elem;
     if (most <= budget) {
+      sw->base_at = per * sw->bn0;
       sw->per = per;
       sw->count = count;
       sw->last = last;
@@ -340,7 +375,9 @@ static void hy_ooc_unoverlap(struct hyfft_plan_s *plan) {
     o->queues[i] = o->pin[i] = o->ev_comp[i] = o->ev_down[i] = NULL;
   }
   if (o->ev_start) b->event_release(dev, o->ev_start);
+  if (o->bases) b->host_release(dev, o->bases);
   o->ev_start = NULL;
+  o->bases = NULL;
   o->overlap = 0;
 }
 
@@ -360,6 +397,13 @@ static hy_status hy_ooc_overlap_setup(struct hyfft_plan_s *plan) {
     HY_TRY(b->event_create(dev, &o->ev_down[i]));
     HY_TRY(b->host_alloc(dev, piece, &o->pin[i]));
   }
+  const hy_ooc_sweep *s1 = &o->sweep[0];
+  if (s1->twiddle) {
+    void *bases = NULL;
+    HY_TRY(b->host_alloc(dev, (size_t)s1->count * sizeof *o->bases, &bases));
+    o->bases = bases;
+    for (int64_t k = 0; k < s1->count; k++) o->bases[k] = k * s1->per % s1->bm;
+  }
   return HYFFT_SUCCESS;
 }
 
@@ -372,8 +416,6 @@ void hy_ooc_destroy(struct hyfft_plan_s *plan) {
     for (int i = 0; i < 2; i++)
       if (o->sweep[k].sub[i].state) b->plan_release(plan->context->device, o->sweep[k].sub[i].state);
   pthread_mutex_destroy(&o->lock);
-  free(o->tw_lo);
-  free(o->tw_hi);
   free(o);
   plan->ooc = NULL;
 }
@@ -447,17 +489,6 @@ static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
   s1->unit_bytes = (size_t)o->n1 * o->elem;
   s2->units = o->nb * o->n1;
   s2->unit_bytes = (size_t)o->n2 * o->elem;
-  /* Twiddle j = tw_m * h + l: tables of tw_m and ceil(n / tw_m) entries. */
-  int64_t m = 1;
-  while (m * m < n) m++;
-  int64_t hcount = (n + m - 1) / m;
-  o->tw_m = m;
-  o->tw_lo = hy_malloc((size_t)m * 2 * sizeof(double));
-  o->tw_hi = hy_malloc((size_t)hcount * 2 * sizeof(double));
-  if (!o->tw_lo || !o->tw_hi)
-    return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: cannot allocate the 1D twiddle tables");
-  hy_twiddle_table_f64(o->tw_lo, m, 1, n, p->sign);
-  hy_twiddle_table_f64(o->tw_hi, hcount, m, n, p->sign);
   return HYFFT_SUCCESS;
 }
 
@@ -580,56 +611,20 @@ static void hy_ooc_pack_rows(void *arg, int64_t begin, int64_t end, int thread_i
   }
 }
 
-/* One element of the 1D four-step: *x times exp(sign 2 pi i j / n) (j
- * reduced mod n), in double for both precisions. */
-static void hy_ooc_twiddle(const struct hy_ooc *o, char *x, int64_t j) {
-  const double *hi = o->tw_hi + 2 * (j / o->tw_m), *lo = o->tw_lo + 2 * (j % o->tw_m);
-  double wr = hi[0] * lo[0] - hi[1] * lo[1], wi = hi[0] * lo[1] + hi[1] * lo[0];
-  if (o->elem == 16) {
-    double *d = (double *)(void *)x, xr = d[0], xi = d[1];
-    d[0] = xr * wr - xi * wi;
-    d[1] = xr * wi + xi * wr;
-  } else {
-    float *f = (float *)(void *)x;
-    double xr = f[0], xi = f[1];
-    f[0] = (float)(xr * wr - xi * wi);
-    f[1] = (float)(xr * wi + xi * wr);
-  }
-}
-
-/* Sweep 1 of the 1D four-step, unpacking columns [begin, end) of the
- * piece: buf holds [k1][column]; column c (index i2 of its batch entry)
- * gets its twiddles exp(sign 2 pi i k1 i2 / n) and goes to k1 + n1 i2 of
- * the destination, a contiguous run for a unit stride. Threads split the
- * columns, so each writes runs of its own; tiles of a few columns keep
- * the strided reads of buf in cache. */
-static void hy_ooc_unpack_twiddled(void *arg, int64_t begin, int64_t end, int thread_index) {
+/* The 1D four-step's first sweep, unpacking columns [begin, end) of the
+ * piece: buf holds [column][k1], twiddled on the device; column c (index
+ * i2 of its batch entry) goes to k1 + n1 i2 of the destination, a
+ * contiguous run for a unit stride. */
+static void hy_ooc_unpack_transposed(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
-  enum { TILE = 16 };
   const hy_ooc_pack *a = arg;
   const struct hy_ooc *o = a->o;
   const hy_ooc_sweep *sw = a->sw;
   const hy_ooc_side *s = a->side;
-  for (int64_t c0 = begin; c0 < end; c0 += TILE) {
-    int64_t c1 = c0 + TILE < end ? c0 + TILE : end;
-    int64_t j[TILE], step[TILE];
-    char *h[TILE];
-    for (int64_t c = c0; c < c1; c++) {
-      int64_t col = a->first + c, b = col / sw->bm, i2 = col % sw->bm;
-      j[c - c0] = 0;
-      step[c - c0] = i2;
-      h[c - c0] = a->host + (size_t)(b * s->bs + i2 * s->sc) * o->elem;
-    }
-    for (int64_t k1 = 0; k1 < sw->bn0; k1++) {
-      for (int64_t c = c0; c < c1; c++) {
-        int64_t t = c - c0;
-        char *p = a->buf + (size_t)(k1 * a->count + c) * o->elem;
-        hy_ooc_twiddle(o, p, j[t]);
-        memcpy(h[t] + (size_t)(k1 * s->s0) * o->elem, p, o->elem);
-        j[t] += step[t];
-        if (j[t] >= o->n0) j[t] -= o->n0;
-      }
-    }
+  for (int64_t c = begin; c < end; c++) {
+    int64_t col = a->first + c, b = col / sw->bm, i2 = col % sw->bm;
+    char *h = a->host + (size_t)(b * s->bs + i2 * s->sc) * o->elem;
+    hy_ooc_copy(h, s->s0, a->buf + (size_t)(c * sw->bn0) * o->elem, 1, sw->bn0, o->elem);
   }
 }
 
@@ -667,7 +662,7 @@ static void hy_ooc_move(const struct hy_ooc *o, const hy_ooc_sweep *sw, char *ho
     hy_parallel_for(count, grain > 1 ? grain : 1, hy_ooc_pack_rows, &a);
   } else if (sw->twiddle && !to_buf) {
     int64_t grain = (int64_t)(((size_t)1 << 16) / ((size_t)sw->bn0 * o->elem));
-    hy_parallel_for(count, grain > 1 ? grain : 1, hy_ooc_unpack_twiddled, &a);
+    hy_parallel_for(count, grain > 1 ? grain : 1, hy_ooc_unpack_transposed, &a);
   } else {
     int64_t grain = (int64_t)(((size_t)1 << 16) / ((size_t)count * o->elem));
     hy_parallel_for(sw->bn0, grain > 1 ? grain : 1, hy_ooc_pack_columns, &a);
@@ -680,12 +675,13 @@ static void hy_ooc_move(const struct hy_ooc *o, const hy_ooc_sweep *sw, char *ho
  * is a few runs of rows one stride apart, as 2D copies take them: a slab's
  * unit (b, i0) one contiguous run (a real line, or the na lines of nc
  * complex elements back to back), a block's columns of one batch entry
- * contiguous along j. The 1D four-step's twiddled unpack stays on the CPU. */
+ * contiguous along j. The 1D first sweep's download, transposed on the
+ * device: each column one contiguous run of bn0 elements. */
 static int hy_ooc_direct_fits(const struct hy_ooc *o, const hy_ooc_sweep *sw, const hy_ooc_side *s,
                               int real, int to_device) {
+  if (sw->twiddle && !to_device) return s->s0 == 1;
   if (s->sc != 1) return 0;
   if (sw->rows) return real ? o->na == 1 : (o->na == 1 || s->sa == o->nc);
-  if (sw->twiddle && !to_device) return 0;
   return sw->bm == sw->bnc || s->sa == sw->bnc;
 }
 
@@ -726,6 +722,22 @@ static hy_status hy_ooc_copy_direct(const struct hyfft_plan_s *plan, const hy_oo
       st = b->copy_2d(dev, q, to_device, d, (size_t)(u - first) * sw->unit_bytes, sw->unit_bytes,
                       host + (size_t)(bi * s->bs + i0 * s->s0) * he, (size_t)s->s0 * he, width,
                       (size_t)run);
+      u += run;
+    } else if (sw->twiddle && !to_device) {
+      /* Columns (b, i2) held [column][k1] on the device: a run of i2
+       * within one batch entry, a column per row (one row where the
+       * columns are back to back). */
+      int64_t bi = u / sw->bm, j = u % sw->bm;
+      int64_t run = sw->bm - j < stop - u ? sw->bm - j : stop - u;
+      size_t width = (size_t)sw->bn0 * o->elem, pitch = (size_t)s->sc * o->elem;
+      size_t rows = (size_t)run;
+      if (pitch == width) {
+        width *= rows;
+        pitch = width;
+        rows = 1;
+      }
+      st = b->copy_2d(dev, q, 0, d, (size_t)(u - first) * sw->bn0 * o->elem, width,
+                      host + (size_t)(bi * s->bs + j * s->sc) * o->elem, pitch, width, rows);
       u += run;
     } else {
       /* Columns (b, j): a run of j within one batch entry, every i0. */
@@ -775,8 +787,9 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
   size_t bytes = (size_t)sw->per * sw->unit_bytes;
   char *host = hy_malloc(bytes);
   if (!host) return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no %zu bytes of host memory for a piece", bytes);
-  void *d = NULL, *work[2] = {NULL, NULL};
-  hy_status st = b->alloc(dev, bytes, &d);
+  void *d = NULL, *dout = NULL, *work[2] = {NULL, NULL};
+  hy_status st = b->alloc(dev, sw->twiddle ? bytes + o->elem : bytes, &d);
+  if (st == HYFFT_SUCCESS && sw->twiddle && !sw->alias) st = b->alloc(dev, bytes, &dout);
   for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++)
     if (sw->work_elems[w] > 0) st = b->alloc(dev, (size_t)sw->work_elems[w] * o->elem, &work[w]);
   int queued = 0;
@@ -788,11 +801,14 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
     hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, host, first, n, 1);
     queued = 1;
     st = b->write(dev, queue, d, 0, host, piece, 0);
+    int64_t base = sw->twiddle ? first % sw->bm : 0;
+    if (st == HYFFT_SUCCESS && sw->twiddle)
+      st = b->write(dev, queue, d, (size_t)sw->base_at * o->elem, &base, sizeof base, 1);
     if (st == HYFFT_SUCCESS) {
-      void *buffers[HY_BUF_COUNT] = {d, d, work[0], work[1]};
+      void *buffers[HY_BUF_COUNT] = {d, dout ? dout : d, work[0], work[1]};
       st = b->execute(dev, sub->state, &sub->tree, buffers, queue);
     }
-    if (st == HYFFT_SUCCESS) st = b->read(dev, queue, d, 0, host, piece, 1);
+    if (st == HYFFT_SUCCESS) st = b->read(dev, queue, dout ? dout : d, 0, host, piece, 1);
     if (st == HYFFT_SUCCESS) {
       queued = 0;
       hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, host, first, n, 0);
@@ -803,6 +819,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
   if (queued) (void)b->synchronize(dev, queue);
   for (int w = 0; w < 2; w++)
     if (work[w]) b->release(dev, work[w]);
+  if (dout) b->release(dev, dout);
   if (d) b->release(dev, d);
   free(host);
   return st;
@@ -823,15 +840,18 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
   const hy_backend *b = plan->context->backend;
   void *dev = plan->context->device;
   size_t bytes = (size_t)sw->per * sw->unit_bytes;
-  void *d[2] = {NULL, NULL}, *work[2] = {NULL, NULL};
+  void *d[2] = {NULL, NULL}, *dout[2] = {NULL, NULL}, *work[2] = {NULL, NULL};
   hy_status st = HYFFT_SUCCESS;
   for (int i = 0; i < 2 && st == HYFFT_SUCCESS; i++)
-    if (i < sw->count) st = b->alloc(dev, bytes, &d[i]);
+    if (i < sw->count) {
+      st = b->alloc(dev, sw->twiddle ? bytes + o->elem : bytes, &d[i]);
+      if (st == HYFFT_SUCCESS && sw->twiddle && !sw->alias) st = b->alloc(dev, bytes, &dout[i]);
+    }
   for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++)
     if (sw->work_elems[w] > 0) st = b->alloc(dev, (size_t)sw->work_elems[w] * o->elem, &work[w]);
   /* Sides in page-locked user memory move by 2D copies, not the CPU. */
   int din = hy_ooc_direct(plan, sw, e->src, e->src_side, e->src_real, 1);
-  int dout = hy_ooc_direct(plan, sw, e->dst, e->dst_side, e->dst_real, 0);
+  int direct_out = hy_ooc_direct(plan, sw, e->dst, e->dst_side, e->dst_real, 0);
   /* Work the caller queued before this call comes first. */
   if (st == HYFFT_SUCCESS) st = b->event_record(dev, o->ev_start, queue);
   for (int q = 0; q < 2 && st == HYFFT_SUCCESS; q++) st = b->queue_wait(dev, o->queues[q], o->ev_start);
@@ -846,7 +866,7 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     if (k >= 2) {
       st = b->event_wait(dev, o->ev_down[slot]);
       if (st != HYFFT_SUCCESS) break;
-      if (!dout)
+      if (!direct_out)
         hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], (k - 2) * sw->per,
                     sw->per, 0);
       hy_ooc_progress(plan, e, k - 2);
@@ -858,16 +878,21 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
       hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, o->pin[slot], k * sw->per, n, 1);
       st = b->write(dev, q, d[slot], 0, o->pin[slot], piece, 0);
     }
+    /* The piece's first column, from the plan's page-locked list. */
+    if (st == HYFFT_SUCCESS && sw->twiddle)
+      st = b->write(dev, q, d[slot], (size_t)sw->base_at * o->elem, &o->bases[k],
+                    sizeof o->bases[k], 0);
     if (st == HYFFT_SUCCESS && k >= 1) st = b->queue_wait(dev, q, o->ev_comp[other]);
+    void *res = dout[slot] ? dout[slot] : d[slot];
     if (st == HYFFT_SUCCESS) {
-      void *buffers[HY_BUF_COUNT] = {d[slot], d[slot], work[0], work[1]};
+      void *buffers[HY_BUF_COUNT] = {d[slot], res, work[0], work[1]};
       st = b->execute(dev, sub->state, &sub->tree, buffers, q);
     }
     if (st == HYFFT_SUCCESS) st = b->event_record(dev, o->ev_comp[slot], q);
     if (st == HYFFT_SUCCESS)
-      st = dout ? hy_ooc_copy_direct(plan, sw, e->dst, e->dst_side, e->dst_real, d[slot],
-                                     k * sw->per, n, q, 0)
-                : b->read(dev, q, d[slot], 0, o->pin[slot], piece, 0);
+      st = direct_out ? hy_ooc_copy_direct(plan, sw, e->dst, e->dst_side, e->dst_real, res,
+                                           k * sw->per, n, q, 0)
+                      : b->read(dev, q, res, 0, o->pin[slot], piece, 0);
     if (st == HYFFT_SUCCESS) st = b->event_record(dev, o->ev_down[slot], q);
   }
   /* The last two pieces (or one) are still in their pinned buffers. */
@@ -876,7 +901,8 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     int64_t n = k == sw->count - 1 ? sw->last : sw->per;
     st = b->event_wait(dev, o->ev_down[slot]);
     if (st == HYFFT_SUCCESS) {
-      if (!dout) hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
+      if (!direct_out)
+        hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
       hy_ooc_progress(plan, e, k);
     }
   }
@@ -888,8 +914,10 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
   }
   for (int w = 0; w < 2; w++)
     if (work[w]) b->release(dev, work[w]);
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < 2; i++) {
+    if (dout[i]) b->release(dev, dout[i]);
     if (d[i]) b->release(dev, d[i]);
+  }
   return st;
 }
 
@@ -977,7 +1005,11 @@ static void hy_ooc_describe_sweep(const struct hy_ooc *o, int k, hy_strbuf *sb) 
                     (long long)sw->units, sw->rows ? "rows" : "columns",
                     (size_t)sw->per * sw->unit_bytes, sw->peak, what);
   if (!sw->rows) hy_strbuf_appendf(sb, " (%lld points)", (long long)sw->bn0);
-  hy_strbuf_append(sb, sw->twiddle ? " there, twiddled on the host\n" : " there\n");
+  hy_strbuf_append(sb, !sw->twiddle ? " there\n"
+                       : sw->alias ? " there, twiddled on the device, stored transposed over the "
+                                     "block's input (its chain reads it all first)\n"
+                                   : " there, twiddled on the device, stored transposed in a "
+                                     "second buffer\n");
 }
 
 void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
@@ -993,8 +1025,8 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   if (o->n1)
     hy_strbuf_appendf(sb,
                       "    four-step: %lld = n1 %lld x n2 %lld; sweep 1 writes each column where "
-                      "sweep 2 leaves the output in natural order; twiddles on the host as "
-                      "sweep 1 unpacks%s\n",
+                      "sweep 2 leaves the output in natural order; twiddles on the device, "
+                      "after sweep 1's n1-point DFTs, which store each block transposed%s\n",
                       (long long)o->n0, (long long)o->n1, (long long)o->n2,
                       o->scratch ? "; in place, sweep 1 writes a host scratch" : "");
   for (int k = 0; k < 2; k++) hy_ooc_describe_sweep(o, k, sb);

@@ -16,8 +16,9 @@
  *
  * A 1D C2C problem (batched or not) goes by the four-step split n = n1 x
  * n2 in two sweeps of blocks: the n1-point DFTs of strided columns,
- * twiddled on the host as they are unpacked, then the n2-point DFTs, the
- * output in natural order (out_of_core.c, hy_ooc_setup_1d).
+ * stored transposed and twiddled on the device (the sub-plans' last pass,
+ * HY_PASS_TWIDDLE), then the n2-point DFTs, the output in natural order
+ * (out_of_core.c, hy_ooc_setup_1d).
  *
  * Pieces are packed into contiguous host buffers, so any positive user
  * strides work; the budget is HYFFT_DEVICE_MEMORY_LIMIT, else the device's

@@ -58,6 +58,19 @@ int hy_plan_tree_has_plane(const hy_plan_tree *tree) {
   return 0;
 }
 
+int hy_plan_tree_in_out_may_alias(const hy_plan_tree *tree) {
+  if (tree->l2_chunk_bytes > 0 || tree->sync_ints > 0) return 0;
+  int out_written = 0;
+  for (int i = 0; i < tree->npasses; i++) {
+    const hy_pass *p = &tree->passes[i];
+    if (p->dst == HY_BUF_IN) return 0;
+    if (p->src == HY_BUF_IN && out_written) return 0;
+    if (p->src == HY_BUF_IN && p->dst == HY_BUF_OUT) return 0;
+    if (p->dst == HY_BUF_OUT) out_written = 1;
+  }
+  return 1;
+}
+
 void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
   hy_strbuf_appendf(sb, "  solver %s: %d pass%s, model cost %.3g s\n", tree->solver,
                     tree->npasses, tree->npasses == 1 ? "" : "es", tree->cost);
@@ -78,6 +91,7 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
                      : p->op == HY_PASS_C2R_EXTEND    ? "c2r-extend"
                      : p->op == HY_PASS_R2R_PRE       ? "r2r-pre"
                      : p->op == HY_PASS_R2R_POST      ? "r2r-post"
+                     : p->op == HY_PASS_TWIDDLE       ? "twiddle"
                                                       : "unknown";
     hy_strbuf_appendf(sb, "    pass %d: %s %s", i, op, hy_buffer_names[p->src]);
     if (p->src_offset) hy_strbuf_appendf(sb, "+%lld", (long long)p->src_offset);
@@ -86,6 +100,9 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     if (p->op == HY_PASS_CHIRP)
       hy_strbuf_appendf(sb, " n=%lld (N=%lld M=%lld) stride %lld->%lld", (long long)p->axis.n,
                         (long long)p->chirp_n, (long long)p->bluestein_m,
+                        (long long)p->axis.in_stride, (long long)p->axis.out_stride);
+    if (p->op == HY_PASS_TWIDDLE)
+      hy_strbuf_appendf(sb, " n=%lld stride %lld->%lld", (long long)p->axis.n,
                         (long long)p->axis.in_stride, (long long)p->axis.out_stride);
     if (p->op == HY_PASS_R2C_POST || p->op == HY_PASS_C2R_PRE)
       hy_strbuf_appendf(sb, " n=%lld (real %lld) stride %lld->%lld", (long long)p->axis.n,
@@ -124,6 +141,8 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     }
     if (p->twiddle_loop >= 0)
       hy_strbuf_appendf(sb, " twiddle(loop %d, N=%lld)", p->twiddle_loop, (long long)p->twiddle_n);
+    if (p->op == HY_PASS_TWIDDLE && p->aux_offset >= 0)
+      hy_strbuf_appendf(sb, " first column at in+%lld", (long long)p->aux_offset);
     if (p->fuse == HY_FUSE_R2R) {
       const char *kind = hy_r2r_kind_name((hyfft_r2r_kind)p->r2r_kind);
       hy_strbuf_appendf(sb, " %s%s%s(n=%lld)", p->r2r_fuse & 1 ? "r2r-pre+" : "",

@@ -84,7 +84,17 @@ typedef enum hy_pass_op {
    * values (src at e * axis.in_stride) and writes the n reals (dst in
    * reals), times scale. What each kind computes is in solvers/r2r.c. */
   HY_PASS_R2R_PRE = 8,
-  HY_PASS_R2R_POST = 9
+  HY_PASS_R2R_POST = 9,
+  /* The twiddle step of a four-step split done in pieces (the 1D
+   * out-of-core sweeps, exec/out_of_core.c; hy_planner_append_twiddle):
+   * over one loop (nloops 1, twiddle_loop 0), element e along the axis of
+   * transform m is multiplied by exp(sign * 2*pi*i * e * j / twiddle_n),
+   * j = (m + base) mod (twiddle_n / axis.n), times scale. base is the
+   * 64-bit integer in the first 8 bytes of complex element aux_offset of
+   * HY_BUF_IN (the piece's first column, written there before each
+   * execution), or 0 when aux_offset < 0. May run in place (src == dst,
+   * same layout). */
+  HY_PASS_TWIDDLE = 10
 } hy_pass_op;
 /* R2C_POST, C2R_PRE and C2R_EXTEND may run in place (src and dst the same
  * memory with the same layout in bytes): R2C_POST and C2R_PRE read both
@@ -366,5 +376,15 @@ int64_t hy_pass_count(const hy_pass *pass);
 
 /* Whether a pass of the tree transforms whole 2D planes (plane_inner). */
 int hy_plan_tree_has_plane(const hy_plan_tree *tree);
+
+/* Whether an out-of-place tree may run with its input and output in the
+ * same memory: no pass writes the input, and every pass that reads it
+ * comes before the first that writes the output (a chain through the work
+ * buffers; never one pass from the input to the output). The input's
+ * bytes past the output's extent stay as they were. Only for trees whose
+ * passes run one after the other over all the data: no L2 chunks
+ * (l2_chunk_bytes 0) and no persistent chain (sync_ints 0), as
+ * hy_planner_append_twiddle leaves them; 0 for any other. */
+int hy_plan_tree_in_out_may_alias(const hy_plan_tree *tree);
 
 #endif /* HY_PLAN_H */

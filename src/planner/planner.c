@@ -121,3 +121,30 @@ int hy_planner_solver_known(const char *name) {
     if (strcmp(hy_solvers[i]->name, name) == 0) return 1;
   return 0;
 }
+
+hy_status hy_planner_append_twiddle(hy_plan_tree *tree, hyfft_precision precision, int sign,
+                                    int64_t n, hy_buffer buffer, hyfft_dim axis, hyfft_dim loop,
+                                    int64_t base_at) {
+  if (tree->npasses < 1 || tree->npasses >= HY_MAX_PASSES || axis.n < 1 || n % axis.n != 0)
+    return hy_error(HYFFT_NO_SOLVER, "planner: no room for a twiddle pass of %lld points (N=%lld)",
+                    (long long)axis.n, (long long)n);
+  hy_pass *last = &tree->passes[tree->npasses - 1];
+  hy_pass *pass = &tree->passes[tree->npasses++];
+  hy_pass_init(pass, HY_PASS_TWIDDLE, precision, sign);
+  pass->src = pass->dst = buffer;
+  pass->axis = axis;
+  pass->nloops = 1;
+  pass->loops[0] = loop;
+  pass->twiddle_loop = 0;
+  pass->twiddle_n = n;
+  pass->aux_offset = base_at;
+  pass->scale = last->scale;
+  last->scale = 1.0;
+  /* The passes run one after the other over the whole piece: no L2
+   * chunks, no persistent chain (whose passes overlap in time), so that
+   * a chain that reads its input before it writes its output may share
+   * one buffer for both (hy_plan_tree_in_out_may_alias). */
+  tree->l2_chunk_bytes = 0;
+  tree->sync_offset = tree->sync_ints = 0;
+  return HYFFT_SUCCESS;
+}

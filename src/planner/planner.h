@@ -18,6 +18,17 @@ typedef struct hy_solver {
 /* All solvers, NULL terminated (solvers/registry.c). */
 extern const hy_solver *const hy_solvers[];
 
+/* Append the twiddle step of a four-step split of a length-n DFT done in
+ * pieces (HY_PASS_TWIDDLE, planner/plan.h) to a planned tree: in place on
+ * `buffer`, `loop.n` transforms of axis.n points laid out by `axis` and
+ * `loop`, the piece's first column read from complex element base_at of
+ * HY_BUF_IN (-1: none, the column index is the loop index); the step
+ * takes over the scale of the tree's last pass. The out-of-core 1D
+ * sweeps (exec/out_of_core.c) plan their first sweep's pieces with it. */
+hy_status hy_planner_append_twiddle(hy_plan_tree *tree, hyfft_precision precision, int sign,
+                                    int64_t n, hy_buffer buffer, hyfft_dim axis, hyfft_dim loop,
+                                    int64_t base_at);
+
 /* Choose the best plan tree by the cost model. */
 hy_status hy_planner_plan(const hy_problem *problem, const hy_device_caps *caps,
                           unsigned flags, hy_plan_tree *out);

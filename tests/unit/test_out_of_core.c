@@ -17,6 +17,7 @@
  *   - progress (hyfft_plan_set_progress): one call per piece, never
  *     decreasing, ending at 1.0, none once turned off, and its argument
  *     checks;
+ *   - the 1D geometry an H100 gets for 2^31 and 2^32 points under 4 GiB;
  *   - a slab that does not fit: HYFFT_OUT_OF_MEMORY with the bytes needed
  *     and the budget; problems the file does not take: HYFFT_NOT_SUPPORTED
  *     with the reason, under a user limit only. */
@@ -30,6 +31,7 @@
 #include "check.h"
 #include "exec/exec.h"
 #include "exec/out_of_core.h"
+#include "../backend/cuda/h100_caps.h"
 
 /* ---- the fake GPU backend ------------------------------------------------- */
 
@@ -141,6 +143,21 @@ static hy_status fake_copy_2d(void *device, void *queue, int to_device, void *bu
 }
 
 static hy_backend fake, fake_hooks;
+
+/* Piece copies that go through a buffer of the plan's (write and read of
+ * more than one 8-byte word: the 1D first sweep's column offsets are
+ * single words), counted: page-locked user data should need none. */
+static atomic_long bulk_copies;
+static hy_status fake_write(void *device, void *queue, void *buffer, size_t offset,
+                            const void *host, size_t bytes, int blocking) {
+  if (bytes > 8) atomic_fetch_add(&bulk_copies, 1);
+  return hy_backend_cpu.write(device, queue, buffer, offset, host, bytes, blocking);
+}
+static hy_status fake_read(void *device, void *queue, const void *buffer, size_t offset,
+                           void *host, size_t bytes, int blocking) {
+  if (bytes > 8) atomic_fetch_add(&bulk_copies, 1);
+  return hy_backend_cpu.read(device, queue, buffer, offset, host, bytes, blocking);
+}
 
 static void use_hooks(hyfft_context gpu, int on) {
   gpu->backend = on ? &fake_hooks : &fake;
@@ -504,7 +521,11 @@ static void test_suite_problems(hyfft_context gpu) {
       "c2r:f32:96x80x50",     "r2c:f64:600x1001:ip",    "c2r:f32:700x513:scale=1/N",
       /* opencl.paths.out_of_core_1d */
       "c2c:f32:fwd:262144",   "c2c:f64:bwd:100000:b2:ip", "c2c:f32:fwd:177147",
-      "c2c:f32:bwd:65536:b8:scale=1/N", "c2c:f64:fwd:360000"};
+      "c2c:f32:bwd:65536:b8:scale=1/N", "c2c:f64:fwd:360000",
+      /* opencl.paths.out_of_core_1d_odd, _packed and _multipass */
+      "c2c:f32:fwd:200000", "c2c:f64:bwd:150000", "c2c:f32:bwd:300125", "c2c:f64:fwd:255255",
+      "c2c:f32:fwd:98304:b3", "c2c:f64:bwd:135135:ip", "c2c:f32:bwd:200000:scale=1/N",
+      "c2c:f64:fwd:300125", "c2c:f64:fwd:262144:ip"};
   set_limit("1M");
   for (size_t i = 0; i < sizeof tokens / sizeof *tokens; i++) {
     hyfft_plan plan = NULL;
@@ -579,6 +600,47 @@ static void test_refusals(hyfft_context gpu) {
   }
 }
 
+/* The geometry an H100 gets (its caps, the staging hooks; planned, not
+ * run) for the 1D transforms docs/cli.md measures under a 4 GiB budget:
+ * out of core and double-buffered, the first sweep twiddled on the device
+ * with its transposed output over the block's input (three pieces' worth
+ * of device memory with the workspace, not five), and every block's host
+ * rows at least 16 KiB wide (HY_OOC_MIN_BLOCK_ROW) in both sweeps. */
+static void test_large_geometry(hyfft_context gpu) {
+  static const struct { const char *token; int64_t n2[2]; size_t elem; } big[] = {
+      {"c2c:f32:fwd:2147483648", {65536, 32768}, 8},
+      {"c2c:f64:fwd:2147483648", {65536, 32768}, 16},
+      {"c2c:f32:fwd:4294967296", {65536, 65536}, 8}};
+  hy_device_caps saved = gpu->caps;
+  gpu->caps = hy_h100_caps();
+  use_hooks(gpu, 1);
+  set_limit("4G");
+  for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+    hyfft_plan plan = NULL;
+    CHECK_OK(hyfft_plan_token(gpu, big[i].token, HYFFT_ESTIMATE, &plan));
+    if (!plan) continue;
+    CHECK(plan->ooc && hy_ooc_overlapped(plan), "%s under 4G: out of core %d, overlapped %d",
+          big[i].token, plan->ooc != NULL, hy_ooc_overlapped(plan));
+    for (int k = 0; k < 2 && plan->ooc; k++) {
+      int64_t pieces = hy_ooc_pieces(plan, k), row = big[i].n2[k] / pieces * (int64_t)big[i].elem;
+      CHECK(row >= 16384, "%s under 4G: sweep %d in %lld pieces, rows of %lld bytes",
+            big[i].token, k + 1, (long long)pieces, (long long)row);
+    }
+    size_t need = 0;
+    (void)hyfft_plan_describe(plan, NULL, 0, &need);
+    char *text = malloc(need + 1);
+    if (text && hyfft_plan_describe(plan, text, need + 1, NULL) == HYFFT_SUCCESS)
+      CHECK(strstr(text, "twiddled on the device, stored transposed over the block's input") &&
+                strstr(text, ": twiddle out -> out"),
+            "%s under 4G: the description lacks the device twiddles:\n%s", big[i].token, text);
+    free(text);
+    CHECK_OK(hyfft_plan_destroy(plan));
+  }
+  set_limit(NULL);
+  use_hooks(gpu, 0);
+  gpu->caps = saved;
+}
+
 int main(void) {
   hyfft_context cpu = NULL, gpu = NULL;
   CHECK_OK(hyfft_context_create("cpu", &cpu));
@@ -588,6 +650,8 @@ int main(void) {
   fake.id = HYFFT_BACKEND_CUDA;
   fake.alloc = fake_alloc;
   fake.release = fake_release;
+  fake.write = fake_write;
+  fake.read = fake_read;
   gpu->backend = &fake;
 
   fake_hooks = fake;
@@ -603,6 +667,7 @@ int main(void) {
   fake_hooks.host_pinned = fake_host_pinned;
   fake_hooks.copy_2d = fake_copy_2d;
 
+  test_large_geometry(gpu);
   test_limit_values(gpu);
   test_suite_problems(gpu);
   /* One blocking round trip per piece (OpenCL's way), then double-buffered
@@ -615,7 +680,7 @@ int main(void) {
         atomic_load(&copies_2d));
   /* The user's memory page-locked: sides whose pieces are rows one stride
    * apart go by 2D copies (the CPU packs only the others: padded or
-   * interleaved layouts, the 1D twiddled unpack, the host scratch); then
+   * interleaved layouts, the host scratch); then
    * HYFFT_STAGING=packed packs them all again. */
   pinned = 1;
   run_cases(cpu, gpu);
@@ -632,11 +697,28 @@ int main(void) {
     CHECK(atomic_load(&copies_2d) > at, "%s on page-locked memory went by no 2D copy",
           direct[i].token);
   }
+  /* 1D out of place on page-locked memory: both sweeps' uploads and
+   * downloads by 2D copies (the first sweep's download is the device's
+   * transposed, twiddled block), nothing through the plan's buffers but
+   * the pieces' first columns; in place, the host scratch goes packed. */
+  static const struct { const char *token, *limit; size_t bytes; } direct_1d[] = {
+      {"c2c:f64:bwd:3000:b3", "4K", 4096},
+      {"c2c:f32:fwd:4096", "8K", 8192},
+      {"c2c:f32:bwd:10000:scale=1/N", "16K", 16384}};
+  for (size_t i = 0; i < sizeof direct_1d / sizeof direct_1d[0]; i++) {
+    long bulk = atomic_load(&bulk_copies), at = atomic_load(&copies_2d);
+    run_case(cpu, gpu, direct_1d[i].token, direct_1d[i].limit, direct_1d[i].bytes, 1);
+    CHECK(atomic_load(&bulk_copies) == bulk && atomic_load(&copies_2d) > at,
+          "%s on page-locked memory: %ld piece copies through the plan's buffers, %ld 2D copies",
+          direct_1d[i].token, atomic_load(&bulk_copies) - bulk, atomic_load(&copies_2d) - at);
+  }
   setenv("HYFFT_STAGING", "packed", 1);
   hy_settings_reload();
   long before = atomic_load(&copies_2d);
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", "8K", 8192, 1);
   run_case(cpu, gpu, "r2c:f32:8x12x10:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f64:bwd:3000:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2c:f32:fwd:4096", "8K", 8192, 1);
   CHECK(atomic_load(&copies_2d) == before, "HYFFT_STAGING=packed still copied directly");
   unsetenv("HYFFT_STAGING");
   hy_settings_reload();

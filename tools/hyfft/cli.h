@@ -208,6 +208,21 @@ int cli_self_test(cli_case *c, uint64_t seed, cli_self_result *r, char *err, siz
 /* ---- bench results ---------------------------------------------------------- */
 
 /* One library on one problem. Unknown values are NaN. */
+/* The sampled check (sampled.c), for 1D C2C and R2C transforms beyond the
+ * reference's limit: `nbins` bins of the first transform's output computed
+ * directly from the input (O(n) each, long double, on every thread), each
+ * bin's error over the RMS of the output, the largest against a gate of 3x
+ * the RMS gate. Reads the physical input and output as they are. */
+#define CLI_SAMPLED_BINS 8
+typedef struct cli_sampled_result {
+  int bins;
+  double max_err, gate;
+  int pass;
+} cli_sampled_result;
+int cli_sampled_supported(const cli_layout *L);
+int cli_sampled_check(const cli_layout *L, const void *in, const void *out, int nbins,
+                      uint64_t seed, cli_sampled_result *r, char *err, size_t errlen);
+
 typedef struct cli_row {
   char token[256];
   char lib[32];
@@ -221,6 +236,7 @@ typedef struct cli_row {
   int pow2;             /* every transform length is a power of two */
   double plan_ms, median_ms, min_ms, gflops, gbps, rel_rms, max_err;
   double ratio;         /* peer time / hyfft time (peers only) */
+  int sampled;          /* max_err is the sampled check's (rel_rms not measured) */
   double pct_copy;      /* hyfft only, with --vs copy: percent of the copy bandwidth */
 } cli_row;
 

@@ -165,21 +165,31 @@ int cli_fill_input(const cli_layout *L, cli_rng *rng, void *phys_in, int64_t kee
   int cplx = p->kind != HYFFT_R2C && p->kind != HYFFT_R2R;
   int f64 = p->precision == HYFFT_F64;
   hyfft_precision prec = p->precision;
-  double *tmp = malloc((size_t)L->in_count * 2 * sizeof *tmp);
+  /* Only C2R needs a transform's values at once (made Hermitian before
+   * they are stored); the others go straight to the buffer, so that a
+   * transform of 2^32 points needs no 64 GiB of doubles beside it. */
+  int whole = p->kind == HYFFT_C2R;
+  double one[2];
+  double *tmp = whole ? malloc((size_t)L->in_count * 2 * sizeof *tmp) : one;
   if (!tmp) return -1;
   cli_walk bw, tw;
   cli_walk_batch(&bw, p, 0);
   for (int64_t t = 0; t < L->batch; t++, cli_walk_next(&bw)) {
-    for (int64_t j = 0; j < L->in_count; j++) {
+    for (int64_t j = 0; j < L->in_count && whole; j++) {
       double re = cli_rng_uniform(rng), im = cplx ? cli_rng_uniform(rng) : 0.0;
       /* Round now so that the reference sees exactly the library's input. */
       tmp[2 * j] = f64 ? re : cli_round(prec, re);
       tmp[2 * j + 1] = f64 ? im : cli_round(prec, im);
     }
-    if (p->kind == HYFFT_C2R) cli_make_hermitian(p, tmp);
+    if (whole) cli_make_hermitian(p, tmp);
     cli_walk_transform(&tw, p, 0);
-    for (int64_t j = 0; j < L->in_count; j++, cli_walk_next(&tw)) {
-      int64_t off = bw.off + tw.off;
+    for (int64_t jj = 0; jj < L->in_count; jj++, cli_walk_next(&tw)) {
+      int64_t off = bw.off + tw.off, j = whole ? jj : 0;
+      if (!whole) {
+        double re = cli_rng_uniform(rng), im = cplx ? cli_rng_uniform(rng) : 0.0;
+        tmp[0] = f64 ? re : cli_round(prec, re);
+        tmp[1] = f64 ? im : cli_round(prec, im);
+      }
       if (cli_is_half(prec)) {
         cli_half_put(prec, phys_in, cplx ? 2 * off : off, tmp[2 * j]);
         if (cplx) cli_half_put(prec, phys_in, 2 * off + 1, tmp[2 * j + 1]);
@@ -202,10 +212,11 @@ int cli_fill_input(const cli_layout *L, cli_rng *rng, void *phys_in, int64_t kee
       }
       int64_t slot = cli_check_slot(L, keep, t);
       if (slot >= 0)
-        logical[slot * L->in_count + j] = (long double)tmp[2 * j] + I * (long double)tmp[2 * j + 1];
+        logical[slot * L->in_count + jj] =
+            (long double)tmp[2 * j] + I * (long double)tmp[2 * j + 1];
     }
   }
-  free(tmp);
+  if (whole) free(tmp);
   return 0;
 }
 

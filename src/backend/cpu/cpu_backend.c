@@ -241,8 +241,8 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
       st = hy_cpu_node_build(pass->precision, pass->sign, pass->axis.n, pass->algo,
                              pass->factors, pass->nfactors, pass->bluestein_m, tw_n,
                              &plan->nodes[i]);
-    } else if (pass->op == HY_PASS_CHIRP) {
-      plan->nodes[i] = NULL; /* pointwise: hy_cpu_op_chirp needs no node */
+    } else if (pass->op == HY_PASS_CHIRP || pass->op == HY_PASS_TWIDDLE) {
+      plan->nodes[i] = NULL; /* pointwise: hy_cpu_op_chirp / _twiddle need no node */
     } else if (hy_cpu_op_is_real(pass->op)) {
       st = hy_cpu_op_real_table(pass, &plan->tables[i]); /* pointwise, no node */
     } else if (hy_cpu_op_is_r2r(pass->op)) {
@@ -408,6 +408,18 @@ static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tr
     }
     const char *src = (const char *)buffers[pass->src] + pass->src_offset * (int64_t)elem;
     char *dst = (char *)buffers[pass->dst] + pass->dst_offset * (int64_t)elem;
+    if (pass->op == HY_PASS_TWIDDLE) {
+      int64_t base = 0;
+      if (pass->aux_offset >= 0) {
+        if (!buffers[HY_BUF_IN])
+          return hy_error(HYFFT_INTERNAL, "cpu backend: twiddle pass %d without its input", i);
+        memcpy(&base, (const char *)buffers[HY_BUF_IN] + pass->aux_offset * (int64_t)elem,
+               sizeof base);
+      }
+      hy_status tst = hy_cpu_op_twiddle(pass, src, dst, base);
+      if (tst != HYFFT_SUCCESS) return tst;
+      continue;
+    }
     if (pass->op == HY_PASS_CHIRP) {
       hy_status cst = hy_cpu_op_chirp(pass, src, dst);
       if (cst != HYFFT_SUCCESS) return cst;

@@ -100,3 +100,52 @@ hy_status hy_cpu_op_chirp(const hy_pass *pass, const void *src, void *dst) {
   hy_free(table);
   return HYFFT_SUCCESS;
 }
+
+/* HY_PASS_TWIDDLE: element e of transform m times W_N^(e * j), j = (m +
+ * base) mod (N / axis.n); the twiddle from long double, rounded to double
+ * for both precisions (as the GPU's tables are where it has f64), the
+ * product in double. */
+typedef struct hy_twiddle_run {
+  const hy_pass *pass;
+  const char *src;
+  char *dst;
+  int64_t base;
+} hy_twiddle_run;
+
+static void hy_twiddle_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_twiddle_run *r = arg;
+  const hy_pass *pass = r->pass;
+  int f64 = pass->precision == HYFFT_F64;
+  size_t elem = f64 ? 16 : 8;
+  int64_t period = pass->twiddle_n / pass->axis.n;
+  for (int64_t m = begin; m < end; m++) {
+    int64_t j = (m + r->base) % period;
+    for (int64_t e = 0; e < pass->axis.n; e++) {
+      const char *s = r->src + (m * pass->loops[0].in_stride + e * pass->axis.in_stride) * (int64_t)elem;
+      char *d = r->dst + (m * pass->loops[0].out_stride + e * pass->axis.out_stride) * (int64_t)elem;
+      long double lr, li;
+      hy_twiddle_ld(e * j, pass->twiddle_n, pass->sign, &lr, &li);
+      double wr = (double)lr, wi = (double)li;
+      double xr = f64 ? ((const double *)s)[0] : ((const float *)s)[0];
+      double xi = f64 ? ((const double *)s)[1] : ((const float *)s)[1];
+      double yr = (xr * wr - xi * wi) * pass->scale, yi = (xr * wi + xi * wr) * pass->scale;
+      if (f64) {
+        ((double *)d)[0] = yr;
+        ((double *)d)[1] = yi;
+      } else {
+        ((float *)d)[0] = (float)yr;
+        ((float *)d)[1] = (float)yi;
+      }
+    }
+  }
+}
+
+hy_status hy_cpu_op_twiddle(const hy_pass *pass, const void *src, void *dst, int64_t base) {
+  if (pass->op != HY_PASS_TWIDDLE || pass->nloops != 1 || pass->axis.n < 1 ||
+      pass->twiddle_n % pass->axis.n != 0)
+    return hy_error(HYFFT_INTERNAL, "cpu backend: a malformed twiddle pass");
+  hy_twiddle_run run = {pass, src, dst, base < 0 ? 0 : base};
+  hy_parallel_for(pass->loops[0].n, 1, hy_twiddle_range, &run);
+  return HYFFT_SUCCESS;
+}

@@ -12,4 +12,8 @@
  * allowed (each element is read before it is written). */
 hy_status hy_cpu_op_chirp(const hy_pass *pass, const void *src, void *dst);
 
+/* Run one HY_PASS_TWIDDLE pass (src and dst as above), `base` the piece's
+ * first column (the pass reads it from its input buffer). */
+hy_status hy_cpu_op_twiddle(const hy_pass *pass, const void *src, void *dst, int64_t base);
+
 #endif /* HY_CPU_OPS_CHIRP_H */

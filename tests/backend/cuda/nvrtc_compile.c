@@ -221,6 +221,13 @@ static void hy_check_callback_program(const char *name, const hy_problem *prob,
   hy_gpu_program_free(&p2);
 }
 
+/* --ooc-twiddle: each token names a 1D length N, compiled as the first
+ * sweep's sub-plan of an out-of-core plan (exec/out_of_core.c): the
+ * n1-point DFTs of a block of columns out of place into [column][k1], then
+ * the twiddle pass (HY_PASS_TWIDDLE) with the block's first column read
+ * from behind the input. */
+static int64_t hy_twiddle_n;
+
 static void hy_compile_problem(const char *name, const hyfft_problem *user, int arch,
                                const hy_device_caps *caps) {
   hy_problem prob;
@@ -241,6 +248,13 @@ static void hy_compile_problem(const char *name, const hyfft_problem *user, int 
   }
   CHECK(st == HYFFT_SUCCESS, "%s: planner: %s", name, hyfft_last_error());
   if (st != HYFFT_SUCCESS) return;
+  if (hy_twiddle_n) {
+    hyfft_dim axis = {prob.dims[0].n, 1, 1}, loop = {prob.batch[0].n, prob.dims[0].n, prob.dims[0].n};
+    st = hy_planner_append_twiddle(&tree, prob.precision, prob.sign, hy_twiddle_n, HY_BUF_OUT, axis,
+                                   loop, prob.batch[0].n * prob.dims[0].n);
+    CHECK(st == HYFFT_SUCCESS, "%s: twiddle pass: %s", name, hyfft_last_error());
+    if (st != HYFFT_SUCCESS) return;
+  }
   hy_gpu_program program;
   memset(&program, 0, sizeof program);
   st = hy_codegen_plan(&prob, &tree, caps, HY_DIALECT_CUDA, &program);
@@ -304,6 +318,11 @@ int main(int argc, char **argv) {
     hy_callbacks = 1;
     first_token++;
   }
+  int ooc_twiddle = 0;
+  if (argc > first_token && strcmp(argv[first_token], "--ooc-twiddle") == 0) {
+    ooc_twiddle = 1;
+    first_token++;
+  }
   const hy_nvrtc *nv;
   if (hy_cuda_nvrtc_get(&nv) != HYFFT_SUCCESS) {
     printf("SKIP: NVRTC is not installed (%s)\n", hyfft_last_error());
@@ -317,6 +336,27 @@ int main(int argc, char **argv) {
       hyfft_problem p;
       hy_status st = hy_token_parse(argv[i], &p);
       CHECK(st == HYFFT_SUCCESS, "token %s: %s", argv[i], hyfft_last_error());
+      if (st == HYFFT_SUCCESS && ooc_twiddle) {
+        /* A block of up to 2048 columns of the split n = n1 x n2. */
+        int64_t n = p.dims[0].n, n1 = 1;
+        for (int64_t d = 2; d * d <= n; d++)
+          if (n % d == 0) n1 = d;
+        int64_t n2 = n / n1, count = n2 < 2048 ? n2 : 2048;
+        p.rank = 1;
+        p.batch_rank = 1;
+        p.inplace = 0;
+        p.dims[0] = (hyfft_dim){n1, count, 1};
+        p.batch[0] = (hyfft_dim){count, 1, n1};
+        p.memory = HYFFT_MEMORY_DEVICE;
+        hy_twiddle_n = n;
+        /* f32 twiddles from f64 tables, and (a device without f64) from
+         * f32 ones. */
+        if (p.precision == HYFFT_F32) {
+          hy_device_caps no_f64 = caps;
+          no_f64.supports_f64 = 0;
+          hy_compile_problem(argv[i], &p, arch, &no_f64);
+        }
+      }
       if (st == HYFFT_SUCCESS) hy_compile_problem(argv[i], &p, arch, &caps);
     }
   } else {
