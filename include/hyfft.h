@@ -321,6 +321,53 @@ HYFFT_API hyfft_status hyfft_plan_create_with_callbacks(hyfft_context context,
                                                         const hyfft_callbacks *callbacks,
                                                         hyfft_plan *plan);
 
+/* Convolution plans (docs/api.md, "Convolution"): the circular
+ * convolution of each input signal with each of `filters` kernels,
+ *   y[b][k] = x[b] (*) h[k] = IDFT(DFT(x[b]) . H[k]) / N,
+ * N the product of the transform lengths, normalised (a unit impulse
+ * kernel gives back the input), times problem->scale when it is not 0.
+ * `problem` gives the signals: kind HYFFT_C2C (complex data) or HYFFT_R2C
+ * (real data, real output), f32 or f64, rank 1..3, any batch; the input
+ * layout is the problem's (in_stride of dims and batch); the sign and
+ * every out_stride are not read: the output is contiguous, row major,
+ * [batch...][filter][dims...] (the batch dims as listed, then the filter,
+ * then one whole signal), of the input's element type. In place
+ * (problem->inplace, in == out) needs filters == 1 and a contiguous input.
+ * `spectra` (host memory, copied into the plan) holds the kernels'
+ * unnormalised forward DFTs H[k], one after the other, each contiguous
+ * over the transform dims (C2C: n[0] x ... x n[rank-1] complex elements;
+ * R2C: the half spectrum, n[rank-1]/2+1 on the last dim), so
+ * spectra_bytes = filters x (complex elements of one spectrum) x 8 (f32)
+ * or 16 (f64); hyfft_convolution_spectra computes them from spatial
+ * kernels. The pointwise multiply runs fused into the inverse transform's
+ * first pass where the generator allows it, else as a pass of its own;
+ * hyfft_plan_describe says which. Flags: HYFFT_MEASURE, HYFFT_OWN_WORKSPACE
+ * (passed to the forward and inverse sub-plans). */
+HYFFT_API hyfft_status hyfft_plan_convolution(hyfft_context context, const hyfft_problem *problem,
+                                              int64_t filters, const void *spectra,
+                                              size_t spectra_bytes, unsigned flags,
+                                              hyfft_plan *plan);
+
+/* The spectra hyfft_plan_convolution takes, from `filters` spatial kernels
+ * in host memory: each kernel a contiguous signal of the problem's
+ * transform shape and element type (complex for C2C, real for R2C), one
+ * after the other; the spectra go to `spectra` (host memory,
+ * spectra_bytes as for hyfft_plan_convolution), computed by a forward
+ * plan of the problem's kind on `context`. Only kind, precision, rank and
+ * the transform lengths of `problem` are read. */
+HYFFT_API hyfft_status hyfft_convolution_spectra(hyfft_context context,
+                                                 const hyfft_problem *problem, int64_t filters,
+                                                 const void *kernels, void *spectra,
+                                                 size_t spectra_bytes);
+
+/* Convolution tokens (docs/api.md, "Convolution tokens"), e.g.
+ * "conv:r2c:f32:256x256:b8:k3": parse into the problem and the filter
+ * count, and print one (hyfft_problem_print's buffer rules). */
+HYFFT_API hyfft_status hyfft_convolution_parse(const char *token, hyfft_problem *problem,
+                                               int64_t *filters);
+HYFFT_API hyfft_status hyfft_convolution_print(const hyfft_problem *problem, int64_t filters,
+                                               char *buf, size_t buf_size, size_t *needed);
+
 /* Convenience planners: contiguous, out-of-place, host memory. */
 HYFFT_API hyfft_status hyfft_plan_1d(hyfft_context context, int64_t n, hyfft_kind kind,
                                      hyfft_precision precision, int sign, int64_t batch,

@@ -1,0 +1,52 @@
+/* Convolution plans (hyfft_plan_convolution; docs/api.md, "Convolution";
+ * docs/design.md section 11): a forward transform of the signals into a
+ * spectrum buffer, a pointwise multiply by each filter's spectrum, and an
+ * inverse transform into the output, as three sub-plans of device data
+ * on the plan's context. The multiply is a load callback of the inverse
+ * plan (generated source fused into its first pass on a GPU, a C function
+ * on the CPU) where the generator takes it; otherwise, or with
+ * $HYFFT_CONV_UNFUSED, a separate pointwise pass (a rank-0 copy plan with
+ * the same load callback) writes the B x K spectra the inverse then reads.
+ * The plan has no tree of its own: plan->conv holds the sub-plans. */
+#ifndef HY_EXEC_CONV_H
+#define HY_EXEC_CONV_H
+
+#include "util/hy_util.h"
+
+struct hyfft_plan_s;
+struct hyfft_context_s;
+
+/* Build a convolution plan (arguments as hyfft_plan_convolution; pointers
+ * checked by the caller). On failure nothing is left allocated. */
+hy_status hy_conv_create(struct hyfft_context_s *context, const hyfft_problem *problem,
+                         int64_t filters, const void *spectra, size_t spectra_bytes,
+                         unsigned flags, struct hyfft_plan_s **plan);
+void hy_conv_destroy(struct hyfft_plan_s *plan);
+/* Execute: checks the pointers, stages host data on a GPU, runs the
+ * sub-plans in order (one execution at a time: the spectrum buffers are
+ * the plan's). */
+hy_status hy_conv_run(struct hyfft_plan_s *plan, const void *in, void *out, void *queue);
+hy_status hy_conv_wait(struct hyfft_plan_s *plan);
+/* The convolution node and its sub-plans' trees, for hyfft_plan_describe. */
+void hy_conv_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb);
+/* The sub-plans' generated sources, for hyfft_plan_source. */
+hy_status hy_conv_source(const struct hyfft_plan_s *plan, hy_strbuf *sb);
+/* Whether the multiply is fused into the inverse's first pass (tests). */
+int hy_conv_fused(const struct hyfft_plan_s *plan);
+
+/* Complex elements of one spectrum of a convolution problem: the
+ * transform lengths' product, n/2+1 on the last dim for R2C. */
+int64_t hy_conv_spectrum_elems(const hyfft_problem *problem);
+/* The load callback's source text for the GPU generator: the value of
+ * inverse input element `index` (filter k of signal b, spectrum element
+ * s, index = (b K + k) S + s) is in[b S + s] times the spectra's
+ * element k S + s (`user`). */
+void hy_conv_snippet(int64_t spectrum_elems, int64_t filters, hy_strbuf *sb);
+
+/* Convolution tokens: "conv:" ("c2c" | "r2c") ":" PREC ":" SHAPE, then
+ * the fields of a plain token less os= and odist=, plus "k" LEN
+ * (filters, default 1). */
+hy_status hy_conv_token_parse(const char *token, hyfft_problem *problem, int64_t *filters);
+void hy_conv_token_print(const hyfft_problem *problem, int64_t filters, hy_strbuf *sb);
+
+#endif /* HY_EXEC_CONV_H */

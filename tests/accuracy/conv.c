@@ -1,0 +1,317 @@
+/* hyfft_conv: convolution plans (hyfft_plan_convolution) against the
+ * circular convolution computed directly in long double, on fresh random
+ * signals and kernels (the kernels' spectra from
+ * hyfft_convolution_spectra). Each case is a convolution token; the
+ * output y[b][k] = x[b] (*) h[k] is checked on every element with the
+ * relative RMS and max-norm gates of the accuracy suite (two transforms
+ * and a multiply: 10 u sqrt(log2 N)). Then the token round trip, the
+ * plan's description (fused or, with $HYFFT_CONV_UNFUSED, a separate
+ * pass) and the named refusals, which leave the plan argument unwritten.
+ *
+ *   hyfft_conv [--device SPEC] [--device-buffers] [--seed S] [TOKEN...] */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "harness.h"
+
+static const char *const default_tokens[] = {
+    "conv:c2c:f32:64:k1",         "conv:c2c:f64:60:b3:k3",      "conv:c2c:f32:17:b2:k3",
+    "conv:c2c:f32:16x12:b2:k3",   "conv:c2c:f64:16x12:k1",      "conv:c2c:f32:8x6x10:k3",
+    "conv:c2c:f64:8x6x5:b2:k1",   "conv:c2c:f32:1000:k3",       "conv:c2c:f64:64:b2:k1:ip",
+    "conv:c2c:f32:12x10:b2:k1:ip", "conv:r2c:f32:64:k1",        "conv:r2c:f64:60:b3:k3",
+    "conv:r2c:f32:17:k3",         "conv:r2c:f32:16x12:b2:k3",   "conv:r2c:f64:16x12:k1",
+    "conv:r2c:f32:8x6x10:b2:k3",  "conv:r2c:f64:8x6x5:k3",      "conv:r2c:f32:1000:b2:k1",
+    "conv:r2c:f64:32:b2:k1:ip",   "conv:r2c:f32:12x10:k1:ip",
+    "conv:c2c:f32:20:b3:k3:is=2:idist=50", "conv:r2c:f64:12x10:b2:k3:is=11,1:idist=140",
+    "conv:c2c:f32:16x12:b2x3:k3:scale=0.5",
+};
+
+/* Offset of logical input element (b, j) (b over all batch entries, j row
+ * major over the transform dims) in elements of the input. */
+static int64_t in_offset(const hyfft_problem *p, int64_t b, int64_t j) {
+  int64_t off = 0;
+  for (int d = p->rank - 1; d >= 0; d--) {
+    off += (j % p->dims[d].n) * p->dims[d].in_stride;
+    j /= p->dims[d].n;
+  }
+  for (int d = p->batch_rank - 1; d >= 0; d--) {
+    off += (b % p->batch[d].n) * p->batch[d].in_stride;
+    b /= p->batch[d].n;
+  }
+  return off;
+}
+
+/* Round to the problem's precision. */
+static long double rnd(const hyfft_problem *p, double v) {
+  return p->precision == HYFFT_F32 ? (long double)(float)v : (long double)v;
+}
+
+static void put(void *buf, const hyfft_problem *p, int64_t i, long double v) {
+  if (p->precision == HYFFT_F32)
+    ((float *)buf)[i] = (float)v;
+  else
+    ((double *)buf)[i] = (double)v;
+}
+
+static long double get(const void *buf, const hyfft_problem *p, int64_t i) {
+  return p->precision == HYFFT_F32 ? (long double)((const float *)buf)[i]
+                                   : (long double)((const double *)buf)[i];
+}
+
+static int64_t g_failures;
+
+static void run_case(hyfft_context ctx, const hyt_options *opt, const char *token) {
+  hyfft_problem p;
+  int64_t k;
+  hyfft_status st = hyfft_convolution_parse(token, &p, &k);
+  CHECK(st == HYFFT_SUCCESS, "%s: parse: %s", token, hyfft_last_error());
+  if (st != HYFFT_SUCCESS) return;
+  /* The canonical print gives the token back. */
+  char printed[256];
+  st = hyfft_convolution_print(&p, k, printed, sizeof printed, NULL);
+  CHECK(st == HYFFT_SUCCESS && strcmp(printed, token) == 0, "%s: prints as %s", token, printed);
+  int real = p.kind == HYFFT_R2C;
+  int cw = real ? 1 : 2; /* reals per element */
+  int64_t n = 1, b_total = 1;
+  for (int d = 0; d < p.rank; d++) n *= p.dims[d].n;
+  for (int d = 0; d < p.batch_rank; d++) b_total *= p.batch[d].n;
+  int64_t in_extent = 1;
+  for (int64_t bb = 0; bb < b_total; bb++)
+    for (int64_t j = 0; j < n; j++) {
+      int64_t o = in_offset(&p, bb, j) + 1;
+      if (o > in_extent) in_extent = o;
+    }
+  size_t rs = p.precision == HYFFT_F64 ? 8 : 4;
+  int64_t out_count = b_total * k * n;
+  hyt_rng rng;
+  hyt_rng_seed_token(&rng, opt->seed, token);
+  /* Signals and kernels, rounded to the precision. */
+  long double *x = calloc((size_t)(b_total * n * 2), sizeof *x);
+  long double *h = calloc((size_t)(k * n * 2), sizeof *h);
+  long double *ref = calloc((size_t)(out_count * 2), sizeof *ref);
+  for (int64_t i = 0; i < b_total * n; i++)
+    for (int c = 0; c < cw; c++) x[2 * i + c] = rnd(&p, hyt_rng_uniform(&rng));
+  for (int64_t i = 0; i < k * n; i++)
+    for (int c = 0; c < cw; c++) h[2 * i + c] = rnd(&p, hyt_rng_uniform(&rng));
+  /* The direct circular convolution, times the scale. */
+  long double scale = p.scale != 0 ? p.scale : 1.0L;
+  for (int64_t bb = 0; bb < b_total; bb++)
+    for (int64_t kk = 0; kk < k; kk++)
+      for (int64_t j = 0; j < n; j++) {
+        long double re = 0, im = 0;
+        for (int64_t m = 0; m < n; m++) {
+          /* (j - m) mod n per axis */
+          int64_t jj = j, mm = m, idx = 0, stride = 1;
+          for (int d = p.rank - 1; d >= 0; d--) {
+            int64_t nd = p.dims[d].n;
+            int64_t a = ((jj % nd) - (mm % nd) + nd) % nd;
+            idx += a * stride;
+            stride *= nd;
+            jj /= nd;
+            mm /= nd;
+          }
+          const long double *xv = &x[2 * (bb * n + m)], *hv = &h[2 * (kk * n + idx)];
+          re += xv[0] * hv[0] - xv[1] * hv[1];
+          im += xv[0] * hv[1] + xv[1] * hv[0];
+        }
+        long double *r = &ref[2 * ((bb * k + kk) * n + j)];
+        r[0] = re * scale;
+        r[1] = im * scale;
+      }
+  /* Host buffers. */
+  int64_t out_elems = p.inplace ? (in_extent > out_count ? in_extent : out_count) : out_count;
+  void *hin = calloc((size_t)(in_extent * cw), rs);
+  void *hout = p.inplace ? hin : calloc((size_t)(out_elems * cw), rs);
+  void *hker = calloc((size_t)(k * n * cw), rs);
+  for (int64_t bb = 0; bb < b_total; bb++)
+    for (int64_t j = 0; j < n; j++)
+      for (int c = 0; c < cw; c++)
+        put(hin, &p, in_offset(&p, bb, j) * cw + c, x[2 * (bb * n + j) + c]);
+  for (int64_t i = 0; i < k * n; i++)
+    for (int c = 0; c < cw; c++) put(hker, &p, i * cw + c, h[2 * i + c]);
+  size_t spec_bytes = 0;
+  {
+    int64_t s = 1;
+    for (int d = 0; d < p.rank; d++)
+      s *= d == p.rank - 1 && real ? p.dims[d].n / 2 + 1 : p.dims[d].n;
+    spec_bytes = (size_t)(s * k) * 2 * rs;
+  }
+  void *spec = malloc(spec_bytes);
+  hyfft_plan plan = NULL;
+  st = hyfft_convolution_spectra(ctx, &p, k, hker, spec, spec_bytes);
+  CHECK(st == HYFFT_SUCCESS, "%s: spectra: %s %s", token, hyfft_status_name(st),
+        hyfft_last_error());
+  void *din = NULL, *dout = NULL;
+  size_t in_bytes = (size_t)(in_extent * cw) * rs, out_bytes = (size_t)(out_elems * cw) * rs;
+  if (st == HYFFT_SUCCESS) {
+    if (opt->device_buffers) p.memory = HYFFT_MEMORY_DEVICE;
+    st = hyfft_plan_convolution(ctx, &p, k, spec, spec_bytes, 0, &plan);
+    CHECK(st == HYFFT_SUCCESS, "%s: plan: %s %s", token, hyfft_status_name(st),
+          hyfft_last_error());
+  }
+  if (st == HYFFT_SUCCESS) {
+    char desc[8192];
+    hyfft_plan_describe(plan, desc, sizeof desc, NULL);
+    const char *unfused = getenv("HYFFT_CONV_UNFUSED");
+    int want_fused = !(unfused && *unfused);
+    CHECK(strstr(desc, want_fused ? "pointwise: fused into the inverse's first pass"
+                                  : "pointwise: a separate pass") != NULL,
+          "%s: the description does not say %s:\n%s", token, want_fused ? "fused" : "separate",
+          desc);
+    if (opt->verbose) printf("%s", desc);
+    if (opt->device_buffers) {
+      st = hyfft_buffer_alloc(ctx, in_bytes, &din);
+      if (st == HYFFT_SUCCESS) st = hyfft_buffer_write(ctx, din, 0, hin, in_bytes);
+      if (st == HYFFT_SUCCESS && !p.inplace) st = hyfft_buffer_alloc(ctx, out_bytes, &dout);
+      if (st == HYFFT_SUCCESS) st = hyfft_execute(plan, din, p.inplace ? din : dout);
+      if (st == HYFFT_SUCCESS)
+        st = hyfft_buffer_read(ctx, p.inplace ? din : dout, 0, hout, out_bytes);
+    } else {
+      st = hyfft_execute(plan, hin, hout);
+    }
+    CHECK(st == HYFFT_SUCCESS, "%s: execute: %s %s", token, hyfft_status_name(st),
+          hyfft_last_error());
+  }
+  if (st == HYFFT_SUCCESS) {
+    long double num = 0, den = 0, emax = 0, rmax = 0;
+    for (int64_t i = 0; i < out_count; i++)
+      for (int c = 0; c < cw; c++) {
+        long double v = get(hout, &p, i * cw + c), r = ref[2 * i + c];
+        long double e = fabsl(v - r);
+        num += e * e;
+        den += r * r;
+        if (e > emax || e != e) emax = e;
+        if (fabsl(r) > rmax) rmax = fabsl(r);
+      }
+    double rms = (double)sqrtl(num / (den > 0 ? den : 1));
+    double mx = (double)(emax / (rmax > 0 ? rmax : 1));
+    double gate = 10.0 * hyt_error_scale(p.precision, n);
+    int ok = rms <= gate && mx <= 10 * gate && rms == rms;
+    CHECK(ok, "%s: rms %.3g (gate %.3g) max %.3g (gate %.3g)", token, rms, gate, mx, 10 * gate);
+    if (!ok) g_failures++;
+    printf("  %s %-44s rms %.2e max %.2e (gate %.2e)\n", ok ? "ok  " : "FAIL", token, rms, mx,
+           gate);
+  }
+  if (plan) hyfft_plan_destroy(plan);
+  if (din) hyfft_buffer_free(ctx, din);
+  if (dout) hyfft_buffer_free(ctx, dout);
+  free(spec);
+  free(hker);
+  if (hout != hin) free(hout);
+  free(hin);
+  free(ref);
+  free(h);
+  free(x);
+}
+
+/* Bad arguments: a named status, a message, and the plan left as it was. */
+static void refusals(hyfft_context ctx) {
+  hyfft_problem p;
+  int64_t n2[2] = {16, 12};
+  hyfft_problem_init(&p, HYFFT_C2C, HYFFT_F32, HYFFT_FORWARD, 2, n2);
+  size_t one = 16 * 12 * 8;
+  float *spec = calloc(16 * 12 * 2 * 4, sizeof *spec);
+  hyfft_plan sentinel = (hyfft_plan)(uintptr_t)0x5a5a, plan = sentinel;
+  struct {
+    const char *what;
+    hyfft_status want;
+    hyfft_status got;
+  } cases[16];
+  int nc = 0;
+#define REFUSE(what_, want_, call_)                                                            \
+  do {                                                                                         \
+    plan = sentinel;                                                                           \
+    cases[nc].what = what_;                                                                    \
+    cases[nc].want = want_;                                                                    \
+    cases[nc].got = call_;                                                                     \
+    CHECK(cases[nc].got == want_, "%s: %s, expected %s (%s)", what_,                           \
+          hyfft_status_name(cases[nc].got), hyfft_status_name(want_), hyfft_last_error());     \
+    CHECK(plan == sentinel, "%s: the plan argument was written", what_);                       \
+    CHECK(hyfft_last_error()[0] != 0, "%s: no message", what_);                                \
+    nc++;                                                                                      \
+  } while (0)
+  REFUSE("K = 0", HYFFT_INVALID_SIZE, hyfft_plan_convolution(ctx, &p, 0, spec, 0, 0, &plan));
+  REFUSE("K = -2", HYFFT_INVALID_SIZE,
+         hyfft_plan_convolution(ctx, &p, -2, spec, one, 0, &plan));
+  REFUSE("NULL spectra", HYFFT_NULL_POINTER,
+         hyfft_plan_convolution(ctx, &p, 1, NULL, one, 0, &plan));
+  REFUSE("spectra_bytes of K = 1 given K = 3", HYFFT_INVALID_SIZE,
+         hyfft_plan_convolution(ctx, &p, 3, spec, one, 0, &plan));
+  REFUSE("spectra_bytes of f64", HYFFT_INVALID_SIZE,
+         hyfft_plan_convolution(ctx, &p, 1, spec, 2 * one, 0, &plan));
+  REFUSE("NULL problem", HYFFT_NULL_POINTER,
+         hyfft_plan_convolution(ctx, NULL, 1, spec, one, 0, &plan));
+  hyfft_problem q = p;
+  q.kind = HYFFT_C2R;
+  REFUSE("kind C2R", HYFFT_INVALID_KIND, hyfft_plan_convolution(ctx, &q, 1, spec, one, 0, &plan));
+  q = p;
+  q.rank = 4;
+  q.dims[2] = q.dims[3] = (hyfft_dim){2, 1, 1};
+  REFUSE("rank 4", HYFFT_INVALID_RANK, hyfft_plan_convolution(ctx, &q, 1, spec, one, 0, &plan));
+  q = p;
+  q.inplace = 1;
+  REFUSE("in place with K = 3", HYFFT_INPLACE_LAYOUT,
+         hyfft_plan_convolution(ctx, &q, 3, spec, 3 * one, 0, &plan));
+  q = p;
+  q.precision = HYFFT_F16;
+  REFUSE("f16", HYFFT_NOT_SUPPORTED, hyfft_plan_convolution(ctx, &q, 1, spec, one, 0, &plan));
+  q = p;
+  q.dims[0].n = 0;
+  REFUSE("a zero length", HYFFT_INVALID_SIZE,
+         hyfft_plan_convolution(ctx, &q, 1, spec, one, 0, &plan));
+  REFUSE("bad flags", HYFFT_INVALID_ARGUMENT,
+         hyfft_plan_convolution(ctx, &p, 1, spec, one, HYFFT_HYBRID, &plan));
+  /* Spectra from kernels: the same checks, and nothing written. */
+  float *out = calloc(16 * 12 * 2, sizeof *out);
+  hyfft_status st = hyfft_convolution_spectra(ctx, &p, 0, spec, out, one);
+  CHECK(st == HYFFT_INVALID_SIZE, "spectra K = 0: %s", hyfft_status_name(st));
+  st = hyfft_convolution_spectra(ctx, &p, 1, NULL, out, one);
+  CHECK(st == HYFFT_NULL_POINTER, "spectra NULL kernels: %s", hyfft_status_name(st));
+  st = hyfft_convolution_spectra(ctx, &p, 1, spec, out, one - 8);
+  CHECK(st == HYFFT_INVALID_SIZE, "spectra short buffer: %s", hyfft_status_name(st));
+  for (int i = 0; i < 16 * 12 * 2; i++) CHECK(out[i] == 0, "spectra written on error");
+  /* Tokens. */
+  hyfft_problem tp;
+  int64_t tk = 7;
+  const char *bad[] = {"conv:c2r:f32:64", "conv:c2c:f32:fwd:64", "conv:c2c:f32:64:k0",
+                       "conv:c2c:f32:64:k3:k3", "conv:c2c:f32:64:os=2", "conv:f32:64",
+                       "c2c:f32:fwd:64", "conv:r2c:f32:64:kx"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    st = hyfft_convolution_parse(bad[i], &tp, &tk);
+    CHECK(st == HYFFT_INVALID_TOKEN, "token %s: %s", bad[i], hyfft_status_name(st));
+    CHECK(tk == 7, "token %s: filters written", bad[i]);
+  }
+  /* Execution: the usual pointer checks. */
+  st = hyfft_plan_convolution(ctx, &p, 1, spec, one, 0, &plan);
+  CHECK(st == HYFFT_SUCCESS, "plan: %s", hyfft_last_error());
+  if (st == HYFFT_SUCCESS) {
+    st = hyfft_execute(plan, spec, spec);
+    CHECK(st == HYFFT_ALIASING, "in == out out of place: %s", hyfft_status_name(st));
+    st = hyfft_execute(plan, NULL, out);
+    CHECK(st == HYFFT_NULL_POINTER, "NULL input: %s", hyfft_status_name(st));
+    hyfft_plan_destroy(plan);
+  }
+  printf("  refusals: %d cases named\n", nc);
+  free(out);
+  free(spec);
+}
+
+int main(int argc, char **argv) {
+  hyt_options opt;
+  if (hyt_parse_args(argc, argv, "", &opt)) return 2;
+  hyt_device dev;
+  if (hyt_device_open(&opt, &dev)) return 1;
+  if (opt.ntokens > 0) {
+    for (int i = 0; i < opt.ntokens; i++) run_case(dev.ctx, &opt, opt.tokens[i]);
+  } else {
+    for (size_t i = 0; i < sizeof default_tokens / sizeof default_tokens[0]; i++)
+      run_case(dev.ctx, &opt, default_tokens[i]);
+    refusals(dev.ctx);
+  }
+  hyt_device_close(&dev);
+  return hy_test_summary();
+}
