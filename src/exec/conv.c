@@ -142,6 +142,36 @@ static hy_status hy_conv_contiguous(hyfft_problem *p, const int64_t *len, int ou
   return HYFFT_SUCCESS;
 }
 
+hy_status hy_conv_inverse_problem(const hyfft_problem *u, int64_t filters, hyfft_problem *v) {
+  int64_t nlen[HYFFT_MAX_RANK], slen[HYFFT_MAX_RANK], batch = 1, bk, n_total = 1;
+  for (int d = 0; d < u->rank; d++) {
+    nlen[d] = slen[d] = u->dims[d].n;
+    if (hy_mul_overflow_i64(n_total, nlen[d], &n_total))
+      return hy_error(HYFFT_SIZE_OVERFLOW, "convolution: the signal size overflows int64");
+  }
+  if (u->kind == HYFFT_R2C) slen[u->rank - 1] = nlen[u->rank - 1] / 2 + 1;
+  for (int d = 0; d < u->batch_rank; d++)
+    if (hy_mul_overflow_i64(batch, u->batch[d].n, &batch))
+      return hy_error(HYFFT_SIZE_OVERFLOW, "convolution: the batch size overflows int64");
+  if (hy_mul_overflow_i64(batch, filters, &bk))
+    return hy_error(HYFFT_SIZE_OVERFLOW, "convolution: %lld signals x %lld filters overflow int64",
+                    (long long)batch, (long long)filters);
+  memset(v, 0, sizeof *v);
+  v->kind = u->kind == HYFFT_R2C ? HYFFT_C2R : HYFFT_C2C;
+  v->precision = u->precision;
+  v->sign = HYFFT_BACKWARD;
+  v->rank = u->rank;
+  for (int d = 0; d < u->rank; d++) v->dims[d].n = nlen[d];
+  v->batch_rank = 1;
+  v->batch[0].n = bk;
+  int64_t e;
+  HY_TRY(hy_conv_contiguous(v, slen, 0, &e));
+  HY_TRY(hy_conv_contiguous(v, nlen, 1, &e));
+  v->scale = (u->scale != 0 ? u->scale : 1.0) / (double)n_total;
+  v->memory = HYFFT_MEMORY_DEVICE;
+  return HYFFT_SUCCESS;
+}
+
 /* ---- creation ---------------------------------------------------------------- */
 
 static void hy_conv_free(struct hyfft_context_s *ctx, struct hy_conv *c) {
@@ -234,18 +264,7 @@ hy_status hy_conv_create(struct hyfft_context_s *ctx, const hyfft_problem *user,
     return hy_error(HYFFT_SIZE_OVERFLOW, "convolution: %lld signals x %lld filters overflow int64",
                     (long long)batch, (long long)filters);
   hyfft_problem v;
-  memset(&v, 0, sizeof v);
-  v.kind = u.kind == HYFFT_R2C ? HYFFT_C2R : HYFFT_C2C;
-  v.precision = u.precision;
-  v.sign = HYFFT_BACKWARD;
-  v.rank = u.rank;
-  for (int d = 0; d < u.rank; d++) v.dims[d].n = nlen[d];
-  v.batch_rank = 1;
-  v.batch[0].n = bk;
-  HY_TRY(hy_conv_contiguous(&v, slen, 0, &(int64_t){0}));
-  HY_TRY(hy_conv_contiguous(&v, nlen, 1, &(int64_t){0}));
-  v.scale = (u.scale != 0 ? u.scale : 1.0) / (double)n_total;
-  v.memory = HYFFT_MEMORY_DEVICE;
+  HY_TRY(hy_conv_inverse_problem(&u, filters, &v));
 
   struct hy_conv *c = hy_calloc(1, sizeof *c);
   if (!c) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate a convolution plan");

@@ -43,6 +43,12 @@ int64_t hy_conv_spectrum_elems(const hyfft_problem *problem);
  * element k S + s (`user`). */
 void hy_conv_snippet(int64_t spectrum_elems, int64_t filters, hy_strbuf *sb);
 
+/* The inverse sub-problem of a convolution of `signals` with `filters`
+ * kernels: C2C backward (C2R for real signals), B x K contiguous
+ * transforms, scale 1/N (times the signals' scale), device data. */
+hy_status hy_conv_inverse_problem(const hyfft_problem *signals, int64_t filters,
+                                  hyfft_problem *inverse);
+
 /* Convolution tokens: "conv:" ("c2c" | "r2c") ":" PREC ":" SHAPE, then
  * the fields of a plain token less os= and odist=, plus "k" LEN
  * (filters, default 1). */

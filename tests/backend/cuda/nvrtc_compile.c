@@ -7,7 +7,11 @@
  * Fails with the NVRTC log on any error; exits 77
  * (CTest "skipped") only when NVRTC itself is not installed.
  *
- * Usage: test_cuda_nvrtc_compile [--arch NN] [--print] [--callbacks] [TOKEN...]
+ * Usage: test_cuda_nvrtc_compile [--arch NN] [--print] [--callbacks | --conv] [TOKEN...]
+ * --conv takes convolution tokens (conv:c2c:f32:64x64:b8:k3) and compiles
+ * the forward plan and the inverse with the pointwise multiply in its
+ * load callback (hy_conv_snippet), as hyfft_plan_convolution builds them,
+ * checking that the inverse's first kernel calls it.
  * --print also writes each plan tree and its generated source (a way to
  * read, or feed to ptxas -v, the kernels an H100 would get, without one). */
 #include <stdio.h>
@@ -17,6 +21,7 @@
 
 #include "backend/cuda/cuda_compile.h"
 #include "codegen/codegen.h"
+#include "exec/conv.h"
 #include "common/check.h"
 #include "planner/planner.h"
 #include "h100_caps.h"
@@ -221,12 +226,17 @@ static void hy_check_callback_program(const char *name, const hy_problem *prob,
   hy_gpu_program_free(&p2);
 }
 
+/* --conv: the load snippet of the inverse being compiled (NULL: none). */
+static int hy_conv_mode;
+static const char *hy_conv_load;
+
 static void hy_compile_problem(const char *name, const hyfft_problem *user, int arch,
                                const hy_device_caps *caps) {
   hy_problem prob;
   hy_status st = hy_problem_make(user, &prob);
   CHECK(st == HYFFT_SUCCESS, "%s: problem rejected: %s", name, hyfft_last_error());
   if (st != HYFFT_SUCCESS) return;
+  if (hy_conv_load) prob.load_cb = hy_conv_load;
   if (hy_callbacks) {
     prob.load_cb = prob.kind == HYFFT_R2C ? hy_load_snippet_real : hy_load_snippet;
     prob.store_cb = prob.kind == HYFFT_C2R ? hy_store_snippet_real : hy_store_snippet;
@@ -282,6 +292,16 @@ static void hy_compile_problem(const char *name, const hyfft_problem *user, int 
   hy_free(image);
   if (st == HYFFT_SUCCESS && hy_callbacks)
     hy_check_callback_program(name, &prob, &tree, caps, &program, arch);
+  if (st == HYFFT_SUCCESS && hy_conv_load && hy_gpu_program_has_units(&program)) {
+    /* The multiply is in the first kernel's loads and nowhere else. */
+    for (int k = 0; k < program.nkernels; k++) {
+      size_t b = program.kernel_begin[k], e = program.kernel_end[k];
+      const char *kt = program.source.data + b;
+      int loads = memmem(kt, e - b, "hy_load_cb(src, ", 16) != NULL;
+      CHECK(loads == (k == 0), "%s: kernel %d %s the multiply", name, k,
+            loads ? "calls" : "lacks");
+    }
+  }
   CHECK(hy_gpu_program_has_units(&program), "%s: no valid prelude/kernel layout", name);
   if (st == HYFFT_SUCCESS && program.nkernels > 1 && hy_gpu_program_has_units(&program))
     hy_compile_split(name, &program, arch,
@@ -303,6 +323,9 @@ int main(int argc, char **argv) {
   if (argc > first_token && strcmp(argv[first_token], "--callbacks") == 0) {
     hy_callbacks = 1;
     first_token++;
+  } else if (argc > first_token && strcmp(argv[first_token], "--conv") == 0) {
+    hy_conv_mode = 1;
+    first_token++;
   }
   const hy_nvrtc *nv;
   if (hy_cuda_nvrtc_get(&nv) != HYFFT_SUCCESS) {
@@ -312,7 +335,32 @@ int main(int argc, char **argv) {
   printf("NVRTC %d.%d from %s, target sm_%d\n", nv->version / 1000, nv->version % 1000 / 10,
          nv->path, arch);
   hy_device_caps caps = hy_h100_caps();
-  if (argc > first_token) {
+  if (hy_conv_mode) {
+    for (int i = first_token; i < argc; i++) {
+      hyfft_problem sig, fwd, inv;
+      int64_t k = 0;
+      hy_status st = hy_conv_token_parse(argv[i], &sig, &k);
+      CHECK(st == HYFFT_SUCCESS, "token %s: %s", argv[i], hyfft_last_error());
+      if (st != HYFFT_SUCCESS) continue;
+      fwd = sig;
+      fwd.sign = HYFFT_FORWARD;
+      fwd.inplace = 0;
+      char name[300];
+      snprintf(name, sizeof name, "%s forward", argv[i]);
+      hy_compile_problem(name, &fwd, arch, &caps);
+      st = hy_conv_inverse_problem(&sig, k, &inv);
+      CHECK(st == HYFFT_SUCCESS, "token %s: inverse: %s", argv[i], hyfft_last_error());
+      if (st != HYFFT_SUCCESS) continue;
+      hy_strbuf snippet;
+      hy_strbuf_init(&snippet);
+      hy_conv_snippet(hy_conv_spectrum_elems(&sig), k, &snippet);
+      hy_conv_load = snippet.data;
+      snprintf(name, sizeof name, "%s inverse", argv[i]);
+      hy_compile_problem(name, &inv, arch, &caps);
+      hy_conv_load = NULL;
+      hy_strbuf_free(&snippet);
+    }
+  } else if (argc > first_token) {
     for (int i = first_token; i < argc; i++) {
       hyfft_problem p;
       hy_status st = hy_token_parse(argv[i], &p);
