@@ -285,7 +285,10 @@ hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, si
   HY_TRY(hy_check_plan(plan));
   hy_strbuf sb;
   hy_strbuf_init(&sb);
-  hy_token_print(&plan->problem.user, &sb);
+  if (plan->conv)
+    hy_conv_token_print(&plan->problem.user, hy_conv_filters(plan), &sb);
+  else
+    hy_token_print(&plan->problem.user, &sb);
   hy_strbuf_appendf(&sb, " on %s (%s)\n", plan->context->info.spec, plan->context->info.name);
   if (plan->conv)
     hy_conv_describe(plan, &sb);

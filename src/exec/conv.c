@@ -353,6 +353,10 @@ void hy_conv_destroy(struct hyfft_plan_s *plan) {
   plan->conv = NULL;
 }
 
+int64_t hy_conv_filters(const struct hyfft_plan_s *plan) {
+  return plan->conv ? plan->conv->filters : 0;
+}
+
 int hy_conv_fused(const struct hyfft_plan_s *plan) {
   return plan->conv && plan->conv->fused;
 }

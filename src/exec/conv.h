@@ -31,6 +31,8 @@ hy_status hy_conv_wait(struct hyfft_plan_s *plan);
 void hy_conv_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb);
 /* The sub-plans' generated sources, for hyfft_plan_source. */
 hy_status hy_conv_source(const struct hyfft_plan_s *plan, hy_strbuf *sb);
+/* The plan's filter count. */
+int64_t hy_conv_filters(const struct hyfft_plan_s *plan);
 /* Whether the multiply is fused into the inverse's first pass (tests). */
 int hy_conv_fused(const struct hyfft_plan_s *plan);
 
