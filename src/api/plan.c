@@ -285,8 +285,11 @@ hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, si
   HY_TRY(hy_check_plan(plan));
   hy_strbuf sb;
   hy_strbuf_init(&sb);
-  if (plan->conv)
-    hy_conv_token_print(&plan->problem.user, hy_conv_filters(plan), &sb);
+  if (plan->conv) {
+    hyfft_window w;
+    hy_conv_window_get(plan, &w);
+    hy_conv_token_print(&plan->problem.user, hy_conv_filters(plan), &w, &sb);
+  }
   else
     hy_token_print(&plan->problem.user, &sb);
   hy_strbuf_appendf(&sb, " on %s (%s)\n", plan->context->info.spec, plan->context->info.name);

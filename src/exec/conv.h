@@ -17,10 +17,12 @@ struct hyfft_plan_s;
 struct hyfft_context_s;
 
 /* Build a convolution plan (arguments as hyfft_plan_convolution; pointers
- * checked by the caller). On failure nothing is left allocated. */
+ * checked by the caller), or with filters 0 a windowed transform
+ * (hyfft_plan_create_window: the forward step alone, the problem's kind,
+ * sign and scale, and the crop). On failure nothing is left allocated. */
 hy_status hy_conv_create(struct hyfft_context_s *context, const hyfft_problem *problem,
                          int64_t filters, const void *spectra, size_t spectra_bytes,
-                         unsigned flags, struct hyfft_plan_s **plan);
+                         const hyfft_window *window, unsigned flags, struct hyfft_plan_s **plan);
 void hy_conv_destroy(struct hyfft_plan_s *plan);
 /* Execute: checks the pointers, stages host data on a GPU, runs the
  * sub-plans in order (one execution at a time: the spectrum buffers are
@@ -53,8 +55,16 @@ hy_status hy_conv_inverse_problem(const hyfft_problem *signals, int64_t filters,
 
 /* Convolution tokens: "conv:" ("c2c" | "r2c") ":" PREC ":" SHAPE, then
  * the fields of a plain token less os= and odist=, plus "k" LEN
- * (filters, default 1). */
-hy_status hy_conv_token_parse(const char *token, hyfft_problem *problem, int64_t *filters);
-void hy_conv_token_print(const hyfft_problem *problem, int64_t filters, hy_strbuf *sb);
+ * (filters, default 1) and the window fields (window NULL: refused). */
+hy_status hy_conv_token_parse(const char *token, hyfft_problem *problem, int64_t *filters,
+                              hyfft_window *window);
+/* filters 0: a plain token with the window's fields. */
+void hy_conv_token_print(const hyfft_problem *problem, int64_t filters, const hyfft_window *window,
+                         hy_strbuf *sb);
+/* A plain token with the window fields pad=LEN{xLEN} and
+ * crop=LEN{xLEN}[@START{xSTART}]. */
+hy_status hy_window_token_parse(const char *token, hyfft_problem *problem, hyfft_window *window);
+/* The plan's window (zeros where none). */
+void hy_conv_window_get(const struct hyfft_plan_s *plan, hyfft_window *window);
 
 #endif /* HY_EXEC_CONV_H */

@@ -454,8 +454,9 @@ int cli_cmd_bench(int argc, char **argv) {
   }
   for (int i = 0; i < ntokens; i++) {
     int64_t filters;
+    hyfft_window window;
     hyfft_status st = cli_is_conv_token(tokens[i])
-                          ? hyfft_convolution_parse(tokens[i], &problems[i], &filters)
+                          ? hyfft_convolution_parse(tokens[i], &problems[i], &filters, &window)
                           : hyfft_problem_parse(tokens[i], &problems[i]);
     if (st != HYFFT_SUCCESS) {
       char what[512];

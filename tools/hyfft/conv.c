@@ -19,6 +19,10 @@ int cli_is_conv_token(const char *token) { return strncmp(token, "conv:", 5) == 
 /* One convolution: buffers, data, spectra, plan. */
 typedef struct cli_conv {
   hyfft_problem p;
+  hyfft_window w;    /* as parsed (zeros: none) */
+  int64_t m[HYFFT_MAX_RANK];                       /* input points held per dim */
+  int64_t ostart[HYFFT_MAX_RANK], olen[HYFFT_MAX_RANK]; /* output window per dim */
+  int pad, crop;
   int64_t k, n, batch, spec, in_extent, out_count;
   int real;
   size_t rs, in_bytes, out_bytes, spec_bytes;
@@ -38,6 +42,50 @@ static int64_t cli_conv_in_offset(const hyfft_problem *p, int64_t b, int64_t j) 
     b /= p->batch[d].n;
   }
   return off;
+}
+
+/* Whether point j (row major over n) of a signal is held in the input,
+ * and its index row major over the held lengths (which the padded
+ * layout's strides then place). */
+static int cli_conv_held(const cli_conv *c, int64_t j) {
+  for (int d = c->p.rank - 1; d >= 0; d--) {
+    if (j % c->p.dims[d].n >= c->m[d]) return 0;
+    j /= c->p.dims[d].n;
+  }
+  return 1;
+}
+
+static int64_t cli_conv_packed(const cli_conv *c, int64_t j) {
+  int64_t r = 0, acc = 1;
+  for (int d = c->p.rank - 1; d >= 0; d--) {
+    r += (j % c->p.dims[d].n) * acc;
+    acc *= c->pad ? c->m[d] : c->p.dims[d].n;
+    j /= c->p.dims[d].n;
+  }
+  return r;
+}
+
+/* Offset of input point j of signal b: in the padded layout, or the
+ * problem's. */
+static int64_t cli_conv_in_pos(const cli_conv *c, int64_t b, int64_t j) {
+  if (!c->pad) return cli_conv_in_offset(&c->p, b, j);
+  int64_t mt = 1;
+  for (int d = 0; d < c->p.rank; d++) mt *= c->m[d];
+  return b * mt + cli_conv_packed(c, j);
+}
+
+/* Index within the output window of point j of a whole output signal,
+ * or -1 outside it. */
+static int64_t cli_conv_window_index(const cli_conv *c, int64_t j) {
+  int64_t r = 0, acc = 1;
+  for (int d = c->p.rank - 1; d >= 0; d--) {
+    int64_t x = j % c->p.dims[d].n - c->ostart[d];
+    if (x < 0 || x >= c->olen[d]) return -1;
+    r += x * acc;
+    acc *= c->olen[d];
+    j /= c->p.dims[d].n;
+  }
+  return r;
 }
 
 static void cli_conv_put(const cli_conv *c, void *buf, int64_t i, double v) {
@@ -70,7 +118,7 @@ static hyfft_status cli_conv_setup(cli_conv *c, hyfft_context ctx, const char *t
                                    size_t errlen) {
   memset(c, 0, sizeof *c);
   c->ctx = ctx;
-  hyfft_status st = hyfft_convolution_parse(token, &c->p, &c->k);
+  hyfft_status st = hyfft_convolution_parse(token, &c->p, &c->k, &c->w);
   if (st != HYFFT_SUCCESS) {
     snprintf(err, errlen, "%s", hyfft_last_error());
     return st;
@@ -87,8 +135,30 @@ static hyfft_status cli_conv_setup(cli_conv *c, hyfft_context ctx, const char *t
     c->spec *= d == p->rank - 1 && c->real ? p->dims[d].n / 2 + 1 : p->dims[d].n;
   }
   for (int d = 0; d < p->batch_rank; d++) c->batch *= p->batch[d].n;
-  c->in_extent = cli_conv_in_offset(p, c->batch - 1, c->n - 1) + 1;
-  c->out_count = c->batch * c->k * c->n;
+  int64_t mt = 1, ot = 1;
+  for (int d = 0; d < p->rank; d++) {
+    c->m[d] = c->w.in_len[d] ? c->w.in_len[d] : p->dims[d].n;
+    c->ostart[d] = c->w.out_start[d];
+    c->olen[d] = c->w.out_len[d] ? c->w.out_len[d] : p->dims[d].n - c->ostart[d];
+    c->pad |= c->m[d] != p->dims[d].n;
+    c->crop |= c->olen[d] != p->dims[d].n;
+    mt *= c->m[d];
+    ot *= c->olen[d];
+  }
+  /* A padded input is contiguous over the held points. */
+  if (c->pad) {
+    int64_t acc = 1;
+    for (int d = p->rank - 1; d >= 0; d--) {
+      p->dims[d].in_stride = acc;
+      acc *= c->m[d];
+    }
+    for (int d = p->batch_rank - 1; d >= 0; d--) {
+      p->batch[d].in_stride = acc;
+      acc *= p->batch[d].n;
+    }
+  }
+  c->in_extent = c->pad ? c->batch * mt : cli_conv_in_offset(p, c->batch - 1, c->n - 1) + 1;
+  c->out_count = c->batch * c->k * ot;
   c->in_bytes = (size_t)(c->in_extent * cw) * c->rs;
   c->out_bytes = (size_t)(c->out_count * cw) * c->rs;
   if (p->inplace && c->in_bytes > c->out_bytes) c->out_bytes = c->in_bytes;
@@ -106,8 +176,10 @@ static hyfft_status cli_conv_setup(cli_conv *c, hyfft_context ctx, const char *t
   cli_rng_seed(&rng, seed, token);
   for (int64_t b = 0; b < c->batch; b++)
     for (int64_t j = 0; j < c->n; j++)
-      for (int q = 0; q < cw; q++)
-        cli_conv_put(c, c->hin, cli_conv_in_offset(p, b, j) * cw + q, cli_rng_uniform(&rng));
+      if (cli_conv_held(c, j))
+        for (int q = 0; q < cw; q++)
+          cli_conv_put(c, c->hin, cli_conv_in_pos(c, b, j) * cw + q,
+                       cli_rng_uniform(&rng));
   for (int64_t i = 0; i < c->n * c->k * cw; i++) cli_conv_put(c, c->hker, i, cli_rng_uniform(&rng));
   st = hyfft_convolution_spectra(ctx, p, c->k, c->hker, c->spectra, c->spec_bytes);
   if (st == HYFFT_SUCCESS && device) {
@@ -118,7 +190,7 @@ static hyfft_status cli_conv_setup(cli_conv *c, hyfft_context ctx, const char *t
     if (st == HYFFT_SUCCESS && p->inplace) c->dout = c->din;
   }
   if (st == HYFFT_SUCCESS)
-    st = hyfft_plan_convolution(ctx, p, c->k, c->spectra, c->spec_bytes, flags, &c->plan);
+    st = hyfft_plan_convolution(ctx, p, c->k, c->spectra, c->spec_bytes, &c->w, flags, &c->plan);
   if (st != HYFFT_SUCCESS) {
     snprintf(err, errlen, "%s: %s", hyfft_status_name(st), hyfft_last_error());
     cli_conv_free(c);
@@ -201,15 +273,20 @@ int cli_conv_verify(hyfft_context ctx, const char *token, uint64_t seed, int bui
   long double num = 0, den = 0, emax = 0, rmax = 0;
   for (int64_t b = 0; b < keep; b++) {
     for (int64_t j = 0; j < c.n; j++) {
-      int64_t o = cli_conv_in_offset(&c.p, b, j) * cw;
-      x[j] = cli_conv_get(&c, xin, o) + (c.real ? 0 : cli_conv_get(&c, xin, o + 1)) * I;
+      int64_t o = cli_conv_in_pos(&c, b, j) * cw;
+      x[j] = cli_conv_held(&c, j)
+                 ? cli_conv_get(&c, xin, o) + (c.real ? 0 : cli_conv_get(&c, xin, o + 1)) * I
+                 : 0;
     }
     cli_ref_run(fwd, x);
     for (int64_t kk = 0; kk < c.k; kk++) {
       for (int64_t j = 0; j < c.n; j++) y[j] = x[j] * h[kk * c.n + j];
       cli_ref_run(inv, y);
+      int64_t per = c.out_count / (c.batch * c.k);
       for (int64_t j = 0; j < c.n; j++) {
-        int64_t o = ((b * c.k + kk) * c.n + j) * cw;
+        int64_t wj = cli_conv_window_index(&c, j);
+        if (wj < 0) continue;
+        int64_t o = ((b * c.k + kk) * per + wj) * cw;
         long double re = creall(y[j]) * scale, im = cimagl(y[j]) * scale;
         long double e2 = 0, r2 = re * re;
         long double dr = cli_conv_get(&c, c.hout, o) - re;

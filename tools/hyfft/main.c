@@ -280,7 +280,8 @@ static int cli_plan(int argc, char **argv) {
   hyfft_status st;
   if (cli_is_conv_token(token)) {
     int64_t filters;
-    st = hyfft_convolution_parse(token, &problem, &filters);
+    hyfft_window window;
+    st = hyfft_convolution_parse(token, &problem, &filters, &window);
   } else {
     st = hyfft_problem_parse(token, &problem);
   }

@@ -339,7 +339,7 @@ int main(int argc, char **argv) {
     for (int i = first_token; i < argc; i++) {
       hyfft_problem sig, fwd, inv;
       int64_t k = 0;
-      hy_status st = hy_conv_token_parse(argv[i], &sig, &k);
+      hy_status st = hy_conv_token_parse(argv[i], &sig, &k, NULL);
       CHECK(st == HYFFT_SUCCESS, "token %s: %s", argv[i], hyfft_last_error());
       if (st != HYFFT_SUCCESS) continue;
       fwd = sig;
