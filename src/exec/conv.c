@@ -228,6 +228,66 @@ hy_status hy_conv_inverse_problem(const hyfft_problem *u, int64_t filters, hyfft
   return HYFFT_SUCCESS;
 }
 
+/* The padding's gather: index over the n-point signals, read from the
+ * in_len layout (`w` with its lengths filled). */
+static void hy_conv_pad_gather(const hyfft_problem *u, const hyfft_window *w, hy_gather *g) {
+  size_t es = u->precision == HYFFT_F64 ? 16 : 8;
+  memset(g, 0, sizeof *g);
+  g->rank = u->rank;
+  int64_t acc = 1, n_total = 1;
+  for (int d = u->rank - 1; d >= 0; d--) {
+    g->len[d] = u->dims[d].n;
+    g->lim[d] = w->in_len[d];
+    g->stride[d] = acc;
+    acc *= w->in_len[d];
+    n_total *= u->dims[d].n;
+  }
+  g->entry_index = n_total;
+  g->entry_src = acc;
+  g->value_bytes = g->src_bytes = u->kind == HYFFT_R2C ? es / 2 : es;
+}
+
+/* The crop's gather: index over the out_len window, read from the whole
+ * output (conv: n points of the input's element type; plain: the
+ * transform's output, complex). */
+static void hy_conv_crop_gather(const hyfft_problem *u, int conv, const hyfft_window *w,
+                                hy_gather *g) {
+  size_t es = u->precision == HYFFT_F64 ? 16 : 8;
+  memset(g, 0, sizeof *g);
+  g->rank = u->rank;
+  int64_t acc = 1, o_total = 1;
+  for (int d = u->rank - 1; d >= 0; d--) {
+    int64_t olen = u->dims[d].n;
+    if (!conv && u->kind == HYFFT_R2C && d == u->rank - 1) olen = olen / 2 + 1;
+    g->len[d] = g->lim[d] = w->out_len[d];
+    g->start[d] = w->out_start[d];
+    g->stride[d] = acc;
+    acc *= olen;
+    o_total *= w->out_len[d];
+  }
+  g->entry_index = o_total;
+  g->entry_src = acc;
+  g->value_bytes = es;
+  g->src_bytes = conv && u->kind == HYFFT_R2C ? es / 2 : es;
+}
+
+/* The crop pass's problem: `entries` x o_total elements, rank 0, device
+ * data; C2C, or a length-1 C2R for a real output (its complex input the
+ * gather fills with the real and a zero). */
+static void hy_conv_crop_problem(const hyfft_problem *u, int conv, int64_t entries,
+                                 int64_t o_total, hyfft_problem *m) {
+  int real_out = conv && u->kind == HYFFT_R2C;
+  memset(m, 0, sizeof *m);
+  m->kind = real_out ? HYFFT_C2R : HYFFT_C2C;
+  m->sign = real_out ? HYFFT_BACKWARD : HYFFT_FORWARD;
+  m->precision = u->precision;
+  m->rank = 1;
+  m->dims[0] = (hyfft_dim){1, 1, 1};
+  m->batch_rank = 1;
+  m->batch[0] = (hyfft_dim){entries * o_total, 1, 1};
+  m->memory = HYFFT_MEMORY_DEVICE;
+}
+
 /* ---- creation ---------------------------------------------------------------- */
 
 static void hy_conv_free(struct hyfft_context_s *ctx, struct hy_conv *c) {
@@ -298,6 +358,32 @@ static hy_status hy_conv_window(const hyfft_problem *u, const hyfft_window *w,
     c->window.out_len[d] = len;
     c->pad |= m != u->dims[d].n;
     c->crop |= st != 0 || len != out_full[d];
+  }
+  return HYFFT_SUCCESS;
+}
+
+hy_status hy_conv_window_programs(const hyfft_problem *u, int64_t filters,
+                                  const hyfft_window *window, hy_strbuf *pad, hy_strbuf *crop,
+                                  hyfft_problem *crop_problem) {
+  struct hy_conv c;
+  memset(&c, 0, sizeof c);
+  int conv = filters != 0;
+  int64_t olen[HYFFT_MAX_RANK], o_total = 1, batch = 1;
+  for (int d = 0; d < u->rank; d++)
+    olen[d] = !conv && u->kind == HYFFT_R2C && d == u->rank - 1 ? u->dims[d].n / 2 + 1
+                                                                : u->dims[d].n;
+  HY_TRY(hy_conv_window(u, window, olen, &c));
+  for (int d = 0; d < u->rank; d++) o_total *= c.window.out_len[d];
+  for (int d = 0; d < u->batch_rank; d++) batch *= u->batch[d].n;
+  hy_gather g;
+  if (c.pad) {
+    hy_conv_pad_gather(u, &c.window, &g);
+    hy_gather_snippet(&g, u->kind == HYFFT_R2C, pad);
+  }
+  if (c.crop) {
+    hy_conv_crop_gather(u, conv, &c.window, &g);
+    hy_gather_snippet(&g, 0, crop);
+    hy_conv_crop_problem(u, conv, batch * (conv ? filters : 1), o_total, crop_problem);
   }
   return HYFFT_SUCCESS;
 }
@@ -408,18 +494,7 @@ hy_status hy_conv_create(struct hyfft_context_s *ctx, const hyfft_problem *user,
   /* The first transform, with the zero padding as its load callback. */
   if (c->pad) {
     hy_gather *g = &c->pad_g;
-    g->rank = u.rank;
-    int64_t acc = 1;
-    for (int d = u.rank - 1; d >= 0; d--) {
-      g->len[d] = nlen[d];
-      g->lim[d] = c->window.in_len[d];
-      g->start[d] = 0;
-      g->stride[d] = acc;
-      acc *= c->window.in_len[d];
-    }
-    g->entry_index = n_total;
-    g->entry_src = m_total;
-    g->value_bytes = g->src_bytes = c->real ? es / 2 : es;
+    hy_conv_pad_gather(&u, &c->window, g);
     st = hy_gather_callbacks(ctx, g, c->real, &text[0], &cb);
     if (st == HYFFT_SUCCESS) st = hy_exec_plan_create_cb(ctx, &f, sub_flags, &cb, &c->fwd);
   } else {
@@ -477,28 +552,9 @@ hy_status hy_conv_create(struct hyfft_context_s *ctx, const hyfft_problem *user,
   if (st == HYFFT_SUCCESS && c->crop) {
     st = b->alloc(ctx->device, (size_t)(bk * full_total) * out_es, &c->full);
     hy_gather *g = &c->crop_g;
-    g->rank = u.rank;
-    int64_t acc = 1;
-    for (int d = u.rank - 1; d >= 0; d--) {
-      g->len[d] = g->lim[d] = c->window.out_len[d];
-      g->start[d] = c->window.out_start[d];
-      g->stride[d] = acc;
-      acc *= olen[d];
-    }
-    g->entry_index = o_total;
-    g->entry_src = full_total;
-    g->value_bytes = es;
-    g->src_bytes = out_es;
+    hy_conv_crop_gather(&u, conv, &c->window, g);
     hyfft_problem m;
-    memset(&m, 0, sizeof m);
-    m.kind = real_out ? HYFFT_C2R : HYFFT_C2C;
-    m.precision = u.precision;
-    m.sign = real_out ? HYFFT_BACKWARD : HYFFT_FORWARD;
-    m.rank = 1;
-    m.dims[0] = (hyfft_dim){1, 1, 1};
-    m.batch_rank = 1;
-    m.batch[0] = (hyfft_dim){bk * o_total, 1, 1};
-    m.memory = HYFFT_MEMORY_DEVICE;
+    hy_conv_crop_problem(&u, conv, bk, o_total, &m);
     if (st == HYFFT_SUCCESS) st = hy_gather_callbacks(ctx, g, 0, &text[2], &cb);
     if (st == HYFFT_SUCCESS) st = hy_exec_plan_create_cb(ctx, &m, 0, &cb, &c->cut);
   }

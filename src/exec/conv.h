@@ -53,6 +53,15 @@ void hy_conv_snippet(int64_t spectrum_elems, int64_t filters, hy_strbuf *sb);
 hy_status hy_conv_inverse_problem(const hyfft_problem *signals, int64_t filters,
                                   hyfft_problem *inverse);
 
+/* What a window adds, for the NVRTC compile test: the padding's load
+ * snippet (appended to `pad`, nothing without padding) for the first
+ * transform, whose input is then n contiguous points, and the crop
+ * pass's snippet and problem (nothing without a crop). filters 0: a
+ * plain windowed transform. */
+hy_status hy_conv_window_programs(const hyfft_problem *signals, int64_t filters,
+                                  const hyfft_window *window, hy_strbuf *pad, hy_strbuf *crop,
+                                  hyfft_problem *crop_problem);
+
 /* Convolution tokens: "conv:" ("c2c" | "r2c") ":" PREC ":" SHAPE, then
  * the fields of a plain token less os= and odist=, plus "k" LEN
  * (filters, default 1) and the window fields (window NULL: refused). */

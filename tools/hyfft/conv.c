@@ -145,18 +145,8 @@ static hyfft_status cli_conv_setup(cli_conv *c, hyfft_context ctx, const char *t
     mt *= c->m[d];
     ot *= c->olen[d];
   }
-  /* A padded input is contiguous over the held points. */
-  if (c->pad) {
-    int64_t acc = 1;
-    for (int d = p->rank - 1; d >= 0; d--) {
-      p->dims[d].in_stride = acc;
-      acc *= c->m[d];
-    }
-    for (int d = p->batch_rank - 1; d >= 0; d--) {
-      p->batch[d].in_stride = acc;
-      acc *= p->batch[d].n;
-    }
-  }
+  /* A padded input is contiguous over the held points (the problem's
+   * input strides are not read then). */
   c->in_extent = c->pad ? c->batch * mt : cli_conv_in_offset(p, c->batch - 1, c->n - 1) + 1;
   c->out_count = c->batch * c->k * ot;
   c->in_bytes = (size_t)(c->in_extent * cw) * c->rs;

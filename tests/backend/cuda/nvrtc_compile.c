@@ -293,12 +293,14 @@ static void hy_compile_problem(const char *name, const hyfft_problem *user, int 
   if (st == HYFFT_SUCCESS && hy_callbacks)
     hy_check_callback_program(name, &prob, &tree, caps, &program, arch);
   if (st == HYFFT_SUCCESS && hy_conv_load && hy_gpu_program_has_units(&program)) {
-    /* The multiply is in the first kernel's loads and nowhere else. */
+    /* The multiply, padding or crop is in the first kernel's loads and
+     * nowhere else. */
     for (int k = 0; k < program.nkernels; k++) {
       size_t b = program.kernel_begin[k], e = program.kernel_end[k];
       const char *kt = program.source.data + b;
-      int loads = memmem(kt, e - b, "hy_load_cb(src, ", 16) != NULL;
-      CHECK(loads == (k == 0), "%s: kernel %d %s the multiply", name, k,
+      int loads = memmem(kt, e - b, "hy_load_cb(src, ", 16) != NULL ||
+                  memmem(kt, e - b, "hy_load_cb2(src, ", 17) != NULL;
+      CHECK(loads == (k == 0), "%s: kernel %d %s the load callback", name, k,
             loads ? "calls" : "lacks");
     }
   }
@@ -337,28 +339,57 @@ int main(int argc, char **argv) {
   hy_device_caps caps = hy_h100_caps();
   if (hy_conv_mode) {
     for (int i = first_token; i < argc; i++) {
-      hyfft_problem sig, fwd, inv;
+      hyfft_problem sig, fwd, inv, crop_p;
+      hyfft_window win;
       int64_t k = 0;
-      hy_status st = hy_conv_token_parse(argv[i], &sig, &k, NULL);
+      int conv = strncmp(argv[i], "conv:", 5) == 0;
+      hy_status st = conv ? hy_conv_token_parse(argv[i], &sig, &k, &win)
+                          : hy_window_token_parse(argv[i], &sig, &win);
       CHECK(st == HYFFT_SUCCESS, "token %s: %s", argv[i], hyfft_last_error());
       if (st != HYFFT_SUCCESS) continue;
+      if (!conv) k = 0;
+      hy_strbuf pad, crop, mul;
+      hy_strbuf_init(&pad);
+      hy_strbuf_init(&crop);
+      hy_strbuf_init(&mul);
+      st = hy_conv_window_programs(&sig, k, &win, &pad, &crop, &crop_p);
+      CHECK(st == HYFFT_SUCCESS, "token %s: window: %s", argv[i], hyfft_last_error());
       fwd = sig;
-      fwd.sign = HYFFT_FORWARD;
+      if (conv) fwd.sign = HYFFT_FORWARD;
       fwd.inplace = 0;
+      /* A padded input: the first transform sees n contiguous points. */
+      if (pad.data) {
+        int64_t acc = 1;
+        for (int d = fwd.rank - 1; d >= 0; d--) {
+          fwd.dims[d].in_stride = acc;
+          acc *= fwd.dims[d].n;
+        }
+        for (int d = fwd.batch_rank - 1; d >= 0; d--) {
+          fwd.batch[d].in_stride = acc;
+          acc *= fwd.batch[d].n;
+        }
+      }
       char name[300];
-      snprintf(name, sizeof name, "%s forward", argv[i]);
-      hy_compile_problem(name, &fwd, arch, &caps);
-      st = hy_conv_inverse_problem(&sig, k, &inv);
-      CHECK(st == HYFFT_SUCCESS, "token %s: inverse: %s", argv[i], hyfft_last_error());
-      if (st != HYFFT_SUCCESS) continue;
-      hy_strbuf snippet;
-      hy_strbuf_init(&snippet);
-      hy_conv_snippet(hy_conv_spectrum_elems(&sig), k, &snippet);
-      hy_conv_load = snippet.data;
-      snprintf(name, sizeof name, "%s inverse", argv[i]);
-      hy_compile_problem(name, &inv, arch, &caps);
+      snprintf(name, sizeof name, "%s %s", argv[i], conv ? "forward" : "transform");
+      hy_conv_load = pad.data;
+      if (st == HYFFT_SUCCESS) hy_compile_problem(name, &fwd, arch, &caps);
+      if (st == HYFFT_SUCCESS && conv) {
+        st = hy_conv_inverse_problem(&sig, k, &inv);
+        CHECK(st == HYFFT_SUCCESS, "token %s: inverse: %s", argv[i], hyfft_last_error());
+        hy_conv_snippet(hy_conv_spectrum_elems(&sig), k, &mul);
+        hy_conv_load = mul.data;
+        snprintf(name, sizeof name, "%s inverse", argv[i]);
+        if (st == HYFFT_SUCCESS) hy_compile_problem(name, &inv, arch, &caps);
+      }
+      if (st == HYFFT_SUCCESS && crop.data) {
+        hy_conv_load = crop.data;
+        snprintf(name, sizeof name, "%s crop", argv[i]);
+        hy_compile_problem(name, &crop_p, arch, &caps);
+      }
       hy_conv_load = NULL;
-      hy_strbuf_free(&snippet);
+      hy_strbuf_free(&pad);
+      hy_strbuf_free(&crop);
+      hy_strbuf_free(&mul);
     }
   } else if (argc > first_token) {
     for (int i = first_token; i < argc; i++) {
