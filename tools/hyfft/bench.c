@@ -540,7 +540,9 @@ int cli_cmd_bench(int argc, char **argv) {
   for (int i = 0; i < ntokens; i++) {
     /* Convolutions print their own line (conv.c). */
     if (cli_is_conv_token(tokens[i])) {
-      failed |= cli_conv_bench(ctx, &dev, tokens[i], o.seed, o.warmup, o.runs, o.host);
+      int vs_cufft = 0;
+      for (int k = 0; k < o.npeers; k++) vs_cufft |= strcmp(o.peers[k]->name, "cufft") == 0;
+      failed |= cli_conv_bench(ctx, &dev, tokens[i], o.seed, o.warmup, o.runs, o.host, vs_cufft);
       fflush(stdout);
       continue;
     }

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "conv.h"
+#include "peer.h"
 
 int cli_is_conv_token(const char *token) { return strncmp(token, "conv:", 5) == 0; }
 
@@ -316,7 +317,7 @@ done:
 }
 
 int cli_conv_bench(hyfft_context ctx, const hyfft_device_info *dev, const char *token,
-                   uint64_t seed, int warmup, int runs, int host) {
+                   uint64_t seed, int warmup, int runs, int host, int vs_cufft) {
   cli_conv c;
   char err[1024] = "";
   int device = dev->backend != HYFFT_BACKEND_CPU && !host;
@@ -324,6 +325,31 @@ int cli_conv_bench(hyfft_context ctx, const hyfft_device_info *dev, const char *
   if (st != HYFFT_SUCCESS) {
     printf("%-40s ERROR %s\n", token, err);
     return 1;
+  }
+  /* Device data on CUDA: timed with CUDA events on a stream, as the
+   * cuFFT peer is. */
+  if (device && dev->backend == HYFFT_BACKEND_CUDA) {
+    double med = 0, cmed = 0;
+    int rc = cli_cuda_time_plan(c.plan, c.din, c.dout, warmup, runs, &med) != 0;
+    if (rc)
+      printf("%-40s ERROR timing on a CUDA stream: %s\n", token, hyfft_last_error());
+    else
+      printf("%-40s %s median %.4f ms over %d runs (CUDA events), %.1f GB/s of input + output, "
+             "device data\n", token, "hyfft", med * 1e3, runs,
+             ((double)c.in_bytes + (double)c.out_bytes) / med * 1e-9);
+    if (!rc && vs_cufft) {
+      if (c.pad || c.crop || c.in_bytes != (size_t)(c.batch * c.n) * (c.real ? c.rs : 2 * c.rs))
+        printf("%-40s %s not run: the peer takes contiguous, unwindowed convolutions\n", token,
+               "cufft");
+      else if (cli_cufft_conv_time(&c.p, c.k, c.hin, c.in_bytes, c.spectra, c.spec_bytes, warmup,
+                                   runs, &cmed, err, sizeof err) != 0)
+        printf("%-40s %s ERROR %s\n", token, "cufft", err);
+      else
+        printf("%-40s %s median %.4f ms over %d runs (CUDA events: forward, multiply kernel, "
+               "inverse), cufft/hyfft %.2f\n", token, "cufft", cmed * 1e3, runs, cmed / med);
+    }
+    cli_conv_free(&c);
+    return rc;
   }
   double *t = calloc((size_t)runs, sizeof *t);
   for (int i = 0; i < warmup && st == HYFFT_SUCCESS; i++) st = cli_conv_execute(&c);
