@@ -546,5 +546,6 @@ int main(int argc, char **argv) {
     refusals(dev.ctx);
   }
   hyt_device_close(&dev);
+  free(opt.tokens);
   return hy_test_summary();
 }
