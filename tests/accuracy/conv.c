@@ -450,7 +450,7 @@ static void refusals(hyfft_context ctx) {
     const char *what;
     hyfft_status want;
     hyfft_status got;
-  } cases[16];
+  } cases[32];
   int nc = 0;
 #define REFUSE(what_, want_, call_)                                                            \
   do {                                                                                         \
@@ -495,6 +495,28 @@ static void refusals(hyfft_context ctx) {
          hyfft_plan_convolution(ctx, &q, 1, spec, one, NULL, 0, &plan));
   REFUSE("bad flags", HYFFT_INVALID_ARGUMENT,
          hyfft_plan_convolution(ctx, &p, 1, spec, one, NULL, HYFFT_HYBRID, &plan));
+  /* Windows: lengths outside the dims, a kind without windows, in place. */
+  hyfft_window w;
+  memset(&w, 0, sizeof w);
+  w.in_len[0] = 17;
+  REFUSE("in_len past n", HYFFT_INVALID_SIZE, hyfft_plan_create_window(ctx, &p, &w, 0, &plan));
+  REFUSE("conv in_len past n", HYFFT_INVALID_SIZE,
+         hyfft_plan_convolution(ctx, &p, 1, spec, one, &w, 0, &plan));
+  memset(&w, 0, sizeof w);
+  w.out_start[1] = 8;
+  w.out_len[1] = 5;
+  REFUSE("crop past the dim", HYFFT_INVALID_SIZE,
+         hyfft_plan_create_window(ctx, &p, &w, 0, &plan));
+  memset(&w, 0, sizeof w);
+  w.in_len[0] = 8;
+  q = p;
+  q.kind = HYFFT_C2R;
+  REFUSE("window on C2R", HYFFT_INVALID_KIND, hyfft_plan_create_window(ctx, &q, &w, 0, &plan));
+  q = p;
+  q.inplace = 1;
+  REFUSE("padded in place", HYFFT_INPLACE_LAYOUT,
+         hyfft_plan_create_window(ctx, &q, &w, 0, &plan));
+  REFUSE("window NULL plan", HYFFT_NULL_POINTER, hyfft_plan_create_window(ctx, &p, &w, 0, NULL));
   /* Spectra from kernels: the same checks, and nothing written. */
   float *out = calloc(16 * 12 * 2, sizeof *out);
   hyfft_status st = hyfft_convolution_spectra(ctx, &p, 0, spec, out, one);
@@ -509,12 +531,23 @@ static void refusals(hyfft_context ctx) {
   int64_t tk = 7;
   const char *bad[] = {"conv:c2r:f32:64", "conv:c2c:f32:fwd:64", "conv:c2c:f32:64:k0",
                        "conv:c2c:f32:64:k3:k3", "conv:c2c:f32:64:os=2", "conv:f32:64",
-                       "c2c:f32:fwd:64", "conv:r2c:f32:64:kx"};
+                       "c2c:f32:fwd:64", "conv:r2c:f32:64:kx", "conv:c2c:f32:64x64:pad=40",
+                       "conv:c2c:f32:64:crop=10@", "conv:c2c:f32:64:pad=0",
+                       "conv:c2c:f32:64:pad=10:pad=10"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     st = hyfft_convolution_parse(bad[i], &tp, &tk, NULL);
     CHECK(st == HYFFT_INVALID_TOKEN, "token %s: %s", bad[i], hyfft_status_name(st));
     CHECK(tk == 7, "token %s: filters written", bad[i]);
   }
+  /* Window fields: hyfft_problem_parse does not take them; a window-less
+   * caller of the convolution parser neither. */
+  st = hyfft_problem_parse("c2c:f32:fwd:64:pad=40", &tp);
+  CHECK(st == HYFFT_INVALID_TOKEN, "pad= through hyfft_problem_parse: %s", hyfft_status_name(st));
+  st = hyfft_convolution_parse("conv:c2c:f32:64:pad=40", &tp, &tk, NULL);
+  CHECK(st == HYFFT_INVALID_TOKEN, "pad= without a window: %s", hyfft_status_name(st));
+  hyfft_window tw;
+  st = hyfft_problem_parse_window("c2c:f32:fwd:64x48:pad=40", &tp, &tw);
+  CHECK(st == HYFFT_INVALID_TOKEN, "pad= of one length on 2 dims: %s", hyfft_status_name(st));
   /* Execution: the usual pointer checks. */
   st = hyfft_plan_convolution(ctx, &p, 1, spec, one, NULL, 0, &plan);
   CHECK(st == HYFFT_SUCCESS, "plan: %s", hyfft_last_error());
