@@ -321,6 +321,92 @@ HYFFT_API hyfft_status hyfft_plan_create_with_callbacks(hyfft_context context,
                                                         const hyfft_callbacks *callbacks,
                                                         hyfft_plan *plan);
 
+/* Windows (docs/api.md, "Zero padding and cropping"): a transform whose
+ * input holds only the first in_len[d] of the n[d] elements along each
+ * transform dim (the rest read as zero and never touched in memory),
+ * and whose output stores only the out_len[d] elements from out_start[d]
+ * on. A padded input is contiguous row major over in_len, a cropped
+ * output over out_len, batch entries one after another (the problem's
+ * strides of that side are not read); the other side keeps the problem's
+ * layout. in_len[d] 0 means n[d]; out_len[d] 0 means up to the end of the
+ * dim (n[d], or n/2+1 on the last dim of R2C's output). Entries past the
+ * rank are not read. */
+typedef struct hyfft_window {
+  int64_t in_len[HYFFT_MAX_RANK];
+  int64_t out_start[HYFFT_MAX_RANK];
+  int64_t out_len[HYFFT_MAX_RANK];
+} hyfft_window;
+
+/* A transform with a window: C2C (either sign) and R2C, f32 and f64, rank
+ * 1..3, out of place; window NULL or all zero: hyfft_plan_create. The
+ * zero padding is a load callback fused into the first pass; the crop a
+ * pass of its own after the transform (hyfft_plan_describe shows both). */
+HYFFT_API hyfft_status hyfft_plan_create_window(hyfft_context context,
+                                                const hyfft_problem *problem,
+                                                const hyfft_window *window, unsigned flags,
+                                                hyfft_plan *plan);
+/* Parse a token with the window fields "pad=" and "crop=" (docs/api.md);
+ * window receives zeros for a token without them. */
+HYFFT_API hyfft_status hyfft_problem_parse_window(const char *token, hyfft_problem *problem,
+                                                  hyfft_window *window);
+
+/* Convolution plans (docs/api.md, "Convolution"): the circular
+ * convolution of each input signal with each of `filters` kernels,
+ *   y[b][k] = x[b] (*) h[k] = IDFT(DFT(x[b]) . H[k]) / N,
+ * N the product of the transform lengths, normalised (a unit impulse
+ * kernel gives back the input), times problem->scale when it is not 0.
+ * `problem` gives the signals: kind HYFFT_C2C (complex data) or HYFFT_R2C
+ * (real data, real output), f32 or f64, rank 1..3, any batch; the input
+ * layout is the problem's (in_stride of dims and batch); the sign and
+ * every out_stride are not read: the output is contiguous, row major,
+ * [batch...][filter][dims...] (the batch dims as listed, then the filter,
+ * then one whole signal), of the input's element type. In place
+ * (problem->inplace, in == out) needs filters == 1 and a contiguous input.
+ * `spectra` (host memory, copied into the plan) holds the kernels'
+ * unnormalised forward DFTs H[k], one after the other, each contiguous
+ * over the transform dims (C2C: n[0] x ... x n[rank-1] complex elements;
+ * R2C: the half spectrum, n[rank-1]/2+1 on the last dim), so
+ * spectra_bytes = filters x (complex elements of one spectrum) x 8 (f32)
+ * or 16 (f64); hyfft_convolution_spectra computes them from spatial
+ * kernels. The pointwise multiply runs fused into the inverse transform's
+ * first pass where the generator allows it, else as a pass of its own;
+ * hyfft_plan_describe says which. Flags: HYFFT_MEASURE, HYFFT_OWN_WORKSPACE
+ * (passed to the forward and inverse sub-plans). `window` (NULL: none)
+ * pads the signals with zeros (in_len: the linear convolution of signals
+ * of in_len[d] points with kernels of n[d] - in_len[d] + 1 points, when
+ * n[d] is at least their sum less one) and crops each output signal
+ * (out_start, out_len over the n[d] points); the kernels' spectra are
+ * still those of n[d]-point kernels. */
+HYFFT_API hyfft_status hyfft_plan_convolution(hyfft_context context, const hyfft_problem *problem,
+                                              int64_t filters, const void *spectra,
+                                              size_t spectra_bytes, const hyfft_window *window,
+                                              unsigned flags, hyfft_plan *plan);
+
+/* The spectra hyfft_plan_convolution takes, from `filters` spatial kernels
+ * in host memory: each kernel a contiguous signal of the problem's
+ * transform shape and element type (complex for C2C, real for R2C), one
+ * after the other; the spectra go to `spectra` (host memory,
+ * spectra_bytes as for hyfft_plan_convolution), computed by a forward
+ * plan of the problem's kind on `context`. Only kind, precision, rank and
+ * the transform lengths of `problem` are read. */
+HYFFT_API hyfft_status hyfft_convolution_spectra(hyfft_context context,
+                                                 const hyfft_problem *problem, int64_t filters,
+                                                 const void *kernels, void *spectra,
+                                                 size_t spectra_bytes);
+
+/* Convolution tokens (docs/api.md, "Convolution tokens"), e.g.
+ * "conv:r2c:f32:256x256:b8:k3", "conv:c2c:f32:64:k1:pad=40:crop=48": parse
+ * into the problem, the filter count and the window (window NULL: a token
+ * with pad= or crop= is refused), and print one (hyfft_problem_print's
+ * buffer rules). */
+HYFFT_API hyfft_status hyfft_convolution_parse(const char *token, hyfft_problem *problem,
+                                               int64_t *filters, hyfft_window *window);
+/* window NULL: none printed. filters 0 prints a plain token with the
+ * window's fields (hyfft_problem_parse_window's form). */
+HYFFT_API hyfft_status hyfft_convolution_print(const hyfft_problem *problem, int64_t filters,
+                                               const hyfft_window *window, char *buf,
+                                               size_t buf_size, size_t *needed);
+
 /* Convenience planners: contiguous, out-of-place, host memory. */
 HYFFT_API hyfft_status hyfft_plan_1d(hyfft_context context, int64_t n, hyfft_kind kind,
                                      hyfft_precision precision, int sign, int64_t batch,

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "exec/conv.h"
 #include "exec/hybrid.h"
 #include "exec/batch_chunks.h"
 #include "exec/multi_device.h"
@@ -284,9 +285,17 @@ hyfft_status hyfft_plan_describe(hyfft_plan plan, char *buf, size_t buf_size, si
   HY_TRY(hy_check_plan(plan));
   hy_strbuf sb;
   hy_strbuf_init(&sb);
-  hy_token_print(&plan->problem.user, &sb);
+  if (plan->conv) {
+    hyfft_window w;
+    hy_conv_window_get(plan, &w);
+    hy_conv_token_print(&plan->problem.user, hy_conv_filters(plan), &w, &sb);
+  }
+  else
+    hy_token_print(&plan->problem.user, &sb);
   hy_strbuf_appendf(&sb, " on %s (%s)\n", plan->context->info.spec, plan->context->info.name);
-  if (plan->multi)
+  if (plan->conv)
+    hy_conv_describe(plan, &sb);
+  else if (plan->multi)
     hy_multi_describe(plan, &sb);
   else if (plan->hybrid)
     hy_hybrid_describe(plan, &sb);
@@ -321,7 +330,8 @@ hyfft_status hyfft_plan_source(hyfft_plan plan, char *buf, size_t buf_size, size
   HY_TRY(hy_check_plan(plan));
   hy_strbuf sb;
   hy_strbuf_init(&sb);
-  hy_status st = plan->multi    ? hy_multi_source(plan, &sb)
+  hy_status st = plan->conv     ? hy_conv_source(plan, &sb)
+                 : plan->multi  ? hy_multi_source(plan, &sb)
                  : plan->hybrid ? hy_hybrid_source(plan, &sb)
                  : plan->ooc  ? hy_ooc_source(plan, &sb)
                  : plan->chunks ? hy_chunks_source(plan, &sb)

@@ -6,6 +6,7 @@
 #include "exec/exec.h"
 #include "exec/hybrid.h"
 #include "exec/batch_chunks.h"
+#include "exec/conv.h"
 #include "exec/multi_device.h"
 #include "exec/out_of_core.h"
 #include "exec/staging.h"
@@ -72,8 +73,8 @@ static const char *hy_exec_kind_name(hy_memory_kind k) {
  * hyfft_buffer_alloc's buffers are known (their context and size), CUDA
  * pointers are asked of the driver, and on OpenCL a device-memory plan
  * takes only hyfft's buffers (anything else is not a cl_mem at all). */
-static hy_status hy_exec_check_memory(const struct hyfft_plan_s *plan, const void *ptr,
-                                      const char *which, size_t need) {
+hy_status hy_exec_check_memory(const struct hyfft_plan_s *plan, const void *ptr,
+                               const char *which, size_t need) {
   hyfft_context ctx = plan->context;
   const hy_backend *b = ctx->backend;
   if (b->id == HYFFT_BACKEND_CPU) return HYFFT_SUCCESS; /* one memory */
@@ -411,6 +412,13 @@ static hy_status hy_exec_run_callbacks(struct hyfft_plan_s *plan, const void *in
 
 hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
                       void *queue, int blocking) {
+  if (plan->conv) {
+    hy_status cst = hy_conv_run(plan, in, out, queue);
+    if (cst == HYFFT_SUCCESS && blocking)
+      cst = plan->context->backend->synchronize(plan->context->device, queue);
+    if (cst == HYFFT_SUCCESS) hy_exec_progress(plan, 1.0);
+    return cst;
+  }
   /* The kind of memory first: address overlaps mean nothing for handles
    * that are not addresses (cl_mem given to a host plan). */
   if (in && out) {
@@ -421,6 +429,19 @@ hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void
     if (out != in) HY_TRY(hy_exec_check_memory(plan, out, "output", out_bytes));
   }
   HY_TRY(hy_exec_check_pointers(plan, in, out));
+  hyfft_context ctx = plan->context;
+  hy_status st = hy_exec_dispatch(plan, in, out, workspace, queue);
+  if (st == HYFFT_SUCCESS && blocking) st = ctx->backend->synchronize(ctx->device, queue);
+  /* Host data on a GPU backend is complete when the staged, out-of-core
+   * or hybrid path returns; anything else once synchronized. */
+  int complete = blocking || (plan->problem.memory == HYFFT_MEMORY_HOST &&
+                              ctx->backend->id != HYFFT_BACKEND_CPU);
+  if (st == HYFFT_SUCCESS && complete) hy_exec_progress(plan, 1.0);
+  return st;
+}
+
+hy_status hy_exec_dispatch(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
+                           void *queue) {
   hyfft_context ctx = plan->context;
   hy_status st;
   if (plan->multi)
@@ -438,11 +459,5 @@ hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void
     st = hy_exec_run_callbacks(plan, in, out, workspace, queue);
   else
     st = hy_exec_direct(plan, in, out, workspace, queue);
-  if (st == HYFFT_SUCCESS && blocking) st = ctx->backend->synchronize(ctx->device, queue);
-  /* Host data on a GPU backend is complete when the staged, out-of-core
-   * or hybrid path returns; anything else once synchronized. */
-  int complete = blocking || (plan->problem.memory == HYFFT_MEMORY_HOST &&
-                              ctx->backend->id != HYFFT_BACKEND_CPU);
-  if (st == HYFFT_SUCCESS && complete) hy_exec_progress(plan, 1.0);
   return st;
 }

@@ -98,6 +98,11 @@ struct hyfft_plan_s {
   hyfft_load_fn load_fn;
   hyfft_store_fn store_fn;
   void *cb_user[2];
+  /* Convolution plans (hyfft_plan_convolution): the forward, pointwise
+   * and inverse sub-plans and their buffers (exec/conv.c). The plan then
+   * has no tree, backend state, workspace or stage of its own. NULL
+   * otherwise. */
+  struct hy_conv *conv;
 };
 
 /* Report `fraction` of an execution to the plan's progress callback, if
@@ -155,10 +160,23 @@ hy_status hy_exec_plan_prepare(struct hyfft_context_s *context, const hy_problem
 hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
                       void *queue, int blocking);
 
+/* hy_exec_run's dispatch without its pointer checks and progress report:
+ * the path the plan takes (sub-plans, staging, CPU callbacks, direct).
+ * For callers that own the buffers and know better than the plan's
+ * extents (convolution plans: an inverse whose load callback reads a
+ * smaller input). */
+hy_status hy_exec_dispatch(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
+                           void *queue);
+
 /* Run on buffers the backend can address directly (device memory, or the
  * staging buffers), with the caller's or the plan-owned workspace. */
 hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void *out, void *workspace,
                          void *queue);
+
+/* Whether `ptr` is the memory a plan was made for, as far as can be told
+ * (`which` names it in the message; `need` bytes for hyfft's buffers). */
+hy_status hy_exec_check_memory(const struct hyfft_plan_s *plan, const void *ptr,
+                               const char *which, size_t need);
 
 /* Bytes of workspace a plan needs. */
 size_t hy_exec_workspace_bytes(const struct hyfft_plan_s *plan);

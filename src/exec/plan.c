@@ -10,6 +10,7 @@
 #include "exec/exec.h"
 #include "exec/hybrid.h"
 #include "exec/batch_chunks.h"
+#include "exec/conv.h"
 #include "exec/multi_device.h"
 #include "exec/out_of_core.h"
 #include "exec/staging.h"
@@ -254,7 +255,8 @@ static hy_status hy_exec_plan_create_full(struct hyfft_context_s *context,
 
 void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
-  if (plan->ooc || plan->hybrid || plan->multi || plan->chunks) {
+  if (plan->ooc || plan->hybrid || plan->multi || plan->chunks || plan->conv) {
+    hy_conv_destroy(plan);
     hy_chunks_destroy(plan);
     hy_multi_destroy(plan);
     hy_hybrid_destroy(plan);
@@ -276,6 +278,7 @@ void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
 
 hy_status hy_exec_plan_wait(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
+  if (plan->conv) return hy_conv_wait(plan);
   if (plan->multi) return hy_multi_wait(plan);
   if (plan->chunks) return HYFFT_SUCCESS;
   if (plan->hybrid) return hy_hybrid_wait(plan);

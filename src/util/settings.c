@@ -37,6 +37,7 @@ static const struct {
     {"HYFFT_CPU_CHUNKS", offsetof(hy_settings, cpu_chunks_raw)},
     {"HYFFT_BLUESTEIN_UNFUSED", offsetof(hy_settings, bluestein_unfused)},
     {"HYFFT_REAL_UNFUSED", offsetof(hy_settings, real_unfused)},
+    {"HYFFT_CONV_UNFUSED", offsetof(hy_settings, conv_unfused)},
     {"HYFFT_FOUR_STEP_PASSES", offsetof(hy_settings, four_step_passes_raw)},
     {"HYFFT_OPENCL_LIBRARY", offsetof(hy_settings, opencl_library)},
     {"HYFFT_OPENCL_MAX_PASS", offsetof(hy_settings, opencl_max_pass_raw)},

@@ -67,6 +67,8 @@ typedef struct hy_settings {
   int planes;                    /* 0 for "0", else 1: plane passes allowed */
   const char *bluestein_unfused; /* HYFFT_BLUESTEIN_UNFUSED: set keeps the pointwise chain */
   const char *real_unfused;      /* HYFFT_REAL_UNFUSED: set keeps real and r2r steps as passes */
+  const char *conv_unfused;      /* HYFFT_CONV_UNFUSED: set gives convolution plans a separate
+                                    pointwise pass instead of the inverse's load callback */
   const char *four_step_passes_raw; /* HYFFT_FOUR_STEP_PASSES */
   int four_step_three;           /* 0 for "2", else 1: a split may take three passes */
 

@@ -10,7 +10,8 @@
  * fake GPU under a small HYFFT_DEVICE_MEMORY_LIMIT (2D C2C, C2R through its
  * host scratch, 1D four-step); CPU f16 Bluestein; a hybrid CPU share, fixed and calibrated
  * with the search and its wisdom entry; a multi-device context ("cpu,cpu")
- * created, planned on and run; wisdom exported to and imported from a
+ * created, planned on and run; a CPU convolution with padding and a crop;
+ * wisdom exported to and imported from a
  * file; the shared work area of a fake-GPU context growing, and a caller's
  * workspace; an OpenCL context (PoCL in CI) whose plan compiles its
  * kernels, the compile among the fault points. */
@@ -164,6 +165,47 @@ static hyfft_status sc_cpu_callbacks(world *w) {
   plan_callbacks = NULL;
   return st;
 }
+/* A real 2D convolution of three filters with a zero-padded input and a
+ * cropped output (exec/conv.c: forward with the padding's callback, the
+ * fused multiply, inverse, crop pass), the spectra from kernels first. */
+static hyfft_status sc_cpu_conv(world *w) {
+  const char *token = "conv:r2c:f64:16x12:b2:k3:pad=10x7:crop=8x6@2x3";
+  hyfft_problem prob;
+  hyfft_window win;
+  int64_t k;
+  hyfft_status st = hyfft_convolution_parse(token, &prob, &k, &win);
+  if (st != HYFFT_SUCCESS) return st;
+  size_t spec_bytes = (size_t)(3 * 16 * 7) * 16;
+  double *kernels = calloc(3 * 16 * 12, sizeof *kernels), *spectra = calloc(1, spec_bytes);
+  double *in = calloc(2 * 10 * 7, sizeof *in), *out = malloc(2 * 3 * 8 * 6 * sizeof *out);
+  double *ref = malloc(2 * 3 * 8 * 6 * sizeof *ref);
+  for (int i = 0; i < 3 * 16 * 12; i++) kernels[i] = (i * 7) % 5 - 2;
+  for (int i = 0; i < 2 * 10 * 7; i++) in[i] = (i * 3) % 7 - 3;
+  memset(out, 0x5a, 2 * 3 * 8 * 6 * sizeof *out);
+  memcpy(ref, out, 2 * 3 * 8 * 6 * sizeof *out);
+  hyfft_plan plan = NULL;
+  st = hyfft_convolution_spectra(w->cpu, &prob, 3, kernels, spectra, spec_bytes);
+  if (st == HYFFT_SUCCESS)
+    st = hyfft_plan_convolution(w->cpu, &prob, k, spectra, spec_bytes, &win, 0, &plan);
+  if (st != HYFFT_SUCCESS) CHECK(plan == NULL, "%s: a failed plan creation returned a plan", token);
+  char text[4096];
+  if (st == HYFFT_SUCCESS) st = hyfft_plan_describe(plan, text, sizeof text, NULL);
+  if (st == HYFFT_SUCCESS) {
+    st = hyfft_execute(plan, in, out);
+    if (st != HYFFT_SUCCESS)
+      CHECK(memcmp(out, ref, 2 * 3 * 8 * 6 * sizeof *out) == 0,
+            "%s: a failed execution (%s: %s) wrote its output", token, hyfft_status_name(st),
+            hyfft_last_error());
+  }
+  if (plan) CHECK_OK(hyfft_plan_destroy(plan));
+  free(kernels);
+  free(spectra);
+  free(in);
+  free(out);
+  free(ref);
+  return st;
+}
+
 static hyfft_status sc_cpu_c2c(world *w) { return plan_and_run(w->cpu, "c2c:f32:fwd:64x48:b3", 1); }
 static hyfft_status sc_cpu_r2c(world *w) { return plan_and_run(w->cpu, "r2c:f64:1000:b2", 1); }
 static hyfft_status sc_cpu_r2r(world *w) { return plan_and_run(w->cpu, "r2r:f64:dct2xdst3:12x10", 1); }
@@ -275,6 +317,7 @@ int main(void) {
       {"cpu r2r", sc_cpu_r2r, NULL, NULL},
       {"cpu bluestein", sc_cpu_bluestein, NULL, NULL},
       {"cpu callbacks", sc_cpu_callbacks, NULL, NULL},
+      {"cpu convolution", sc_cpu_conv, NULL, NULL},
       {"gpu chunked staging", sc_gpu_chunked, NULL, NULL},
       {"cpu f16 bluestein", sc_cpu_f16, NULL, NULL},
       {"gpu bf16 chunked staging", sc_gpu_f16, NULL, NULL},

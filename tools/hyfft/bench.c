@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "conv.h"
 #include "peer.h"
 #include "peer_cuda.h"
 
@@ -473,7 +474,11 @@ int cli_cmd_bench(int argc, char **argv) {
     goto out_tokens;
   }
   for (int i = 0; i < ntokens; i++) {
-    hyfft_status st = hyfft_problem_parse(tokens[i], &problems[i]);
+    int64_t filters;
+    hyfft_window window;
+    hyfft_status st = cli_is_conv_token(tokens[i])
+                          ? hyfft_convolution_parse(tokens[i], &problems[i], &filters, &window)
+                          : hyfft_problem_parse(tokens[i], &problems[i]);
     if (st != HYFFT_SUCCESS) {
       char what[512];
       snprintf(what, sizeof what, "bad token '%s'", tokens[i]);
@@ -554,6 +559,14 @@ int cli_cmd_bench(int argc, char **argv) {
   cli_report_header(stdout);
   int nrows = 0, failed = 0;
   for (int i = 0; i < ntokens; i++) {
+    /* Convolutions print their own line (conv.c). */
+    if (cli_is_conv_token(tokens[i])) {
+      int vs_cufft = 0;
+      for (int k = 0; k < o.npeers; k++) vs_cufft |= strcmp(o.peers[k]->name, "cufft") == 0;
+      failed |= cli_conv_bench(ctx, &dev, tokens[i], o.seed, o.warmup, o.runs, o.host, vs_cufft);
+      fflush(stdout);
+      continue;
+    }
     int used = cli_bench_one(ctx, &dev, tokens[i], problems[i], &o, rows + nrows);
     for (int k = 0; k < used; k++) cli_report_row(stdout, &rows[nrows + k]);
     if (cli_bench_failed(&rows[nrows])) failed = 1;

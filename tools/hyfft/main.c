@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "conv.h"
 #include "peer.h"
 
 static const char cli_usage[] =
@@ -277,12 +278,32 @@ static int cli_plan(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   hyfft_problem problem;
-  hyfft_status st = hyfft_problem_parse(token, &problem);
+  hyfft_status st;
+  if (cli_is_conv_token(token)) {
+    int64_t filters;
+    hyfft_window window;
+    st = hyfft_convolution_parse(token, &problem, &filters, &window);
+  } else {
+    st = hyfft_problem_parse(token, &problem);
+  }
   if (st != HYFFT_SUCCESS) {
     char what[512];
     snprintf(what, sizeof what, "bad token '%s'", token);
     cli_status_msg("plan", what, st);
     return CLI_EXIT_USAGE;
+  }
+  /* Convolutions (conv.c): the plan of random spectra, described. */
+  if (cli_is_conv_token(token)) {
+    hyfft_context cctx;
+    st = hyfft_context_create(device, &cctx);
+    if (st != HYFFT_SUCCESS) {
+      cli_status_msg("plan", "creating the context", st);
+      return CLI_CONTEXT_EXIT(st);
+    }
+    int crc = cli_conv_plan(cctx, token, flags & (HYFFT_MEASURE | HYFFT_OWN_WORKSPACE),
+                            source);
+    hyfft_context_destroy(cctx);
+    return crc;
   }
   hyfft_context ctx;
   st = hyfft_context_create(device, &ctx);

@@ -72,4 +72,25 @@ int cli_cuda_time_loop(cli_cu_context ctx, cli_cu_stream stream, cli_cu_event e0
                        int (*enqueue)(void *, void *, void *), void *arg, void *in, void *out,
                        int warmup, int runs, double *median);
 
+/* cuFFT's entry points (peer_cufft.c), valid after cli_cufft_load
+ * returned 0; shared with the convolution peer (peer_cufft_conv.c). */
+typedef struct cli_cufft_api {
+  int (*create)(int *plan);
+  int (*make_many64)(int plan, int rank, long long *n, long long *inembed, long long istride,
+                     long long idist, long long *onembed, long long ostride, long long odist,
+                     int type, long long batch, size_t *work);
+  int (*set_stream)(int plan, cli_cu_stream s);
+  int (*destroy)(int plan);
+  int (*get_version)(int *version);
+  int (*exec_c2c)(int plan, void *in, void *out, int dir);
+  int (*exec_z2z)(int plan, void *in, void *out, int dir);
+  int (*exec_r2c)(int plan, void *in, void *out);
+  int (*exec_d2z)(int plan, void *in, void *out);
+  int (*exec_c2r)(int plan, void *in, void *out);
+  int (*exec_z2d)(int plan, void *in, void *out);
+} cli_cufft_api;
+extern cli_cufft_api cli_cufft;
+/* Load the driver and libcufft (once); 0 on success, else a reason. */
+int cli_cufft_load(char *err, size_t errlen);
+
 #endif /* HYFFT_CLI_PEER_CUDA_H */

@@ -22,21 +22,7 @@
 cli_cu_driver cli_cu;
 int cli_cuda_ordinal = -1;
 
-static struct {
-  int (*create)(int *plan);
-  int (*make_many64)(int plan, int rank, long long *n, long long *inembed, long long istride,
-                     long long idist, long long *onembed, long long ostride, long long odist,
-                     int type, long long batch, size_t *work);
-  int (*set_stream)(int plan, cli_cu_stream s);
-  int (*destroy)(int plan);
-  int (*get_version)(int *version);
-  int (*exec_c2c)(int plan, void *in, void *out, int dir);
-  int (*exec_z2z)(int plan, void *in, void *out, int dir);
-  int (*exec_r2c)(int plan, void *in, void *out);
-  int (*exec_d2z)(int plan, void *in, void *out);
-  int (*exec_c2r)(int plan, void *in, void *out);
-  int (*exec_z2d)(int plan, void *in, void *out);
-} cli_cufft;
+cli_cufft_api cli_cufft;
 
 int cli_cu_load(char *err, size_t errlen) {
   if (cli_cu.loaded) return 0;
@@ -79,7 +65,7 @@ int cli_cu_load(char *err, size_t errlen) {
   return 0;
 }
 
-static int cli_cufft_load(char *err, size_t errlen) {
+int cli_cufft_load(char *err, size_t errlen) {
   if (cli_cu_load(err, errlen) != 0) return -1;
   static const char *const names[] = {"libcufft.so.12", "libcufft.so.11", "libcufft.so",
                                       "/usr/local/cuda/lib64/libcufft.so.12",

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "conv.h"
 
 /* Defaults for the reference's size: checking stops after this many
  * elements of batch, and a single transform beyond the hard limit is not
@@ -213,7 +214,11 @@ int cli_cmd_verify(int argc, char **argv) {
     return CLI_EXIT_FAIL;
   }
   for (int i = 0; i < ntokens; i++) {
-    hyfft_status st = hyfft_problem_parse(tokens[i], &problems[i]);
+    int64_t filters;
+    hyfft_window window;
+    hyfft_status st = cli_is_conv_token(tokens[i])
+                          ? hyfft_convolution_parse(tokens[i], &problems[i], &filters, &window)
+                          : hyfft_problem_parse(tokens[i], &problems[i]);
     if (st != HYFFT_SUCCESS) {
       char what[512];
       snprintf(what, sizeof what, "bad token '%s'", tokens[i]);
@@ -242,7 +247,9 @@ int cli_cmd_verify(int argc, char **argv) {
          "max err", "RMS gate", "ref", "result");
   int pass = 0, fail = 0, skip = 0, unsupported = 0;
   for (int i = 0; i < ntokens; i++) {
-    int r = cli_verify_one(ctx, tokens[i], &problems[i], &o);
+    int r = cli_is_conv_token(tokens[i])
+                ? cli_conv_verify(ctx, tokens[i], o.seed, o.builtin, o.check_elems)
+                : cli_verify_one(ctx, tokens[i], &problems[i], &o);
     if (r == 0) pass++;
     else if (r == 1) fail++;
     else if (r == 3) unsupported++;

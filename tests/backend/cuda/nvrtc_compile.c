@@ -7,7 +7,11 @@
  * Fails with the NVRTC log on any error; exits 77
  * (CTest "skipped") only when NVRTC itself is not installed.
  *
- * Usage: test_cuda_nvrtc_compile [--arch NN] [--print] [--callbacks] [TOKEN...]
+ * Usage: test_cuda_nvrtc_compile [--arch NN] [--print] [--callbacks | --conv] [TOKEN...]
+ * --conv takes convolution tokens (conv:c2c:f32:64x64:b8:k3) and compiles
+ * the forward plan and the inverse with the pointwise multiply in its
+ * load callback (hy_conv_snippet), as hyfft_plan_convolution builds them,
+ * checking that the inverse's first kernel calls it.
  * --print also writes each plan tree and its generated source (a way to
  * read, or feed to ptxas -v, the kernels an H100 would get, without one). */
 #include <stdio.h>
@@ -17,6 +21,7 @@
 
 #include "backend/cuda/cuda_compile.h"
 #include "codegen/codegen.h"
+#include "exec/conv.h"
 #include "common/check.h"
 #include "planner/planner.h"
 #include "h100_caps.h"
@@ -228,12 +233,17 @@ static void hy_check_callback_program(const char *name, const hy_problem *prob,
  * from behind the input. */
 static int64_t hy_twiddle_n;
 
+/* --conv: the load snippet of the inverse being compiled (NULL: none). */
+static int hy_conv_mode;
+static const char *hy_conv_load;
+
 static void hy_compile_problem(const char *name, const hyfft_problem *user, int arch,
                                const hy_device_caps *caps) {
   hy_problem prob;
   hy_status st = hy_problem_make(user, &prob);
   CHECK(st == HYFFT_SUCCESS, "%s: problem rejected: %s", name, hyfft_last_error());
   if (st != HYFFT_SUCCESS) return;
+  if (hy_conv_load) prob.load_cb = hy_conv_load;
   if (hy_callbacks) {
     prob.load_cb = prob.kind == HYFFT_R2C ? hy_load_snippet_real : hy_load_snippet;
     prob.store_cb = prob.kind == HYFFT_C2R ? hy_store_snippet_real : hy_store_snippet;
@@ -296,6 +306,18 @@ static void hy_compile_problem(const char *name, const hyfft_problem *user, int 
   hy_free(image);
   if (st == HYFFT_SUCCESS && hy_callbacks)
     hy_check_callback_program(name, &prob, &tree, caps, &program, arch);
+  if (st == HYFFT_SUCCESS && hy_conv_load && hy_gpu_program_has_units(&program)) {
+    /* The multiply, padding or crop is in the first kernel's loads and
+     * nowhere else. */
+    for (int k = 0; k < program.nkernels; k++) {
+      size_t b = program.kernel_begin[k], e = program.kernel_end[k];
+      const char *kt = program.source.data + b;
+      int loads = memmem(kt, e - b, "hy_load_cb(src, ", 16) != NULL ||
+                  memmem(kt, e - b, "hy_load_cb2(src, ", 17) != NULL;
+      CHECK(loads == (k == 0), "%s: kernel %d %s the load callback", name, k,
+            loads ? "calls" : "lacks");
+    }
+  }
   CHECK(hy_gpu_program_has_units(&program), "%s: no valid prelude/kernel layout", name);
   if (st == HYFFT_SUCCESS && program.nkernels > 1 && hy_gpu_program_has_units(&program))
     hy_compile_split(name, &program, arch,
@@ -317,6 +339,9 @@ int main(int argc, char **argv) {
   if (argc > first_token && strcmp(argv[first_token], "--callbacks") == 0) {
     hy_callbacks = 1;
     first_token++;
+  } else if (argc > first_token && strcmp(argv[first_token], "--conv") == 0) {
+    hy_conv_mode = 1;
+    first_token++;
   }
   int ooc_twiddle = 0;
   if (argc > first_token && strcmp(argv[first_token], "--ooc-twiddle") == 0) {
@@ -331,7 +356,61 @@ int main(int argc, char **argv) {
   printf("NVRTC %d.%d from %s, target sm_%d\n", nv->version / 1000, nv->version % 1000 / 10,
          nv->path, arch);
   hy_device_caps caps = hy_h100_caps();
-  if (argc > first_token) {
+  if (hy_conv_mode) {
+    for (int i = first_token; i < argc; i++) {
+      hyfft_problem sig, fwd, inv, crop_p;
+      hyfft_window win;
+      int64_t k = 0;
+      int conv = strncmp(argv[i], "conv:", 5) == 0;
+      hy_status st = conv ? hy_conv_token_parse(argv[i], &sig, &k, &win)
+                          : hy_window_token_parse(argv[i], &sig, &win);
+      CHECK(st == HYFFT_SUCCESS, "token %s: %s", argv[i], hyfft_last_error());
+      if (st != HYFFT_SUCCESS) continue;
+      if (!conv) k = 0;
+      hy_strbuf pad, crop, mul;
+      hy_strbuf_init(&pad);
+      hy_strbuf_init(&crop);
+      hy_strbuf_init(&mul);
+      st = hy_conv_window_programs(&sig, k, &win, &pad, &crop, &crop_p);
+      CHECK(st == HYFFT_SUCCESS, "token %s: window: %s", argv[i], hyfft_last_error());
+      fwd = sig;
+      if (conv) fwd.sign = HYFFT_FORWARD;
+      fwd.inplace = 0;
+      /* A padded input: the first transform sees n contiguous points. */
+      if (pad.data) {
+        int64_t acc = 1;
+        for (int d = fwd.rank - 1; d >= 0; d--) {
+          fwd.dims[d].in_stride = acc;
+          acc *= fwd.dims[d].n;
+        }
+        for (int d = fwd.batch_rank - 1; d >= 0; d--) {
+          fwd.batch[d].in_stride = acc;
+          acc *= fwd.batch[d].n;
+        }
+      }
+      char name[300];
+      snprintf(name, sizeof name, "%s %s", argv[i], conv ? "forward" : "transform");
+      hy_conv_load = pad.data;
+      if (st == HYFFT_SUCCESS) hy_compile_problem(name, &fwd, arch, &caps);
+      if (st == HYFFT_SUCCESS && conv) {
+        st = hy_conv_inverse_problem(&sig, k, &inv);
+        CHECK(st == HYFFT_SUCCESS, "token %s: inverse: %s", argv[i], hyfft_last_error());
+        hy_conv_snippet(hy_conv_spectrum_elems(&sig), k, &mul);
+        hy_conv_load = mul.data;
+        snprintf(name, sizeof name, "%s inverse", argv[i]);
+        if (st == HYFFT_SUCCESS) hy_compile_problem(name, &inv, arch, &caps);
+      }
+      if (st == HYFFT_SUCCESS && crop.data) {
+        hy_conv_load = crop.data;
+        snprintf(name, sizeof name, "%s crop", argv[i]);
+        hy_compile_problem(name, &crop_p, arch, &caps);
+      }
+      hy_conv_load = NULL;
+      hy_strbuf_free(&pad);
+      hy_strbuf_free(&crop);
+      hy_strbuf_free(&mul);
+    }
+  } else if (argc > first_token) {
     for (int i = first_token; i < argc; i++) {
       hyfft_problem p;
       hy_status st = hy_token_parse(argv[i], &p);
