@@ -321,8 +321,24 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   hy_kernel_spec_apply(&named, pass->kernel_spec);
   hy_model_bank_layout(pass, &named, spec, nc, caps);
   int free_blocks = named.min_blocks < 0;
+  /* Not where a thread loops over more than two butterflies of an odd
+   * radix in a stage: it holds them all at once, with their own indices
+   * and twiddles, and spills under the 64-register cap of two such blocks
+   * (13500 = 4x3^3x5^3 on 512 threads, 9 radix-3 butterflies each, ran
+   * 2.4x slower with it on the H100). Power-of-two stages, where the rule
+   * was measured to gain (8192 on 512 threads, 512-point four-step
+   * columns), keep it. */
+  int one_butterfly = 1;
+  {
+    int radices[HY_MAX_FACTORS];
+    int nr = hy_spec_radices(pass, spec, radices);
+    for (int i = 0; i < nr; i++)
+      if ((radices[i] & (radices[i] - 1)) != 0 &&
+          nc / radices[i] > 2 * (int64_t)spec->threads_per_transform)
+        one_butterfly = 0;
+  }
   if (caps->backend == HYFFT_BACKEND_CUDA && pass->precision == HYFFT_F32 && free_blocks &&
-      spec->threads_per_transform * spec->transforms_per_block == 512 &&
+      one_butterfly && spec->threads_per_transform * spec->transforms_per_block == 512 &&
       2 * (hy_spec_local_bytes(pass, spec, (int)nc) + 1024) <= caps->local_memory + 1024)
     spec->min_blocks = 2;
   /* Small blocks whose points per thread need more registers than three
