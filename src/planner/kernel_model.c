@@ -321,21 +321,23 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   hy_kernel_spec_apply(&named, pass->kernel_spec);
   hy_model_bank_layout(pass, &named, spec, nc, caps);
   int free_blocks = named.min_blocks < 0;
-  /* Not where a thread loops over more than two butterflies of an odd
-   * radix in a stage: it holds them all at once, with their own indices
-   * and twiddles, and spills under the 64-register cap of two such blocks
-   * (13500 = 4x3^3x5^3 on 512 threads, 9 radix-3 butterflies each, ran
-   * 2.4x slower with it on the H100). Power-of-two stages, where the rule
-   * was measured to gain (8192 on 512 threads, 512-point four-step
-   * columns), keep it. */
+  /* Not where a thread loops over butterflies of an odd radix holding
+   * more than 24 points of a stage at once (with their own indices and
+   * twiddles): they spill under the 64-register cap of two such blocks
+   * (13500 = 4x3^3x5^3 on 512 threads, 27-30 points in its radix-3 and -5
+   * stages, ran 2.4x slower with the cap on the H100; the 100 x 100
+   * planes of 100^3, 20 points, run 1.13x faster with it). Power-of-two
+   * stages, where the cap was measured to gain (8192 on 512 threads,
+   * 512-point four-step columns), keep it. */
   int one_butterfly = 1;
   {
     int radices[HY_MAX_FACTORS];
     int nr = hy_spec_radices(pass, spec, radices);
-    for (int i = 0; i < nr; i++)
-      if ((radices[i] & (radices[i] - 1)) != 0 &&
-          nc / radices[i] > 2 * (int64_t)spec->threads_per_transform)
+    for (int i = 0; i < nr; i++) {
+      int64_t per = (nc / radices[i] + spec->threads_per_transform - 1) / spec->threads_per_transform;
+      if ((radices[i] & (radices[i] - 1)) != 0 && per > 1 && per * radices[i] > 24)
         one_butterfly = 0;
+    }
   }
   if (caps->backend == HYFFT_BACKEND_CUDA && pass->precision == HYFFT_F32 && free_blocks &&
       one_butterfly && spec->threads_per_transform * spec->transforms_per_block == 512 &&
