@@ -9,6 +9,8 @@
 # Writes $OUT/hybrid-<n>.md (table: share, measured ms, model ms) and
 # $OUT/hybrid-<n>.svg.
 # Usage: scripts/gpu-hybrid.sh TOKEN...   (after scripts/gpu-build.sh)
+# HYBRID_PINNED=1 times page-locked host buffers (bench --pinned): the GPU
+# side then copies over the bus directly and leaves the CPU cores idle.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export OUT=${OUT:-/tmp/hyfft-out}
@@ -16,6 +18,8 @@ if [ -z "${hyfft:-}" ]; then source "$root/scripts/gpu-build.sh"; fi
 device=${HYBRID_DEVICE:-cuda}
 mkdir -p "$OUT"
 runs=${HYBRID_RUNS:-5}
+pinned=()
+[ "${HYBRID_PINNED:-0}" = 1 ] && pinned=(--pinned)
 i=0
 for token in "$@"; do
   i=$((i + 1))
@@ -26,7 +30,7 @@ for token in "$@"; do
   : >"$rows"
   for share in 0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 1 auto; do
     json="$OUT/hybrid-$i-$share.json"
-    HYFFT_CPU_SHARE=$share "$hyfft" bench "$token" --device "$device" --host --runs "$runs" \
+    HYFFT_CPU_SHARE=$share "$hyfft" bench "$token" --device "$device" --host "${pinned[@]}" --runs "$runs" \
       --warmup 1 --seed 1 --json "$json" >/dev/null 2>&1
     ms=$(python3 -c "import json,sys; r=json.load(open('$json'))['rows'][0]; print(r['median_ms'] if r['median_ms'] is not None else 'nan')" 2>/dev/null || echo nan)
     echo "$share $ms" >>"$rows"
