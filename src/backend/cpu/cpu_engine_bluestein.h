@@ -33,13 +33,13 @@ HY_CLONES static void hy_bl_chirp_in(int64_t n, int64_t M, const hy_v *restrict 
   for (int64_t j = n; j < M; j++) ar[j] = ai[j] = (hy_v){0};
 }
 
-/* Bluestein's output step: X[k] = c[k] * conj(q[k]). */
-HY_CLONES static void hy_bl_chirp_out(int64_t n, const hy_v *restrict fr, const hy_v *restrict fi,
-                                      const hy_r *restrict cr, const hy_r *restrict ci,
-                                      hy_v *restrict xr, hy_v *restrict xi) {
+/* Bluestein's output step, in place: X[k] = c[k] * conj(q[k]). */
+HY_CLONES static void hy_bl_chirp_out(int64_t n, hy_v *restrict fr, hy_v *restrict fi,
+                                      const hy_r *restrict cr, const hy_r *restrict ci) {
   for (int64_t k = 0; k < n; k++) {
-    xr[k] = fr[k] * cr[k] + fi[k] * ci[k];
-    xi[k] = fr[k] * ci[k] - fi[k] * cr[k];
+    hy_v x = fr[k], y = fi[k];
+    fr[k] = x * cr[k] + y * ci[k];
+    fi[k] = x * ci[k] - y * cr[k];
   }
 }
 
@@ -53,11 +53,12 @@ HY_CLONES static void hy_rd_in(int64_t M, const int32_t *restrict rd, const hy_v
 }
 
 /* Rader's output step: X[g^-r mod n] = x_0 + conj(q[r]), X[0] = x_0 plus
- * the sum of the others (the first transform's DC term, dc[0] + i dc[1]). */
+ * the sum of the others (the first transform's DC term); x0 and dc hold
+ * re then im. */
 HY_CLONES static void hy_rd_out(int64_t M, const int32_t *restrict wr, const hy_v *restrict fr,
-                                const hy_v *restrict fi, const hy_v *restrict dc,
-                                hy_v *restrict xr, hy_v *restrict xi) {
-  const hy_v x0r = xr[0], x0i = xi[0];
+                                const hy_v *restrict fi, const hy_v *restrict x0,
+                                const hy_v *restrict dc, hy_v *restrict xr, hy_v *restrict xi) {
+  const hy_v x0r = x0[0], x0i = x0[1];
   xr[0] = x0r + dc[0];
   xi[0] = x0i + dc[1];
   for (int64_t r = 0; r < M; r++) {
@@ -66,9 +67,11 @@ HY_CLONES static void hy_rd_out(int64_t M, const int32_t *restrict wr, const hy_
   }
 }
 
-/* LANES transforms side by side: gather into (xr, xi) in natural order,
- * the convolution on (ar, ai) and (br, bi), the result back into (xr, xi)
- * in natural order, and the DIRECT node's scatter (scale, twiddle). */
+/* LANES transforms side by side in two buffer pairs, A and B: the gather into B in natural order, the input step into A,
+ * the two transforms ping-ponging between A and B, the output step in
+ * natural order (Bluestein in place, Rader into the free pair), and the
+ * DIRECT node's scatter (scale, twiddle). Four arrays instead of six keep
+ * the lane buffers in L1 (127) and L2 (1009, 4099). */
 static void hy_conv_range(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
   hy_job *job = arg;
@@ -76,32 +79,39 @@ static void hy_conv_range(void *arg, int64_t begin, int64_t end, int thread_inde
   const hy_cpu_run *run = job->run;
   const int64_t n = node->n, M = node->m;
   const int rader = node->kind == HY_CPU_RADER;
-  /* LANES vectors of slack after the arrays, as for DIRECT nodes. */
-  const size_t bytes = sizeof(hy_v) * (2 * (size_t)n + 4 * (size_t)M + L_);
+  /* Arrays of max(n, M) vectors (Rader's n is M + 1), and LANES vectors
+   * of slack after them, as for DIRECT nodes. */
+  const int64_t S = n > M ? n : M;
+  const size_t bytes = sizeof(hy_v) * (4 * (size_t)S + L_);
   hy_v *buf = hy_cpu_scratch_get(0, bytes);
   if (!buf) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     return;
   }
-  hy_v *xr = buf, *xi = buf + n, *ar = buf + 2 * n, *ai = ar + M, *br = ai + M, *bi = br + M;
-  memset(bi + M, 0, sizeof(hy_v) * L_);
+  hy_v *ar = buf, *ai = buf + S, *br = buf + 2 * S, *bi = buf + 3 * S;
+  memset(buf + 4 * S, 0, sizeof(hy_v) * L_);
   const hy_r *sr = node->spec, *si = sr + M;
   const hy_r *cr = node->chirp, *ci = rader ? NULL : cr + n;
   for (int64_t g = begin; g < end; g++) {
     hy_lanes ln;
     hy_lanes_make(run, g * L_, job->count, L_, &ln);
-    hy_gather(run, &ln, n, xr, xi);
-    if (rader) hy_rd_in(M, node->rd, xr, xi, ar, ai);
-    else hy_bl_chirp_in(n, M, xr, xi, cr, ci, ar, ai);
+    hy_gather(run, &ln, n, br, bi);
+    const hy_v x0[2] = {br[0], bi[0]};
+    if (rader) hy_rd_in(M, node->rd, br, bi, ar, ai);
+    else hy_bl_chirp_in(n, M, br, bi, cr, ci, ar, ai);
     int w1 = hy_kp_exec(&node->kp, ar, ai, br, bi);
     hy_v *pr = w1 ? br : ar, *pi = w1 ? bi : ai, *qr = w1 ? ar : br, *qi = w1 ? ai : bi;
     const hy_v dc[2] = {pr[0], pi[0]};
     hy_conv_mul(M, pr, pi, sr, si);
     int w2 = hy_kp_exec(&node->kp, pr, pi, qr, qi);
-    const hy_v *fr = w2 ? qr : pr, *fi = w2 ? qi : pi;
-    if (rader) hy_rd_out(M, node->wr, fr, fi, dc, xr, xi);
-    else hy_bl_chirp_out(n, fr, fi, cr, ci, xr, xi);
-    hy_scatter(node, run, &ln, n, xr, xi);
+    hy_v *fr = w2 ? qr : pr, *fi = w2 ? qi : pi, *er = w2 ? pr : qr, *ei = w2 ? pi : qi;
+    if (rader) {
+      hy_rd_out(M, node->wr, fr, fi, x0, dc, er, ei);
+      hy_scatter(node, run, &ln, n, er, ei);
+    } else {
+      hy_bl_chirp_out(n, fr, fi, cr, ci);
+      hy_scatter(node, run, &ln, n, fr, fi);
+    }
   }
   hy_cpu_scratch_put(0, buf, bytes);
 }
