@@ -161,13 +161,15 @@ static void hy_conv_wide_range(void *arg, int64_t begin, int64_t end, int thread
   const hy_cpu_run *run = job->run;
   const int64_t n = node->n, M = node->m, is = run->axis.in_stride;
   const int rader = node->kind == HY_CPU_RADER;
-  const size_t bytes = sizeof(hy_r) * 4 * (size_t)M;
+  /* a and b of max(n, M) complex values each (Rader's n is M + 1). */
+  const int64_t S = n > M ? n : M;
+  const size_t bytes = sizeof(hy_r) * 4 * (size_t)S;
   hy_r *a = hy_cpu_big_alloc(bytes);
   if (!a) {
     __atomic_store_n(&job->failed, (int)HYFFT_OUT_OF_MEMORY, __ATOMIC_RELAXED);
     return;
   }
-  hy_r *b = a + 2 * M;
+  hy_r *b = a + 2 * S;
   const hy_r *sr = node->spec, *si = sr + M;
   const hy_r *cr = node->chirp, *ci = rader ? NULL : cr + n;
   hy_status st = HYFFT_SUCCESS;
@@ -178,10 +180,16 @@ static void hy_conv_wide_range(void *arg, int64_t begin, int64_t end, int thread
     hy_r *dst = (hy_r *)run->dst + 2 * dof;
     const hy_r x0r = src[0], x0i = src[1];
     if (rader) {
+      /* The row in order first (the prefetchers follow it), then the
+       * permutation from there (L2): gathered from memory at g^q mod n
+       * every line would come in at random. */
+      for (int64_t j = 0; j < n; j++) {
+        b[2 * j] = src[2 * j * is];
+        b[2 * j + 1] = src[2 * j * is + 1];
+      }
       for (int64_t q = 0; q < M; q++) {
-        const hy_r *p = src + 2 * node->rd[q] * is;
-        a[2 * q] = p[0];
-        a[2 * q + 1] = p[1];
+        a[2 * q] = b[2 * node->rd[q]];
+        a[2 * q + 1] = b[2 * node->rd[q] + 1];
       }
     } else {
       for (int64_t j = 0; j < n; j++) {
@@ -208,10 +216,15 @@ static void hy_conv_wide_range(void *arg, int64_t begin, int64_t end, int thread
     /* The output step reads all of a and none of the input, so the
      * stores may land on the input (in place). */
     if (rader) {
-      hy_conv_store(node, run, dst, 0, mm, (double)x0r + dcr, (double)x0i + dci);
-      for (int64_t q = 0; q < M; q++)
-        hy_conv_store(node, run, dst, node->wr[q], mm, (double)(x0r + a[2 * q]),
-                      (double)(x0i - a[2 * q + 1]));
+      /* Likewise the output: permuted into b (L2), then stored in order. */
+      b[0] = x0r + dcr;
+      b[1] = x0i + dci;
+      for (int64_t q = 0; q < M; q++) {
+        b[2 * node->wr[q]] = x0r + a[2 * q];
+        b[2 * node->wr[q] + 1] = x0i - a[2 * q + 1];
+      }
+      for (int64_t k = 0; k < n; k++)
+        hy_conv_store(node, run, dst, k, mm, (double)b[2 * k], (double)b[2 * k + 1]);
     } else {
       for (int64_t k = 0; k < n; k++) {
         hy_r qr = a[2 * k], qi = a[2 * k + 1];
