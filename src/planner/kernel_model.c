@@ -409,23 +409,28 @@ static int64_t hy_model_l2_chunk(const hy_plan_tree *tree, const hy_device_caps 
  * shorter convolution moves less data where p - 1 is a power of two times
  * 1, 3 or 5; with several odd factors in p - 1 Bluestein's length is
  * faster (measured on the H100, see docs/notes-from-src.md):
- * hy_rader_length_pays. *out is a copy of pass, turned into
- * HY_ALGO_RADER where pass is a one-pass Bluestein DFT of a prime n and
- * the rule, $HYFFT_RADER or the switch rader= says so; returns 1 when it
- * did that. */
-static int hy_rader_one_pass(const hy_pass *pass, hy_pass *out) {
+ * hy_rader_length_pays. On the CPU the rule is every prime whose p - 1
+ * factors into the engine's radices: its convolution runs p - 1 long in
+ * the engine's own transforms where Bluestein's runs 2p - 2 or more, and
+ * Bluestein's extra chirp steps cost as much as a radix-7 or -9 stage
+ * (measured against FFTW, docs/performance.md). *out is a copy of pass,
+ * turned into HY_ALGO_RADER where pass is a one-pass Bluestein DFT of a
+ * prime n and the rule, $HYFFT_RADER or the switch rader= says so;
+ * returns 1 when it did that. */
+static int hy_rader_one_pass(const hy_pass *pass, int cpu, hy_pass *out) {
   *out = *pass;
   if (pass->op != HY_PASS_DFT || pass->algo != HY_ALGO_BLUESTEIN || pass->twiddle_loop >= 0 ||
-      pass->fuse != HY_FUSE_NONE)
+      pass->fuse != HY_FUSE_NONE || pass->plane_inner > 0)
     return 0;
   int64_t n = pass->axis.n;
-  if (n < 3 || n - 1 > 65536 || hy_largest_prime_factor(n) != n) return 0;
+  if (n < 3 || n - 1 > (cpu ? INT32_MAX - 1 : 65536) || hy_largest_prime_factor(n) != n)
+    return 0;
   /* The rule above, then $HYFFT_RADER, then the switch "rader=0/1" from
    * $HYFFT_KERNEL_SPEC and from the pass's own variant (the tuner tries
    * both). */
   hy_kernel_spec probe;
   memset(&probe, 0, sizeof probe);
-  probe.rader = hy_rader_length_pays(n);
+  probe.rader = cpu ? 1 : hy_rader_length_pays(n);
   const char *env = hy_settings_get()->rader_raw;
   if (env && strcmp(env, "1") == 0) probe.rader = 1;
   if (env && strcmp(env, "0") == 0) probe.rader = 0;
@@ -448,14 +453,23 @@ hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *c
                               hy_plan_tree *tree) {
   tree->specs_ready = 0;
   tree->l2_chunk_bytes = 0;
-  if (caps->backend == HYFFT_BACKEND_CPU) return HYFFT_SUCCESS;
+  if (caps->backend == HYFFT_BACKEND_CPU) {
+    /* The CPU engine takes no kernel spec: only the algorithm of prime
+     * passes is decided here. */
+    for (int i = 0; i < tree->npasses; i++) {
+      hy_pass chosen;
+      hy_rader_one_pass(&tree->passes[i], 1, &chosen);
+      tree->passes[i] = chosen;
+    }
+    return HYFFT_SUCCESS;
+  }
   const char *env_spec = hy_settings_get()->kernel_spec;
   const char *rev = hy_settings_get()->reverse_raw;
   const char *chunk_env = hy_settings_get()->l2_chunk_raw;
   for (int i = 0; i < tree->npasses; i++) {
     hy_pass *pass = &tree->passes[i];
     hy_pass chosen;
-    hy_rader_one_pass(pass, &chosen);
+    hy_rader_one_pass(pass, 0, &chosen);
     *pass = chosen;
     hy_kernel_spec spec;
     HY_TRY(hy_model_spec(problem, pass, caps, &spec));

@@ -214,10 +214,11 @@ typedef enum hy_dft_algo {
   HY_ALGO_BLUESTEIN = 1,   /* chirp-z via a convolution of length bluestein_m,
                               whose own radices are factors[] */
   HY_ALGO_RADER = 2        /* prime n by Rader: a cyclic convolution of length
-                              bluestein_m = n - 1 with radices factors[]. GPU
-                              plans only: the planner turns a one-pass
-                              Bluestein pass into it where the model or the
-                              switch rader=1 says so (kernel_model.c) */
+                              bluestein_m = n - 1 with radices factors[]. The
+                              planner turns a one-pass Bluestein pass into it
+                              where the model or the switch rader=1 says so
+                              (kernel_model.c; on the CPU wherever n - 1
+                              factors into the engine's radices) */
 } hy_dft_algo;
 
 /* The generator's switches for one DFT pass of a GPU plan (DESIGN rule 9),

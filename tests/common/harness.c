@@ -30,12 +30,13 @@ static int hyt_parse_u64(const char *s, uint64_t *out) {
 static void hyt_usage(const char *prog, const char *extra) {
   fprintf(stderr,
           "usage: %s [--device SPEC] [--level quick|standard|full] [--seed S]\n"
-          "          [--device-buffers] [--verbose] [TOKEN...]\n"
+          "          [--device-buffers] [--verbose] [--at-target] [TOKEN...]\n"
           "  --device SPEC     cpu, opencl[:P:D], cuda[:N], auto (default $HYFFT_TEST_DEVICE or cpu)\n"
           "  --level L         size of the test matrix (default standard)\n"
           "  --seed S          random seed (default $HYFFT_TEST_SEED or the clock)\n"
           "  --device-buffers  keep the data in device buffers (hyfft_buffer_alloc)\n"
           "  --verbose         one line per case with errors and FFTW-level targets\n"
+          "  --at-target       fail a case above its FFTW-level target, not only its gate\n"
           "  --list            print the tokens of the matrix at this level and exit\n"
           "  TOKEN...          run these problems instead of the built-in matrix\n%s",
           prog, extra ? extra : "");
@@ -90,6 +91,8 @@ int hyt_parse_args(int argc, char **argv, const char *usage_extra, hyt_options *
       opt->list = 1;
     } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
       opt->verbose = 1;
+    } else if (!strcmp(a, "--at-target")) {
+      opt->at_target = 1;
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       hyt_usage(argv[0], usage_extra);
       return 1;

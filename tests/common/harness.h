@@ -24,6 +24,7 @@ typedef struct hyt_options {
   uint64_t seed;       /* --seed, $HYFFT_TEST_SEED, else from the clock */
   int device_buffers;  /* --device-buffers: data in hyfft_buffer_alloc memory */
   int verbose;         /* --verbose / -v: a line per case, FFTW-level targets */
+  int at_target;       /* --at-target: a case above its FFTW-level target fails */
   int list;            /* --list: print the matrix's tokens and exit */
   int ntokens;         /* tokens given on the command line replace the matrix */
   char **tokens;

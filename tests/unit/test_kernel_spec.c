@@ -84,12 +84,23 @@ int main(void) {
   unsetenv("HYFFT_KERNEL_SPEC");
   hy_settings_reload();
 
-  /* The CPU executes Bluestein itself: its trees are left alone. */
+  /* The CPU takes no kernel specs, but the planner picks Rader for its
+   * primes too (wherever p - 1 factors into the engine's radices), and
+   * $HYFFT_RADER=0 keeps Bluestein. */
   hy_device_caps cpu = caps;
   cpu.backend = HYFFT_BACKEND_CPU;
   CHECK_OK(hy_planner_plan(&prob, &cpu, 0, &tree));
-  CHECK(!tree.specs_ready && tree.passes[0].algo == HY_ALGO_BLUESTEIN, "cpu: algo %d specs %d",
-        (int)tree.passes[0].algo, tree.specs_ready);
+  CHECK(!tree.specs_ready && tree.passes[0].algo == HY_ALGO_RADER &&
+            tree.passes[0].bluestein_m == 96,
+        "cpu: algo %d specs %d m %lld", (int)tree.passes[0].algo, tree.specs_ready,
+        (long long)tree.passes[0].bluestein_m);
+  setenv("HYFFT_RADER", "0", 1);
+  hy_settings_reload();
+  CHECK_OK(hy_planner_plan(&prob, &cpu, 0, &tree));
+  CHECK(!tree.specs_ready && tree.passes[0].algo == HY_ALGO_BLUESTEIN,
+        "cpu, HYFFT_RADER=0: algo %d specs %d", (int)tree.passes[0].algo, tree.specs_ready);
+  unsetenv("HYFFT_RADER");
+  hy_settings_reload();
 
   /* A tree the planner did not finish is refused by the generator. */
   CHECK_OK(hy_planner_plan(&prob, &caps, 0, &tree));

@@ -55,7 +55,8 @@ typedef struct hy_cpu_twiddle {
 typedef enum hy_cpu_node_kind {
   HY_CPU_DIRECT = 0,   /* gather LANES transforms, Stockham, scatter */
   HY_CPU_LARGE = 1,    /* n = n1*n2: two batched sub-nodes (four-step) */
-  HY_CPU_BLUESTEIN = 2 /* chirp-z with an f64 convolution of length m */
+  HY_CPU_BLUESTEIN = 2, /* chirp-z with a convolution of length m */
+  HY_CPU_RADER = 3      /* prime n by Rader: a cyclic convolution of length m = n - 1 */
 } hy_cpu_node_kind;
 
 typedef struct hy_cpu_node {
@@ -63,16 +64,23 @@ typedef struct hy_cpu_node {
   hyfft_precision precision;
   int sign;
   int64_t n;
-  hy_cpu_kp kp; /* DIRECT: length n in `precision`; BLUESTEIN: length m, f64, forward */
+  hy_cpu_kp kp; /* DIRECT: length n; BLUESTEIN, RADER: length m, forward; all in `precision` */
   /* LARGE */
   int64_t n1, n2;
   struct hy_cpu_node *a, *b; /* a: n2 transforms of n1 (twiddled), b: n1 of n2 */
   /* BLUESTEIN: chirp c[j] = exp(sign*pi*i*j^2/n) (j < n) and the spectrum
-   * of conj(c) wrapped to length m, divided by m; split re then im. */
+   * of conj(c) wrapped to length m, divided by m. RADER: the spectrum of
+   * the kernel b_q = exp(sign*2*pi*i*(g^-q mod n)/n), divided by m, and
+   * no chirp. Both from long double, rounded once into `precision`,
+   * split re then im. */
   int64_t m;
-  struct hy_cpu_node *fft; /* f64 forward length-m node for one wide transform */
-  double *chirp;
-  double *spec;
+  struct hy_cpu_node *fft; /* forward length-m node in `precision` for one wide transform */
+  void *chirp;
+  void *spec;
+  /* RADER: where the convolution reads (rd[q] = g^q mod n) and where its
+   * output r lands (wr[r] = g^-r mod n), g the smallest primitive root. */
+  int32_t *rd;
+  int32_t *wr;
   /* The twiddle of the runs this node is used in (the pass's four-step
    * twiddle, or the internal one for the first half of a LARGE node). */
   hy_cpu_twiddle tw;
@@ -95,9 +103,6 @@ typedef struct hy_cpu_run {
 hy_status hy_cpu_kp_init_f32(hy_cpu_kp *kp, int64_t n, const int *factors, int nfactors, int sign);
 hy_status hy_cpu_kp_init_f64(hy_cpu_kp *kp, int64_t n, const int *factors, int nfactors, int sign);
 void hy_cpu_kp_free(hy_cpu_kp *kp);
-/* Transform LANES vectors in (re, im) using (tr, ti) as the other Stockham
- * buffer; returns 0 if the result is in (re, im), 1 if in (tr, ti). */
-int hy_cpu_kp_exec_f64(const hy_cpu_kp *kp, void *re, void *im, void *tr, void *ti);
 
 /* Run a node (any kind) over a batch; multithreaded inside. */
 hy_status hy_cpu_node_run_f32(const hy_cpu_node *node, const hy_cpu_run *run);

@@ -5,6 +5,3 @@
 #define HY_SFX(name) name##_f64
 #include "backend/cpu/cpu_engine_impl.h"
 
-int hy_cpu_kp_exec_f64(const hy_cpu_kp *kp, void *re, void *im, void *tr, void *ti) {
-  return hy_kp_exec(kp, re, im, tr, ti);
-}

@@ -7,7 +7,7 @@
  *   cpu_engine_stages.h     Stockham stages, kernel plans (init, exec)
  *   cpu_engine_lanes.h      lane groups, gather/scatter, prefetch
  *   cpu_engine_direct.h     driver of DIRECT nodes
- *   cpu_engine_bluestein.h  drivers of BLUESTEIN nodes
+ *   cpu_engine_bluestein.h  drivers of BLUESTEIN and RADER nodes
  *   cpu_engine_run.h        hy_cpu_node_run and four-step (LARGE) nodes */
 #include <stdint.h>
 #include <string.h>

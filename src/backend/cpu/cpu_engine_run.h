@@ -19,11 +19,12 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
       hy_parallel_for(groups, grain < 1 ? 1 : grain, hy_direct_range, &job);
       break;
     }
-    case HY_CPU_BLUESTEIN: {
-      int64_t groups = (job.count + HY_BL_LANES - 1) / HY_BL_LANES;
-      if (job.count < HY_BL_LANES || groups < hy_num_threads() || node->m > 4 * HY_CPU_DIRECT_MAX)
-        return hy_bluestein_wide(node, run);
-      hy_parallel_for(groups, 1, hy_bluestein_range, &job);
+    case HY_CPU_BLUESTEIN:
+    case HY_CPU_RADER: {
+      int64_t groups = (job.count + L_ - 1) / L_;
+      if (job.count < L_ || groups < hy_num_threads() || node->m > 4 * HY_CPU_DIRECT_MAX)
+        return hy_conv_wide(node, run);
+      hy_parallel_for(groups, 1, hy_conv_range, &job);
       break;
     }
     default:

@@ -1,10 +1,12 @@
 /* Building the CPU engine's execution nodes from a pass: the choice
- * between one gathered transform, a four-step split and Bluestein, and the
- * tables each needs (all from long double, see tables/twiddle.h). */
+ * between one gathered transform and a four-step split, or the pass's
+ * Bluestein or Rader, and the tables each needs (all from long double,
+ * see tables/twiddle.h and tables/spectra.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_node.h"
+#include "tables/spectra.h"
 #include "tables/twiddle.h"
 
 void hy_cpu_kp_free(hy_cpu_kp *kp) {
@@ -23,6 +25,8 @@ void hy_cpu_node_free(hy_cpu_node *node) {
   hy_cpu_node_free(node->fft);
   hy_free(node->chirp);
   hy_free(node->spec);
+  hy_free(node->rd);
+  hy_free(node->wr);
   hy_free(node->tw.lo);
   hy_free(node->tw.hi);
   hy_free(node->tw.lane);
@@ -68,42 +72,102 @@ static hy_status hy_cpu_kp_init(hy_cpu_kp *kp, hyfft_precision prec, int64_t n,
                            : hy_cpu_kp_init_f32(kp, n, factors, nfactors, sign);
 }
 
-static hy_status hy_cpu_bluestein_tables(hy_cpu_node *node) {
-  const int64_t n = node->n, M = node->m;
-  node->chirp = hy_malloc(sizeof(double) * 2 * (size_t)n);
-  node->spec = hy_malloc(sizeof(double) * 2 * (size_t)M);
-  /* The spectrum is computed with the same f64 engine, all lanes equal. */
-  double *buf = hy_malloc(sizeof(double) * HY_CPU_LANES_F64 * 4 * (size_t)M);
-  if (!node->chirp || !node->spec || !buf) {
-    hy_free(buf);
-    return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: Bluestein tables for n = %lld", (long long)n);
+/* A complex table of m entries, interleaved in `prec`, rewritten in place
+ * as split re then im (same bytes). */
+static hy_status hy_cpu_split_table(void *data, hyfft_precision prec, int64_t m) {
+  size_t esz = prec == HYFFT_F64 ? sizeof(double) : sizeof(float);
+  char *tmp = hy_malloc(esz * 2 * (size_t)m);
+  if (!tmp) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: table of %lld entries", (long long)m);
+  const char *src = data;
+  for (int64_t j = 0; j < m; j++) {
+    memcpy(tmp + esz * (size_t)j, src + esz * (size_t)(2 * j), esz);
+    memcpy(tmp + esz * (size_t)(m + j), src + esz * (size_t)(2 * j + 1), esz);
   }
-  const int L = HY_CPU_LANES_F64;
-  double *ar = buf, *ai = buf + L * M, *br = buf + 2 * L * M, *bi = buf + 3 * L * M;
-  memset(buf, 0, sizeof(double) * L * 2 * (size_t)M);
-  for (int64_t j = 0; j < n; j++) {
-    long double cr, ci;
-    hy_chirp_ld(j, n, node->sign, &cr, &ci);
-    node->chirp[j] = (double)cr;
-    node->chirp[n + j] = (double)ci;
-    /* b[j] = b[M-j] = conj(c[j]) */
-    for (int v = 0; v < L; v++) {
-      ar[j * L + v] = (double)cr;
-      ai[j * L + v] = (double)-ci;
+  memcpy(data, tmp, esz * 2 * (size_t)m);
+  hy_free(tmp);
+  return HYFFT_SUCCESS;
+}
+
+/* Bluestein's chirp, from long double, and kernel spectrum, both rounded
+ * once into the node's precision. f64 nodes take the spectrum in long
+ * double (tables/spectra.c: rel RMS 3.5-4.7e-16 at 1019-131071, below
+ * FFTW's 4.1-5.8e-16; an f64 spectrum gave 4.3-5.8e-16); f32 nodes take
+ * it from an FFT in the f64 engine, whose error is far below f32's
+ * rounding and which takes a fraction of the long double FFT's time
+ * (131071: plan 111 -> 39 ms). */
+static hy_status hy_cpu_bluestein_tables(hy_cpu_node *node, const int *factors, int nfactors) {
+  const int64_t n = node->n, M = node->m;
+  const hyfft_precision prec = node->precision;
+  const size_t esz = prec == HYFFT_F64 ? sizeof(double) : sizeof(float);
+  node->chirp = hy_malloc(esz * 2 * (size_t)n);
+  node->spec = hy_malloc(esz * 2 * (size_t)M);
+  if (prec == HYFFT_F64) {
+    if (!node->chirp || !node->spec)
+      return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: Bluestein tables for n = %lld", (long long)n);
+    for (int64_t j = 0; j < n; j++) {
+      long double cr, ci;
+      hy_chirp_ld(j, n, node->sign, &cr, &ci);
+      ((double *)node->chirp)[j] = (double)cr;
+      ((double *)node->chirp)[n + j] = (double)ci;
+    }
+    HY_TRY(hy_tables_bluestein_spectrum(n, M, node->sign, prec, node->spec));
+    return hy_cpu_split_table(node->spec, prec, M);
+  }
+  double *buf = hy_calloc(4 * (size_t)M, sizeof(double));
+  hy_cpu_node *f64 = NULL;
+  hy_status st = HYFFT_SUCCESS;
+  if (!node->chirp || !node->spec || !buf)
+    st = hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: Bluestein tables for n = %lld", (long long)n);
+  if (st == HYFFT_SUCCESS)
+    st = hy_cpu_node_build(HYFFT_F64, -1, M, HY_ALGO_MIXED_RADIX, factors, nfactors, 0, 0, &f64);
+  if (st == HYFFT_SUCCESS) {
+    double *in = buf, *out = buf + 2 * M;
+    for (int64_t j = 0; j < n; j++) {
+      long double cr, ci;
+      hy_chirp_ld(j, n, node->sign, &cr, &ci);
+      ((float *)node->chirp)[j] = (float)cr;
+      ((float *)node->chirp)[n + j] = (float)ci;
+      /* b[j] = b[M-j] = conj(c[j]) */
+      in[2 * j] = (double)cr;
+      in[2 * j + 1] = (double)-ci;
       if (j > 0) {
-        ar[(M - j) * L + v] = (double)cr;
-        ai[(M - j) * L + v] = (double)-ci;
+        in[2 * (M - j)] = (double)cr;
+        in[2 * (M - j) + 1] = (double)-ci;
       }
     }
+    hy_cpu_run r;
+    memset(&r, 0, sizeof r);
+    r.src = in;
+    r.dst = out;
+    r.axis = (hyfft_dim){M, 1, 1};
+    r.twiddle_loop = -1;
+    r.scale = 1.0;
+    st = hy_cpu_node_run_f64(f64, &r);
+    for (int64_t j = 0; st == HYFFT_SUCCESS && j < M; j++) {
+      ((float *)node->spec)[j] = (float)(out[2 * j] / (double)M);
+      ((float *)node->spec)[M + j] = (float)(out[2 * j + 1] / (double)M);
+    }
   }
-  int where = hy_cpu_kp_exec_f64(&node->kp, ar, ai, br, bi);
-  const double *fr = where ? br : ar, *fi = where ? bi : ai;
-  for (int64_t j = 0; j < M; j++) {
-    node->spec[j] = fr[j * L] / (double)M;
-    node->spec[M + j] = fi[j * L] / (double)M;
-  }
+  hy_cpu_node_free(f64);
   hy_free(buf);
-  return HYFFT_SUCCESS;
+  return st;
+}
+
+/* Rader's index tables and kernel spectrum (tables/spectra.c, long
+ * double rounded once into the node's precision). */
+static hy_status hy_cpu_rader_tables(hy_cpu_node *node) {
+  const int64_t p = node->n, M = node->m;
+  const size_t esz = node->precision == HYFFT_F64 ? sizeof(double) : sizeof(float);
+  node->rd = hy_malloc(sizeof(int32_t) * (size_t)M);
+  node->wr = hy_malloc(sizeof(int32_t) * (size_t)M);
+  node->spec = hy_malloc(esz * 2 * (size_t)M);
+  if (!node->rd || !node->wr || !node->spec)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: Rader tables for n = %lld", (long long)p);
+  int64_t g = hy_tables_primitive_root(p);
+  hy_tables_rader_powers(p, g, node->rd);
+  hy_tables_rader_powers(p, hy_tables_powmod(g, p - 2, p), node->wr);
+  HY_TRY(hy_tables_rader_spectrum(p, node->sign, node->precision, node->spec));
+  return hy_cpu_split_table(node->spec, node->precision, M);
 }
 
 hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_algo algo,
@@ -115,17 +179,25 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
   node->sign = sign;
   node->n = n;
   hy_status st = hy_cpu_twiddle_build(&node->tw, twiddle_n, sign);
-  if (st == HYFFT_SUCCESS && algo == HY_ALGO_BLUESTEIN) {
-    node->kind = HY_CPU_BLUESTEIN;
+  if (st == HYFFT_SUCCESS && (algo == HY_ALGO_BLUESTEIN || algo == HY_ALGO_RADER)) {
+    /* Both run a convolution of length m in the data's precision: side by
+     * side in lanes on the kernel plan, or one transform at a time
+     * through the length-m node `fft` (cpu_engine_bluestein.h). */
+    const int rader = algo == HY_ALGO_RADER;
+    node->kind = rader ? HY_CPU_RADER : HY_CPU_BLUESTEIN;
     node->m = bluestein_m;
-    if (bluestein_m < 2 * n - 2)
+    if (rader && (bluestein_m != n - 1 || n < 3 || n >= ((int64_t)1 << 31)))
+      st = hy_error(HYFFT_INTERNAL, "cpu engine: Rader length %lld for n = %lld",
+                    (long long)bluestein_m, (long long)n);
+    else if (!rader && bluestein_m < 2 * n - 2)
       st = hy_error(HYFFT_INTERNAL, "cpu engine: Bluestein length %lld < 2n-2 for n = %lld",
                     (long long)bluestein_m, (long long)n);
-    if (st == HYFFT_SUCCESS) st = hy_cpu_kp_init_f64(&node->kp, bluestein_m, factors, nfactors, -1);
-    if (st == HYFFT_SUCCESS) st = hy_cpu_bluestein_tables(node);
+    if (st == HYFFT_SUCCESS) st = hy_cpu_kp_init(&node->kp, prec, bluestein_m, factors, nfactors, -1);
     if (st == HYFFT_SUCCESS)
-      st = hy_cpu_node_build(HYFFT_F64, -1, bluestein_m, HY_ALGO_MIXED_RADIX, factors, nfactors,
-                             0, 0, &node->fft);
+      st = hy_cpu_node_build(prec, -1, bluestein_m, HY_ALGO_MIXED_RADIX, factors, nfactors, 0, 0,
+                             &node->fft);
+    if (st == HYFFT_SUCCESS)
+      st = rader ? hy_cpu_rader_tables(node) : hy_cpu_bluestein_tables(node, factors, nfactors);
   } else if (st == HYFFT_SUCCESS && n > HY_CPU_DIRECT_MAX && nfactors >= 2) {
     /* Split where the prefix product is closest to sqrt(n). */
     int best = 1;
