@@ -257,6 +257,19 @@ run_step half_cuda 150 bash -c "'$build/tests/accuracy/hyfft_half_exact' --devic
     c2c:bf16:bwd:1024x1024 c2c:f16:fwd:65536:b64 c2c:bf16:fwd:16777216 c2c:f16:fwd:65537:b8 \
     c2c:bf16:fwd:97:b1000 c2c:f16:fwd:100x100:b64 c2c:bf16:bwd:256x256x256 r2c:f16:4096:b64 \
     c2r:bf16:512x512 r2c:f16:128x128x128:ip c2c:f16:fwd:1024:b262144 c2c:bf16:bwd:4096:b16384:ip"
+# Half storage beside f32 on the same shapes (the f16 conversions are the
+# hardware's on CUDA): median times, % copy of the halved bytes.
+run_step half_bench_cuda 60 "$build/tools/hyfft/hyfft" bench c2c:f32:fwd:1024:b65536 \
+  c2c:f16:fwd:1024:b65536 c2c:bf16:fwd:1024:b65536 r2c:f32:4096x4096:b4 r2c:f16:4096x4096:b4 \
+  --device cuda --vs copy --runs 10 --warmup 3
+# Convolution plans (the multiply fused into the inverse's first kernel,
+# and as its own pass), zero padding and cropping, against the
+# long-double reference.
+run_step conv_cuda 120 bash -c "'$build/tools/hyfft/hyfft' verify --device cuda \
+    conv:c2c:f32:1024x1024:b4:k3 conv:r2c:f32:256x256x256:k3 conv:c2c:f64:64x64x64:b2:k2 \
+    conv:r2c:f32:4096:b64:k2 conv:r2c:f32:512x512:b4:k3:pad=300x300:crop=256x256@100x100 &&
+  HYFFT_CONV_UNFUSED=1 '$build/tools/hyfft/hyfft' verify --device cuda \
+    conv:c2c:f32:1024x1024:b4:k3 conv:r2c:f64:128x128:b2:k2"
 # Real-to-real kinds on CUDA (their kernels have no other GPU test).
 run_step r2r_cuda 120 "$build/tests/accuracy/hyfft_r2r_accuracy" --device cuda --quick
 # Host data staged through the device: chunked C2C, R2C, C2R and R2R, the

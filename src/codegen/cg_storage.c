@@ -23,9 +23,10 @@
  * unnoticed.
  *
  * The conversions (hy_cg_storage_preamble) are the bit algorithms of
- * util/half.h in OpenCL C and CUDA C: integer operations and bit casts
- * only, so they need no header under NVRTC and no cl_khr_fp16 in OpenCL.
- * f16 -> f32 is exact (subnormals, inf and NaN payloads kept), f32 -> f16
+ * util/half.h in OpenCL C (integer operations and bit casts only, so no
+ * cl_khr_fp16 is needed) and for bf16 in CUDA C; f16 in CUDA C uses the
+ * PTX conversion instructions (inline asm, no header under NVRTC).
+ * f16 -> f32 is exact (subnormals and inf kept, NaN stays NaN), f32 -> f16
  * and f32 -> bf16 round to nearest even, overflow to inf, keep NaN NaN.
  * The persistent kernel (cg_persist.c) is not made for these plans. */
 #include <string.h>
@@ -46,7 +47,19 @@ void hy_cg_storage_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision s
                     cl ? "as_uint" : "__float_as_uint",
                     cl ? "((hy_half2)((ushort)(a), (ushort)(b)))"
                        : "make_ushort2((unsigned short)(a), (unsigned short)(b))");
-  if (storage == HYFFT_F16) {
+  if (storage == HYFFT_F16 && !cl) {
+    /* CUDA: the hardware's conversions (PTX cvt; exact widening, round to
+     * nearest even with overflow to inf, NaN kept NaN), a few instructions
+     * where the bit algorithm below takes branches in every load and store
+     * of a memory-bound pass. */
+    hy_strbuf_append(sb,
+                     "HY_FN float hy_h2f(unsigned int h) {\n"
+                     "  float f;\n  const unsigned short s = (unsigned short)h;\n"
+                     "  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(s));\n  return f;\n}\n"
+                     "HY_FN unsigned int hy_f2h(float f) {\n"
+                     "  unsigned short s;\n"
+                     "  asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(s) : \"f\"(f));\n  return s;\n}\n");
+  } else if (storage == HYFFT_F16) {
     hy_strbuf_append(
         sb,
         "HY_FN float hy_h2f(unsigned int h) {\n"
