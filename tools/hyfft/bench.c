@@ -236,10 +236,10 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
                peer->name);
       continue;
     }
-    /* The peers compute and store f32/f64; only the copy floor (bytes)
-     * applies to f16/bf16 data. */
+    /* f16/bf16 data: the copy floor (bytes) and cuFFT's half-precision
+     * plans (powers of two); the other peers compute and store f32/f64. */
     if ((L->p.precision == HYFFT_F16 || L->p.precision == HYFFT_BF16) &&
-        strcmp(peer->name, "copy") != 0) {
+        strcmp(peer->name, "copy") != 0 && strcmp(peer->name, "cufft") != 0) {
       snprintf(rows[1 + k].note, sizeof rows[1 + k].note, "%s: no f16/bf16 storage here",
                peer->name);
       continue;

@@ -88,6 +88,12 @@ typedef struct cli_cufft_api {
   int (*exec_d2z)(int plan, void *in, void *out);
   int (*exec_c2r)(int plan, void *in, void *out);
   int (*exec_z2d)(int plan, void *in, void *out);
+  /* cuFFT's Xt entry points for f16/bf16 data (NULL where the library
+   * lacks them): cudaDataType codes for each side and the execution. */
+  int (*xt_make_many)(int plan, int rank, long long *n, long long *inembed, long long istride,
+                      long long idist, int itype, long long *onembed, long long ostride,
+                      long long odist, int otype, long long batch, size_t *work, int etype);
+  int (*xt_exec)(int plan, void *in, void *out, int dir);
 } cli_cufft_api;
 extern cli_cufft_api cli_cufft;
 /* Load the driver and libcufft (once); 0 on success, else a reason. */

@@ -92,6 +92,12 @@ int cli_cufft_load(char *err, size_t errlen) {
     snprintf(err, errlen, "%s lacks cufftMakePlanMany64 or an exec function", which);
     return -1;
   }
+  /* Optional: half-precision plans (cuFFT 10+). */
+  if (!cli_dlsym(h, "cufftXtMakePlanMany", &cli_cufft.xt_make_many) ||
+      !cli_dlsym(h, "cufftXtExec", &cli_cufft.xt_exec)) {
+    cli_cufft.xt_make_many = NULL;
+    cli_cufft.xt_exec = NULL;
+  }
   return 0;
 }
 
@@ -181,6 +187,15 @@ static int cli_cufft_plan(const hyfft_problem *p, hyfft_backend_id backend, void
   }
   int type;
   int f64 = p->precision == HYFFT_F64;
+  /* f16/bf16 storage (cudaDataType: CUDA_R_16F 2, CUDA_C_16F 6, CUDA_R_16BF
+   * 14, CUDA_C_16BF 15) through cufftXtMakePlanMany; cuFFT takes powers of
+   * two only there and says so by its status. */
+  int half = p->precision == HYFFT_F16 || p->precision == HYFFT_BF16;
+  int real_t = p->precision == HYFFT_F16 ? 2 : 14, complex_t = p->precision == HYFFT_F16 ? 6 : 15;
+  if (half && (!cli_cufft.xt_make_many || !cli_cufft.xt_exec)) {
+    snprintf(err, errlen, "this cuFFT lacks cufftXtMakePlanMany/cufftXtExec (f16/bf16)");
+    return -1;
+  }
   if (p->kind == HYFFT_C2C) type = f64 ? CLI_CUFFT_Z2Z : CLI_CUFFT_C2C;
   else if (p->kind == HYFFT_R2C) type = f64 ? CLI_CUFFT_D2Z : CLI_CUFFT_R2C;
   else type = f64 ? CLI_CUFFT_Z2D : CLI_CUFFT_C2R;
@@ -217,10 +232,15 @@ static int cli_cufft_plan(const hyfft_problem *p, hyfft_backend_id backend, void
   } else if (cli_cufft.create(&s->plan) != 0) {
     snprintf(err, errlen, "cufftCreate failed");
   } else {
-    int r = cli_cufft.make_many64(s->plan, p->rank, n, inembed, istride, idist, onembed,
-                                  ostride, odist, type, batch, &work);
+    int r = half ? cli_cufft.xt_make_many(s->plan, p->rank, n, inembed, istride, idist,
+                                          p->kind == HYFFT_R2C ? real_t : complex_t, onembed,
+                                          ostride, odist, p->kind == HYFFT_C2R ? real_t : complex_t,
+                                          batch, &work, complex_t)
+                 : cli_cufft.make_many64(s->plan, p->rank, n, inembed, istride, idist, onembed,
+                                         ostride, odist, type, batch, &work);
     if (r != 0) {
-      snprintf(err, errlen, "cufftMakePlanMany64 failed with cufftResult %d", r);
+      snprintf(err, errlen, "%s failed with cufftResult %d",
+               half ? "cufftXtMakePlanMany" : "cufftMakePlanMany64", r);
     } else if (cli_cufft.set_stream(s->plan, s->stream) != 0) {
       snprintf(err, errlen, "cufftSetStream failed");
     } else {
@@ -240,6 +260,9 @@ static int cli_cufft_plan(const hyfft_problem *p, hyfft_backend_id backend, void
 /* Enqueue one execution; the context must be current. */
 static int cli_cufft_enqueue(cli_cufft_state *s, void *in, void *out) {
   int f64 = s->precision == HYFFT_F64;
+  if (s->precision == HYFFT_F16 || s->precision == HYFFT_BF16)
+    return cli_cufft.xt_exec(s->plan, in, out,
+                             s->kind == HYFFT_C2C ? s->sign : s->kind == HYFFT_R2C ? -1 : 1);
   if (s->kind == HYFFT_C2C)
     return f64 ? cli_cufft.exec_z2z(s->plan, in, out, s->sign)
                : cli_cufft.exec_c2c(s->plan, in, out, s->sign);
