@@ -33,6 +33,10 @@
 typedef struct hy_hybrid_split {
   struct hyfft_plan_s *gpu, *cpu; /* NULL for a side with no entries */
   int shared;                     /* 1: the sides are the pageable split's (same n_cpu) */
+  /* 1 when the sides are the pageable split's because the device had no
+   * memory for a second GPU side's staging buffers; `share` is then the
+   * share found, n_cpu the pageable split's. */
+  int fallback;
   int64_t n_cpu;                  /* entries of the CPU side */
   size_t in_off, out_off;         /* bytes to the CPU side's first entry */
   double share;                   /* n_cpu / n */
@@ -517,6 +521,21 @@ hy_status hy_hybrid_create(struct hyfft_plan_s *plan, unsigned flags) {
   }
   if (st == HYFFT_SUCCESS) st = hy_hybrid_build(h, pg, NULL, gctx, cctx, p, flags);
   if (st == HYFFT_SUCCESS) st = hy_hybrid_build(h, pl, pg, gctx, cctx, p, flags);
+  if (st == HYFFT_SUCCESS && !pl->shared && pl->gpu && pg->gpu && pg->gpu->stage &&
+      !pl->gpu->stage) {
+    /* The device held the pageable GPU side's staging buffers but not a
+     * second set (staging.c then stages per call, which would need that
+     * memory free at each execution): the page-locked split runs the
+     * pageable one's sides. Wisdom still keeps the share found. */
+    double found = pl->share;
+    hy_exec_plan_destroy(pl->gpu);
+    if (pl->cpu) hy_exec_plan_destroy(pl->cpu);
+    pl->gpu = pl->cpu = NULL;
+    pl->share = pg->share;
+    st = hy_hybrid_build(h, pl, pg, gctx, cctx, p, flags);
+    pl->share = found;
+    pl->fallback = 1;
+  }
   /* Wisdom keeps the shares as used, whole entries of this batch; -1 for
    * the page-locked share on a backend without page-locked memory. */
   if (st == HYFFT_SUCCESS && (cal_pageable || cal_pinned) &&
@@ -630,7 +649,13 @@ void hy_hybrid_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                     "(CPU share %.4f, from %s)%s\n", (long long)h->n,
                     (long long)(h->n - pg->n_cpu), (long long)pg->n_cpu, pg->share, pg->from,
                     h->pinnable ? " for pageable host data" : "");
-  if (h->pinnable)
+  if (h->pinnable && pl->fallback)
+    hy_strbuf_appendf(sb, "  hybrid: outer batch dim of %lld entries: GPU %lld, CPU %lld "
+                      "(CPU share %.4f, the pageable split's: no device memory for a second GPU "
+                      "side's buffers; %s found %.4f) for page-locked input and output\n",
+                      (long long)h->n, (long long)(h->n - pl->n_cpu), (long long)pl->n_cpu,
+                      (double)pl->n_cpu / (double)h->n, pl->from, pl->share);
+  else if (h->pinnable)
     hy_strbuf_appendf(sb, "  hybrid: outer batch dim of %lld entries: GPU %lld, CPU %lld "
                       "(CPU share %.4f, from %s) for page-locked input and output\n",
                       (long long)h->n, (long long)(h->n - pl->n_cpu), (long long)pl->n_cpu,
@@ -649,12 +674,13 @@ hy_status hy_hybrid_source(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   return side->context->backend->plan_source(side->context->device, side->backend_state, sb);
 }
 
-double hy_hybrid_share(const struct hyfft_plan_s *plan) {
-  return plan->hybrid ? plan->hybrid->split[HY_HYBRID_PAGEABLE].share : 0;
+double hy_hybrid_share_for(const struct hyfft_plan_s *plan, int kind) {
+  const struct hy_hybrid *h = plan->hybrid;
+  return h ? (double)h->split[kind].n_cpu / (double)h->n : 0;
 }
 
-double hy_hybrid_share_for(const struct hyfft_plan_s *plan, int kind) {
-  return plan->hybrid ? plan->hybrid->split[kind].share : 0;
+double hy_hybrid_share(const struct hyfft_plan_s *plan) {
+  return hy_hybrid_share_for(plan, HY_HYBRID_PAGEABLE);
 }
 
 int hy_hybrid_pinnable(const struct hyfft_plan_s *plan) {
