@@ -10,7 +10,10 @@
 # $OUT/hybrid-<n>.svg.
 # Usage: scripts/gpu-hybrid.sh TOKEN...   (after scripts/gpu-build.sh)
 # HYBRID_PINNED=1 times page-locked host buffers (bench --pinned): the GPU
-# side then copies over the bus directly and leaves the CPU cores idle.
+# side then copies over the bus directly and leaves the CPU cores idle, and
+# the plan's split for page-locked input and output runs (its share, its
+# calibration and its search are the ones read from the plan; the
+# fixed-share rows are the same either way).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export OUT=${OUT:-/tmp/hyfft-out}
@@ -25,7 +28,7 @@ for token in "$@"; do
   i=$((i + 1))
   plan="$OUT/hybrid-$i-plan.txt"
   HYFFT_CPU_SHARE=auto "$hyfft" plan "$token" --device "$device" >"$plan" 2>&1
-  grep -E "hybrid:|cores:|calibration|model:|search on" "$plan"
+  grep -E "hybrid:|cores|calibration|model:|search on" "$plan"
   rows="$OUT/hybrid-$i-rows.txt"
   : >"$rows"
   for share in 0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 1 auto; do
@@ -36,12 +39,17 @@ for token in "$@"; do
     echo "$share $ms" >>"$rows"
     echo "share $share: $ms ms"
   done
-  python3 - "$token" "$plan" "$rows" "$OUT/hybrid-$i.md" "$OUT/hybrid-$i.svg" <<'EOF'
+  python3 - "$token" "$plan" "$rows" "$OUT/hybrid-$i.md" "$OUT/hybrid-$i.svg" "${HYBRID_PINNED:-0}" <<'EOF'
 import re, sys
-token, plan, rows, md, svg = sys.argv[1:]
+token, plan, rows, md, svg, pinned = sys.argv[1:]
 text = open(plan).read()
-m = re.search(r"outer batch dim of (\d+) entries: GPU (\d+), CPU (\d+) \(CPU share ([0-9.]+)", text)
-c = re.search(r"GPU side ([0-9.e+]+) .*?; ([0-9.e+]+) with all cores\), CPU side ([0-9.e+]+) \(([0-9.e+]+) with all cores", text)
+# The split that runs on the memory benched: the page-locked one (its own
+# line and "page-locked calibration") when the plan has two and the sweep
+# is on page-locked buffers, else the first (pageable) one.
+kind = "page-locked " if pinned == "1" and "for page-locked input and output" in text else ""
+m = re.search(r"outer batch dim of (\d+) entries: GPU (\d+), CPU (\d+) \(CPU share ([0-9.]+)[^\n]*"
+              + ("for page-locked input and output" if kind else ""), text)
+c = re.search(kind + r"calibration \(batch entries/s\): GPU side ([0-9.e+]+) .*?; ([0-9.e+]+) with all cores\), CPU side ([0-9.e+]+) \(([0-9.e+]+) with all cores", text)
 n = int(m.group(1)); chosen = float(m.group(4))
 rg, rga, rc, rca = (float(c.group(k)) for k in range(1, 5))
 def model(s):
@@ -58,7 +66,7 @@ fixed = [(float(s), ms) for s, ms in data if s != "auto"]
 auto = [ms for s, ms in data if s == "auto"]
 best = min(fixed, key=lambda x: x[1])
 with open(md, "w") as f:
-    f.write(f"`{token}`: {n} batch entries; calibration (entries/s) GPU side {rg:.4g} "
+    f.write(f"`{token}`: {n} batch entries ({'page-locked' if pinned == '1' else 'pageable'} buffers); {kind}calibration (entries/s) GPU side {rg:.4g} "
             f"({rga:.4g} alone), CPU side {rc:.4g} ({rca:.4g} alone); model's share {chosen:.4f}\n\n")
     f.write("| CPU share | measured ms | model ms | measured / best |\n|---:|---:|---:|---:|\n")
     for s, ms in fixed:

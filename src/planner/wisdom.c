@@ -16,7 +16,8 @@ typedef struct hy_wisdom_entry {
   char *device;
   int kind;
   hy_wisdom_value value; /* HY_WISDOM_PLAN */
-  double share;          /* HY_WISDOM_SHARE */
+  double share;          /* HY_WISDOM_SHARE: for pageable host data */
+  double pinned;         /* HY_WISDOM_SHARE: for page-locked host data, -1 none */
 } hy_wisdom_entry;
 
 static pthread_mutex_t hy_wisdom_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,11 +42,12 @@ static int hy_wisdom_find(const char *token, const char *device, int kind) {
 
 /* Caller holds the lock. */
 static hy_status hy_wisdom_put(const char *token, const char *device, int kind,
-                               const hy_wisdom_value *v, double share) {
+                               const hy_wisdom_value *v, double share, double pinned) {
   int i = hy_wisdom_find(token, device, kind);
   if (i >= 0) {
     if (v) hy_wisdom_table[i].value = *v;
     hy_wisdom_table[i].share = share;
+    hy_wisdom_table[i].pinned = pinned;
     return HYFFT_SUCCESS;
   }
   if (hy_wisdom_n == hy_wisdom_cap) {
@@ -55,7 +57,7 @@ static hy_status hy_wisdom_put(const char *token, const char *device, int kind,
     hy_wisdom_table = t;
     hy_wisdom_cap = cap;
   }
-  hy_wisdom_entry e = {hy_strdup(token), hy_strdup(device), kind, {{0}, {0}}, share};
+  hy_wisdom_entry e = {hy_strdup(token), hy_strdup(device), kind, {{0}, {0}}, share, pinned};
   if (v) e.value = *v;
   if (!e.token || !e.device) {
     free(e.token);
@@ -76,22 +78,27 @@ int hy_wisdom_lookup(const char *token, const char *device, hy_wisdom_value *out
 
 hy_status hy_wisdom_store(const char *token, const char *device, const hy_wisdom_value *value) {
   pthread_mutex_lock(&hy_wisdom_lock);
-  hy_status st = hy_wisdom_put(token, device, HY_WISDOM_PLAN, value, 0);
+  hy_status st = hy_wisdom_put(token, device, HY_WISDOM_PLAN, value, 0, -1);
   pthread_mutex_unlock(&hy_wisdom_lock);
   return st;
 }
 
-int hy_wisdom_lookup_share(const char *token, const char *device, double *share) {
+int hy_wisdom_lookup_share(const char *token, const char *device, double *share,
+                           double *pinned) {
   pthread_mutex_lock(&hy_wisdom_lock);
   int i = hy_wisdom_find(token, device, HY_WISDOM_SHARE);
-  if (i >= 0) *share = hy_wisdom_table[i].share;
+  if (i >= 0) {
+    *share = hy_wisdom_table[i].share;
+    if (pinned) *pinned = hy_wisdom_table[i].pinned;
+  }
   pthread_mutex_unlock(&hy_wisdom_lock);
   return i >= 0;
 }
 
-hy_status hy_wisdom_store_share(const char *token, const char *device, double share) {
+hy_status hy_wisdom_store_share(const char *token, const char *device, double share,
+                                double pinned) {
   pthread_mutex_lock(&hy_wisdom_lock);
-  hy_status st = hy_wisdom_put(token, device, HY_WISDOM_SHARE, NULL, share);
+  hy_status st = hy_wisdom_put(token, device, HY_WISDOM_SHARE, NULL, share, pinned < 0 ? -1 : pinned);
   pthread_mutex_unlock(&hy_wisdom_lock);
   return st;
 }
@@ -117,14 +124,26 @@ int hy_wisdom_count(void) {
 
 hy_status hy_wisdom_export(hy_strbuf *sb) {
   pthread_mutex_lock(&hy_wisdom_lock);
-  int shares = 0;
-  for (int i = 0; i < hy_wisdom_n; i++) shares += hy_wisdom_table[i].kind == HY_WISDOM_SHARE;
-  hy_strbuf_appendf(sb, "hyfft-wisdom %d\n", shares ? HY_WISDOM_FORMAT : HY_WISDOM_FORMAT_MIN);
+  /* The oldest format that holds the table: 1 without shares, 2 with
+   * pageable shares alone, 3 once a share for page-locked data is known. */
+  int format = HY_WISDOM_FORMAT_MIN;
   for (int i = 0; i < hy_wisdom_n; i++) {
     const hy_wisdom_entry *e = &hy_wisdom_table[i];
-    if (e->kind == HY_WISDOM_SHARE)
+    int need = e->kind != HY_WISDOM_SHARE ? 1 : e->pinned >= 0 ? 3 : 2;
+    if (need > format) format = need;
+  }
+  hy_strbuf_appendf(sb, "hyfft-wisdom %d\n", format);
+  for (int i = 0; i < hy_wisdom_n; i++) {
+    const hy_wisdom_entry *e = &hy_wisdom_table[i];
+    if (e->kind == HY_WISDOM_SHARE && format < 3)
       hy_strbuf_appendf(sb, "%d %s share %.17g %s\n", HY_CODEGEN_VERSION, e->token, e->share,
                         e->device);
+    else if (e->kind == HY_WISDOM_SHARE && e->pinned < 0)
+      hy_strbuf_appendf(sb, "%d %s share %.17g - %s\n", HY_CODEGEN_VERSION, e->token, e->share,
+                        e->device);
+    else if (e->kind == HY_WISDOM_SHARE)
+      hy_strbuf_appendf(sb, "%d %s share %.17g %.17g %s\n", HY_CODEGEN_VERSION, e->token,
+                        e->share, e->pinned, e->device);
     else
       hy_strbuf_appendf(sb, "%d %s %s %s %s\n", HY_CODEGEN_VERSION, e->token, e->value.solver,
                         e->value.spec[0] ? e->value.spec : "-", e->device);
@@ -138,7 +157,7 @@ typedef struct hy_wisdom_parsed {
   char device[256];
   int kind;
   hy_wisdom_value value;
-  double share;
+  double share, pinned;
 } hy_wisdom_parsed;
 
 /* Next space-separated field of line (no leading spaces allowed: one
@@ -192,6 +211,7 @@ static hy_status hy_wisdom_parse_line(const char *line, const char *origin, int 
   memset(&e->value, 0, sizeof e->value);
   e->kind = HY_WISDOM_PLAN;
   e->share = 0;
+  e->pinned = -1;
   if (!hy_wisdom_field(&s, e->value.solver, sizeof e->value.solver))
     return HY_BAD("%s:%d: expected a known solver name", origin, lineno);
   if (strcmp(e->value.solver, "share") == 0) {
@@ -206,6 +226,19 @@ static hy_status hy_wisdom_parse_line(const char *line, const char *origin, int 
       return HY_BAD("%s:%d: CPU share '%s' is not a number from 0 to 1", origin, lineno, field);
     e->kind = HY_WISDOM_SHARE;
     e->share = share;
+    /* Format 3 adds the share for page-locked host data, or '-' where
+     * the backend does not page-lock host memory. */
+    if (format >= 3) {
+      if (!hy_wisdom_field(&s, field, sizeof field))
+        return HY_BAD("%s:%d: expected a CPU share for page-locked data (or -)", origin, lineno);
+      if (strcmp(field, "-") != 0) {
+        double pinned = strtod(field, &end);
+        if (*end || !(pinned >= 0 && pinned <= 1))
+          return HY_BAD("%s:%d: CPU share for page-locked data '%s' is not a number from 0 "
+                        "to 1 (or -)", origin, lineno, field);
+        e->pinned = pinned;
+      }
+    }
     e->value.solver[0] = 0;
   } else {
     if (!hy_planner_solver_known(e->value.solver))
@@ -273,7 +306,7 @@ hy_status hy_wisdom_import(const char *text, const char *origin) {
     pthread_mutex_lock(&hy_wisdom_lock);
     for (int i = 0; i < n && st == HYFFT_SUCCESS; i++)
       st = hy_wisdom_put(list[i].token, list[i].device, list[i].kind, &list[i].value,
-                         list[i].share);
+                         list[i].share, list[i].pinned);
     pthread_mutex_unlock(&hy_wisdom_lock);
   }
   free(list);

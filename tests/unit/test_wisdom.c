@@ -76,7 +76,7 @@ static void test_text(void) {
   char bad[512];
   expect_bad("", 1, "empty");
   expect_bad("hyfft-wisdom\n", 1, "header without format");
-  expect_bad("hyfft-wisdom 3\n", 1, "unknown format");
+  expect_bad("hyfft-wisdom 4\n", 1, "unknown format");
   expect_bad("fftw-wisdom 1\n", 1, "wrong header");
   snprintf(bad, sizeof bad, "hyfft-wisdom 1\n%d c2c:f33:fwd:64 axis-passes - D\n", HY_CODEGEN_VERSION);
   expect_bad(bad, 2, "bad token");
@@ -110,11 +110,11 @@ static void test_text(void) {
            "%d c2c:f32:fwd:64:b4 axis-passes - Some Device\n", HY_CODEGEN_VERSION, HY_CODEGEN_VERSION);
   CHECK_OK(hyfft_wisdom_import_string(good));
   double share = -1;
-  CHECK(hy_wisdom_lookup_share("c2c:f32:fwd:64:b4", "Some Device", &share) && share == 0.25,
+  CHECK(hy_wisdom_lookup_share("c2c:f32:fwd:64:b4", "Some Device", &share, NULL) && share == 0.25,
         "share read back: %g", share);
   CHECK(hy_wisdom_lookup("c2c:f32:fwd:64:b4", "Some Device", &v) && strcmp(v.solver, "axis-passes") == 0,
         "a share and a plan entry of one problem live side by side");
-  CHECK(!hy_wisdom_lookup_share("c2c:f32:fwd:64:b4", "D", &share), "share keyed by device");
+  CHECK(!hy_wisdom_lookup_share("c2c:f32:fwd:64:b4", "D", &share, NULL), "share keyed by device");
   char *two = export_text();
   CHECK(two && strncmp(two, "hyfft-wisdom 2\n", 15) == 0 && strstr(two, " share 0.25 Some Device\n"),
         "shares export as format 2:\n%s", two ? two : "(none)");
@@ -131,6 +131,54 @@ static void test_text(void) {
   expect_bad(bad, 2, "a share that is no number");
   snprintf(bad, sizeof bad, "hyfft-wisdom 2\n%d c2c:f32:fwd:64 share 0.5\n", HY_CODEGEN_VERSION);
   expect_bad(bad, 2, "a share without a device");
+
+  /* Format 3 adds a share for page-locked host data ('-': none); a format 2
+   * share line reads as the pageable share with none for page-locked data,
+   * and export writes format 3 only once a page-locked share is known. */
+  hyfft_wisdom_forget();
+  double pinned = 7;
+  snprintf(good, sizeof good, "hyfft-wisdom 2\n%d c2c:f32:fwd:64:b4 share 0.25 Some Device\n",
+           HY_CODEGEN_VERSION);
+  CHECK_OK(hyfft_wisdom_import_string(good));
+  CHECK(hy_wisdom_lookup_share("c2c:f32:fwd:64:b4", "Some Device", &share, &pinned) &&
+            share == 0.25 && pinned == -1,
+        "format 2 share read as %g and %g", share, pinned);
+  snprintf(good, sizeof good, "hyfft-wisdom 3\n%d c2c:f32:fwd:64:b4 share 0.5 0.125 Some Device\n"
+           "%d c2c:f32:fwd:64:b8 share 0.75 - Other Device\n", HY_CODEGEN_VERSION,
+           HY_CODEGEN_VERSION);
+  CHECK_OK(hyfft_wisdom_import_string(good));
+  CHECK(hy_wisdom_lookup_share("c2c:f32:fwd:64:b4", "Some Device", &share, &pinned) &&
+            share == 0.5 && pinned == 0.125,
+        "format 3 replaces the entry: %g and %g", share, pinned);
+  CHECK(hy_wisdom_lookup_share("c2c:f32:fwd:64:b8", "Other Device", &share, &pinned) &&
+            share == 0.75 && pinned == -1,
+        "format 3 '-': %g and %g", share, pinned);
+  char *three = export_text();
+  CHECK(three && strncmp(three, "hyfft-wisdom 3\n", 15) == 0 &&
+            strstr(three, " share 0.5 0.125 Some Device\n") &&
+            strstr(three, " share 0.75 - Other Device\n"),
+        "both shares export as format 3:\n%s", three ? three : "(none)");
+  hyfft_wisdom_forget();
+  if (three) CHECK_OK(hyfft_wisdom_import_string(three));
+  CHECK(hy_wisdom_lookup_share("c2c:f32:fwd:64:b4", "Some Device", &share, &pinned) &&
+            share == 0.5 && pinned == 0.125 && hy_wisdom_count() == 2,
+        "format 3 round trip: %g and %g, %d entries", share, pinned, hy_wisdom_count());
+  free(three);
+  /* Without a page-locked share the table still exports as format 2. */
+  hyfft_wisdom_forget();
+  CHECK_OK(hy_wisdom_store_share("c2c:f32:fwd:64:b4", "D", 0.5, -1));
+  char *two_again = export_text();
+  CHECK(two_again && strncmp(two_again, "hyfft-wisdom 2\n", 15) == 0 &&
+            strstr(two_again, " share 0.5 D\n"),
+        "no page-locked share, format 2:\n%s", two_again ? two_again : "(none)");
+  free(two_again);
+  snprintf(bad, sizeof bad, "hyfft-wisdom 3\n%d c2c:f32:fwd:64 share 0.5 x D\n", HY_CODEGEN_VERSION);
+  expect_bad(bad, 2, "a page-locked share that is no number");
+  CHECK(strstr(hyfft_last_error(), "page-locked") != NULL, "message: %s", hyfft_last_error());
+  snprintf(bad, sizeof bad, "hyfft-wisdom 3\n%d c2c:f32:fwd:64 share 0.5 1.5 D\n", HY_CODEGEN_VERSION);
+  expect_bad(bad, 2, "a page-locked share above 1");
+  snprintf(bad, sizeof bad, "hyfft-wisdom 3\n%d c2c:f32:fwd:64 share 0.5 0.5\n", HY_CODEGEN_VERSION);
+  expect_bad(bad, 2, "format 3 shares without a device");
   hyfft_wisdom_forget();
 }
 

@@ -13,8 +13,8 @@ static int cli_tune_usage(const char *msg, const char *arg) {
 }
 
 /* --hybrid: plan the problem on host data with HYFFT_HYBRID, which
- * calibrates, searches and leaves the CPU share in wisdom, and print the
- * description's split line. */
+ * calibrates, searches and leaves the CPU shares in wisdom, and print the
+ * description's split lines. */
 static void cli_tune_hybrid(hyfft_context ctx, const char *token, hyfft_problem *problem,
                             int *failures) {
   problem->memory = HYFFT_MEMORY_HOST;
@@ -29,11 +29,15 @@ static void cli_tune_hybrid(hyfft_context ctx, const char *token, hyfft_problem 
   char *text = NULL;
   if (hyfft_plan_describe(plan, NULL, 0, &need) == HYFFT_SUCCESS && (text = malloc(need + 1)) &&
       hyfft_plan_describe(plan, text, need + 1, NULL) == HYFFT_SUCCESS) {
+    /* The split lines: one per kind of host memory (pageable, and
+     * page-locked where the backend page-locks host memory). */
     const char *line = strstr(text, "  hybrid: ");
-    if (line)
-      printf("  %.*s\n", (int)strcspn(line + 2, "\n"), line + 2);
-    else
-      printf("  hybrid: not split (no outer batch dim the CPU can share)\n");
+    if (!line) printf("  hybrid: not split (no outer batch dim the CPU can share)\n");
+    while (line && strncmp(line, "  hybrid: ", 10) == 0) {
+      int len = (int)strcspn(line + 2, "\n");
+      printf("  %.*s\n", len, line + 2);
+      line += 2 + len + (line[2 + len] == '\n');
+    }
   }
   free(text);
   fflush(stdout);
