@@ -48,6 +48,23 @@ hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t 
                            steps, 0);
 }
 
+/* A transform of the convolution, length m, from WORK0 in place there; or,
+ * where that needs a buffer the two work buffers do not leave (three or
+ * more passes), with its passes alternating between them, *at then naming
+ * the one that holds the result. */
+static hy_status hy_fs_conv_axis(hy_fs_ctx *c, int64_t m, int sign, int nloops,
+                                 const hyfft_dim *within, hy_buffer *at) {
+  int mark = c->tree->npasses;
+  int64_t work[2] = {c->tree->work_elems[0], c->tree->work_elems[1]};
+  *at = HY_BUF_WORK0;
+  hy_status st = hy_fs_axis(c, m, sign, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within);
+  if (st != HYFFT_NO_SOLVER) return st;
+  c->tree->npasses = mark;
+  c->tree->work_elems[0] = work[0];
+  c->tree->work_elems[1] = work[1];
+  return hy_fs_axis_alternating(c, m, sign, HY_BUF_WORK0, 1, 1, nloops, within, at);
+}
+
 /* Bluestein whose convolution does not fit one pass (a large prime): the
  * chirped, zero-padded input goes to WORK0, is transformed there (length M,
  * through WORK1), multiplied by the chirp's spectrum, transformed back, and
@@ -78,8 +95,9 @@ hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_str
     out_of[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
   }
   HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, n, m, src, in_stride, HY_BUF_WORK0, 1, nloops, into));
-  HY_TRY(hy_fs_axis(c, m, -1, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
-  HY_TRY(hy_fs_axis(c, m, 1, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within));
-  return hy_fs_chirp(c, HY_CHIRP_POST, n, m, HY_BUF_WORK0, 1, dst, out_stride, nloops, out_of);
+  hy_buffer at = HY_BUF_WORK0;
+  HY_TRY(hy_fs_conv_axis(c, m, -1, nloops, within, &at));
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, at, 1, HY_BUF_WORK0, 1, nloops, within));
+  HY_TRY(hy_fs_conv_axis(c, m, 1, nloops, within, &at));
+  return hy_fs_chirp(c, HY_CHIRP_POST, n, m, at, 1, dst, out_stride, nloops, out_of);
 }

@@ -149,11 +149,19 @@ hy_status hy_fs_layout(hy_fs_ctx *c, int64_t n, int64_t axis_stride, int nloops,
 }
 
 /* DFT of length n along one axis over loops[], src -> dst; the buffers at
- * both ends may be work buffers (Bluestein's inner transforms). */
-hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride,
-                            hy_buffer dst, int64_t out_stride, int nloops,
-                            const hyfft_dim *loops) {
+ * both ends may be work buffers (Bluestein's inner transforms). With
+ * `landed` (src a work buffer), the passes alternate between the two work
+ * buffers instead, each writing the one it does not read, and *landed
+ * gets the one the last pass wrote (dst is not used): a split into three
+ * or more passes between work buffers needs no third buffer that way. */
+static hy_status hy_fs_axis_to(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src,
+                               int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops,
+                               const hyfft_dim *loops, hy_buffer *landed) {
   const hy_problem *p = c->problem;
+  if (landed) {
+    dst = src == HY_BUF_WORK0 ? HY_BUF_WORK1 : HY_BUF_WORK0;
+    *landed = dst;
+  }
   hy_pass *pass;
   HY_TRY(hy_fs_add_pass(c, &pass));
   hy_pass_init(pass, HY_PASS_DFT, p->precision, sign);
@@ -175,12 +183,15 @@ hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t i
   if (n2 == 0) hy_fs_best(c, n, contiguous, 0, &n2);
   if (n2 == 0) {
     c->tree->npasses--;
+    if (landed) return HYFFT_NO_SOLVER;
     return hy_fs_bluestein(c, n, src, in_stride, dst, out_stride, nloops, loops);
   }
   int64_t n1 = n / n2;
-  /* The intermediate goes to a work buffer that is neither end. */
+  /* The intermediate goes to a work buffer that is neither end (or, with
+   * `landed`, to the one pass A does not read). */
   hy_buffer work = src != HY_BUF_WORK0 && dst != HY_BUF_WORK0 ? HY_BUF_WORK0 : HY_BUF_WORK1;
-  if (work == src || work == dst) return HYFFT_NO_SOLVER;
+  if (landed) work = dst;
+  else if (work == src || work == dst) return HYFFT_NO_SOLVER;
 
   int64_t dense[HY_MAX_LOOPS], inner = 1;
   HY_TRY(hy_fs_layout(c, n, in_stride, nloops, loops, work, dense, &inner));
@@ -203,9 +214,22 @@ hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t i
   next[nloops] = (hyfft_dim){n2, inner * n1, out_stride};
   int was_inner = c->inner;
   c->inner = 1;
-  hy_status st_b = hy_fs_axis(c, n1, sign, work, inner, dst, n2 * out_stride, nloops + 1, next);
+  hy_status st_b =
+      hy_fs_axis_to(c, n1, sign, work, inner, dst, n2 * out_stride, nloops + 1, next, landed);
   c->inner = was_inner;
   return st_b;
+}
+
+hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride,
+                     hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops) {
+  return hy_fs_axis_to(c, n, sign, src, in_stride, dst, out_stride, nloops, loops, NULL);
+}
+
+hy_status hy_fs_axis_alternating(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src,
+                                 int64_t in_stride, int64_t out_stride, int nloops,
+                                 const hyfft_dim *loops, hy_buffer *landed) {
+  if (src != HY_BUF_WORK0 && src != HY_BUF_WORK1) return HYFFT_NO_SOLVER;
+  return hy_fs_axis_to(c, n, sign, src, in_stride, src, out_stride, nloops, loops, landed);
 }
 
 static hy_status hy_four_step_plan(const hy_problem *problem, const hy_device_caps *caps,

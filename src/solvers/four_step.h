@@ -27,6 +27,9 @@ hy_status hy_fs_layout(hy_fs_ctx *c, int64_t n, int64_t axis_stride, int nloops,
 /* DFT of length n along one axis over loops[], src -> dst: one pass, a
  * four-step split, or a prime-length chain (four_step.c). */
 hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
+/* The same from a work buffer with the passes alternating between the two
+ * work buffers; *landed gets the one holding the result (four_step.c). */
+hy_status hy_fs_axis_alternating(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride, int64_t out_stride, int nloops, const hyfft_dim *loops, hy_buffer *landed);
 /* A pointwise Bluestein step (bluestein.c). */
 hy_status hy_fs_chirp(hy_fs_ctx *c, hy_chirp_step step, int64_t n, int64_t m, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
 /* The fused four-pass convolution chains (fused_chain.c). */
