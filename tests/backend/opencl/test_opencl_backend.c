@@ -614,15 +614,16 @@ static void test_index64(hyfft_context ctx) {
 
 /* Real transforms on a GPU device: planned with the real steps in the
  * tree, either as pointwise passes or, for an even axis whose half-length
- * DFT fits one pass, fused into that pass (fused == 1: no real pass, one
- * DFT pass with the step; $HYFFT_REAL_UNFUSED gives the pass back). DFTs
+ * DFT fits one pass or an odd axis whose DFT does, fused into that pass
+ * (fused == 1: no real pass, one DFT pass with the step;
+ * $HYFFT_REAL_UNFUSED gives the passes back). DFTs
  * longer than one pass are split by four-step (plans == 2: at least two
  * DFT passes for one axis); no solver for a long odd prime axis, whose
  * Bluestein chain would have to start and end in a work buffer
  * (device-independent: made-up caps with 4096-point passes). */
 static void test_real_gpu_solver(void) {
   static const struct { const char *token; int plans, fused; } cases[] = {
-      {"r2c:f32:16", 1, 1},         {"c2r:f64:15x4:b2", 1, 1}, {"r2c:f64:7:ip", 1, 0},
+      {"r2c:f32:16", 1, 1},         {"c2r:f64:15x4:b2", 1, 1}, {"r2c:f64:7:ip", 1, 1},
       {"r2c:f32:8192:b3", 1, 1},    {"r2c:f32:8194", 2, 0},    {"c2r:f32:4097", 2, 0},
       {"r2c:f32:16x8192", 1, 1},    {"r2c:f32:8192x16", 2, 1}, {"c2r:f32:1000:b3:ip", 1, 1},
       {"r2c:f32:1048583", 0, 0},    {"c2r:f32:1048583:b2", 0, 0}};
@@ -652,7 +653,7 @@ static void test_real_gpu_solver(void) {
         int real_steps = 0, fused_steps = 0, dfts = 0, fit = 1;
         for (int k = 0; st == HYFFT_SUCCESS && k < tree.npasses; k++) {
           real_steps += tree.passes[k].op >= HY_PASS_WIDEN;
-          fused_steps += hy_fuse_is_real(tree.passes[k].fuse);
+          fused_steps += hy_fuse_is_real(tree.passes[k].fuse) || hy_fuse_is_real_odd(tree.passes[k].fuse);
           dfts += tree.passes[k].op == HY_PASS_DFT;
           if (tree.passes[k].op == HY_PASS_DFT)
             fit &= hy_pass_computed_length(&tree.passes[k]) <= 4096;
