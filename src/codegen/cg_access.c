@@ -62,12 +62,32 @@ void hy_cg_load_global(hy_cg_kernel *k) {
                             (long long)is);
         hy_strbuf_appendf(sb, "        x0_%d = MK(hv.x, e == 0 ? (real)0 : e < %lld ? hv.y : -hv.y); }\n",
                           i, h);
+      } else if (k->pass->fuse == HY_FUSE_CHIRP_IN && k->pass->real_end == 2) {
+        /* Element fi = fk + S*e of the chirped input: the Hermitian
+         * extension of the row's h inputs, read from the row's start (ib
+         * less the fused loop's offset). */
+        const hy_pass *ps = k->pass;
+        long long nn = (long long)ps->chirp_n, h = nn / 2 + 1;
+        int64_t lis = ps->loops[ps->fuse_loop].in_stride;
+        hy_strbuf_appendf(sb, "      const %s fi = fk + (%s)e * %lld;\n", k->idx, k->idx,
+                          (long long)ps->fuse_split);
+        hy_strbuf_appendf(sb, "      if (fi < %lld) {\n        const %s hj = fi < %lld ? fi : %lld - fi;\n",
+                          nn, k->idx, h, nn);
+        hy_strbuf_appendf(sb, "        const real2 hv = src[ib - fk * %lld + hj * %lld];\n",
+                          (long long)lis, (long long)lis);
+        hy_strbuf_appendf(sb, "        x0_%d = cmul(MK(hv.x, fi == 0 ? (real)0 : fi < %lld ? hv.y : -hv.y), fz[fi]);\n      }\n",
+                          i, h);
       } else if (k->pass->fuse == HY_FUSE_CHIRP_IN) {
-        /* Element fk + S*e of the chirped, zero-padded Bluestein input. */
+        /* Element fk + S*e of the chirped, zero-padded Bluestein input
+         * (reals, imaginary parts 0, for an R2C chain). */
         hy_strbuf_appendf(sb, "      const %s fi = fk + (%s)e * %lld;\n", k->idx, k->idx,
                           (long long)k->pass->fuse_split);
-        hy_strbuf_appendf(sb, "      if (fi < %lld) x0_%d = cmul(src[%s], fz[fi]);\n",
-                          (long long)k->pass->chirp_n, i, addr);
+        if (k->pass->real_end == 1)
+          hy_strbuf_appendf(sb, "      if (fi < %lld) x0_%d = cmul(MK(src[%s], (real)0), fz[fi]);\n",
+                            (long long)k->pass->chirp_n, i, addr);
+        else
+          hy_strbuf_appendf(sb, "      if (fi < %lld) x0_%d = cmul(src[%s], fz[fi]);\n",
+                            (long long)k->pass->chirp_n, i, addr);
       } else {
         hy_strbuf_appendf(sb, "      x0_%d = src[%s];\n", i, addr);
       }
@@ -265,12 +285,16 @@ void hy_cg_store_global(hy_cg_kernel *k, int s) {
           hy_strbuf_appendf(sb, "      if (e < %lld) dst[%s] = v;\n", (long long)(k->n / 2 + 1), oaddr);
         else
           hy_strbuf_appendf(sb, "      dst[%s] = v.x;\n", oaddr);
-      } else if (os == 1) {
-        if (pass->fuse == HY_FUSE_CHIRP_OUT) hy_strbuf_appendf(sb, "      if (fo < %lld)", (long long)fuse_n);
-        hy_strbuf_appendf(sb, "      dst[ob + (%s)e] = v;\n", k->idx);
       } else {
-        if (pass->fuse == HY_FUSE_CHIRP_OUT) hy_strbuf_appendf(sb, "      if (fo < %lld)", (long long)fuse_n);
-        hy_strbuf_appendf(sb, "      dst[ob + (%s)e * %lld] = v;\n", k->idx, (long long)os);
+        /* An R2C chain keeps outputs below h, a C2R chain the real parts. */
+        int64_t keep = pass->fuse == HY_FUSE_CHIRP_OUT && pass->real_end == 1
+                           ? pass->chirp_n / 2 + 1 : fuse_n;
+        const char *part = pass->fuse == HY_FUSE_CHIRP_OUT && pass->real_end == 2 ? ".x" : "";
+        if (pass->fuse == HY_FUSE_CHIRP_OUT) hy_strbuf_appendf(sb, "      if (fo < %lld)", (long long)keep);
+        if (os == 1)
+          hy_strbuf_appendf(sb, "      dst[ob + (%s)e] = v%s;\n", k->idx, part);
+        else
+          hy_strbuf_appendf(sb, "      dst[ob + (%s)e * %lld] = v%s;\n", k->idx, (long long)os, part);
       }
       hy_strbuf_append(sb, "      }\n    }\n");
     }
@@ -315,12 +339,14 @@ void hy_cg_store_transposed(hy_cg_kernel *k, int64_t count) {
     hy_strbuf_append(sb, "    }\n  }\n");
     return;
   }
-  /* The fused output chirp keeps only the first N outputs. */
+  /* The fused output chirp keeps only the first N outputs (h of them, or
+   * their real parts, at the end of a real chain). */
   if (pass->fuse == HY_FUSE_CHIRP_OUT)
     hy_strbuf_appendf(sb, "      if ((%s)e * %lld + fk2 < %lld)", k->idx, (long long)pass->fuse_split,
-                      (long long)pass->chirp_n);
-  hy_strbuf_appendf(sb, "      dst[o2 + (%s)e * %lld] = %s;\n", k->idx,
-                    (long long)pass->axis.out_stride, e);
+                      (long long)(pass->real_end == 1 ? pass->chirp_n / 2 + 1 : pass->chirp_n));
+  hy_strbuf_appendf(sb, "      dst[o2 + (%s)e * %lld] = %s%s;\n", k->idx,
+                    (long long)pass->axis.out_stride, e,
+                    pass->fuse == HY_FUSE_CHIRP_OUT && pass->real_end == 2 ? ".x" : "");
   hy_strbuf_append(sb, "    }\n  }\n");
 }
 

@@ -150,6 +150,9 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
        ((spec->stage_store || spec->store_transposed) && pass->fuse == HY_FUSE_R2C_POST)))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a fused real step needs a plain "
                     "mixed-radix pass with complex local memory", pass_index);
+  if (pass->real_end && (spec->stage_load || spec->stage_store || spec->body))
+    return hy_error(HYFFT_INTERNAL, "codegen: pass %d: the end of a real Bluestein chain needs "
+                    "direct loads and a direct or transposed store", pass_index);
   if (hy_fuse_is_real_odd(pass->fuse) &&
       (k.bluestein || k.rader || pass->twiddle_loop >= 0 || pass->plane_inner > 0 ||
        spec->stage_load || spec->stage_store || spec->store_transposed || spec->body))
@@ -307,8 +310,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], k.T * k.M,
                       spec->min_blocks);
     hy_strbuf_appendf(sb, "%sconst %s *src, %s%s *dst, %sconst real2 *tw", g,
-                      r2r_in || pass->fuse == HY_FUSE_R2C_ODD ? "real" : "real2", g,
-                      r2r_out || pass->fuse == HY_FUSE_C2R_ODD ? "real" : "real2", g);
+                      r2r_in || pass->fuse == HY_FUSE_R2C_ODD || (pass->fuse == HY_FUSE_CHIRP_IN && pass->real_end == 1) ? "real" : "real2", g,
+                      r2r_out || pass->fuse == HY_FUSE_C2R_ODD || (pass->fuse == HY_FUSE_CHIRP_OUT && pass->real_end == 2) ? "real" : "real2", g);
   }
   if (k.bluestein) hy_strbuf_appendf(sb, ", %sconst real2 *chirp, %sconst real2 *bh", g, g);
   if (k.rader)

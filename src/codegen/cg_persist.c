@@ -252,6 +252,7 @@ static int hy_cg_persist_shape_of(const hy_problem *problem, const hy_plan_tree 
     const hy_pass *p = &sh->full[i];
     if (p->op != HY_PASS_DFT || p->algo != HY_ALGO_MIXED_RADIX || p->twiddle_loop == 0 ||
         hy_fuse_is_real(p->fuse) || hy_fuse_is_real_odd(p->fuse) || p->fuse == HY_FUSE_R2R ||
+        p->real_end ||
         p->fuse_loop == 0 || p->nloops < 1 || p->loops[0].n != sh->batch)
       return 0;
     if (l->batch_blocks <= 0 || l->block_offset != 0 || l->grid != l->batch_blocks * sh->batch)

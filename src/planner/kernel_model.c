@@ -306,6 +306,12 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     spec->stage_store = 0;
     spec->store_transposed = 0;
   }
+  /* So do the ends of a real transform's Bluestein chain (the transposed
+   * store, which writes from local memory element by element, stays). */
+  if (pass->real_end) {
+    spec->stage_load = 0;
+    spec->stage_store = 0;
+  }
   /* Asking ptxas for more resident blocks per SM trades registers for
    * occupancy. It is applied only where it measured faster: a 512-thread
    * f32 block that its register count would leave alone on its SM (8192

@@ -323,6 +323,13 @@ typedef struct hy_pass {
   /* HY_FUSE_R2R: the steps fused (bit 1 PRE, bit 2 POST) and the reals
    * along the axis. */
   int r2r_fuse;
+  /* The ends of a real transform's fused Bluestein chain (the pass with
+   * HY_FUSE_CHIRP_IN and the one with HY_FUSE_CHIRP_OUT; 0 elsewhere), N =
+   * chirp_n odd, h = N/2 + 1: 1 for R2C (the first pass reads reals,
+   * imaginary parts 0; the last stores outputs k < h only), 2 for C2R (the
+   * first reads the Hermitian extension of h inputs, X_0's imaginary part
+   * as 0; the last stores real parts, dst in reals). */
+  int real_end;
   int64_t r2r_n;
   /* The variant of the generator switches the tuner or wisdom chose for
    * the plan ("key=value,..."; relative keys tmul/tdiv/mmul/mdiv scale

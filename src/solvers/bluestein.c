@@ -48,6 +48,29 @@ hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t 
                            steps, 0);
 }
 
+/* A real transform's odd axis too long for one pass as the fused chain
+ * from the caller's real end to the other: the chain's first pass reads
+ * the reals (R2C) or the Hermitian extension of the half spectrum (C2R),
+ * its last stores the half spectrum or the real parts (hy_pass.real_end);
+ * no widening or narrowing pass. HYFFT_NO_SOLVER (nothing added) where
+ * the chain does not apply. */
+hy_status hy_fs_bluestein_real(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer src,
+                               int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops,
+                               const hyfft_dim *loops) {
+  int before = c->tree->npasses;
+  int64_t work[2] = {c->tree->work_elems[0], c->tree->work_elems[1]};
+  hy_status st = hy_fs_bluestein_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
+  if (st != HYFFT_SUCCESS) {
+    c->tree->npasses = before;
+    c->tree->work_elems[0] = work[0];
+    c->tree->work_elems[1] = work[1];
+    return st;
+  }
+  c->tree->passes[before].real_end = real_end;
+  c->tree->passes[c->tree->npasses - 1].real_end = real_end;
+  return HYFFT_SUCCESS;
+}
+
 /* A transform of the convolution, length m, from WORK0 in place there; or,
  * where that needs a buffer the two work buffers do not leave (three or
  * more passes), with its passes alternating between them, *at then naming

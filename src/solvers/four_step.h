@@ -41,6 +41,9 @@ hy_status hy_fs_fused_chain(hy_fs_ctx *c, int64_t n, int64_t m, int64_t n1, int6
  * HYFFT_NO_SOLVER, having added nothing, when it does not apply. */
 hy_status hy_fs_rader_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
 hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
+/* The fused Bluestein chain of a real transform's odd axis, from its real
+ * end to the other (bluestein.c; real_end as in hy_pass). */
+hy_status hy_fs_bluestein_real(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
 hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
 
 #endif /* HY_SOLVERS_FOUR_STEP_H */

@@ -26,6 +26,11 @@
  *     spectrum (C2R) and storing the first h outputs (R2C) or the real
  *     parts (C2R): HY_FUSE_R2C_ODD / HY_FUSE_C2R_ODD, one pass over the
  *     data instead of three.
+ *   odd n on a GPU whose largest prime factor does not fit a pass: one
+ *     fused Bluestein chain (four passes) from the reals to the half
+ *     spectrum (R2C) or, from the input, the other way (C2R), its ends
+ *     marked by hy_pass.real_end; a four-step split could not hold the
+ *     factor.
  *   n = 1: one WIDEN (R2C) or NARROW (C2R) pass.
  * C2R follows FFTW: the result is as if the imaginary parts of the
  * self-conjugate bins (0, and n/2 for even n) were 0. An out-of-place C2R
@@ -131,6 +136,27 @@ static int hy_real_odd_fusable(hy_real_ctx *c, int64_t n) {
   if (hy_choose_dft_algo(n, &probe) != HYFFT_SUCCESS) return 0;
   return probe.algo == HY_ALGO_MIXED_RADIX &&
          n <= c->caps->max_pass_length[c->problem->precision];
+}
+
+/* An odd real axis of length n too long for one GPU pass, from the real
+ * end src to dst (R2C: reals in, the half spectrum out; C2R: the other
+ * way), as one fused Bluestein chain (solvers/bluestein.c): 1 where it was
+ * added, 0 where it does not apply (nothing added). */
+static int hy_real_odd_chain(hy_real_ctx *c, int64_t n, int real_end, hy_buffer src,
+                             int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops,
+                             const hyfft_dim *loops) {
+  int64_t limit = c->caps->max_pass_length[c->problem->precision];
+  if (c->caps->backend == HYFFT_BACKEND_CPU || limit < 4 || n <= limit) return 0;
+  const char *passes = hy_settings_get()->four_step_passes_raw;
+  hy_fs_ctx fs = {c->problem, c->caps, limit, 0, !(passes && strcmp(passes, "2") == 0), c->tree};
+  /* Only where a four-step split cannot hold the length's largest prime
+   * factor: a smooth length splits at about half Bluestein's cost. */
+  hy_pass probe;
+  hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, -1);
+  hy_status st;
+  if (hy_fs_fits(&fs, hy_largest_prime_factor(n), &probe, &st)) return 0;
+  return hy_fs_bluestein_real(&fs, n, real_end, src, in_stride, dst, out_stride, nloops, loops) ==
+         HYFFT_SUCCESS;
 }
 
 static void hy_real_set_fuse(hy_pass *p, hy_fuse step, int64_t n) {
@@ -265,22 +291,30 @@ static hy_status hy_real_r2c(hy_real_ctx *c) {
     dft->fuse = HY_FUSE_R2C_ODD;
     dft->fuse_loop = -1;
   } else {
-    HY_TRY(hy_real_dense(k, outer, n, dense, &total));
-    hy_real_use_work(c, total);
-    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, outer[l].in_stride, dense[l]};
-    HY_TRY(hy_real_point(c, HY_PASS_WIDEN, -1, 0, HY_BUF_IN, 0, HY_BUF_WORK0, 0,
-                         (hyfft_dim){n, last.in_stride, 1}, k, loops));
-    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
-    HY_TRY(hy_real_dft(c, n, -1, HY_BUF_WORK0, 0, HY_BUF_WORK0, 0, (hyfft_dim){n, 1, 1}, k,
-                       loops));
-    /* The first h outputs: a copy whose innermost loop is the axis. */
-    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
-    loops[k] = (hyfft_dim){h, 1, last.out_stride};
-    hy_pass *copy = NULL;
-    HY_TRY(hy_real_add(c, HY_PASS_COPY, -1, HY_BUF_WORK0, 0, HY_BUF_OUT, 0, &copy));
-    copy->axis = (hyfft_dim){1, 1, 1};
-    copy->nloops = k + 1;
-    for (int l = 0; l <= k; l++) copy->loops[l] = loops[l];
+    /* Too long for one GPU pass: the fused Bluestein chain from the reals
+     * straight to the half spectrum where it applies, else the reals
+     * widened into WORK0, the DFT there, and the first h outputs copied. */
+    for (int l = 0; l < k; l++)
+      loops[l] = (hyfft_dim){outer[l].n, outer[l].in_stride, outer[l].out_stride};
+    if (!hy_real_odd_chain(c, n, 1, HY_BUF_IN, last.in_stride, HY_BUF_OUT, last.out_stride, k,
+                           loops)) {
+      HY_TRY(hy_real_dense(k, outer, n, dense, &total));
+      hy_real_use_work(c, total);
+      for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, outer[l].in_stride, dense[l]};
+      HY_TRY(hy_real_point(c, HY_PASS_WIDEN, -1, 0, HY_BUF_IN, 0, HY_BUF_WORK0, 0,
+                           (hyfft_dim){n, last.in_stride, 1}, k, loops));
+      for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
+      HY_TRY(hy_real_dft(c, n, -1, HY_BUF_WORK0, 0, HY_BUF_WORK0, 0, (hyfft_dim){n, 1, 1}, k,
+                         loops));
+      /* The first h outputs: a copy whose innermost loop is the axis. */
+      for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
+      loops[k] = (hyfft_dim){h, 1, last.out_stride};
+      hy_pass *copy = NULL;
+      HY_TRY(hy_real_add(c, HY_PASS_COPY, -1, HY_BUF_WORK0, 0, HY_BUF_OUT, 0, &copy));
+      copy->axis = (hyfft_dim){1, 1, 1};
+      copy->nloops = k + 1;
+      for (int l = 0; l <= k; l++) copy->loops[l] = loops[l];
+    }
   }
   /* The other axes in place on the output. */
   int64_t os[HY_MAX_LOOPS];
@@ -377,22 +411,28 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
     dft->fuse = HY_FUSE_C2R_ODD;
     dft->fuse_loop = -1;
   } else {
-    /* The whole spectrum in dense rows of n, behind the half spectrum
-     * when that is in WORK0 too. */
-    int64_t off = s == HY_BUF_WORK0 ? s_elems : 0, end;
-    HY_TRY(hy_real_dense(k, outer, n, dense, &total));
-    if (hy_add_overflow_i64(off, total, &end))
-      return hy_error(HYFFT_SIZE_OVERFLOW, "real solver: the workspace size overflows int64");
-    hy_real_use_work(c, end);
-    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ss[l], dense[l]};
-    HY_TRY(hy_real_point(c, HY_PASS_C2R_EXTEND, 1, 0, s, 0, HY_BUF_WORK0, off,
-                         (hyfft_dim){n, s_axis, 1}, k, loops));
-    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
-    HY_TRY(hy_real_dft(c, n, 1, HY_BUF_WORK0, off, HY_BUF_WORK0, off, (hyfft_dim){n, 1, 1}, k,
-                       loops));
-    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
-    HY_TRY(hy_real_point(c, HY_PASS_NARROW, 1, 0, HY_BUF_WORK0, off, HY_BUF_OUT, 0,
-                         (hyfft_dim){n, 1, last.out_stride}, k, loops));
+    /* Too long for one GPU pass, from the input: the fused Bluestein chain
+     * from the half spectrum straight to the reals where it applies. Else
+     * the whole spectrum in dense rows of n, behind the half spectrum when
+     * that is in WORK0 too, its DFT there, and the real parts. */
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ss[l], outer[l].out_stride};
+    if (s != HY_BUF_IN ||
+        !hy_real_odd_chain(c, n, 2, s, s_axis, HY_BUF_OUT, last.out_stride, k, loops)) {
+      int64_t off = s == HY_BUF_WORK0 ? s_elems : 0, end;
+      HY_TRY(hy_real_dense(k, outer, n, dense, &total));
+      if (hy_add_overflow_i64(off, total, &end))
+        return hy_error(HYFFT_SIZE_OVERFLOW, "real solver: the workspace size overflows int64");
+      hy_real_use_work(c, end);
+      for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ss[l], dense[l]};
+      HY_TRY(hy_real_point(c, HY_PASS_C2R_EXTEND, 1, 0, s, 0, HY_BUF_WORK0, off,
+                           (hyfft_dim){n, s_axis, 1}, k, loops));
+      for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
+      HY_TRY(hy_real_dft(c, n, 1, HY_BUF_WORK0, off, HY_BUF_WORK0, off, (hyfft_dim){n, 1, 1}, k,
+                         loops));
+      for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
+      HY_TRY(hy_real_point(c, HY_PASS_NARROW, 1, 0, HY_BUF_WORK0, off, HY_BUF_OUT, 0,
+                           (hyfft_dim){n, 1, last.out_stride}, k, loops));
+    }
   }
   return HYFFT_SUCCESS;
 }

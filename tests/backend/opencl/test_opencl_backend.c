@@ -618,15 +618,19 @@ static void test_index64(hyfft_context ctx) {
  * (fused == 1: no real pass, one DFT pass with the step;
  * $HYFFT_REAL_UNFUSED gives the passes back). DFTs
  * longer than one pass are split by four-step (plans == 2: at least two
- * DFT passes for one axis); no solver for a long odd prime axis, whose
- * Bluestein chain would have to start and end in a work buffer
- * (device-independent: made-up caps with 4096-point passes). */
+ * DFT passes for one axis); a long odd prime axis is one fused Bluestein
+ * chain from the real end to the other (plans == 3: four DFT passes, the
+ * first and last marked real_end, no real step), and nothing plans a C2R
+ * whose long odd prime axis would have to start in the workspace
+ * (plans == 0) (device-independent: made-up caps with 4096-point
+ * passes). */
 static void test_real_gpu_solver(void) {
   static const struct { const char *token; int plans, fused; } cases[] = {
       {"r2c:f32:16", 1, 1},         {"c2r:f64:15x4:b2", 1, 1}, {"r2c:f64:7:ip", 1, 1},
       {"r2c:f32:8192:b3", 1, 1},    {"r2c:f32:8194", 2, 0},    {"c2r:f32:4097", 2, 0},
       {"r2c:f32:16x8192", 1, 1},    {"r2c:f32:8192x16", 2, 1}, {"c2r:f32:1000:b3:ip", 1, 1},
-      {"r2c:f32:1048583", 0, 0},    {"c2r:f32:1048583:b2", 0, 0}};
+      {"r2c:f32:1048583", 3, 0},    {"c2r:f32:1048583:b2", 3, 0},
+      {"c2r:f32:1048583x3", 0, 0}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     hyfft_problem u;
     hy_problem p;
@@ -649,7 +653,18 @@ static void test_real_gpu_solver(void) {
       if (unfused) unsetenv("HYFFT_REAL_UNFUSED");
       hy_settings_reload();
       const char *dev = b % 2 == 0 ? "opencl" : "cuda";
-      if (cases[i].plans) {
+      if (cases[i].plans == 3) {
+        int ends = 0, others = 0, dfts = 0;
+        for (int k = 0; st == HYFFT_SUCCESS && k < tree.npasses; k++) {
+          dfts += tree.passes[k].op == HY_PASS_DFT;
+          others += tree.passes[k].op != HY_PASS_DFT;
+          ends += tree.passes[k].real_end == (cases[i].token[0] == 'r' ? 1 : 2);
+        }
+        CHECK(st == HYFFT_SUCCESS && dfts == 4 && others == 0 && ends == 2 &&
+                  tree.passes[0].real_end && tree.passes[3].real_end,
+              "%s on %s caps: %s, %d DFT passes, %d other, %d real ends", cases[i].token, dev,
+              hyfft_status_name((hyfft_status)st), dfts, others, ends);
+      } else if (cases[i].plans) {
         int real_steps = 0, fused_steps = 0, dfts = 0, fit = 1;
         for (int k = 0; st == HYFFT_SUCCESS && k < tree.npasses; k++) {
           real_steps += tree.passes[k].op >= HY_PASS_WIDEN;
