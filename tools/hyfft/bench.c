@@ -256,6 +256,12 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
     if (peer->destroys_input(&L->p)) save = 1;
   }
   keep = cli_check_count(L, o->check_elems, CLI_BENCH_CHECK_HARD);
+  /* Beyond the reference with no sampled check nothing reads the input
+   * again: the runs go on from what the one before left (in place, or
+   * after a peer that destroys its input) rather than from a second host
+   * copy of it, which a host transform of half the machine's memory does
+   * not have room for. */
+  if (save && !keep && !cli_sampled_supported(L)) save = 0;
   if (keep) {
     in = malloc((size_t)(keep * L->in_count) * sizeof *in);
     out = malloc((size_t)(keep * L->out_count) * sizeof *out);
