@@ -138,6 +138,29 @@ static int hy_real_odd_fusable(hy_real_ctx *c, int64_t n) {
          n <= c->caps->max_pass_length[c->problem->precision];
 }
 
+/* A DFT of length n over dense rows in WORK0 at `off`, in place there; on
+ * a GPU, where that needs a third buffer (a split into three or more
+ * passes between the work buffers) and off is 0, with its passes
+ * alternating between WORK0 and WORK1 instead (four_step.c). *at names
+ * the buffer that holds the result. */
+static hy_status hy_real_dft_in_work(hy_real_ctx *c, int64_t n, int sign, int64_t off, int nloops,
+                                     const hyfft_dim *loops, hy_buffer *at) {
+  int mark = c->tree->npasses;
+  int64_t work[2] = {c->tree->work_elems[0], c->tree->work_elems[1]};
+  *at = HY_BUF_WORK0;
+  hy_status st = hy_real_dft(c, n, sign, HY_BUF_WORK0, off, HY_BUF_WORK0, off,
+                             (hyfft_dim){n, 1, 1}, nloops, loops);
+  int64_t limit = c->caps->max_pass_length[c->problem->precision];
+  if (st != HYFFT_NO_SOLVER || off != 0 || c->caps->backend == HYFFT_BACKEND_CPU || limit < 4)
+    return st;
+  c->tree->npasses = mark;
+  c->tree->work_elems[0] = work[0];
+  c->tree->work_elems[1] = work[1];
+  const char *passes = hy_settings_get()->four_step_passes_raw;
+  hy_fs_ctx fs = {c->problem, c->caps, limit, 0, !(passes && strcmp(passes, "2") == 0), c->tree};
+  return hy_fs_axis_alternating(&fs, n, sign, HY_BUF_WORK0, 1, 1, nloops, loops, at);
+}
+
 /* An odd real axis of length n too long for one GPU pass, from the real
  * end src to dst (R2C: reals in, the half spectrum out; C2R: the other
  * way), as one fused Bluestein chain (solvers/bluestein.c): 1 where it was
@@ -304,13 +327,13 @@ static hy_status hy_real_r2c(hy_real_ctx *c) {
       HY_TRY(hy_real_point(c, HY_PASS_WIDEN, -1, 0, HY_BUF_IN, 0, HY_BUF_WORK0, 0,
                            (hyfft_dim){n, last.in_stride, 1}, k, loops));
       for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
-      HY_TRY(hy_real_dft(c, n, -1, HY_BUF_WORK0, 0, HY_BUF_WORK0, 0, (hyfft_dim){n, 1, 1}, k,
-                         loops));
+      hy_buffer at;
+      HY_TRY(hy_real_dft_in_work(c, n, -1, 0, k, loops, &at));
       /* The first h outputs: a copy whose innermost loop is the axis. */
       for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
       loops[k] = (hyfft_dim){h, 1, last.out_stride};
       hy_pass *copy = NULL;
-      HY_TRY(hy_real_add(c, HY_PASS_COPY, -1, HY_BUF_WORK0, 0, HY_BUF_OUT, 0, &copy));
+      HY_TRY(hy_real_add(c, HY_PASS_COPY, -1, at, 0, HY_BUF_OUT, 0, &copy));
       copy->axis = (hyfft_dim){1, 1, 1};
       copy->nloops = k + 1;
       for (int l = 0; l <= k; l++) copy->loops[l] = loops[l];
@@ -427,10 +450,10 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
       HY_TRY(hy_real_point(c, HY_PASS_C2R_EXTEND, 1, 0, s, 0, HY_BUF_WORK0, off,
                            (hyfft_dim){n, s_axis, 1}, k, loops));
       for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
-      HY_TRY(hy_real_dft(c, n, 1, HY_BUF_WORK0, off, HY_BUF_WORK0, off, (hyfft_dim){n, 1, 1}, k,
-                         loops));
+      hy_buffer at;
+      HY_TRY(hy_real_dft_in_work(c, n, 1, off, k, loops, &at));
       for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
-      HY_TRY(hy_real_point(c, HY_PASS_NARROW, 1, 0, HY_BUF_WORK0, off, HY_BUF_OUT, 0,
+      HY_TRY(hy_real_point(c, HY_PASS_NARROW, 1, 0, at, off, HY_BUF_OUT, 0,
                            (hyfft_dim){n, 1, last.out_stride}, k, loops));
     }
   }
