@@ -175,6 +175,17 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
    * own transform, then transposed in registers. */
   const hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = v < ln->count ? src + 2 * ln->so[v] : NULL;
+  if (n >= L_ && n * L_ <= 1024 && hy_lanes_block(ln, is, n, 0)) {
+    /* Back-to-back transforms: one sequential copy of the group first
+     * (a stream the hardware prefetches), then the tiles from there. */
+    hy_r seq[2 * 1024] __attribute__((aligned(64)));
+    memcpy(seq, src + 2 * ln->so[0], sizeof(hy_r) * 2 * (size_t)(n * L_));
+    for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
+    int64_t j0 = 0;
+    for (; j0 + L_ <= n; j0 += L_) hy_gather_tile(rows, 1, j0, L_, ar, ai);
+    if (j0 < n) hy_gather_tile(rows, 1, n - L_, L_, ar, ai);
+    return;
+  }
   if (n >= L_) {
     int64_t j0 = 0;
     for (; j0 + L_ <= n; j0 += L_) hy_gather_tile(rows, is, j0, L_, ar, ai);
