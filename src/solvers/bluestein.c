@@ -57,16 +57,13 @@ hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t 
 hy_status hy_fs_bluestein_real(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer src,
                                int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops,
                                const hyfft_dim *loops) {
-  int before = c->tree->npasses;
-  int64_t work[2] = {c->tree->work_elems[0], c->tree->work_elems[1]};
+  hy_fs_mark mark = hy_fs_mark_tree(c->tree);
   hy_status st = hy_fs_bluestein_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
   if (st != HYFFT_SUCCESS) {
-    c->tree->npasses = before;
-    c->tree->work_elems[0] = work[0];
-    c->tree->work_elems[1] = work[1];
+    hy_fs_rollback(c->tree, mark);
     return st;
   }
-  c->tree->passes[before].real_end = real_end;
+  c->tree->passes[mark.npasses].real_end = real_end;
   c->tree->passes[c->tree->npasses - 1].real_end = real_end;
   return HYFFT_SUCCESS;
 }
@@ -77,14 +74,11 @@ hy_status hy_fs_bluestein_real(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer 
  * the one that holds the result. */
 static hy_status hy_fs_conv_axis(hy_fs_ctx *c, int64_t m, int sign, int nloops,
                                  const hyfft_dim *within, hy_buffer *at) {
-  int mark = c->tree->npasses;
-  int64_t work[2] = {c->tree->work_elems[0], c->tree->work_elems[1]};
+  hy_fs_mark mark = hy_fs_mark_tree(c->tree);
   *at = HY_BUF_WORK0;
   hy_status st = hy_fs_axis(c, m, sign, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within);
   if (st != HYFFT_NO_SOLVER) return st;
-  c->tree->npasses = mark;
-  c->tree->work_elems[0] = work[0];
-  c->tree->work_elems[1] = work[1];
+  hy_fs_rollback(c->tree, mark);
   return hy_fs_axis_alternating(c, m, sign, HY_BUF_WORK0, 1, 1, nloops, within, at);
 }
 
@@ -97,16 +91,13 @@ hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_str
                                  const hyfft_dim *loops) {
   if (src == HY_BUF_WORK0 || src == HY_BUF_WORK1 || dst == HY_BUF_WORK0 || dst == HY_BUF_WORK1)
     return HYFFT_NO_SOLVER;
-  int before = c->tree->npasses;
-  int64_t work[2] = {c->tree->work_elems[0], c->tree->work_elems[1]};
+  hy_fs_mark mark = hy_fs_mark_tree(c->tree);
   hy_status fused = hy_fs_rader_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
   if (fused != HYFFT_NO_SOLVER) return fused;
-  c->tree->npasses = before;
-  c->tree->work_elems[0] = work[0];
-  c->tree->work_elems[1] = work[1];
+  hy_fs_rollback(c->tree, mark);
   fused = hy_fs_bluestein_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
   if (fused != HYFFT_NO_SOLVER) return fused;
-  c->tree->npasses = before;
+  c->tree->npasses = mark.npasses;
   int64_t m = hy_bluestein_length(n);
   int64_t dense[HY_MAX_LOOPS];
   int64_t inner = 1;

@@ -19,6 +19,12 @@
 #include "solvers/four_step.h"
 #include "util/settings.h"
 
+hy_fs_ctx hy_fs_context(const hy_problem *problem, const hy_device_caps *caps, hy_plan_tree *tree) {
+  const char *passes = hy_settings_get()->four_step_passes_raw;
+  return (hy_fs_ctx){problem, caps, caps->max_pass_length[problem->precision], 0,
+                     !(passes && strcmp(passes, "2") == 0), tree};
+}
+
 /* Whether a length fits one pass, with its algorithm chosen in *pass. */
 int hy_fs_fits(hy_fs_ctx *c, int64_t n, hy_pass *pass, hy_status *st) {
   *st = hy_choose_dft_algo(n, pass);
@@ -235,9 +241,7 @@ hy_status hy_fs_axis_alternating(hy_fs_ctx *c, int64_t n, int sign, hy_buffer sr
 static hy_status hy_four_step_plan(const hy_problem *problem, const hy_device_caps *caps,
                                    hy_plan_tree *out) {
   if (problem->rank == 0 || problem->kind != HYFFT_C2C) return HYFFT_NO_SOLVER;
-  const char *passes = hy_settings_get()->four_step_passes_raw;
-  hy_fs_ctx c = {problem, caps, caps->max_pass_length[problem->precision], 0,
-                 !(passes && strcmp(passes, "2") == 0), out};
+  hy_fs_ctx c = hy_fs_context(problem, caps, out);
   if (c.limit < 4) return HYFFT_NO_SOLVER;
   /* Only when some axis is too long for one pass, or (on a GPU) is cheaper
    * split than read in short strided pieces: otherwise axis-passes plans it. */

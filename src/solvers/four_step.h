@@ -15,6 +15,26 @@ typedef struct hy_fs_ctx {
   hy_plan_tree *tree;
 } hy_fs_ctx;
 
+/* Where a tree stands (its passes and work-buffer sizes), so that a
+ * solver may try a way of planning and take it back when it does not
+ * apply. */
+typedef struct hy_fs_mark {
+  int npasses;
+  int64_t work_elems[2];
+} hy_fs_mark;
+static inline hy_fs_mark hy_fs_mark_tree(const hy_plan_tree *tree) {
+  return (hy_fs_mark){tree->npasses, {tree->work_elems[0], tree->work_elems[1]}};
+}
+static inline void hy_fs_rollback(hy_plan_tree *tree, hy_fs_mark mark) {
+  tree->npasses = mark.npasses;
+  tree->work_elems[0] = mark.work_elems[0];
+  tree->work_elems[1] = mark.work_elems[1];
+}
+
+/* The context for planning long axes of `problem` into `tree`: the
+ * device's one-pass limit, and three passes where the model prefers them
+ * unless $HYFFT_FOUR_STEP_PASSES=2 (four_step.c). */
+hy_fs_ctx hy_fs_context(const hy_problem *problem, const hy_device_caps *caps, hy_plan_tree *tree);
 /* Whether a length fits one pass, with its algorithm chosen in *pass. */
 int hy_fs_fits(hy_fs_ctx *c, int64_t n, hy_pass *pass, hy_status *st);
 /* Model time, in copy-floor passes, of a length-n DFT along one axis, and

@@ -96,9 +96,7 @@ static hy_status hy_r2r_dft(hy_r2r_ctx *c, int64_t N, int sign, int nloops,
     HY_TRY(hy_choose_dft_algo(N, &probe));
     if (hy_pass_computed_length(&probe) > limit) {
       if (limit < 4) return HYFFT_NO_SOLVER;
-      const char *passes = hy_settings_get()->four_step_passes_raw;
-      hy_fs_ctx fs = {c->problem, c->caps, limit, 0, !(passes && strcmp(passes, "2") == 0),
-                      c->tree};
+      hy_fs_ctx fs = hy_fs_context(c->problem, c->caps, c->tree);
       return hy_fs_axis(&fs, N, sign, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, loops);
     }
   }

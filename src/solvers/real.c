@@ -95,9 +95,7 @@ static hy_status hy_real_dft(hy_real_ctx *c, int64_t n, int sign, hy_buffer src,
     HY_TRY(hy_choose_dft_algo(n, &probe));
     if (hy_pass_computed_length(&probe) > limit) {
       if (src_offset != 0 || dst_offset != 0 || limit < 4) return HYFFT_NO_SOLVER;
-      const char *passes = hy_settings_get()->four_step_passes_raw;
-      hy_fs_ctx fs = {c->problem, c->caps, limit, 0, !(passes && strcmp(passes, "2") == 0),
-                      c->tree};
+      hy_fs_ctx fs = hy_fs_context(c->problem, c->caps, c->tree);
       return hy_fs_axis(&fs, n, sign, src, axis.in_stride, dst, axis.out_stride, nloops, loops);
     }
   }
@@ -145,19 +143,15 @@ static int hy_real_odd_fusable(hy_real_ctx *c, int64_t n) {
  * the buffer that holds the result. */
 static hy_status hy_real_dft_in_work(hy_real_ctx *c, int64_t n, int sign, int64_t off, int nloops,
                                      const hyfft_dim *loops, hy_buffer *at) {
-  int mark = c->tree->npasses;
-  int64_t work[2] = {c->tree->work_elems[0], c->tree->work_elems[1]};
+  hy_fs_mark mark = hy_fs_mark_tree(c->tree);
   *at = HY_BUF_WORK0;
   hy_status st = hy_real_dft(c, n, sign, HY_BUF_WORK0, off, HY_BUF_WORK0, off,
                              (hyfft_dim){n, 1, 1}, nloops, loops);
   int64_t limit = c->caps->max_pass_length[c->problem->precision];
   if (st != HYFFT_NO_SOLVER || off != 0 || c->caps->backend == HYFFT_BACKEND_CPU || limit < 4)
     return st;
-  c->tree->npasses = mark;
-  c->tree->work_elems[0] = work[0];
-  c->tree->work_elems[1] = work[1];
-  const char *passes = hy_settings_get()->four_step_passes_raw;
-  hy_fs_ctx fs = {c->problem, c->caps, limit, 0, !(passes && strcmp(passes, "2") == 0), c->tree};
+  hy_fs_rollback(c->tree, mark);
+  hy_fs_ctx fs = hy_fs_context(c->problem, c->caps, c->tree);
   return hy_fs_axis_alternating(&fs, n, sign, HY_BUF_WORK0, 1, 1, nloops, loops, at);
 }
 
@@ -170,8 +164,7 @@ static int hy_real_odd_chain(hy_real_ctx *c, int64_t n, int real_end, hy_buffer 
                              const hyfft_dim *loops) {
   int64_t limit = c->caps->max_pass_length[c->problem->precision];
   if (c->caps->backend == HYFFT_BACKEND_CPU || limit < 4 || n <= limit) return 0;
-  const char *passes = hy_settings_get()->four_step_passes_raw;
-  hy_fs_ctx fs = {c->problem, c->caps, limit, 0, !(passes && strcmp(passes, "2") == 0), c->tree};
+  hy_fs_ctx fs = hy_fs_context(c->problem, c->caps, c->tree);
   /* Only where a four-step split cannot hold the length's largest prime
    * factor: a smooth length splits at about half Bluestein's cost. */
   hy_pass probe;
