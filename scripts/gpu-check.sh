@@ -11,6 +11,8 @@
 #     whole deadline to itself
 #   GPU_CHECK_ONLY=large: build, then only the transforms above 2^31
 #     elements (about 6 minutes; GPU_CHECK_DEADLINE=590)
+#   GPU_CHECK_ONLY=verify: every correctness step and the sanitizers, no
+#     benchmark table and no plan-time step
 # Steps: configure and build; the CUDA backend tests; the accuracy and
 # property suites on --device cuda and on NVIDIA's OpenCL; compute-sanitizer
 # memcheck and racecheck on a few plans; the benchmark tables against cuFFT
@@ -210,7 +212,7 @@ rm -rf "$HYFFT_CACHE_DIR"
 # cache in the background meanwhile (concurrent writers are safe: entries
 # appear by atomic rename).
 prewarm_pid=""
-if [ -f bench/suites/standard.txt ]; then
+if [ -f bench/suites/standard.txt ] && [ "${GPU_CHECK_ONLY:-}" != verify ]; then
   grep -v '^#' bench/suites/standard.txt | awk 'NF {print $1}' |
     xargs -P $(( jobs > 4 ? jobs / 4 : 1 )) -I{} timeout 180 "$build/tools/hyfft/hyfft" plan {} \
       --device cuda >"$out/prewarm.log" 2>&1 &
@@ -261,7 +263,7 @@ run_step half_cuda 150 bash -c "'$build/tests/accuracy/hyfft_half_exact' --devic
 # hardware's on CUDA): median times, % copy of the halved bytes.
 run_step half_bench_cuda 60 "$build/tools/hyfft/hyfft" bench c2c:f32:fwd:1024:b65536 \
   c2c:f16:fwd:1024:b65536 c2c:bf16:fwd:1024:b65536 r2c:f32:4096x4096:b4 r2c:f16:4096x4096:b4 \
-  --device cuda --vs copy --runs 10 --warmup 3
+  --device cuda --vs cufft,copy --runs 10 --warmup 3
 # Convolution plans (the multiply fused into the inverse's first kernel,
 # and as its own pass), zero padding and cropping, against the
 # long-double reference.
@@ -272,6 +274,14 @@ run_step conv_cuda 120 bash -c "'$build/tools/hyfft/hyfft' verify --device cuda 
     conv:c2c:f32:1024x1024:b4:k3 conv:r2c:f64:128x128:b2:k2"
 # Real-to-real kinds on CUDA (their kernels have no other GPU test).
 run_step r2r_cuda 120 "$build/tests/accuracy/hyfft_r2r_accuracy" --device cuda --quick
+# Long and odd shapes with their own plan forms: odd real axes in one pass,
+# a long prime real axis as one fused Bluestein chain, an odd real DFT of
+# three passes (f64 5^11), a prime whose Bluestein convolution takes three
+# passes (alternating work buffers), a four-step length with a factor too
+# long for a pass (248696 = 2^3 7 4441), a long prime.
+run_step long_paths_cuda 150 "$build/tools/hyfft/hyfft" verify c2r:f64:875:b38 c2r:f64:13:b10000 \
+  r2c:f32:1048583 c2r:f32:1048583 r2c:f64:48828125 c2r:f64:48828125 c2c:f64:fwd:248696:b2 \
+  c2c:f64:fwd:33600023 c2c:f32:bwd:47084837 --device cuda
 # Host data staged through the device: chunked C2C, R2C, C2R and R2R, the
 # whole-buffer path through the bounce buffers, and a hybrid CPU share.
 run_step staging_cuda 90 "$build/tools/hyfft/hyfft" verify c2c:f32:fwd:4096:b8192 \
@@ -286,6 +296,20 @@ if python3 -c "import cupy, numpy, pytest" 2>/dev/null; then
     python/tests/test_cupy.py python/tests/test_torch.py
 else
   skip_step python_cupy "no cupy/numpy/pytest for python3"
+fi
+
+# ---- compute-sanitizer ----------------------------------------------------------------
+san_tokens=(c2c:f32:fwd:1024:b8 c2c:f64:bwd:4096 c2c:f32:fwd:97:b3 c2c:f32:fwd:64x64
+            c2c:f32:fwd:256:b16:ip r2c:f32:1000:b3 c2r:f32:64x48:b2 c2r:f64:875:b3
+            r2c:f32:13:b5 r2c:f32:1048583 c2r:f32:1048583)
+if command -v compute-sanitizer >/dev/null; then
+  run_step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 3 \
+    "$acc" --device cuda "${san_tokens[@]}"
+  run_step racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 3 \
+    "$acc" --device cuda "${san_tokens[@]:0:3}" c2r:f64:875:b3
+else
+  skip_step memcheck "no compute-sanitizer"
+  skip_step racecheck "no compute-sanitizer"
 fi
 
 # ---- NVIDIA OpenCL -----------------------------------------------------------------
@@ -310,20 +334,10 @@ else
   skip_step properties_opencl "no libnvidia-opencl.so.1"
 fi
 
-# ---- compute-sanitizer ----------------------------------------------------------------
-san_tokens=(c2c:f32:fwd:1024:b8 c2c:f64:bwd:4096 c2c:f32:fwd:97:b3 c2c:f32:fwd:64x64
-            c2c:f32:fwd:256:b16:ip r2c:f32:1000:b3 c2r:f32:64x48:b2)
-if command -v compute-sanitizer >/dev/null; then
-  run_step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 3 \
-    "$acc" --device cuda "${san_tokens[@]}"
-  run_step racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 3 \
-    "$acc" --device cuda "${san_tokens[@]:0:3}"
-else
-  skip_step memcheck "no compute-sanitizer"
-  skip_step racecheck "no compute-sanitizer"
-fi
-
 # ---- benchmarks --------------------------------------------------------------------------
+if [ "${GPU_CHECK_ONLY:-}" = verify ]; then
+  skip_step bench_cuda "GPU_CHECK_ONLY=verify"
+else
 runs=50
 [ "$quick" = 1 ] && runs=20
 # The background compiles (if still going) keep filling the cache while the
@@ -351,10 +365,13 @@ if [ -n "$ocl" ]; then
     --runs "$runs" --warmup 3 --json "$out/bench_opencl.json"
 fi
 
+fi
+
 # ---- plan creation, every table problem -------------------------------------------------
 # No new background compiles once the benchmarks are done.
 [ -n "$prewarm_pid" ] && kill "$prewarm_pid" 2>/dev/null
-[ -f bench/suites/standard.txt ] && run_step plan_times 110 bash -c plan_times
+[ -f bench/suites/standard.txt ] && [ "${GPU_CHECK_ONLY:-}" != verify ] &&
+  run_step plan_times 110 bash -c plan_times
 
 # ---- report --------------------------------------------------------------------------------
 echo
