@@ -99,4 +99,46 @@ extern cli_cufft_api cli_cufft;
 /* Load the driver and libcufft (once); 0 on success, else a reason. */
 int cli_cufft_load(char *err, size_t errlen);
 
+typedef struct cli_cu_module *cli_cu_module;
+typedef struct cli_cu_function *cli_cu_function;
+
+/* The driver's module and launch calls and NVRTC (peer_cufft_conv.c),
+ * valid after cli_cu_rtc_load returned 0: the peers that compile small
+ * kernels of their own at run time (the cuFFT convolution's multiply, the
+ * cuFFT DCT route's pre- and post-kernels). */
+typedef struct cli_cu_rtc_api {
+  cli_cu_result (*module_load)(cli_cu_module *m, const void *image);
+  cli_cu_result (*module_unload)(cli_cu_module m);
+  cli_cu_result (*module_function)(cli_cu_function *f, cli_cu_module m, const char *name);
+  cli_cu_result (*launch)(cli_cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                          unsigned by, unsigned bz, unsigned shared, cli_cu_stream s,
+                          void **params, void **extra);
+  int (*nvrtc_create)(void **prog, const char *src, const char *name, int nh,
+                      const char *const *headers, const char *const *names);
+  int (*nvrtc_compile)(void *prog, int nopt, const char *const *opts);
+  int (*nvrtc_ptx_size)(void *prog, size_t *size);
+  int (*nvrtc_ptx)(void *prog, char *ptx);
+  int (*nvrtc_destroy)(void **prog);
+  int (*nvrtc_log_size)(void *prog, size_t *size); /* optional (NULL) */
+  int (*nvrtc_log)(void *prog, char *log);         /* optional (NULL) */
+  int loaded;
+} cli_cu_rtc_api;
+extern cli_cu_rtc_api cli_rtc;
+/* Load the driver, cuFFT and NVRTC (once); 0 on success, else a reason. */
+int cli_cu_rtc_load(char *err, size_t errlen);
+/* PTX (compute_80, JIT-compiled by the driver for the device) of the CUDA
+ * program `src`; malloc'd, or NULL with a reason (the compile log). */
+char *cli_cu_rtc_ptx(const char *src, const char *name, char *err, size_t errlen);
+
+/* The cuFFT peer's route for R2R problems (peer_cufft_r2r.c): DCT-II or
+ * DCT-III, the same kind on every axis, contiguous, as Makhoul's reorder
+ * kernel, one N-D cuFFT R2C/C2R and a twiddle kernel (NVRTC). The cufft
+ * peer hands R2R problems to these. */
+struct hyfft_problem;
+int cli_cufft_r2r_plan(const struct hyfft_problem *p, void *in, void *out, void **state,
+                       char *err, size_t errlen);
+int cli_cufft_r2r_run(void *state, void *in, void *out);
+int cli_cufft_r2r_time(void *state, void *in, void *out, int warmup, int runs, double *median);
+void cli_cufft_r2r_destroy(void *state);
+
 #endif /* HYFFT_CLI_PEER_CUDA_H */

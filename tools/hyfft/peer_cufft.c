@@ -102,6 +102,7 @@ int cli_cufft_load(char *err, size_t errlen) {
 }
 
 typedef struct cli_cufft_state {
+  void *r2r; /* set: an R2R problem on the DCT route (peer_cufft_r2r.c) */
   int plan;
   int kind, precision, sign;
   int device;
@@ -146,6 +147,20 @@ static int cli_cufft_plan(const hyfft_problem *p, hyfft_backend_id backend, void
   if (p->memory != HYFFT_MEMORY_DEVICE) {
     snprintf(err, errlen, "the cuFFT peer runs on device buffers only");
     return -1;
+  }
+  if (p->kind == HYFFT_R2R) {
+    /* cuFFT has no R2R: the route a user writes around it. */
+    cli_cufft_state *w = calloc(1, sizeof *w);
+    if (!w) {
+      snprintf(err, errlen, "out of memory");
+      return -1;
+    }
+    if (cli_cufft_r2r_plan(p, in, out, &w->r2r, err, errlen) != 0) {
+      free(w);
+      return -1;
+    }
+    *state = w;
+    return 0;
   }
   if (p->rank < 1 || p->rank > 3) {
     snprintf(err, errlen, "cuFFT supports rank 1..3, not %d", p->rank);
@@ -273,6 +288,7 @@ static int cli_cufft_enqueue(cli_cufft_state *s, void *in, void *out) {
 
 static int cli_cufft_run(void *state, void *in, void *out) {
   cli_cufft_state *s = state;
+  if (s->r2r) return cli_cufft_r2r_run(s->r2r, in, out);
   cli_cu.push(s->ctx);
   int r = cli_cufft_enqueue(s, in, out);
   if (r == 0) r = cli_cu.stream_sync(s->stream);
@@ -326,6 +342,7 @@ static int cli_cufft_enqueue_any(void *state, void *in, void *out) {
 static int cli_cufft_time(void *state, void *in, void *out, int warmup, int runs,
                           double *median) {
   cli_cufft_state *s = state;
+  if (s->r2r) return cli_cufft_r2r_time(s->r2r, in, out, warmup, runs, median);
   return cli_cuda_time_loop(s->ctx, s->stream, s->start, s->stop, cli_cufft_enqueue_any, s, in,
                             out, warmup, runs, median);
 }
@@ -373,12 +390,19 @@ int cli_cuda_time_plan(hyfft_plan plan, const void *in, void *out, int warmup, i
 
 static int cli_cufft_destroys_input(const hyfft_problem *p) {
   /* cuFFT's C2R (any rank) and multi-dimensional transforms may use the
-   * input as scratch. */
+   * input as scratch; the DCT route reads its input once into its own
+   * workspaces. */
+  if (p->kind == HYFFT_R2R) return p->inplace;
   return p->inplace || p->kind == HYFFT_C2R;
 }
 
 static void cli_cufft_destroy_state(cli_cufft_state *s) {
   if (!s) return;
+  if (s->r2r) {
+    cli_cufft_r2r_destroy(s->r2r);
+    free(s);
+    return;
+  }
   cli_cu.push(s->ctx);
   if (s->stream) cli_cu.stream_sync(s->stream);
   if (s->plan >= 0) cli_cufft.destroy(s->plan);

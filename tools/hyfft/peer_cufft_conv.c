@@ -30,52 +30,70 @@
 #define CLI_CUFFT_Z2Z 0x69
 #define CLI_CUFFT_INVERSE 1
 
-typedef struct cli_cu_module *cli_cu_module;
-typedef struct cli_cu_function *cli_cu_function;
+/* The driver's module calls and NVRTC (peer_cuda.h), shared with the DCT
+ * route of the cuFFT peer (peer_cufft_r2r.c). */
+cli_cu_rtc_api cli_rtc;
 
-/* The driver's module calls and NVRTC, beyond what peer_cuda.h holds. */
-static struct {
-  cli_cu_result (*module_load)(cli_cu_module *m, const void *image);
-  cli_cu_result (*module_unload)(cli_cu_module m);
-  cli_cu_result (*module_function)(cli_cu_function *f, cli_cu_module m, const char *name);
-  cli_cu_result (*launch)(cli_cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                          unsigned by, unsigned bz, unsigned shared, cli_cu_stream s,
-                          void **params, void **extra);
-  int (*nvrtc_create)(void **prog, const char *src, const char *name, int nh,
-                      const char *const *headers, const char *const *names);
-  int (*nvrtc_compile)(void *prog, int nopt, const char *const *opts);
-  int (*nvrtc_ptx_size)(void *prog, size_t *size);
-  int (*nvrtc_ptx)(void *prog, char *ptx);
-  int (*nvrtc_destroy)(void **prog);
-  int loaded;
-} cli_cv;
-
-static int cli_cv_load(char *err, size_t errlen) {
-  if (cli_cv.loaded) return 0;
+int cli_cu_rtc_load(char *err, size_t errlen) {
+  if (cli_rtc.loaded) return 0;
   if (cli_cufft_load(err, errlen) != 0) return -1;
   static const char *const cuda[] = {"libcuda.so.1", NULL};
-  static const char *const nvrtc[] = {"libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so",
-                                      "/usr/local/cuda/lib64/libnvrtc.so", NULL};
+  static const char *const nvrtc[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
+                                      "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so", NULL};
   void *hc = cli_dlopen_first(cuda, NULL), *hn = cli_dlopen_first(nvrtc, NULL);
   if (!hc || !hn) {
     snprintf(err, errlen, "%s not found", hc ? "libnvrtc" : "libcuda.so.1");
     return -1;
   }
-  int ok = cli_dlsym(hc, "cuModuleLoadData", &cli_cv.module_load) &&
-           cli_dlsym(hc, "cuModuleUnload", &cli_cv.module_unload) &&
-           cli_dlsym(hc, "cuModuleGetFunction", &cli_cv.module_function) &&
-           cli_dlsym(hc, "cuLaunchKernel", &cli_cv.launch) &&
-           cli_dlsym(hn, "nvrtcCreateProgram", &cli_cv.nvrtc_create) &&
-           cli_dlsym(hn, "nvrtcCompileProgram", &cli_cv.nvrtc_compile) &&
-           cli_dlsym(hn, "nvrtcGetPTXSize", &cli_cv.nvrtc_ptx_size) &&
-           cli_dlsym(hn, "nvrtcGetPTX", &cli_cv.nvrtc_ptx) &&
-           cli_dlsym(hn, "nvrtcDestroyProgram", &cli_cv.nvrtc_destroy);
+  int ok = cli_dlsym(hc, "cuModuleLoadData", &cli_rtc.module_load) &&
+           cli_dlsym(hc, "cuModuleUnload", &cli_rtc.module_unload) &&
+           cli_dlsym(hc, "cuModuleGetFunction", &cli_rtc.module_function) &&
+           cli_dlsym(hc, "cuLaunchKernel", &cli_rtc.launch) &&
+           cli_dlsym(hn, "nvrtcCreateProgram", &cli_rtc.nvrtc_create) &&
+           cli_dlsym(hn, "nvrtcCompileProgram", &cli_rtc.nvrtc_compile) &&
+           cli_dlsym(hn, "nvrtcGetPTXSize", &cli_rtc.nvrtc_ptx_size) &&
+           cli_dlsym(hn, "nvrtcGetPTX", &cli_rtc.nvrtc_ptx) &&
+           cli_dlsym(hn, "nvrtcDestroyProgram", &cli_rtc.nvrtc_destroy);
   if (!ok) {
     snprintf(err, errlen, "the driver or NVRTC lacks a module, launch or compile call");
     return -1;
   }
-  cli_cv.loaded = 1;
+  /* Optional: the compile log, for a reason when a program fails. */
+  if (!cli_dlsym(hn, "nvrtcGetProgramLogSize", &cli_rtc.nvrtc_log_size) ||
+      !cli_dlsym(hn, "nvrtcGetProgramLog", &cli_rtc.nvrtc_log)) {
+    cli_rtc.nvrtc_log_size = NULL;
+    cli_rtc.nvrtc_log = NULL;
+  }
+  cli_rtc.loaded = 1;
   return 0;
+}
+
+char *cli_cu_rtc_ptx(const char *src, const char *name, char *err, size_t errlen) {
+  void *prog = NULL;
+  char *ptx = NULL;
+  size_t size = 0;
+  static const char *const opts[] = {"--gpu-architecture=compute_80", "-std=c++14"};
+  if (cli_rtc.nvrtc_create(&prog, src, name, 0, NULL, NULL) != 0) {
+    snprintf(err, errlen, "nvrtcCreateProgram failed");
+    return NULL;
+  }
+  if (cli_rtc.nvrtc_compile(prog, 2, opts) != 0) {
+    size_t lsize = 0;
+    char log[400] = "";
+    if (cli_rtc.nvrtc_log_size && cli_rtc.nvrtc_log_size(prog, &lsize) == 0 && lsize > 0) {
+      char *full = malloc(lsize);
+      if (full && cli_rtc.nvrtc_log(prog, full) == 0) snprintf(log, sizeof log, "%s", full);
+      free(full);
+    }
+    snprintf(err, errlen, "NVRTC cannot compile %s%s%s", name, log[0] ? ": " : "", log);
+  } else if (cli_rtc.nvrtc_ptx_size(prog, &size) == 0 && (ptx = malloc(size)) != NULL &&
+             cli_rtc.nvrtc_ptx(prog, ptx) != 0) {
+    free(ptx);
+    ptx = NULL;
+    snprintf(err, errlen, "nvrtcGetPTX failed");
+  }
+  cli_rtc.nvrtc_destroy(&prog);
+  return ptx;
 }
 
 /* The pointwise kernel, one thread per element of the B x K spectra
@@ -127,7 +145,7 @@ static int cli_cv_enqueue(void *arg, void *in, void *out) {
                       c->f64 ? (void *)&s64 : (void *)&s32};
     long long blocks = (c->total + 255) / 256;
     if (blocks > 65535LL * 16) blocks = 65535LL * 16;
-    r = cli_cv.launch(c->fn, (unsigned)blocks, 1, 1, 256, 1, 1, 0, c->stream, params, NULL);
+    r = cli_rtc.launch(c->fn, (unsigned)blocks, 1, 1, 256, 1, 1, 0, c->stream, params, NULL);
   }
   if (r == 0)
     r = c->real ? (c->f64 ? cli_cufft.exec_z2d(c->inv, u, out) : cli_cufft.exec_c2r(c->inv, u, out))
@@ -136,32 +154,10 @@ static int cli_cv_enqueue(void *arg, void *in, void *out) {
   return r == 0 ? 0 : -1;
 }
 
-/* PTX of the pointwise kernel, or NULL with a reason. */
-static char *cli_cv_ptx(char *err, size_t errlen) {
-  void *prog = NULL;
-  char *ptx = NULL;
-  size_t size = 0;
-  static const char *const opts[] = {"--gpu-architecture=compute_80", "-std=c++14"};
-  if (cli_cv.nvrtc_create(&prog, cli_cv_source, "conv_mul.cu", 0, NULL, NULL) != 0) {
-    snprintf(err, errlen, "nvrtcCreateProgram failed");
-    return NULL;
-  }
-  if (cli_cv.nvrtc_compile(prog, 2, opts) != 0)
-    snprintf(err, errlen, "NVRTC cannot compile the pointwise kernel");
-  else if (cli_cv.nvrtc_ptx_size(prog, &size) == 0 && (ptx = malloc(size)) != NULL &&
-           cli_cv.nvrtc_ptx(prog, ptx) != 0) {
-    free(ptx);
-    ptx = NULL;
-    snprintf(err, errlen, "nvrtcGetPTX failed");
-  }
-  cli_cv.nvrtc_destroy(&prog);
-  return ptx;
-}
-
 int cli_cufft_conv_time(const hyfft_problem *p, int64_t filters, const void *host_in,
                         size_t in_bytes, const void *spectra, size_t spectra_bytes, int warmup,
                         int runs, double *median, char *err, size_t errlen) {
-  if (cli_cv_load(err, errlen) != 0) return -1;
+  if (cli_cu_rtc_load(err, errlen) != 0) return -1;
   if (cli_cuda_ordinal < 0) {
     snprintf(err, errlen, "not a CUDA context");
     return -1;
@@ -192,7 +188,7 @@ int cli_cufft_conv_time(const hyfft_problem *p, int64_t filters, const void *hos
   cli_cu.push(ctx);
   cli_cu_ptr din = 0, dout = 0;
   cli_cu_event e0 = NULL, e1 = NULL;
-  char *ptx = cli_cv_ptx(err, errlen);
+  char *ptx = cli_cu_rtc_ptx(cli_cv_source, "conv_mul.cu", err, errlen);
   int rc = -1;
   size_t work;
   int ftype = c.real ? (c.f64 ? CLI_CUFFT_D2Z : CLI_CUFFT_R2C) : (c.f64 ? CLI_CUFFT_Z2Z : CLI_CUFFT_C2C);
@@ -202,8 +198,8 @@ int cli_cufft_conv_time(const hyfft_problem *p, int64_t filters, const void *hos
   } else if (cli_cu.stream_create(&c.stream, 0) != 0 || cli_cu.event_create(&e0, 0) != 0 ||
              cli_cu.event_create(&e1, 0) != 0) {
     snprintf(err, errlen, "cannot create a CUDA stream or events");
-  } else if (cli_cv.module_load(&c.module, ptx) != 0 ||
-             cli_cv.module_function(&c.fn, c.module, c.f64 ? "conv_mul_f64" : "conv_mul_f32")) {
+  } else if (cli_rtc.module_load(&c.module, ptx) != 0 ||
+             cli_rtc.module_function(&c.fn, c.module, c.f64 ? "conv_mul_f64" : "conv_mul_f32")) {
     snprintf(err, errlen, "cannot load the pointwise kernel's PTX");
   } else if (cli_cu.mem_alloc(&din, in_bytes) != 0 || cli_cu.mem_alloc(&dout, out_bytes) != 0 ||
              cli_cu.mem_alloc(&c.t, (size_t)(batch * st) * es) != 0 ||
@@ -232,7 +228,7 @@ int cli_cufft_conv_time(const hyfft_problem *p, int64_t filters, const void *hos
   cli_cu_ptr bufs[5] = {din, dout, c.t, c.u, c.h};
   for (int i = 0; i < 5; i++)
     if (bufs[i]) cli_cu.mem_free(bufs[i]);
-  if (c.module) cli_cv.module_unload(c.module);
+  if (c.module) cli_rtc.module_unload(c.module);
   if (e0) cli_cu.event_destroy(e0);
   if (e1) cli_cu.event_destroy(e1);
   if (c.stream) cli_cu.stream_destroy(c.stream);
