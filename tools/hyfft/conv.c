@@ -316,8 +316,44 @@ done:
   return rc;
 }
 
+/* Relative RMS and max differences of a peer's B x K results from
+ * hyfft's (both in hyfft's output layout), over the output's RMS and
+ * largest magnitude. */
+static void cli_conv_compare(const cli_conv *c, const void *peer, double *rms, double *mx) {
+  int64_t count = c->out_count * (c->real ? 1 : 2);
+  long double num = 0, den = 0, emax = 0, rmax = 0;
+  for (int64_t i = 0; i < count; i++) {
+    long double a = cli_conv_get(c, c->hout, i), d = cli_conv_get(c, peer, i) - a;
+    num += d * d;
+    den += a * a;
+    if (fabsl(d) > emax || d != d) emax = fabsl(d);
+    if (fabsl(a) > rmax) rmax = fabsl(a);
+  }
+  *rms = (double)sqrtl(num / (den > 0 ? den : 1));
+  *mx = (double)(emax / (rmax > 0 ? rmax : 1));
+}
+
+/* A peer's line: its median, the ratio to hyfft and how far its result is
+ * from hyfft's (a wrong mapping shows there). */
+static void cli_conv_peer_line(const cli_conv *c, const char *token, const char *name,
+                               const char *what, int ok, double pmed, double med, int runs,
+                               const void *pout, int have_ref, const char *err) {
+  if (!ok) {
+    printf("%-40s %s ERROR %s\n", token, name, err);
+    return;
+  }
+  char diff[160] = "";
+  if (have_ref && pout) {
+    double rms, mx;
+    cli_conv_compare(c, pout, &rms, &mx);
+    snprintf(diff, sizeof diff, ", vs hyfft's result: rel RMS %.2e, max %.2e", rms, mx);
+  }
+  printf("%-40s %s median %.4f ms over %d runs (CUDA events: %s), %s/hyfft %.2f%s\n", token,
+         name, pmed * 1e3, runs, what, name, pmed / med, diff);
+}
+
 int cli_conv_bench(hyfft_context ctx, const hyfft_device_info *dev, const char *token,
-                   uint64_t seed, int warmup, int runs, int host, int vs_cufft) {
+                   uint64_t seed, int warmup, int runs, int host, int vs_cufft, int vs_vkfft) {
   cli_conv c;
   char err[1024] = "";
   int device = dev->backend != HYFFT_BACKEND_CPU && !host;
@@ -337,20 +373,45 @@ int cli_conv_bench(hyfft_context ctx, const hyfft_device_info *dev, const char *
       printf("%-40s %s median %.4f ms over %d runs (CUDA events), %.1f GB/s of input + output, "
              "device data\n", token, "hyfft", med * 1e3, runs,
              ((double)c.in_bytes + (double)c.out_bytes) / med * 1e-9);
-    if (!rc && vs_cufft) {
-      if (c.pad || c.crop || c.in_bytes != (size_t)(c.batch * c.n) * (c.real ? c.rs : 2 * c.rs))
-        printf("%-40s %s not run: the peer takes contiguous, unwindowed convolutions\n", token,
-               "cufft");
-      else if (cli_cufft_conv_time(&c.p, c.k, c.hin, c.in_bytes, c.spectra, c.spec_bytes, warmup,
-                                   runs, &cmed, err, sizeof err) != 0)
-        printf("%-40s %s ERROR %s\n", token, "cufft", err);
-      else
-        printf("%-40s %s median %.4f ms over %d runs (CUDA events: forward, multiply kernel, "
-               "inverse), cufft/hyfft %.2f\n", token, "cufft", cmed * 1e3, runs, cmed / med);
+    int plain = !c.pad && !c.crop &&
+                c.in_bytes == (size_t)(c.batch * c.n) * (c.real ? c.rs : 2 * c.rs);
+    /* hyfft's result on the pristine input, for the peers' difference (not
+     * in place: the host input and output are one buffer there). */
+    int have_ref = 0;
+    void *pout = NULL;
+    if (!rc && plain && !c.p.inplace && (vs_cufft || vs_vkfft)) {
+      pout = cli_alloc(c.out_bytes);
+      have_ref = pout && hyfft_buffer_write(ctx, c.din, 0, c.hin, c.in_bytes) == HYFFT_SUCCESS &&
+                 cli_conv_execute(&c) == HYFFT_SUCCESS &&
+                 hyfft_buffer_read(ctx, c.dout, 0, c.hout, c.out_bytes) == HYFFT_SUCCESS;
     }
+    static const char *const names[2] = {"cufft", "vkfft"};
+    int want[2] = {vs_cufft, vs_vkfft};
+    for (int k = 0; k < 2 && !rc; k++) {
+      if (!want[k]) continue;
+      if (!plain) {
+        printf("%-40s %s not run: peer does not support windowed (pad/crop) or strided "
+               "convolutions\n", token, names[k]);
+        continue;
+      }
+      err[0] = '\0';
+      int ok = k == 0 ? cli_cufft_conv_time(&c.p, c.k, c.hin, c.in_bytes, c.spectra, c.spec_bytes,
+                                            warmup, runs, &cmed, have_ref ? pout : NULL, err,
+                                            sizeof err) == 0
+                      : cli_vkfft_conv_time(&c.p, c.k, c.hin, c.in_bytes, c.hker, warmup, runs,
+                                            &cmed, have_ref ? pout : NULL, err, sizeof err) == 0;
+      cli_conv_peer_line(&c, token, names[k],
+                         k == 0 ? "forward, multiply kernel, inverse"
+                                : "performConvolution, one append per signal",
+                         ok, cmed, med, runs, pout, have_ref, err);
+    }
+    cli_free(pout);
     cli_conv_free(&c);
     return rc;
   }
+  if (vs_cufft || vs_vkfft)
+    printf("%-40s peers not run: the cufft and vkfft convolutions need device data on a CUDA "
+           "context\n", token);
   double *t = calloc((size_t)runs, sizeof *t);
   for (int i = 0; i < warmup && st == HYFFT_SUCCESS; i++) st = cli_conv_execute(&c);
   for (int i = 0; i < runs && st == HYFFT_SUCCESS; i++) {

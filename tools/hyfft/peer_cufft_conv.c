@@ -156,7 +156,7 @@ static int cli_cv_enqueue(void *arg, void *in, void *out) {
 
 int cli_cufft_conv_time(const hyfft_problem *p, int64_t filters, const void *host_in,
                         size_t in_bytes, const void *spectra, size_t spectra_bytes, int warmup,
-                        int runs, double *median, char *err, size_t errlen) {
+                        int runs, double *median, void *host_out, char *err, size_t errlen) {
   if (cli_cu_rtc_load(err, errlen) != 0) return -1;
   if (cli_cuda_ordinal < 0) {
     snprintf(err, errlen, "not a CUDA context");
@@ -220,7 +220,13 @@ int cli_cufft_conv_time(const hyfft_problem *p, int64_t filters, const void *hos
     rc = cli_cuda_time_loop(ctx, c.stream, e0, e1, cli_cv_enqueue, &c,
                             (void *)(uintptr_t)din, (void *)(uintptr_t)dout, warmup, runs,
                             median);
-    if (rc != 0) snprintf(err, errlen, "a cuFFT convolution failed");
+    if (rc != 0) {
+      snprintf(err, errlen, "a cuFFT convolution failed");
+    } else if (host_out && (cli_cu.stream_sync(c.stream) != 0 ||
+                            cli_cu.memcpy_dtoh(host_out, dout, out_bytes) != 0)) {
+      snprintf(err, errlen, "cannot read cuFFT's convolution back");
+      rc = -1;
+    }
   }
   if (c.stream) cli_cu.stream_sync(c.stream);
   if (c.fwd >= 0) cli_cufft.destroy(c.fwd);
