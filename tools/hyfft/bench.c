@@ -567,16 +567,17 @@ int cli_cmd_bench(int argc, char **argv) {
   for (int i = 0; i < ntokens; i++) {
     /* Convolutions print their own line (conv.c). */
     if (cli_is_conv_token(tokens[i])) {
-      int vs_cufft = 0, vs_vkfft = 0;
+      int vs_cufft = 0, vs_vkfft = 0, vs_copy = 0;
       for (int k = 0; k < o.npeers; k++) {
         if (strcmp(o.peers[k]->name, "cufft") == 0) vs_cufft = 1;
         else if (strcmp(o.peers[k]->name, "vkfft") == 0) vs_vkfft = 1;
+        else if (strcmp(o.peers[k]->name, "copy") == 0) vs_copy = 1;
         else
-          printf("%-40s %s not run: peer has no convolution mode (cufft and vkfft do)\n",
+          printf("%-40s %s not run: peer has no convolution mode (cufft, vkfft and copy do)\n",
                  tokens[i], o.peers[k]->name);
       }
       failed |= cli_conv_bench(ctx, &dev, tokens[i], o.seed, o.warmup, o.runs, o.host, vs_cufft,
-                               vs_vkfft);
+                               vs_vkfft, vs_copy);
       fflush(stdout);
       continue;
     }

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "conv.h"
 #include "peer.h"
+#include "peer_cuda.h"
 
 int cli_is_conv_token(const char *token) { return strncmp(token, "conv:", 5) == 0; }
 
@@ -353,7 +354,8 @@ static void cli_conv_peer_line(const cli_conv *c, const char *token, const char 
 }
 
 int cli_conv_bench(hyfft_context ctx, const hyfft_device_info *dev, const char *token,
-                   uint64_t seed, int warmup, int runs, int host, int vs_cufft, int vs_vkfft) {
+                   uint64_t seed, int warmup, int runs, int host, int vs_cufft, int vs_vkfft,
+                   int vs_copy) {
   cli_conv c;
   char err[1024] = "";
   int device = dev->backend != HYFFT_BACKEND_CPU && !host;
@@ -385,6 +387,25 @@ int cli_conv_bench(hyfft_context ctx, const hyfft_device_info *dev, const char *
                  cli_conv_execute(&c) == HYFFT_SUCCESS &&
                  hyfft_buffer_read(ctx, c.dout, 0, c.hout, c.out_bytes) == HYFFT_SUCCESS;
     }
+    /* The copy floor: the output written once from the input (K copies
+     * of each signal's batch), what any convolution must at least move
+     * beyond reading its input once. */
+    if (!rc && vs_copy) {
+      double fmed = 0;
+      err[0] = '\0';
+      if (!plain || c.p.inplace || c.out_bytes != c.in_bytes * (size_t)c.k)
+        printf("%-40s copy not run: the floor is for contiguous, unwindowed, out-of-place "
+               "convolutions\n", token);
+      else if (cli_cuda_copy_fan_time(c.din, c.dout, c.in_bytes, (int)c.k, warmup, runs, &fmed,
+                                      err, sizeof err) != 0)
+        printf("%-40s copy ERROR %s\n", token, err);
+      else
+        printf("%-40s copy median %.4f ms over %d runs (CUDA events: %lld device cop%s of the "
+               "input filling the output), %.1f GB/s moved; hyfft at %.1f%% of this floor\n",
+               token, fmed * 1e3, runs, (long long)c.k, c.k == 1 ? "y" : "ies",
+               ((double)c.in_bytes * (double)c.k + (double)c.out_bytes) / fmed * 1e-9,
+               fmed / med * 100.0);
+    }
     static const char *const names[2] = {"cufft", "vkfft"};
     int want[2] = {vs_cufft, vs_vkfft};
     for (int k = 0; k < 2 && !rc; k++) {
@@ -409,9 +430,6 @@ int cli_conv_bench(hyfft_context ctx, const hyfft_device_info *dev, const char *
     cli_conv_free(&c);
     return rc;
   }
-  if (vs_cufft || vs_vkfft)
-    printf("%-40s peers not run: the cufft and vkfft convolutions need device data on a CUDA "
-           "context\n", token);
   double *t = calloc((size_t)runs, sizeof *t);
   for (int i = 0; i < warmup && st == HYFFT_SUCCESS; i++) st = cli_conv_execute(&c);
   for (int i = 0; i < runs && st == HYFFT_SUCCESS; i++) {
@@ -437,6 +455,9 @@ int cli_conv_bench(hyfft_context ctx, const hyfft_device_info *dev, const char *
            "%s data\n", token, "hyfft", med * 1e3, t[0] * 1e3, runs, bytes / med * 1e-9,
            device ? "device" : "host");
   }
+  if (vs_cufft || vs_vkfft || vs_copy)
+    printf("%-40s peers not run: the cufft, vkfft and copy lines of a convolution need device "
+           "data on a CUDA context\n", token);
   free(t);
   cli_conv_free(&c);
   return rc;

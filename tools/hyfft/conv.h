@@ -16,10 +16,12 @@ int cli_conv_verify(hyfft_context ctx, const char *token, uint64_t seed, int bui
                     int64_t check_elems);
 /* hyfft bench: one line (median time), and with vs_cufft / vs_vkfft on a
  * CUDA context one more for cuFFT's convolution (peer_cufft_conv.c) and
- * VkFFT's (peer_vkfft.c), each with its difference from hyfft's result;
- * 0 ran, 1 failed. */
+ * VkFFT's (peer_vkfft.c), each with its difference from hyfft's result,
+ * and with vs_copy the copy floor (the output written from the input by
+ * device copies) with hyfft's percentage of it; 0 ran, 1 failed. */
 int cli_conv_bench(hyfft_context ctx, const hyfft_device_info *dev, const char *token,
-                   uint64_t seed, int warmup, int runs, int host, int vs_cufft, int vs_vkfft);
+                   uint64_t seed, int warmup, int runs, int host, int vs_cufft, int vs_vkfft,
+                   int vs_copy);
 /* cuFFT forward, a pointwise multiply kernel and cuFFT inverse on a
  * contiguous, unwindowed convolution (host input and spectra copied to
  * the device first): the median of `runs` event-timed executions; with

@@ -305,3 +305,53 @@ const cli_peer cli_peer_copy = {
     .destroy = cli_copy_destroy,
     .time = cli_copy_time,
 };
+
+/* ---- the convolution's floor (conv.c) --------------------------------------- */
+
+typedef struct cli_copy_fan {
+  size_t bytes;
+  int times;
+  cli_cu_stream stream;
+} cli_copy_fan;
+
+static int cli_copy_fan_enqueue(void *arg, void *in, void *out) {
+  cli_copy_fan *f = arg;
+  for (int i = 0; i < f->times; i++)
+    if (cli_cu.memcpy_dtod_async((cli_cu_ptr)(uintptr_t)out + (size_t)i * f->bytes,
+                                 (cli_cu_ptr)(uintptr_t)in, f->bytes, f->stream) != 0)
+      return -1;
+  return 0;
+}
+
+int cli_cuda_copy_fan_time(const void *src, void *dst, size_t bytes, int times, int warmup,
+                           int runs, double *median, char *err, size_t errlen) {
+  if (cli_cu_load(err, errlen) != 0) return -1;
+  int device = 0;
+  if (cli_cu.pointer_attr(&device, CLI_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                          (cli_cu_ptr)(uintptr_t)src) != 0) {
+    snprintf(err, errlen, "not a CUDA device pointer");
+    return -1;
+  }
+  cli_cu_context ctx;
+  if (cli_cu.primary_retain(&ctx, device) != 0) {
+    snprintf(err, errlen, "cuDevicePrimaryCtxRetain failed");
+    return -1;
+  }
+  cli_cu.push(ctx);
+  cli_copy_fan f = {bytes, times, NULL};
+  cli_cu_event e0 = NULL, e1 = NULL;
+  int rc = -1;
+  if (cli_cu.stream_create(&f.stream, 0) == 0 && cli_cu.event_create(&e0, 0) == 0 &&
+      cli_cu.event_create(&e1, 0) == 0)
+    rc = cli_cuda_time_loop(ctx, f.stream, e0, e1, cli_copy_fan_enqueue, &f, (void *)src, dst,
+                            warmup, runs, median);
+  if (rc != 0) snprintf(err, errlen, "the CUDA copies failed");
+  if (f.stream) cli_cu.stream_sync(f.stream);
+  if (e0) cli_cu.event_destroy(e0);
+  if (e1) cli_cu.event_destroy(e1);
+  if (f.stream) cli_cu.stream_destroy(f.stream);
+  cli_cu_context popped;
+  cli_cu.pop(&popped);
+  cli_cu.primary_release(device);
+  return rc;
+}

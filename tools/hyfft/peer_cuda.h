@@ -72,6 +72,13 @@ int cli_cuda_time_loop(cli_cu_context ctx, cli_cu_stream stream, cli_cu_event e0
                        int (*enqueue)(void *, void *, void *), void *arg, void *in, void *out,
                        int warmup, int runs, double *median);
 
+/* The copy floor of a convolution (peer_copy.c): `times` copies of the
+ * `bytes` at src into consecutive parts of dst (the output of K filters
+ * written once from the input), event-timed like the peers. 0, or -1 with
+ * a reason. */
+int cli_cuda_copy_fan_time(const void *src, void *dst, size_t bytes, int times, int warmup,
+                           int runs, double *median, char *err, size_t errlen);
+
 /* cuFFT's entry points (peer_cufft.c), valid after cli_cufft_load
  * returned 0; shared with the convolution peer (peer_cufft_conv.c). */
 typedef struct cli_cufft_api {
