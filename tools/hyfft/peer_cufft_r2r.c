@@ -43,7 +43,7 @@ typedef struct cli_r2r_state {
   long long n0, n1, n2, batch;
   long long total_real, total_half; /* elements of the batched arrays */
   int plan;
-  cli_cu_ptr ws_real, ws_half;
+  cli_cu_ptr ws_real, ws_half, tw; /* workspaces; the twiddle table */
   cli_cu_module module;
   cli_cu_function pre, post;
   int device;
@@ -60,6 +60,7 @@ void cli_cufft_r2r_destroy(void *state) {
   if (s->plan >= 0) cli_cufft.destroy(s->plan);
   if (s->ws_real) cli_cu.mem_free(s->ws_real);
   if (s->ws_half) cli_cu.mem_free(s->ws_half);
+  if (s->tw) cli_cu.mem_free(s->tw);
   if (s->module) cli_rtc.module_unload(s->module);
   if (s->start) cli_cu.event_destroy(s->start);
   if (s->stop) cli_cu.event_destroy(s->stop);
@@ -154,10 +155,20 @@ int cli_cufft_r2r_plan(const hyfft_problem *p, void *in, void *out, void **state
   for (int d = 0; d < p->rank; d++) fn[d] = p->dims[d].n;
   int type = s->dct3 ? (s->f64 ? CLI_CUFFT_Z2D : CLI_CUFFT_C2R)
                      : (s->f64 ? CLI_CUFFT_D2Z : CLI_CUFFT_R2C);
-  char *src = cli_r2r_route_source(s->f64);
+  /* 32-bit indices where every index (interleaved reals included) and the
+   * grid stride stay below 2^31. */
+  int idx64 = 2 * s->total_half + 2 > ((long long)1 << 30) || s->total_real > ((long long)1 << 30);
+  char *src = cli_r2r_route_source(s->f64, n[0], n[1], n[2], s->d, idx64);
+  size_t ntw = (size_t)(n[0] + n[1] + n[2]) * 2;
+  double *tw = malloc(ntw * sizeof *tw);
+  float *tw32 = s->f64 ? NULL : malloc(ntw * sizeof *tw32);
+  if (tw) cli_r2r_twiddles(n[0], n[1], n[2], tw);
+  if (tw && tw32)
+    for (size_t i = 0; i < ntw; i++) tw32[i] = (float)tw[i];
+  const void *tw_host = !tw ? NULL : s->f64 ? (const void *)tw : (const void *)tw32;
   char *ptx = src ? cli_cu_rtc_ptx(src, "hyfft_dct_route.cu", err, errlen) : NULL;
   int rc = -1;
-  if (!src) {
+  if (!src || !tw_host) {
     snprintf(err, errlen, "out of memory");
   } else if (!ptx) {
     /* err says why */
@@ -169,7 +180,9 @@ int cli_cufft_r2r_plan(const hyfft_problem *p, void *in, void *out, void **state
              cli_cu.event_create(&s->stop, 0) != 0) {
     snprintf(err, errlen, "cannot create a CUDA stream or events");
   } else if (cli_cu.mem_alloc(&s->ws_real, (size_t)s->total_real * rs) != 0 ||
-             cli_cu.mem_alloc(&s->ws_half, (size_t)s->total_half * 2 * rs) != 0) {
+             cli_cu.mem_alloc(&s->ws_half, (size_t)s->total_half * 2 * rs) != 0 ||
+             cli_cu.mem_alloc(&s->tw, ntw * rs) != 0 ||
+             cli_cu.memcpy_htod(s->tw, tw_host, ntw * rs) != 0) {
     snprintf(err, errlen, "cannot allocate the route's workspaces (%.0f MiB)",
              ((double)s->total_real + 2.0 * (double)s->total_half) * (double)rs / 1048576.0);
   } else if (cli_cufft.create(&s->plan) != 0) {
@@ -187,6 +200,8 @@ int cli_cufft_r2r_plan(const hyfft_problem *p, void *in, void *out, void **state
   }
   free(src);
   free(ptx);
+  free(tw);
+  free(tw32);
   cli_cu_context popped;
   cli_cu.pop(&popped);
   if (rc != 0) {
@@ -199,7 +214,8 @@ int cli_cufft_r2r_plan(const hyfft_problem *p, void *in, void *out, void **state
 
 static int cli_r2r_launch(cli_r2r_state *s, cli_cu_function f, cli_cu_ptr a, cli_cu_ptr b,
                           long long total) {
-  void *params[] = {&a, &b, &total, &s->n0, &s->n1, &s->n2, &s->d};
+  unsigned long long count = (unsigned long long)total;
+  void *params[] = {&a, &b, &s->tw, &count};
   long long blocks = (total + 255) / 256;
   if (blocks > 65535LL * 32) blocks = 65535LL * 32;
   return cli_rtc.launch(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0, s->stream, params, NULL);

@@ -17,14 +17,9 @@
 
 #include "cufft_r2r_src.h"
 
-static void hy_cpu_sincospi(double x, double *s, double *c) {
-  *s = sin(M_PI * x);
-  *c = cos(M_PI * x);
-}
-
 #define HY_DEV static
 #define HY_REAL double
-#define HY_SINCOSPI hy_cpu_sincospi
+#define HY_IDX long long
 #include "cufft_r2r_kernels.cuh"
 
 /* Direct N-D DFT of a real batched n0 x n1 x n2 array (sign -1), the half
@@ -117,8 +112,9 @@ static int hy_check(int d, long long a, long long b_, long long c, long long bat
   double *V = malloc(sizeof(double) * (size_t)(2 * batch * h));
   double *y = malloc(sizeof(double) * (size_t)(batch * nn));
   double *ref = malloc(sizeof(double) * (size_t)(batch * nn));
+  double *tw = malloc(sizeof(double) * (size_t)(2 * (n[0] + n[1] + n[2])));
   int fail = 0;
-  if (!x || !v || !V || !y || !ref) {
+  if (!x || !v || !V || !y || !ref || !tw) {
     fprintf(stderr, "out of memory\n");
     exit(1);
   }
@@ -127,13 +123,15 @@ static int hy_check(int d, long long a, long long b_, long long c, long long bat
     seed = seed * 1103515245u + 12345u;
     x[i] = (double)(seed >> 8) / (double)(1u << 24) - 0.5;
   }
+  cli_r2r_twiddles(n[0], n[1], n[2], tw);
+  const double *tw0 = tw, *tw1 = tw + 2 * n[0], *tw2 = tw1 + 2 * n[1];
   for (int dct3 = 0; dct3 < 2; dct3++) {
     if (!dct3) {
       for (long long i = 0; i < batch * nn; i++) hy_dct2_pre(x, v, i, n[0], n[1], n[2]);
       hy_r2c(v, V, batch, n);
-      for (long long i = 0; i < batch * nn; i++) hy_dct2_post(V, y, i, n[0], n[1], n[2], d);
+      for (long long i = 0; i < batch * nn; i++) hy_dct2_post(V, y, i, n[0], n[1], n[2], d, tw0, tw1, tw2);
     } else {
-      for (long long i = 0; i < batch * h; i++) hy_dct3_pre(x, V, i, n[0], n[1], n[2], d);
+      for (long long i = 0; i < batch * h; i++) hy_dct3_pre(x, V, i, n[0], n[1], n[2], d, tw0, tw1, tw2);
       hy_c2r(V, v, batch, n);
       for (long long i = 0; i < batch * nn; i++) hy_dct3_post(v, y, i, n[0], n[1], n[2]);
     }
@@ -154,6 +152,7 @@ static int hy_check(int d, long long a, long long b_, long long c, long long bat
   free(V);
   free(y);
   free(ref);
+  free(tw);
   return fail;
 }
 
@@ -192,10 +191,16 @@ static int hy_nvrtc(void) {
   memcpy(&get_log, &f[5], sizeof f[5]);
   memcpy(&destroy, &f[6], sizeof f[6]);
   int fail = 0;
-  for (int f64 = 0; f64 < 2; f64++) {
+  /* Programs as the peer makes them: f32 2D with 32-bit indices, f64 3D
+   * with 32-bit and with 64-bit ones, f32 1D. */
+  static const long long cfg[4][6] = {{0, 1, 1024, 1024, 2, 0}, {1, 256, 256, 256, 3, 0},
+                                      {1, 128, 128, 128, 3, 1}, {0, 1, 1, 4096, 1, 0}};
+  for (int c = 0; c < 4; c++) {
+    int f64 = (int)cfg[c][0];
     /* The options the peer compiles with (cli_cu_rtc_ptx). */
     static const char *const opts[] = {"--gpu-architecture=compute_80", "-std=c++14"};
-    char *src = cli_r2r_route_source(f64);
+    char *src = cli_r2r_route_source(f64, cfg[c][1], cfg[c][2], cfg[c][3], (int)cfg[c][4],
+                                     (int)cfg[c][5]);
     void *prog = NULL;
     size_t size = 0;
     if (!src || create(&prog, src, "hyfft_dct_route.cu", 0, NULL, NULL) != 0) {
@@ -224,8 +229,9 @@ static int hy_nvrtc(void) {
             fail = 1;
           }
         }
-        printf("NVRTC %s: the route's 4 kernels compile (%zu bytes of PTX)\n",
-               f64 ? "f64" : "f32", size);
+        printf("NVRTC %s %lldx%lldx%lld rank %lld, %s indices: the route's 4 kernels compile "
+               "(%zu bytes of PTX)\n", f64 ? "f64" : "f32", cfg[c][1], cfg[c][2], cfg[c][3],
+               cfg[c][4], cfg[c][5] ? "64-bit" : "32-bit", size);
       }
       free(ptx);
     }
