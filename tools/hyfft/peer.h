@@ -65,6 +65,8 @@ extern const cli_peer cli_peer_fftw;
 extern const cli_peer cli_peer_cufft_host;
 extern const cli_peer cli_peer_bus;
 extern const cli_peer cli_peer_vkfft;
+/* cuFFT on hyfft's device buffers; R2R problems (DCT-II/III) through the
+ * route a user writes around it (peer_cufft_r2r.c). */
 extern const cli_peer cli_peer_cufft;
 /* Not a library: a device-to-device copy of the problem's bytes from
  * hyfft's input buffer to its output buffer, the floor of a one-pass
