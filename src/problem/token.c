@@ -339,7 +339,10 @@ hy_status hy_token_parse(const char *token, hyfft_problem *out) {
                        &p.rank));
   for (int d = 0; d < p.rank; d++) p.dims[d].n = vals[d];
   if (p.kind == HYFFT_R2R) {
-    if (r2r_count != p.rank) {
+    /* One kind names every dim (r2r:f32:dct2:64x64); else one per dim. */
+    if (r2r_count == 1)
+      for (int d = 1; d < p.rank; d++) r2r_kinds[d] = r2r_kinds[0];
+    else if (r2r_count != p.rank) {
       char msg[96];
       snprintf(msg, sizeof msg, "%d r2r kinds for %d transform dims", r2r_count, p.rank);
       t.pos = r2r_pos;

@@ -108,6 +108,7 @@ static const char *const noncanonical[][2] = {
     {"c2c:f32:fwd:8:is=+2", "c2c:f32:fwd:8:is=2"},
     {"c2c:f32:fwd:16:os=2:b4", "c2c:f32:fwd:16:b4:os=2"},
     {"r2c:f32:8:ip:is=1:os=1", "r2c:f32:8:ip"},
+    {"r2r:f64:dct2:8x8", "r2r:f64:dct2xdct2:8x8"},
 };
 
 /* Malformed r2r tokens: each refused, its message naming the bad part. */
@@ -119,7 +120,7 @@ static void test_r2r_errors(void) {
       {"r2r:f64:dct2x:8x8", "unknown r2r kind ''"},
       {"r2r:f64:DCT2:8", "unknown r2r kind 'DCT2'"},
       {"r2r:f64:dct2xdst1:8", "2 r2r kinds for 1 transform dims"},
-      {"r2r:f64:dct2:8x8", "1 r2r kinds for 2 transform dims"},
+      {"r2r:f64:dct2xdst1:8x8x8", "2 r2r kinds for 3 transform dims"},
       {"r2r:f64:dct2:8:bwd", "unknown field"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
