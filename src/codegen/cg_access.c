@@ -416,18 +416,29 @@ void hy_cg_real_loop_open(hy_cg_kernel *k, int64_t count, int64_t per, int out,
   int block = k->T * k->M;
   int64_t run = per * k->M;
   int iters = (int)((run + block - 1) / block);
+  int order[HY_MAX_LOOPS];
+  hy_cg_loop_order(pass, k->spec->store_transposed, order);
   hy_strbuf_appendf(sb, "  for (int it = 0; it < %d; it++) {\n", iters);
   hy_strbuf_appendf(sb, "    const int i = HY_LID + it * %d;\n", block);
-  hy_strbuf_appendf(sb, "    const int mm = i / %lld, e = i %% %lld;\n", (long long)per,
-                    (long long)per);
+  /* Where the block's transforms lie side by side in memory (a strided
+   * axis, the next transform the next element), consecutive threads take
+   * the same element of neighbouring transforms: a warp then reads runs of
+   * M elements from a few rows instead of one element from each of 32
+   * rows. Otherwise consecutive threads walk along one row. */
+  int64_t axis_stride = llabs(out ? pass->axis.out_stride : pass->axis.in_stride);
+  int64_t loop_stride = pass->nloops > 0 ? llabs(out ? pass->loops[order[0]].out_stride
+                                                     : pass->loops[order[0]].in_stride) : 0;
+  if (k->M > 1 && axis_stride > 1 && loop_stride == 1)
+    hy_strbuf_appendf(sb, "    const int mm = i %% %d, e = i / %d;\n", k->M, k->M);
+  else
+    hy_strbuf_appendf(sb, "    const int mm = i / %lld, e = i %% %lld;\n", (long long)per,
+                      (long long)per);
   hy_strbuf_appendf(sb, "    const %s tj = (%s)(HY_GID * %d + mm);\n", k->idx, k->idx, k->M);
   hy_strbuf_append(sb, "    if (");
   if ((int64_t)iters * block > run) hy_strbuf_appendf(sb, "i < %lld && ", (long long)run);
   hy_strbuf_appendf(sb, "tj < %lld) {\n", (long long)count);
   hy_strbuf_appendf(sb, "      %s %s = %lld;\n", k->idx, var,
                     (long long)(out ? pass->dst_offset : pass->src_offset));
-  int order[HY_MAX_LOOPS];
-  hy_cg_loop_order(pass, k->spec->store_transposed, order);
   if (pass->nloops > 0) {
     hy_strbuf_appendf(sb, "      { %s rem = tj, q;\n", k->idx);
     hy_cg_emit_loop_offsets(sb, pass, order, "        ", out ? NULL : var, out ? var : NULL, NULL,

@@ -202,6 +202,21 @@ void hy_cg_load_r2r_pre(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "  /* %s pre-processing into local memory */\n",
                     hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind));
   hy_cg_real_loop_open(k, count, pass->r2r_len, 0, "i2");
+  const hyfft_r2r_kind kind = (hyfft_r2r_kind)pass->r2r_kind;
+  if ((kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10) && pass->r2r_len == pass->r2r_n) {
+    /* Makhoul's permutation run backwards: the loop walks the inputs in
+     * memory order (whole lines per warp) and each lands where the
+     * permutation puts it, v_e = x_2e (e < (n+1)/2), v_e = x_2(n-1-e)+1. */
+    const long long n = (long long)pass->r2r_n;
+    char at[128];
+    hy_cg_real_lds(k, "r2e", at, sizeof at);
+    hy_strbuf_appendf(sb, "      const int r2e = (e & 1) == 0 ? e / 2 : %lld - e / 2;\n", n - 1);
+    hy_strbuf_appendf(sb, "      real r2x = src[i2 + (%s)e * %lld];\n", k->idx,
+                      (long long)pass->axis.in_stride);
+    if (kind == HYFFT_RODFT10) hy_strbuf_append(sb, "      if (e & 1) r2x = -r2x;\n");
+    hy_strbuf_appendf(sb, "      %s = MK(r2x, (real)0);\n    }\n  }\n  HY_BARRIER();\n", at);
+    return;
+  }
   hy_cg_r2r_io io = {"i2", k->idx, "r2r_in_tab", "      ", (long long)pass->axis.in_stride, NULL};
   hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
   hy_strbuf_appendf(sb, "      %s = r2v;\n    }\n  }\n  HY_BARRIER();\n", le);
