@@ -365,11 +365,12 @@ static void hy_slab_bytes(const struct hy_slab *s, int i, size_t *up, size_t *do
 
 void hy_slab_describe(const struct hyfft_plan_s *plan, const struct hy_slab *s, hy_strbuf *sb) {
   const struct hyfft_context_s *ctx = plan->context;
-  hy_strbuf_appendf(sb, "  multi-device: one transform in slabs over %d devices: rows of axis 0 "
-                    "(%lld) each, then columns of axis 1 (%lld) each x %lld; exchange %s%s%s\n",
+  hy_strbuf_appendf(sb, "  multi-device: one transform in slabs over %d devices (no batch to "
+                    "split): axis 0 (%lld) by rows, then axis 1 (%lld) by columns, %lld elements "
+                    "each; exchange %s%s%s\n",
                     s->devices, (long long)s->n0, (long long)s->n1, (long long)s->rest,
-                    s->peer ? "device to device" : "through host memory",
-                    s->peer ? "" : " (", s->peer ? "" : s->bounce_why);
+                    s->peer ? "device to device" : "through host memory (",
+                    s->peer ? "" : s->bounce_why, s->peer ? "" : ")");
   if (!s->peer) hy_strbuf_appendf(sb, "  (the slabs go down into the output, the columns up)\n");
   size_t tu = 0, td = 0, tp = 0, tl = 0;
   for (int i = 0; i < s->devices; i++) {
