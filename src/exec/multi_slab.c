@@ -72,7 +72,7 @@ static hy_status hy_slab_sub_plan(struct hyfft_context_s *sub, hyfft_problem *u,
   char why[256];
   strncpy(why, hyfft_last_error(), sizeof why - 1);
   why[sizeof why - 1] = '\0';
-  return hy_error(st, "device %s of a multi-device slab plan: %s", sub->info.spec, why);
+  return hy_error(st, "device %s of a multi-device plan (slab split): %s", sub->info.spec, why);
 }
 
 void hy_slab_destroy(struct hyfft_plan_s *plan, struct hy_slab *s) {
@@ -319,8 +319,8 @@ static hy_status hy_slab_run_phase(struct hyfft_plan_s *plan, struct hy_slab *s,
     if (job[i].status == HYFFT_SUCCESS) continue;
     const hy_slab_dev *d = &s->dev[i];
     return hy_error(job[i].status,
-                    "device %s of a multi-device slab plan (%s: rows [%lld, %lld), columns "
-                    "[%lld, %lld)): %s",
+                    "device %s of a multi-device plan (slab split, %s: rows [%lld, %lld), "
+                    "columns [%lld, %lld)): %s",
                     plan->context->sub[i]->info.spec,
                     phase == 0 ? "the slab's axes" : "the exchange and axis 0", (long long)d->a,
                     (long long)(d->a + d->cnt), (long long)d->c, (long long)(d->c + d->w),
