@@ -18,9 +18,19 @@
  *      batched 1D sub-plan, in place, with the plan's scale) and copies it
  *      out into its columns of the host output.
  *
- * C2C f32/f64, forward and backward, in place or out of place, unbatched,
- * contiguous row-major on both sides; anything else is left to the other
- * multi-device paths (hy_slab_create says why). Each device holds its slab
+ * R2C: step 1's sub-plan is an R2C of the axes after 0 (the complex side's
+ * columns then split: for 2D the halved axis' n/2+1). C2R runs the other
+ * way: columns first (axis 0, C2C), the exchange reversed (device d
+ * gathers its rows of every device's columns), then the rows' C2R. Out of
+ * place the real rows have a device buffer of their own; in place they
+ * share the slab in the padded layout. An out-of-place C2R that exchanges
+ * through the host bounces through a host buffer of its own (its input
+ * stays as it was).
+ *
+ * C2C, R2C, C2R; f32/f64, forward and backward, in place or out of place,
+ * unbatched, contiguous row-major on both sides (a real side padded in
+ * place); anything else (R2R, half storage, strides, a batch) is left to
+ * the other multi-device paths (hy_slab_create says why). Each device holds its slab
  * and its receive block (allocated with the plan) and its sub-plans'
  * workspace; over a device's memory budget (HYFFT_DEVICE_MEMORY_LIMIT, else
  * its memory) the plan is refused with HYFFT_OUT_OF_MEMORY naming it.
