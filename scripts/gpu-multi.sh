@@ -14,7 +14,8 @@
 #   5. one transform split in slabs across the devices (exec/multi_slab.c):
 #      the raw copy bandwidth device to device and over the bus
 #      (hyfft_peer_bw), hyfft plan of the decomposition, hyfft verify of
-#      unbatched 2D/3D C2C host problems (uneven splits, in place), and
+#      unbatched 2D/3D C2C, R2C and C2R host problems (uneven splits, in
+#      place), and
 #      hyfft bench --host --pinned of SLAB_TOKENS (default
 #      c2c:f32:fwd:1024x1024x1024 and c2c:f32:fwd:16384x16384) on cuda:0
 #      and on the list, with a table of the medians and the speed-up.
@@ -134,7 +135,8 @@ done
 step "slab split: hyfft verify on $device"
 if ! timeout 300 "$hyfft" verify --device "$device" --seed 1 \
     c2c:f32:fwd:4096x4096 c2c:f64:bwd:1000x999:ip c2c:f32:fwd:257x129x65 c2c:f64:fwd:3x5x4096 \
-    c2c:f32:bwd:512x512x512:ip "${slab_tokens[@]}" 2>&1 | tee "$OUT/slab-verify.txt"; then
+    c2c:f32:bwd:512x512x512:ip r2c:f32:4096x4096 c2r:f64:1000x999:ip r2c:f64:257x129x66:ip \
+    c2r:f32:256x256x256 "${slab_tokens[@]}" 2>&1 | tee "$OUT/slab-verify.txt"; then
   echo "gpu-multi: slab verify failed" >&2
   rc=1
 fi
