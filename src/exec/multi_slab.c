@@ -33,8 +33,9 @@ struct hy_slab {
   int64_t n0, n1, rest;
   size_t elem;
   /* Bytes of one row of axis 0 on the host's real side (R2C input, C2R
-   * output; the padded layout in place), and whether the real data has a
-   * device buffer of its own (out of place) or shares the slab (in place). */
+   * output; the padded layout in place; C2C: a complex row), and whether
+   * the real data has a device buffer of its own (R2C/C2R out of place)
+   * or shares the slab. */
   size_t real_row;
   int real_apart;
   int peer;               /* 1: copy_peer device to device; 0: through host memory */
@@ -57,7 +58,7 @@ static void hy_slab_block(int64_t n, int devices, int i, int64_t *first, int64_t
 /* ---- creation ------------------------------------------------------------------- */
 
 static const char *hy_slab_unsuitable(const hy_problem *p) {
-  if (p->rank < 2) return "one transform dim (a slab split needs 2 or 3)";
+  if (p->rank < 2) return "one transform dim (a slab split needs 2 or more)";
   if (p->kind == HYFFT_R2R) return "R2R does not split in slabs yet (C2C, R2C and C2R do)";
   if (hy_precision_is_half(p->storage)) return "half-precision storage";
   if (p->batch_rank > 0) return "a batch that cannot be split (the slab split takes batch 1)";
