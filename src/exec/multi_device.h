@@ -15,8 +15,8 @@
  * leaves the last devices idle. A problem whose outer batch dim cannot
  * be split (no batch, one entry, or entries that interleave) is one
  * transform split in slabs across the devices where exec/multi_slab.h
- * takes it (unbatched contiguous C2C/R2C/C2R of 2 or 3 dims), else runs whole on
- * the first device. Device-resident data and the hybrid CPU share are
+ * takes it (unbatched contiguous C2C/R2C/C2R of 2 dims or more), else
+ * runs whole on the first device. Device-resident data and the hybrid CPU share are
  * refused (HYFFT_NOT_SUPPORTED); $HYFFT_CPU_SHARE is ignored. */
 #ifndef HY_EXEC_MULTI_DEVICE_H
 #define HY_EXEC_MULTI_DEVICE_H

@@ -1,5 +1,5 @@
-/* One 2D or 3D transform of host data split across the devices of a
- * multi-device context by slabs (docs/design.md section 5), for problems
+/* One transform of 2 dims or more (2D, 3D) of host data split across the
+ * devices of a multi-device context by slabs (docs/design.md section 5), for problems
  * whose batch does not split across the devices (exec/multi_device.c
  * decides; this file plans and runs the split):
  *
