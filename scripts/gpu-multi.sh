@@ -179,7 +179,8 @@ print("|---|---:|---:|---:|")
 for tok in tokens:
     a, b = ms(a_rows, tok), ms(b_rows, tok)
     r = f"{a / b:.2f}x" if a and b else "-"
-    print(f"| {tok} | {a if a else '-'} | {b if b else '-'} | {r} |")
+    fa, fb = (f"{a:.2f}" if a else "-"), (f"{b:.2f}" if b else "-")
+    print(f"| {tok} | {fa} | {fb} | {r} |")
 EOF2
 
 step "done (exit $rc); logs and JSON in $OUT"
