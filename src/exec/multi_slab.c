@@ -252,6 +252,24 @@ typedef struct hy_slab_job {
   char error[256];
 } hy_slab_job;
 
+/* Rows of `width` bytes between a strided host layout and a packed one,
+ * on the device's share of the cores. */
+typedef struct hy_slab_pack {
+  char *packed, *strided;
+  size_t width, pitch;
+  int to_packed;
+} hy_slab_pack;
+
+static void hy_slab_pack_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  const hy_slab_pack *k = arg;
+  (void)thread_index;
+  for (int64_t r = begin; r < end; r++) {
+    char *packed = k->packed + (size_t)r * k->width, *strided = k->strided + (size_t)r * k->pitch;
+    if (k->to_packed) memcpy(packed, strided, k->width);
+    else memcpy(strided, packed, k->width);
+  }
+}
+
 /* Host columns [c, c + w) of every row of `host` (rows n1 * rest elements)
  * to or from a [n0][w][rest] block on the device: copy_2d from page-locked
  * memory, else packed through a host buffer. */
@@ -269,15 +287,15 @@ static hy_status hy_slab_columns(struct hyfft_context_s *sub, const struct hy_sl
   if (!pack)
     return hy_error(HYFFT_OUT_OF_MEMORY, "multi-device slab plan: no %zu bytes of host memory "
                     "for device %s's columns", d->recv_bytes, sub->info.spec);
-  hy_status st;
+  hy_status st = HYFFT_SUCCESS;
+  hy_slab_pack k = {pack, col, width, pitch, to_device};
+  int64_t grain = (int64_t)((1u << 18) / (width ? width : 1)) + 1; /* 256 KiB a thread at least */
   if (to_device) {
-    for (int64_t r = 0; r < s->n0; r++) memcpy(pack + (size_t)r * width, col + (size_t)r * pitch, width);
+    hy_parallel_for(s->n0, grain, hy_slab_pack_range, &k);
     st = b->write(sub->device, NULL, d->recv, 0, pack, d->recv_bytes, 1);
   } else {
     st = b->read(sub->device, NULL, d->recv, 0, pack, d->recv_bytes, 1);
-    if (st == HYFFT_SUCCESS)
-      for (int64_t r = 0; r < s->n0; r++)
-        memcpy(col + (size_t)r * pitch, pack + (size_t)r * width, width);
+    if (st == HYFFT_SUCCESS) hy_parallel_for(s->n0, grain, hy_slab_pack_range, &k);
   }
   free(pack);
   return st;
