@@ -200,13 +200,15 @@ hy_status hy_slab_create(struct hyfft_plan_s *plan, unsigned flags, struct hy_sl
   s->n0 = p->dims[0].n;
   s->n1 = real && last == 1 ? p->dims[1].n / 2 + 1 : p->dims[1].n;
   s->rest = 1;
-  for (int k = 2; k < p->rank; k++) s->rest *= real && k == last ? p->dims[k].n / 2 + 1 : p->dims[k].n;
+  for (int k = 2; k < p->rank; k++)
+    s->rest *= real && k == last ? p->dims[k].n / 2 + 1 : p->dims[k].n;
   s->elem = p->precision == HYFFT_F64 ? 16 : 8;
   /* The real side's row: padded in place (as long as a complex row). */
   int64_t reals = 1;
   for (int k = 1; k < p->rank; k++) reals *= p->dims[k].n;
   s->real_apart = real && !p->inplace;
-  s->real_row = !real || p->inplace ? (size_t)(s->n1 * s->rest) * s->elem : (size_t)reals * (s->elem / 2);
+  s->real_row = !real || p->inplace ? (size_t)(s->n1 * s->rest) * s->elem
+                                     : (size_t)reals * (s->elem / 2);
   for (int i = 0; i < s->devices; i++) {
     hy_slab_block(s->n0, s->devices, i, &s->dev[i].a, &s->dev[i].cnt);
     hy_slab_block(s->n1, s->devices, i, &s->dev[i].c, &s->dev[i].w);
@@ -230,7 +232,8 @@ hy_status hy_slab_create(struct hyfft_plan_s *plan, unsigned flags, struct hy_sl
   s->threads = cores / active > 1 ? cores / active : 1;
   flags &= ~(unsigned)HYFFT_DESTROY_INPUT;
   hy_status st = HYFFT_SUCCESS;
-  for (int i = 0; i < s->devices && st == HYFFT_SUCCESS; i++) st = hy_slab_device(plan, s, i, flags);
+  for (int i = 0; i < s->devices && st == HYFFT_SUCCESS; i++)
+    st = hy_slab_device(plan, s, i, flags);
   if (st != HYFFT_SUCCESS) {
     hy_slab_destroy(plan, s);
     return st;
@@ -315,7 +318,8 @@ static hy_status hy_slab_rows(hy_slab_job *job) {
   void *real = s->real_apart ? d->real : d->slab;
   size_t real_bytes = (size_t)d->cnt * s->real_row;
   if (s->kind != HYFFT_C2R) {
-    HY_TRY(b->write(sub->device, NULL, real, 0, job->in + (size_t)d->a * s->real_row, real_bytes, 1));
+    HY_TRY(b->write(sub->device, NULL, real, 0, job->in + (size_t)d->a * s->real_row, real_bytes,
+                    1));
     HY_TRY(hy_exec_dispatch(d->rows, real, d->slab, NULL, NULL));
     HY_TRY(b->synchronize(sub->device, NULL));
     if (!s->peer)
@@ -419,7 +423,8 @@ static hy_status hy_slab_run_phase(struct hyfft_plan_s *plan, struct hy_slab *s,
                     "device %s of a multi-device plan (slab split, %s: rows [%lld, %lld), "
                     "columns [%lld, %lld)): %s",
                     plan->context->sub[i]->info.spec,
-                    (phase == 0) == (s->kind != HYFFT_C2R) ? "the rows' axes" : "the columns' axis 0",
+                    (phase == 0) == (s->kind != HYFFT_C2R) ? "the rows' axes"
+                                                           : "the columns' axis 0",
                     (long long)d->a,
                     (long long)(d->a + d->cnt), (long long)d->c, (long long)(d->c + d->w),
                     job[i].error);
