@@ -176,8 +176,7 @@ static hy_status hy_slab_device(struct hyfft_plan_s *plan, struct hy_slab *s, in
     char why[256];
     strncpy(why, hyfft_last_error(), sizeof why - 1);
     why[sizeof why - 1] = '\0';
-    return hy_error(st == HYFFT_OUT_OF_MEMORY ? st : HYFFT_OUT_OF_MEMORY,
-                    "multi-device slab plan: device %s cannot hold its slab and receive block "
+    return hy_error(st, "multi-device slab plan: device %s cannot hold its slab and receive block "
                     "(%zu bytes): %s", sub->info.spec,
                     d->slab_bytes + d->recv_bytes + d->real_bytes, why);
   }
