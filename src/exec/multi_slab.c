@@ -130,7 +130,9 @@ static hy_status hy_slab_device(struct hyfft_plan_s *plan, struct hy_slab *s, in
                              p->kind == HYFFT_C2R ? rrow : crow};
     u.inplace = !s->real_apart;
     u.scale = p->kind == HYFFT_C2R ? p->scale : 1.0;
-    HY_TRY(hy_slab_sub_plan(sub, &u, flags, &d->rows));
+    /* The slab is the plan's own: an out-of-place C2R may overwrite it. */
+    unsigned rflags = flags | (p->kind == HYFFT_C2R ? (unsigned)HYFFT_DESTROY_INPUT : 0u);
+    HY_TRY(hy_slab_sub_plan(sub, &u, rflags, &d->rows));
     d->slab_bytes = (size_t)(d->cnt * crow) * s->elem;
     if (s->real_apart) d->real_bytes = (size_t)d->cnt * s->real_row;
   }
