@@ -22,7 +22,8 @@
 # Usage: bash scripts/gpu-multi.sh [TOKEN...]
 # MULTI_SLAB_ONLY=1 runs step 5 alone (after the build): a few minutes
 # (an 8 GiB and a 2 GiB problem, pinned, on each side; SLAB_TOKENS
-# replaces them, SLAB_VERIFY_BIG=0 skips verifying them).
+# replaces them, SLAB_VERIFY_BIG=0 skips verifying them, SLAB_HOST_EXCHANGE=1
+# also times the list with the exchange through host memory).
 # Environment: MULTI_DEVICE (the list, default cuda:all), MULTI_ONE (the
 # single device it is compared with, default cuda:0), MULTI_RUNS
 # (timed runs per problem, default 5), OUT (logs and JSON, default
@@ -150,10 +151,16 @@ if [ "${SLAB_VERIFY_BIG:-1}" = 1 ] && ! timeout 300 "$hyfft" verify --device "$d
 fi
 
 step "slab split: hyfft bench --host --pinned, $one and $device"
-for dev in "$one" "$device"; do
-  tag="slab-$([ "$dev" = "$one" ] && echo one || echo multi)"
-  echo "-- $tag ($dev --pinned)"
-  if ! timeout 300 "$hyfft" bench "${slab_tokens[@]}" --device "$dev" --host --pinned \
+slab_runs=("$one" "$device")
+# SLAB_HOST_EXCHANGE=1: the list once more with the exchange through host
+# memory (HYFFT_MULTI_EXCHANGE=host), against device to device.
+[ "${SLAB_HOST_EXCHANGE:-0}" = 1 ] && slab_runs+=("host-exchange")
+for dev in "${slab_runs[@]}"; do
+  env=()
+  if [ "$dev" = "host-exchange" ]; then tag=slab-multi-host; dev=$device; env=(HYFFT_MULTI_EXCHANGE=host)
+  else tag="slab-$([ "$dev" = "$one" ] && echo one || echo multi)"; fi
+  echo "-- $tag ($dev --pinned${env[*]:+ ${env[*]}})"
+  if ! env "${env[@]}" timeout 300 "$hyfft" bench "${slab_tokens[@]}" --device "$dev" --host --pinned \
       --runs "$runs" --warmup 1 --seed 1 --json "$OUT/$tag.json" >"$OUT/$tag.txt" 2>&1; then
     echo "gpu-multi: bench $tag failed or timed out; see $OUT/$tag.txt" >&2
     rc=1
@@ -169,18 +176,18 @@ def load(tag):
     except Exception:
         return {}
     return {r["problem"]: r for r in rows if r.get("lib") == "hyfft"}
-a_rows, b_rows = load("slab-one"), load("slab-multi")
+a_rows, b_rows, h_rows = load("slab-one"), load("slab-multi"), load("slab-multi-host")
 def ms(rows, tok):
     v = rows.get(tok, {}).get("median_ms")
     return v if isinstance(v, (int, float)) and v > 0 else None
 print(f"\nslab split, hyfft bench --host --pinned, medians in ms; speed-up = {one} / {device}\n")
-print(f"| problem | {one} | {device} | speed-up |")
-print("|---|---:|---:|---:|")
+print(f"| problem | {one} | {device} | speed-up | {device}, exchange through the host |")
+print("|---|---:|---:|---:|---:|")
 for tok in tokens:
-    a, b = ms(a_rows, tok), ms(b_rows, tok)
+    a, b, h = ms(a_rows, tok), ms(b_rows, tok), ms(h_rows, tok)
     r = f"{a / b:.2f}x" if a and b else "-"
-    fa, fb = (f"{a:.2f}" if a else "-"), (f"{b:.2f}" if b else "-")
-    print(f"| {tok} | {fa} | {fb} | {r} |")
+    fa, fb, fh = (f"{v:.2f}" if v else "-" for v in (a, b, h))
+    print(f"| {tok} | {fa} | {fb} | {r} | {fh} |")
 EOF2
 
 step "done (exit $rc); logs and JSON in $OUT"

@@ -13,6 +13,7 @@
 #include "exec/multi_slab.h"
 #include "exec/out_of_core.h"
 #include "util/half.h"
+#include "util/settings.h"
 
 typedef struct hy_slab_dev {
   int64_t a, cnt; /* rows [a, a + cnt) of axis 0 */
@@ -217,8 +218,11 @@ hy_status hy_slab_create(struct hyfft_plan_s *plan, unsigned flags, struct hy_sl
   /* Device to device where the backend copies so between every pair that
    * exchanges anything, else through host memory. */
   const hy_backend *b = ctx->backend;
-  s->peer = b->peer_access && b->copy_peer;
-  s->bounce_why = s->peer ? NULL : "the backend has no device-to-device copy";
+  int forced = hy_settings_get()->multi_exchange_host;
+  s->peer = b->peer_access && b->copy_peer && !forced;
+  s->bounce_why = s->peer  ? NULL
+                  : forced ? "HYFFT_MULTI_EXCHANGE=host"
+                           : "the backend has no device-to-device copy";
   for (int d = 0; d < s->devices && s->peer; d++)
     for (int e = 0; e < s->devices && s->peer; e++)
       if ((s->kind == HYFFT_C2R ? s->dev[d].cnt > 0 && s->dev[e].w > 0

@@ -469,6 +469,20 @@ static int run(const char *one_spec, const char *two_spec, const char *three_spe
   slab_cases(one, multi, cpu, !cpu);
   concurrent_case(one, multi, "c2c:f32:fwd:40x30");
   slab_refusals(multi);
+  /* HYFFT_MULTI_EXCHANGE=host: through host memory even where the devices
+   * copy device to device; a bad value fails context creation. */
+  setenv("HYFFT_MULTI_EXCHANGE", "host", 1);
+  hy_settings_reload();
+  slab_case(one, multi, "c2c:f32:fwd:64x48", 0);
+  slab_case(one, multi, "c2r:f64:5x7x3", 0);
+  setenv("HYFFT_MULTI_EXCHANGE", "peer", 1);
+  hy_settings_reload();
+  hyfft_context bad = NULL;
+  CHECK_STATUS(hyfft_context_create("cpu", &bad), HYFFT_INVALID_ARGUMENT);
+  CHECK(bad == NULL && strstr(hyfft_last_error(), "HYFFT_MULTI_EXCHANGE") != NULL, "message: %s",
+        hyfft_last_error());
+  unsetenv("HYFFT_MULTI_EXCHANGE");
+  hy_settings_reload();
   if (one->backend->id == HYFFT_BACKEND_CPU) {
     fake_gpu_cases(one);
     unlike_devices(one);
