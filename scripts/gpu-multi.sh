@@ -10,8 +10,20 @@
 #   4. hyfft bench --host of large batched host problems on cuda:0 alone
 #      and on the list, pageable and --pinned, one process each, one after
 #      the other on the same machine and data (seed 1), then a table of the
-#      four medians and the list's speed-up over cuda:0.
+#      four medians and the list's speed-up over cuda:0;
+#   5. one transform split in slabs across the devices (exec/multi_slab.c):
+#      the raw copy bandwidth device to device and over the bus
+#      (hyfft_peer_bw), hyfft plan of the decomposition, hyfft verify of
+#      unbatched 2D/3D C2C, R2C and C2R host problems (uneven splits, in
+#      place), and
+#      hyfft bench --host --pinned of SLAB_TOKENS (default
+#      c2c:f32:fwd:1024x1024x1024 and c2c:f32:fwd:16384x16384) on cuda:0
+#      and on the list, with a table of the medians and the speed-up.
 # Usage: bash scripts/gpu-multi.sh [TOKEN...]
+# MULTI_SLAB_ONLY=1 runs step 5 alone (after the build): a few minutes
+# (an 8 GiB and a 2 GiB problem, pinned, on each side; SLAB_TOKENS
+# replaces them, SLAB_VERIFY_BIG=0 skips verifying them, SLAB_HOST_EXCHANGE=1
+# also times the list with the exchange through host memory).
 # Environment: MULTI_DEVICE (the list, default cuda:all), MULTI_ONE (the
 # single device it is compared with, default cuda:0), MULTI_RUNS
 # (timed runs per problem, default 5), OUT (logs and JSON, default
@@ -48,6 +60,7 @@ if [ $# -gt 0 ]; then tokens=("$@"); else
 fi
 rc=0
 
+if [ "${MULTI_SLAB_ONLY:-0}" != 1 ]; then
 step "hyfft plan on $device"
 timeout 120 "$hyfft" plan "${tokens[0]}" --device "$device" 2>&1 | grep -vE '^ +(pass|kernel|solver)' \
   | tee "$OUT/multi-plan.txt"
@@ -104,5 +117,78 @@ for tok in tokens:
     c, d = ms("one-pinned", tok), ms("multi-pinned", tok)
     print(f"| {tok} | {f(a)} | {f(b)} | {ratio(a, b)} | {f(c)} | {f(d)} | {ratio(c, d)} |")
 EOF
+fi  # MULTI_SLAB_ONLY
+
+step "slab split of one transform: raw copies (hyfft_peer_bw)"
+peer_bw="${build:-$(dirname "$hyfft")/../..}/tests/unit/hyfft_peer_bw"
+if [ -x "$peer_bw" ]; then
+  timeout 120 "$peer_bw" "$device" 1024 10 2>&1 | tee "$OUT/slab-peer-bw.txt"
+else
+  echo "gpu-multi: $peer_bw was not built" >&2
+fi
+read -r -a slab_tokens <<<"${SLAB_TOKENS:-c2c:f32:fwd:1024x1024x1024 c2c:f32:fwd:16384x16384}"
+
+step "slab split: hyfft plan on $device"
+for tok in "${slab_tokens[@]}"; do
+  timeout 120 "$hyfft" plan "$tok" --device "$device" 2>&1 | grep -vE '^ +(pass|kernel|solver)' \
+    | tee -a "$OUT/slab-plan.txt"
+done
+
+step "slab split: hyfft verify on $device"
+if ! timeout 300 "$hyfft" verify --device "$device" --seed 1 \
+    c2c:f32:fwd:4096x4096 c2c:f64:bwd:1000x999:ip c2c:f32:fwd:257x129x65 c2c:f64:fwd:3x5x4096 \
+    c2c:f32:bwd:512x512x512:ip r2c:f32:4096x4096 c2r:f64:1000x999:ip r2c:f64:257x129x66:ip \
+    c2r:f32:256x256x256 2>&1 | tee "$OUT/slab-verify.txt"; then
+  echo "gpu-multi: slab verify failed" >&2
+  rc=1
+fi
+# The benched problems themselves (past the long-double reference's limit:
+# the reference-free self-test); SLAB_VERIFY_BIG=0 skips them.
+if [ "${SLAB_VERIFY_BIG:-1}" = 1 ] && ! timeout 300 "$hyfft" verify --device "$device" --seed 1 \
+    "${slab_tokens[@]}" 2>&1 | tee -a "$OUT/slab-verify.txt"; then
+  echo "gpu-multi: slab verify of ${slab_tokens[*]} failed or timed out" >&2
+  rc=1
+fi
+
+step "slab split: hyfft bench --host --pinned, $one and $device"
+slab_runs=("$one" "$device")
+# SLAB_HOST_EXCHANGE=1: the list once more with the exchange through host
+# memory (HYFFT_MULTI_EXCHANGE=host), against device to device.
+[ "${SLAB_HOST_EXCHANGE:-0}" = 1 ] && slab_runs+=("host-exchange")
+for dev in "${slab_runs[@]}"; do
+  env=()
+  if [ "$dev" = "host-exchange" ]; then tag=slab-multi-host; dev=$device; env=(HYFFT_MULTI_EXCHANGE=host)
+  else tag="slab-$([ "$dev" = "$one" ] && echo one || echo multi)"; fi
+  echo "-- $tag ($dev --pinned${env[*]:+ ${env[*]}})"
+  if ! env "${env[@]}" timeout 300 "$hyfft" bench "${slab_tokens[@]}" --device "$dev" --host --pinned \
+      --runs "$runs" --warmup 1 --seed 1 --json "$OUT/$tag.json" >"$OUT/$tag.txt" 2>&1; then
+    echo "gpu-multi: bench $tag failed or timed out; see $OUT/$tag.txt" >&2
+    rc=1
+  fi
+  grep -E "hyfft|note|device" "$OUT/$tag.txt" | head -12
+done
+python3 - "$OUT" "$one" "$device" "${slab_tokens[@]}" <<'EOF2' | tee "$OUT/slab.md"
+import json, sys
+out, one, device, tokens = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+def load(tag):
+    try:
+        rows = json.load(open(f"{out}/{tag}.json"))["rows"]
+    except Exception:
+        return {}
+    return {r["problem"]: r for r in rows if r.get("lib") == "hyfft"}
+a_rows, b_rows, h_rows = load("slab-one"), load("slab-multi"), load("slab-multi-host")
+def ms(rows, tok):
+    v = rows.get(tok, {}).get("median_ms")
+    return v if isinstance(v, (int, float)) and v > 0 else None
+print(f"\nslab split, hyfft bench --host --pinned, medians in ms; speed-up = {one} / {device}\n")
+print(f"| problem | {one} | {device} | speed-up | {device}, exchange through the host |")
+print("|---|---:|---:|---:|---:|")
+for tok in tokens:
+    a, b, h = ms(a_rows, tok), ms(b_rows, tok), ms(h_rows, tok)
+    r = f"{a / b:.2f}x" if a and b else "-"
+    fa, fb, fh = (f"{v:.2f}" if v else "-" for v in (a, b, h))
+    print(f"| {tok} | {fa} | {fb} | {r} | {fh} |")
+EOF2
+
 step "done (exit $rc); logs and JSON in $OUT"
 exit $rc

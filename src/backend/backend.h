@@ -129,6 +129,23 @@ typedef struct hy_backend {
   hy_status (*copy_2d)(void *device, void *queue, int to_device, void *buffer, size_t dev_offset,
                        size_t dev_pitch, void *host, size_t host_pitch, size_t width,
                        size_t height);
+
+  /* Optional, both or neither: device-to-device copies between two
+   * devices of this backend (or within one), for the global transpose of
+   * a multi-device slab plan (exec/multi_slab.c). peer_access returns 1
+   * when `device` can copy from `src_device`'s buffers without the host
+   * (enabling that access, e.g. CUDA peer access, on the first call), 0
+   * when it cannot: the caller then bounces through host memory.
+   * copy_peer is a strided copy into a buffer of `device`, asynchronous
+   * on `queue` of `device`: `height` rows of `width` bytes, rows
+   * src_pitch bytes apart from byte src_offset of `src` (a buffer of
+   * `src_device`, which may be `device`) and dst_pitch bytes apart from
+   * byte dst_offset of `dst`. The caller makes sure `src` is complete
+   * before the call (its device synchronized). */
+  int (*peer_access)(void *device, void *src_device);
+  hy_status (*copy_peer)(void *device, void *queue, void *dst, size_t dst_offset,
+                         size_t dst_pitch, void *src_device, const void *src, size_t src_offset,
+                         size_t src_pitch, size_t width, size_t height);
 } hy_backend;
 
 /* The registered backends, in "auto" preference order (cuda, opencl, cpu);

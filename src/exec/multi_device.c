@@ -13,6 +13,7 @@
 #include "exec/exec.h"
 #include "exec/hybrid.h"
 #include "exec/multi_device.h"
+#include "exec/multi_slab.h"
 #include "exec/out_of_core.h"
 
 /* One device's range and its plan. */
@@ -29,6 +30,11 @@ struct hy_multi {
   int64_t entries[HY_MULTI_MAX_DEVICES]; /* per device of the context, 0 idle */
   int64_t n;                              /* entries of the outer batch dim */
   const char *whole;                      /* why nothing was split, or NULL */
+  /* One transform split in slabs across the devices (exec/multi_slab.c)
+   * when the batch does not split; n_parts is then 0. Otherwise NULL and
+   * no_slab says why not (with `whole`). */
+  struct hy_slab *slab;
+  const char *no_slab;
   const char *model;                      /* what set the shares */
   int threads; /* host cores each device's execution gets while all run */
 };
@@ -77,6 +83,7 @@ static void hy_multi_split(int64_t n, const double *weight, int devices, int64_t
 void hy_multi_destroy(struct hyfft_plan_s *plan) {
   struct hy_multi *m = plan->multi;
   if (!m) return;
+  hy_slab_destroy(plan, m->slab);
   for (int k = 0; k < m->n_parts; k++)
     if (m->part[k].plan) hy_exec_plan_destroy(m->part[k].plan);
   free(m);
@@ -117,6 +124,15 @@ hy_status hy_multi_create(struct hyfft_plan_s *plan, unsigned flags) {
   plan->multi = m;
   int cores = hy_num_threads();
   hy_status st = HYFFT_SUCCESS;
+  /* A batch that does not split: one transform of 2 or 3 dims splits in
+   * slabs across the devices instead where it can. */
+  if (!hy_hybrid_splittable(p)) {
+    st = hy_slab_create(plan, flags, &m->slab, &m->no_slab);
+    if (st != HYFFT_SUCCESS || m->slab) {
+      if (st != HYFFT_SUCCESS) hy_multi_destroy(plan);
+      return st;
+    }
+  }
   if (!hy_hybrid_splittable(p)) {
     /* Nothing to split: the whole problem on the first device. */
     m->whole = p->batch_rank < 1       ? "no batch dim to split"
@@ -202,6 +218,7 @@ hy_status hy_multi_run(struct hyfft_plan_s *plan, const void *in, void *out, voi
   if (queue)
     return hy_error(HYFFT_NOT_SUPPORTED, "a user queue on a plan of the multi-device context "
                     "'%s': a queue belongs to one device; pass NULL", ctx->info.spec);
+  if (m->slab) return hy_slab_run(plan, m->slab, in, out);
   if (m->n_parts == 1) return hy_exec_run(m->part[0].plan, in, out, NULL, NULL, 1);
   hy_multi_job job[HY_MULTI_MAX_DEVICES];
   pthread_t thread[HY_MULTI_MAX_DEVICES];
@@ -234,6 +251,7 @@ hy_status hy_multi_run(struct hyfft_plan_s *plan, const void *in, void *out, voi
 
 hy_status hy_multi_wait(struct hyfft_plan_s *plan) {
   struct hy_multi *m = plan->multi;
+  if (m->slab) return hy_slab_wait(m->slab);
   for (int k = 0; k < m->n_parts; k++) HY_TRY(hy_exec_plan_wait(m->part[k].plan));
   return HYFFT_SUCCESS;
 }
@@ -243,10 +261,17 @@ hy_status hy_multi_wait(struct hyfft_plan_s *plan) {
 void hy_multi_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   const struct hy_multi *m = plan->multi;
   const struct hyfft_context_s *ctx = plan->context;
+  if (m->slab) {
+    hy_slab_describe(plan, m->slab, sb);
+    return;
+  }
   if (m->whole) {
     hy_strbuf_appendf(sb, "  multi-device: %s: all %lld entr%s on %s, %d other device%s idle\n",
                       m->whole, (long long)m->n, m->n == 1 ? "y" : "ies",
                       ctx->sub[0]->info.spec, ctx->n_sub - 1, ctx->n_sub == 2 ? "" : "s");
+    if (m->no_slab)
+      hy_strbuf_appendf(sb, "  (no slab split of the transform across the devices: %s)\n",
+                        m->no_slab);
   } else {
     hy_strbuf_appendf(sb, "  multi-device: outer batch dim of %lld entries over %d devices (%s)\n",
                       (long long)m->n, ctx->n_sub, m->model);
@@ -274,6 +299,7 @@ void hy_multi_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
 }
 
 hy_status hy_multi_source(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
+  if (plan->multi->slab) return hy_slab_source(plan->multi->slab, sb);
   const struct hyfft_plan_s *first = plan->multi->part[0].plan;
   if (first->ooc) return hy_ooc_source(first, sb);
   return first->context->backend->plan_source(first->context->device, first->backend_state, sb);
@@ -282,4 +308,8 @@ hy_status hy_multi_source(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
 int64_t hy_multi_entries(const struct hyfft_plan_s *plan, int i) {
   if (!plan->multi || i < 0 || i >= plan->context->n_sub) return 0;
   return plan->multi->entries[i];
+}
+
+const struct hy_slab *hy_multi_slab(const struct hyfft_plan_s *plan) {
+  return plan->multi ? plan->multi->slab : NULL;
 }

@@ -13,8 +13,10 @@
  * of the division to the devices with the largest fractional parts
  * (ties to the earlier device); a batch with fewer entries than devices
  * leaves the last devices idle. A problem whose outer batch dim cannot
- * be split (no batch, one entry, or entries that interleave) runs whole
- * on the first device. Device-resident data and the hybrid CPU share are
+ * be split (no batch, one entry, or entries that interleave) is one
+ * transform split in slabs across the devices where exec/multi_slab.h
+ * takes it (unbatched contiguous C2C/R2C/C2R of 2 dims or more), else
+ * runs whole on the first device. Device-resident data and the hybrid CPU share are
  * refused (HYFFT_NOT_SUPPORTED); $HYFFT_CPU_SHARE is ignored. */
 #ifndef HY_EXEC_MULTI_DEVICE_H
 #define HY_EXEC_MULTI_DEVICE_H
@@ -47,5 +49,10 @@ hy_status hy_multi_source(const struct hyfft_plan_s *plan, hy_strbuf *sb);
 /* Entries of the outer batch dim that device `i` of the context runs (0
  * for an idle device or a plan that is not multi-device; tests). */
 int64_t hy_multi_entries(const struct hyfft_plan_s *plan, int i);
+
+/* The slab split of one transform across the devices (exec/multi_slab.h),
+ * NULL when the plan does not split so (tests). */
+struct hy_slab;
+const struct hy_slab *hy_multi_slab(const struct hyfft_plan_s *plan);
 
 #endif /* HY_EXEC_MULTI_DEVICE_H */

@@ -25,6 +25,7 @@ static const struct {
     {"HYFFT_STAGING", offsetof(hy_settings, staging)},
     {"HYFFT_DEVICE_MEMORY_LIMIT", offsetof(hy_settings, device_memory_limit_raw)},
     {"HYFFT_CPU_SHARE", offsetof(hy_settings, cpu_share_raw)},
+    {"HYFFT_MULTI_EXCHANGE", offsetof(hy_settings, multi_exchange)},
     {"HYFFT_NUM_THREADS", offsetof(hy_settings, num_threads_raw)},
     {"HYFFT_CACHE_DIR", offsetof(hy_settings, cache_dir)},
     {"XDG_CACHE_HOME", offsetof(hy_settings, xdg_cache_home)},
@@ -96,6 +97,7 @@ static void hy_settings_parse(hy_settings *s) {
   s->measure_budget = budget > 0 ? budget : HY_SETTINGS_MEASURE_BUDGET_DEFAULT;
   s->staging_simple = hy_settings_is(s->staging, "simple");
   s->staging_packed = hy_settings_is(s->staging, "packed");
+  s->multi_exchange_host = hy_settings_is(s->multi_exchange, "host");
   s->cpu_chunks_off = hy_settings_is(s->cpu_chunks_raw, "0");
   s->cpu_chunk_bytes = s->cpu_chunks_raw && !s->cpu_chunks_off ? hy_settings_bytes(s->cpu_chunks_raw) : 0;
   s->device_memory_limit =
@@ -174,6 +176,7 @@ hy_status hy_settings_check(void) {
   const hy_settings *s = hy_settings_get();
   static const char *const bit[] = {"0", "1", NULL};
   static const char *const staging[] = {"simple", "packed", NULL};
+  static const char *const exchange[] = {"host", "device", NULL};
   static const char *const passes[] = {"2", "3", NULL};
   if (s->num_threads_raw && !hy_settings_int_in(s->num_threads_raw, 1, 4096))
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_NUM_THREADS='%s' is not an "
@@ -188,6 +191,9 @@ hy_status hy_settings_check(void) {
   if (s->staging && !hy_settings_one_of(s->staging, staging))
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_STAGING='%s': the values are "
                     "'simple' and 'packed'", s->staging);
+  if (s->multi_exchange && !hy_settings_one_of(s->multi_exchange, exchange))
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_MULTI_EXCHANGE='%s': the values "
+                    "are 'host' and 'device'", s->multi_exchange);
   if (s->device_memory_limit < 0)
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_DEVICE_MEMORY_LIMIT='%s' is not a "
                     "positive byte count (digits, optionally K, M or G)",

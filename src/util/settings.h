@@ -35,6 +35,10 @@ typedef struct hy_settings {
    * G suffix, powers of 1024); 0 when unset, -1 when set but not a
    * positive byte count (plan creation then fails, naming the variable). */
   int64_t device_memory_limit;
+  const char *multi_exchange;    /* HYFFT_MULTI_EXCHANGE */
+  /* 1 for "host": a multi-device slab plan exchanges through host memory
+   * even where its devices can copy device to device (exec/multi_slab.c). */
+  int multi_exchange_host;
   const char *cpu_share_raw;     /* HYFFT_CPU_SHARE */
   /* The CPU's share of a hybrid host-data plan on a GPU (exec/hybrid.c):
    * -1 off (unset or "off"), -2 "auto" (the calibrated model), else a

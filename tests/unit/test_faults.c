@@ -239,6 +239,31 @@ static hyfft_status sc_multi(world *w) {
   CHECK_OK(hyfft_context_destroy(ctx));
   return st;
 }
+/* One transform split in slabs across "cpu,cpu": device to device, and
+ * through host memory on tables without the device-to-device copy. */
+static hy_backend no_peer;
+static hyfft_status sc_multi_slab(world *w) {
+  (void)w;
+  hyfft_context ctx = NULL;
+  hyfft_status st = hyfft_context_create("cpu,cpu", &ctx);
+  if (st != HYFFT_SUCCESS) {
+    CHECK(ctx == NULL, "a failed multi-device context creation returned a context");
+    return st;
+  }
+  st = plan_and_run(ctx, "c2c:f32:fwd:12x10x6", 0);
+  no_peer = hy_backend_cpu;
+  no_peer.peer_access = NULL;
+  no_peer.copy_peer = NULL;
+  ctx->backend = &no_peer;
+  for (int i = 0; i < ctx->n_sub; i++) ctx->sub[i]->backend = &no_peer;
+  hyfft_status st2 = plan_and_run(ctx, "c2c:f64:bwd:7x9", 0);
+  /* An out-of-place C2R bounces through a host buffer of its own. */
+  if (st2 == HYFFT_SUCCESS) st2 = plan_and_run(ctx, "c2r:f32:8x6", 0);
+  ctx->backend = &hy_backend_cpu;
+  for (int i = 0; i < ctx->n_sub; i++) ctx->sub[i]->backend = &hy_backend_cpu;
+  CHECK_OK(hyfft_context_destroy(ctx));
+  return st != HYFFT_SUCCESS ? st : st2;
+}
 /* Calibration, the search and its wisdom entry: wisdom is emptied first so
  * that every run searches. */
 static hyfft_status sc_hybrid_search(world *w) {
@@ -327,6 +352,7 @@ int main(void) {
       {"out of core 1D", sc_ooc_1d, NULL, "8K"},
       {"hybrid share", sc_hybrid, "0.25", NULL},
       {"multi-device", sc_multi, NULL, NULL},
+      {"multi-device slab", sc_multi_slab, NULL, NULL},
       {"hybrid search", sc_hybrid_search, "auto", NULL},
       {"wisdom file", sc_wisdom, NULL, NULL},
       {"work areas", sc_work_areas, NULL, NULL},

@@ -22,6 +22,7 @@
 #include "check.h"
 #include "exec/exec.h"
 #include "exec/multi_device.h"
+#include "exec/multi_slab.h"
 #include "util/settings.h"
 
 static void fill(void *buf, size_t bytes, unsigned seed) {
@@ -99,6 +100,194 @@ static void multi_case(hyfft_context one, hyfft_context multi, const char *token
   free(got);
   CHECK_OK(hyfft_plan_destroy(ref));
   CHECK_OK(hyfft_plan_destroy(plan));
+}
+
+/* ---- one transform split in slabs across the devices ---------------------------- */
+
+/* The FFTW-MPI block rule, as the test expects it. */
+static void block(int64_t n, int devices, int i, int64_t *first, int64_t *count) {
+  int64_t b = (n + devices - 1) / devices;
+  *first = b * i < n ? b * i : n;
+  *count = n - *first < b ? n - *first : b;
+}
+
+/* `token` (unbatched C2C, 2 or 3 dims) on the multi-device context must be
+ * a slab plan with the block rule's rows and columns, exchanging device to
+ * device when `peer`; its output (poisoned with NaNs before) matches one
+ * device's, the out-of-place input is unchanged; run twice (the plan's
+ * buffers reused). */
+static void slab_case(hyfft_context one, hyfft_context multi, const char *token, int peer) {
+  hyfft_plan ref = NULL, plan = NULL;
+  CHECK_OK(hyfft_plan_token(one, token, HYFFT_ESTIMATE, &ref));
+  CHECK_OK(hyfft_plan_token(multi, token, HYFFT_ESTIMATE, &plan));
+  if (!ref || !plan) {
+    if (ref) hyfft_plan_destroy(ref);
+    if (plan) hyfft_plan_destroy(plan);
+    return;
+  }
+  const struct hy_slab *slab = hy_multi_slab(plan);
+  CHECK(slab != NULL, "%s: not a slab plan", token);
+  const hy_problem *p = &plan->problem;
+  if (slab) {
+    for (int i = 0; i < multi->n_sub; i++) {
+      int64_t a, cnt, c, w, wa, wcnt, wc, ww;
+      int got_peer;
+      CHECK(hy_slab_split(slab, i, &a, &cnt, &c, &w, &got_peer), "%s: device %d", token, i);
+      block(p->dims[0].n, multi->n_sub, i, &wa, &wcnt);
+      int64_t n1 = p->dims[1].n;
+      if (p->kind != HYFFT_C2C && p->rank == 2) n1 = n1 / 2 + 1; /* the halved axis */
+      block(n1, multi->n_sub, i, &wc, &ww);
+      CHECK(a == wa && cnt == wcnt && c == wc && w == ww,
+            "%s: device %d rows [%lld,+%lld) cols [%lld,+%lld), expected [%lld,+%lld) [%lld,+%lld)",
+            token, i, (long long)a, (long long)cnt, (long long)c, (long long)w, (long long)wa,
+            (long long)wcnt, (long long)wc, (long long)ww);
+      CHECK(got_peer == peer, "%s: exchange %s, expected %s", token,
+            got_peer ? "device to device" : "through the host", peer ? "device to device" : "host");
+    }
+    char text[16384];
+    CHECK_OK(hyfft_plan_describe(plan, text, sizeof text, NULL));
+    CHECK(strstr(text, "in slabs over") && strstr(text, "device to device:") &&
+              strstr(text, "host to device"),
+          "%s: describe lacks the decomposition:\n%s", token, text);
+  }
+  size_t bytes = (size_t)p->in_extent * hy_problem_in_elem_size(p);
+  size_t out_bytes = (size_t)p->out_extent * hy_problem_out_elem_size(p);
+  if (p->inplace && out_bytes > bytes) bytes = out_bytes;
+  int f64 = p->precision == HYFFT_F64;
+  size_t big = bytes > out_bytes ? bytes : out_bytes;
+  void *in = malloc(big), *keep = malloc(big), *want = malloc(big), *got = malloc(big);
+  fill(in, bytes, 555);
+  if (p->kind == HYFFT_C2R) {
+    /* A Hermitian input: the C2R of a real signal's spectrum. */
+    hyfft_problem u;
+    hyfft_plan_problem(plan, &u);
+    u.kind = HYFFT_R2C;
+    u.sign = HYFFT_FORWARD;
+    for (int k = 0; k < u.rank; k++) {
+      int64_t t = u.dims[k].in_stride;
+      u.dims[k].in_stride = u.dims[k].out_stride;
+      u.dims[k].out_stride = t;
+    }
+    hyfft_plan fwd = NULL;
+    CHECK_OK(hyfft_plan_create(one, &u, HYFFT_ESTIMATE, &fwd));
+    if (fwd) {
+      void *sig = malloc(big);
+      fill(sig, big, 777);
+      CHECK_OK(hyfft_execute(fwd, sig, p->inplace ? sig : in));
+      if (p->inplace) memcpy(in, sig, bytes);
+      free(sig);
+      CHECK_OK(hyfft_plan_destroy(fwd));
+    }
+  }
+  memcpy(keep, in, bytes);
+  for (int rep = 0; rep < 2; rep++) {
+    memset(got, 0xff, big); /* NaNs */
+    if (p->inplace) {
+      memcpy(want, keep, bytes);
+      CHECK_OK(hyfft_execute(ref, want, want));
+      memcpy(got, keep, bytes);
+      CHECK_OK(hyfft_execute(plan, got, got));
+    } else {
+      memset(want, 0xff, big);
+      CHECK_OK(hyfft_execute(ref, in, want));
+      CHECK_OK(hyfft_execute(plan, in, got));
+      CHECK(memcmp(in, keep, bytes) == 0, "%s: input changed", token);
+    }
+    /* In place, the padding of a real side is not compared. */
+    int64_t n_last = p->dims[p->rank - 1].n;
+    if (p->inplace && p->kind == HYFFT_C2R) {
+      size_t line = (size_t)(n_last / 2 + 1) * 2 * (f64 ? 8 : 4);
+      for (size_t off = (size_t)n_last * (f64 ? 8 : 4); off < bytes; off += line)
+        memset((char *)got + off, 0, line - (size_t)n_last * (f64 ? 8 : 4)),
+            memset((char *)want + off, 0, line - (size_t)n_last * (f64 ? 8 : 4));
+    }
+    double d = rel_diff(got, want, p->inplace ? bytes : out_bytes, f64);
+    CHECK(d <= (f64 ? 1e-13 : 1e-5), "%s: slab plan differs from one device by %.3g (run %d)",
+          token, d, rep);
+  }
+  free(in);
+  free(keep);
+  free(want);
+  free(got);
+  CHECK_OK(hyfft_plan_destroy(ref));
+  CHECK_OK(hyfft_plan_destroy(plan));
+}
+
+/* Problems the slab split does not take run as before, and say why; the
+ * budget refusal; bad pointers. */
+static void slab_refusals(hyfft_context multi) {
+  hyfft_plan plan = NULL;
+  CHECK_OK(hyfft_plan_token(multi, "r2r:f32:dct2xdct2:64x64", 0, &plan));
+  if (plan) {
+    char text[8192];
+    CHECK_OK(hyfft_plan_describe(plan, text, sizeof text, NULL));
+    CHECK(hy_multi_slab(plan) == NULL && strstr(text, "no slab split") &&
+              strstr(text, "R2R does not split"),
+          "r2r: describe:\n%s", text);
+    CHECK_OK(hyfft_plan_destroy(plan));
+    plan = NULL;
+  }
+  CHECK_OK(hyfft_plan_token(multi, "c2c:f32:fwd:32x32:is=64,2", 0, &plan));
+  if (plan) {
+    CHECK(hy_multi_slab(plan) == NULL, "a strided layout made a slab plan");
+    CHECK_OK(hyfft_plan_destroy(plan));
+    plan = NULL;
+  }
+  /* Over a device's budget: refused, named. */
+  setenv("HYFFT_DEVICE_MEMORY_LIMIT", "20000", 1);
+  hy_settings_reload();
+  CHECK_STATUS(hyfft_plan_token(multi, "c2c:f64:fwd:64x64", 0, &plan), HYFFT_OUT_OF_MEMORY);
+  CHECK(plan == NULL && strstr(hyfft_last_error(), "slab plan") &&
+            strstr(hyfft_last_error(), "budget"),
+        "message: %s", hyfft_last_error());
+  unsetenv("HYFFT_DEVICE_MEMORY_LIMIT");
+  hy_settings_reload();
+  /* Bad pointers and the in-place rule, before any data moves. */
+  CHECK_OK(hyfft_plan_token(multi, "c2c:f32:fwd:16x12", 0, &plan));
+  if (plan) {
+    float *a = calloc(2 * 16 * 12 + 8, sizeof *a);
+    CHECK_STATUS(hyfft_execute(plan, NULL, a), HYFFT_NULL_POINTER);
+    CHECK_STATUS(hyfft_execute(plan, a, NULL), HYFFT_NULL_POINTER);
+    CHECK_STATUS(hyfft_execute(plan, a, a + 2), HYFFT_ALIASING);
+    int q = 0;
+    CHECK_STATUS(hyfft_execute_async(plan, a, a + 2 * 16 * 12, NULL, &q), HYFFT_NOT_SUPPORTED);
+    free(a);
+    CHECK_OK(hyfft_plan_destroy(plan));
+    plan = NULL;
+  }
+  CHECK_OK(hyfft_plan_token(multi, "c2c:f32:fwd:16x12:ip", 0, &plan));
+  if (plan) {
+    float *a = calloc(2 * 16 * 12, sizeof *a), *b = calloc(2 * 16 * 12, sizeof *b);
+    CHECK(hyfft_execute(plan, a, b) != HYFFT_SUCCESS, "in-place plan ran out of place");
+    free(a);
+    free(b);
+    CHECK_OK(hyfft_plan_destroy(plan));
+    plan = NULL;
+  }
+}
+
+/* The slab cases of a context of `devices` entries: uneven splits (n0 and
+ * n1 not divisible, n0 < devices), both precisions and directions, in
+ * place and out of place, 2D and 3D. */
+static void slab_cases(hyfft_context one, hyfft_context multi, int peer, int quick) {
+  slab_case(one, multi, "c2c:f32:fwd:64x48", peer);
+  slab_case(one, multi, "c2c:f64:bwd:5x7x3", peer);
+  slab_case(one, multi, "c2c:f32:bwd:9x10x11:ip", peer);
+  slab_case(one, multi, "c2c:f64:fwd:33x17:ip", peer);
+  slab_case(one, multi, "r2c:f32:8x6", peer);
+  slab_case(one, multi, "c2r:f64:5x7x3", peer);
+  slab_case(one, multi, "r2c:f64:9x10x11:ip", peer);
+  slab_case(one, multi, "c2r:f32:33x17:ip", peer);
+  if (quick) return;
+  slab_case(one, multi, "c2r:f32:2x9", peer);
+  slab_case(one, multi, "r2c:f32:3x2x40", peer);
+  slab_case(one, multi, "c2r:f64:64x48x30", peer);
+  slab_case(one, multi, "r2c:f64:100x3:ip", peer);
+  slab_case(one, multi, "c2c:f32:fwd:2x9", peer);
+  slab_case(one, multi, "c2c:f64:fwd:3x2x40", peer);
+  slab_case(one, multi, "c2c:f32:fwd:128x96x20", peer);
+  slab_case(one, multi, "c2c:f64:bwd:100x3:ip", peer);
+  slab_case(one, multi, "c2c:f32:fwd:1x32x30:b1", peer);
 }
 
 /* ---- two user threads executing one multi-device plan at once ---------------- */
@@ -212,6 +401,11 @@ static void fake_gpu_cases(hyfft_context one) {
   multi_case(one, multi, "r2c:f64:96x40:b5", (const int64_t[]){3, 2});
   multi_case(one, multi, "c2r:f32:256:b6:ip", (const int64_t[]){3, 3});
   concurrent_case(one, multi, "c2c:f32:fwd:256:b16");
+  /* A GPU backend without the device-to-device copy: slab plans bounce
+   * through host memory. */
+  fake.peer_access = NULL;
+  fake.copy_peer = NULL;
+  slab_cases(one, multi, 0, 0);
   multi->backend = &hy_backend_cpu;
   for (int i = 0; i < multi->n_sub; i++) multi->sub[i]->backend = &hy_backend_cpu;
   CHECK_OK(hyfft_context_destroy(multi));
@@ -265,10 +459,30 @@ static int run(const char *one_spec, const char *two_spec, const char *three_spe
   /* Nothing to split: one entry, no batch, entries that interleave. All
    * runs on the first device. */
   multi_case(one, multi, "c2c:f32:fwd:256:b1", (const int64_t[]){1, 0});
-  multi_case(one, multi, "r2c:f64:64x64", (const int64_t[]){1, 0});
+  multi_case(one, multi, "r2r:f64:dct2xdct2:64x64", (const int64_t[]){1, 0});
   multi_case(one, multi, "c2c:f32:fwd:64:b8:is=8:idist=1:os=8:odist=1", (const int64_t[]){8, 0});
   concurrent_case(one, multi, "c2c:f32:fwd:512:b12");
   refusals(multi);
+  /* One transform split in slabs: device to device where the backend
+   * copies so (the CPU), else through host memory (OpenCL). */
+  int cpu = one->backend->id == HYFFT_BACKEND_CPU;
+  slab_cases(one, multi, cpu, !cpu);
+  concurrent_case(one, multi, "c2c:f32:fwd:40x30");
+  slab_refusals(multi);
+  /* HYFFT_MULTI_EXCHANGE=host: through host memory even where the devices
+   * copy device to device; a bad value fails context creation. */
+  setenv("HYFFT_MULTI_EXCHANGE", "host", 1);
+  hy_settings_reload();
+  slab_case(one, multi, "c2c:f32:fwd:64x48", 0);
+  slab_case(one, multi, "c2r:f64:5x7x3", 0);
+  setenv("HYFFT_MULTI_EXCHANGE", "peer", 1);
+  hy_settings_reload();
+  hyfft_context bad = NULL;
+  CHECK_STATUS(hyfft_context_create("cpu", &bad), HYFFT_INVALID_ARGUMENT);
+  CHECK(bad == NULL && strstr(hyfft_last_error(), "HYFFT_MULTI_EXCHANGE") != NULL, "message: %s",
+        hyfft_last_error());
+  unsetenv("HYFFT_MULTI_EXCHANGE");
+  hy_settings_reload();
   if (one->backend->id == HYFFT_BACKEND_CPU) {
     fake_gpu_cases(one);
     unlike_devices(one);
@@ -280,6 +494,13 @@ static int run(const char *one_spec, const char *two_spec, const char *three_spe
   if (three) {
     multi_case(one, three, "c2c:f32:fwd:256:b2", (const int64_t[]){1, 1, 0});
     multi_case(one, three, "c2c:f64:fwd:256:b10", (const int64_t[]){4, 3, 3});
+    /* n0 and n1 fewer than the devices: a device with no rows or columns. */
+    int cpu3 = one->backend->id == HYFFT_BACKEND_CPU;
+    slab_case(one, three, "c2c:f32:fwd:2x9", cpu3);
+    slab_case(one, three, "c2c:f64:bwd:7x2x5:ip", cpu3);
+    slab_case(one, three, "c2c:f32:fwd:2x2", cpu3);
+    slab_case(one, three, "r2c:f64:2x9", cpu3);
+    slab_case(one, three, "c2r:f32:7x2x5:ip", cpu3);
     CHECK_OK(hyfft_context_destroy(three));
   }
   /* A plan outlives its context's handle. */

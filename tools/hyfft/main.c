@@ -47,7 +47,8 @@ static const char cli_usage[] =
     "is a file of tokens, by path or by name in bench/suites (quick, cpu, standard, real, broad).\n"
     "A device SPEC is auto, cpu, cuda[:N] or opencl[:P:D] (default $HYFFT_DEVICE or\n"
     "auto), or a list of one backend's devices (cuda:0,1, cuda:all, opencl:0:0,0:1):\n"
-    "host problems then split their batch across the devices.\n"
+    "host problems then split their batch across the devices, or one 2D/3D C2C/R2C/C2R\n"
+    "transform in slabs (each device's rows and columns: hyfft plan).\n"
     "Exit status: 0 success, 1 a check or run failed, 2 bad usage.\n"
     "See docs/cli.md for details.\n";
 

@@ -169,6 +169,25 @@ static hy_status hy_cpu_read(void *device, void *queue, const void *buffer, size
   return HYFFT_SUCCESS;
 }
 
+/* Every CPU "device" is the same host memory: a peer copy is a strided
+ * memcpy (multi-device slab plans on "cpu,cpu"). */
+static int hy_cpu_peer_access(void *device, void *src_device) {
+  (void)device, (void)src_device;
+  return 1;
+}
+
+static hy_status hy_cpu_copy_peer(void *device, void *queue, void *dst, size_t dst_offset,
+                                  size_t dst_pitch, void *src_device, const void *src,
+                                  size_t src_offset, size_t src_pitch, size_t width,
+                                  size_t height) {
+  (void)device, (void)queue, (void)src_device;
+  if (width == 0) return HYFFT_SUCCESS;
+  for (size_t r = 0; r < height; r++)
+    memcpy((char *)dst + dst_offset + r * dst_pitch, (const char *)src + src_offset + r * src_pitch,
+           width);
+  return HYFFT_SUCCESS;
+}
+
 static hy_status hy_cpu_synchronize(void *device, void *queue) {
   (void)device, (void)queue;
   return HYFFT_SUCCESS;
@@ -590,4 +609,6 @@ const hy_backend hy_backend_cpu = {
     .plan_release = hy_cpu_plan_release,
     .plan_source = hy_cpu_plan_source,
     .execute = hy_cpu_execute,
+    .peer_access = hy_cpu_peer_access,
+    .copy_peer = hy_cpu_copy_peer,
 };

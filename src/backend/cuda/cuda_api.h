@@ -44,6 +44,8 @@ typedef struct CUarray_st *CUarray;
 #define HY_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 #define HY_CU_MEMORYTYPE_HOST 1
 #define HY_CU_MEMORYTYPE_DEVICE 2
+#define HY_CU_MEMORYTYPE_UNIFIED 4
+#define HY_CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704
 #define HY_CU_EVENT_DEFAULT 0
 #define HY_CU_EVENT_DISABLE_TIMING 2
 #define HY_CU_STREAM_DEFAULT 0
@@ -131,6 +133,10 @@ typedef struct hy_cuda_driver {
   CUresult (*cuPointerGetAttributes)(unsigned count, int *attributes, void **data,
                                      CUdeviceptr ptr);
   CUresult (*cuGetErrorString)(CUresult r, const char **text);
+  /* Optional (NULL when the driver lacks them): peer access between two
+   * devices, for multi-device slab plans' device-to-device copies. */
+  CUresult (*cuDeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
+  CUresult (*cuCtxEnablePeerAccess)(CUcontext peer, unsigned flags);
   int driver_version; /* e.g. 13000 */
   int device_count;
 } hy_cuda_driver;

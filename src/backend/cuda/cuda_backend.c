@@ -200,4 +200,6 @@ const hy_backend hy_backend_cuda = {
     .memory_kind = hy_cuda_memory_kind,
     .host_pinned = hy_cuda_host_pinned,
     .copy_2d = hy_cuda_copy_2d,
+    .peer_access = hy_cuda_peer_access,
+    .copy_peer = hy_cuda_copy_peer,
 };

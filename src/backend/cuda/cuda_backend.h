@@ -61,6 +61,12 @@ hy_status hy_cuda_copy_2d(void *device, void *queue, int to_device, void *buffer
                           size_t dev_pitch, void *host, size_t host_pitch, size_t width,
                           size_t height);
 
+/* The backend's peer_access and copy_peer (multi-device slab plans). */
+int hy_cuda_peer_access(void *device, void *src_device);
+hy_status hy_cuda_copy_peer(void *device, void *queue, void *dst, size_t dst_offset,
+                            size_t dst_pitch, void *src_device, const void *src,
+                            size_t src_offset, size_t src_pitch, size_t width, size_t height);
+
 hy_status hy_cuda_queue_create(void *device, void **queue);
 void hy_cuda_queue_release(void *device, void *queue);
 /* Record an event on `queue`; make `queue` wait for one; time two. */

@@ -84,6 +84,9 @@ static void hy_cu_load(void) {
   if (!ok) return;
   if (!hy_cu_sym(lib, "cuPointerGetAttributes", &d->cuPointerGetAttributes))
     d->cuPointerGetAttributes = NULL;
+  if (!hy_cu_sym(lib, "cuDeviceCanAccessPeer", &d->cuDeviceCanAccessPeer) ||
+      !hy_cu_sym(lib, "cuCtxEnablePeerAccess", &d->cuCtxEnablePeerAccess))
+    d->cuDeviceCanAccessPeer = NULL, d->cuCtxEnablePeerAccess = NULL;
   CUresult r = d->cuInit(0);
   if (r != HY_CUDA_SUCCESS) {
     const char *name = "?";

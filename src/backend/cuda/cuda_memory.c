@@ -191,6 +191,49 @@ hy_status hy_cuda_copy_2d(void *device, void *queue, int to_device, void *buffer
   return hy_cuda_copy_region(device, queue, &g, 0);
 }
 
+/* ---- device to device (multi-device slab plans) ------------------------- */
+
+/* 1 when `device` may read `src_device`'s memory directly: the same
+ * context, or peer access the driver allows (enabled here, once per
+ * context pair; the driver keeps it for the context's life). */
+int hy_cuda_peer_access(void *device, void *src_device) {
+  hy_cuda_device *d = device, *s = src_device;
+  if (d->ctx == s->ctx) return 1;
+  const hy_cuda_driver *cu = d->cu;
+  if (!cu->cuDeviceCanAccessPeer || !cu->cuCtxEnablePeerAccess) return 0;
+  int can = 0;
+  if (cu->cuDeviceCanAccessPeer(&can, d->dev, s->dev) != HY_CUDA_SUCCESS || !can) return 0;
+  if (hy_cuda_enter(d) != HYFFT_SUCCESS) return 0;
+  CUresult r = cu->cuCtxEnablePeerAccess(s->ctx, 0);
+  hy_cuda_leave(d);
+  return r == HY_CUDA_SUCCESS || r == HY_CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+}
+
+/* One cuMemcpy2DAsync on `device`'s stream; unified addressing finds each
+ * end's device. */
+hy_status hy_cuda_copy_peer(void *device, void *queue, void *dst, size_t dst_offset,
+                            size_t dst_pitch, void *src_device, const void *src,
+                            size_t src_offset, size_t src_pitch, size_t width, size_t height) {
+  hy_cuda_device *d = device;
+  (void)src_device;
+  if (width == 0 || height == 0) return HYFFT_SUCCESS;
+  HY_TRY(hy_cuda_enter(d));
+  CUstream s = hy_cuda_stream(d, queue);
+  hy_cu_memcpy2d c;
+  memset(&c, 0, sizeof c);
+  c.srcMemoryType = HY_CU_MEMORYTYPE_UNIFIED;
+  c.srcDevice = (CUdeviceptr)(uintptr_t)src + src_offset;
+  c.srcPitch = height > 1 ? src_pitch : width;
+  c.dstMemoryType = HY_CU_MEMORYTYPE_UNIFIED;
+  c.dstDevice = (CUdeviceptr)(uintptr_t)dst + dst_offset;
+  c.dstPitch = height > 1 ? dst_pitch : width;
+  c.WidthInBytes = width;
+  c.Height = height;
+  CUresult r = d->cu->cuMemcpy2DAsync(&c, s);
+  hy_cuda_leave(d);
+  return r == HY_CUDA_SUCCESS ? HYFFT_SUCCESS : hy_cuda_fail(d->cu, r, "cuMemcpy2DAsync (peer)");
+}
+
 /* ---- queues and events ------------------------------------------------- */
 
 hy_status hy_cuda_queue_create(void *device, void **queue) {
