@@ -565,6 +565,8 @@ int64_t hy_cg_extent(const hy_pass *pass, int out) {
   /* A fused real step reads (C2R) or writes (R2C) element m too. */
   int64_t last = pass->axis.n - 1;
   if ((out && pass->fuse == HY_FUSE_R2C_POST) || (!out && pass->fuse == HY_FUSE_C2R_PRE)) last++;
+  /* The half-length r2r form reads and writes n = 2 axis.n reals. */
+  if (pass->fuse == HY_FUSE_R2R && pass->r2r_half) last = pass->r2r_n - 1;
   e += last * llabs(s);
   for (int l = 0; l < pass->nloops; l++)
     e += (pass->loops[l].n - 1) * llabs(out ? pass->loops[l].out_stride : pass->loops[l].in_stride);

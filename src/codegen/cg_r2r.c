@@ -201,30 +201,74 @@ void hy_cg_load_r2r_pre(hy_cg_kernel *k, int64_t count) {
   hy_cg_real_lds(k, "e", le, sizeof le);
   hy_strbuf_appendf(sb, "  /* %s pre-processing into local memory */\n",
                     hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind));
-  hy_cg_real_loop_open(k, count, pass->r2r_len, 0, "i2");
   const hyfft_r2r_kind kind = (hyfft_r2r_kind)pass->r2r_kind;
-  if ((kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10) && pass->r2r_len == pass->r2r_n) {
+  if ((kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10) &&
+      (pass->r2r_len == pass->r2r_n || pass->r2r_half)) {
     /* Makhoul's permutation run backwards: the loop walks the inputs in
      * memory order (whole lines per warp) and each lands where the
-     * permutation puts it, v_e = x_2e (e < (n+1)/2), v_e = x_2(n-1-e)+1. */
+     * permutation puts it, v_e = x_2e (e < (n+1)/2), v_e = x_2(n-1-e)+1;
+     * in the half form v_e is the real (e even) or imaginary (e odd) part
+     * of complex element e/2. */
     const long long n = (long long)pass->r2r_n;
+    hy_cg_real_loop_open(k, count, pass->r2r_n, 0, "i2");
     char at[128];
-    hy_cg_real_lds(k, "r2e", at, sizeof at);
+    hy_cg_real_lds(k, pass->r2r_half ? "r2e >> 1" : "r2e", at, sizeof at);
     hy_strbuf_appendf(sb, "      const int r2e = (e & 1) == 0 ? e / 2 : %lld - e / 2;\n", n - 1);
     hy_strbuf_appendf(sb, "      real r2x = src[i2 + (%s)e * %lld];\n", k->idx,
                       (long long)pass->axis.in_stride);
     if (kind == HYFFT_RODFT10) hy_strbuf_append(sb, "      if (e & 1) r2x = -r2x;\n");
-    hy_strbuf_appendf(sb, "      %s = MK(r2x, (real)0);\n    }\n  }\n  HY_BARRIER();\n", at);
+    if (pass->r2r_half)
+      hy_strbuf_appendf(sb, "      if (r2e & 1) %s.y = r2x;\n      else %s.x = r2x;\n", at, at);
+    else
+      hy_strbuf_appendf(sb, "      %s = MK(r2x, (real)0);\n", at);
+    hy_strbuf_append(sb, "    }\n  }\n  HY_BARRIER();\n");
     return;
   }
+  hy_cg_real_loop_open(k, count, pass->r2r_len, 0, "i2");
   hy_cg_r2r_io io = {"i2", k->idx, "r2r_in_tab", "      ", (long long)pass->axis.in_stride, NULL};
   hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
   hy_strbuf_appendf(sb, "      %s = r2v;\n    }\n  }\n  HY_BARRIER();\n", le);
 }
 
+/* The half form's POST (plan.h r2r_half): thread e < m = n/2 + 1 splits Z
+ * into X_e = DFT_n(v)_e as the R2C step does (table fz), then writes
+ * Y_e = 2 Re(w_e X_e) and, for 0 < e < n/2, Y_n-e = 2 Re(w_n-e conj X_e);
+ * DST-II writes Y_k at n-1-k. */
+static void hy_cg_store_r2r_post_half(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  const long long m = (long long)k->n, n = (long long)pass->r2r_n, os = pass->axis.out_stride;
+  const int dst = pass->r2r_kind == HYFFT_RODFT10;
+  char x[256], y[256], ex[64], ey[64];
+  snprintf(ex, sizeof ex, "e < %lld ? e : 0", m);
+  snprintf(ey, sizeof ey, "e > 0 ? %lld - e : 0", m);
+  hy_cg_real_lds(k, ex, x, sizeof x);
+  hy_cg_real_lds(k, ey, y, sizeof y);
+  hy_strbuf_appendf(sb, "  /* %s post-processing from local memory: X_e from Z_e and Z_%lld-e, "
+                        "then outputs e and %lld-e */\n  HY_BARRIER();\n",
+                    hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind), m, n);
+  hy_cg_real_loop_open(k, count, m + 1, 1, "o2");
+  hy_strbuf_appendf(sb, "      const real2 x = %s, y = %s;\n", x, y);
+  hy_cg_real_step_value(sb, 1, "x", "y", "fz[e]", "      ");
+  hy_strbuf_append(sb, "      const real2 r2w = r2r_out_tab[e];\n");
+  hy_strbuf_append(sb, "      dst[o2 + (");
+  hy_strbuf_appendf(sb, dst ? "%s)(%lld - e)" : "%s)e", k->idx, n - 1);
+  hy_strbuf_appendf(sb, " * %lld] = (real)2 * (r2w.x * v.x - r2w.y * v.y);\n", os);
+  hy_strbuf_appendf(sb, "      if (e > 0 && e < %lld) {\n", m);
+  hy_strbuf_appendf(sb, "        const real2 r2u = r2r_out_tab[%lld - e];\n", n);
+  hy_strbuf_append(sb, "        dst[o2 + (");
+  hy_strbuf_appendf(sb, dst ? "%s)(e - 1)" : "%s)(%lld - e)", k->idx, n);
+  hy_strbuf_appendf(sb, " * %lld] = (real)2 * (r2u.x * v.x + r2u.y * v.y);\n      }\n    }\n  }\n",
+                    os);
+}
+
 void hy_cg_store_r2r_post(hy_cg_kernel *k, int64_t count) {
   hy_strbuf *sb = k->sb;
   const hy_pass *pass = k->pass;
+  if (pass->r2r_half) {
+    hy_cg_store_r2r_post_half(k, count);
+    return;
+  }
   hy_strbuf_appendf(sb, "  /* %s post-processing from local memory */\n  HY_BARRIER();\n",
                     hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind));
   hy_cg_real_loop_open(k, count, pass->r2r_n, 1, "o2");

@@ -145,9 +145,9 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
       hy_strbuf_appendf(sb, " first column at in+%lld", (long long)p->aux_offset);
     if (p->fuse == HY_FUSE_R2R) {
       const char *kind = hy_r2r_kind_name((hyfft_r2r_kind)p->r2r_kind);
-      hy_strbuf_appendf(sb, " %s%s%s(n=%lld)", p->r2r_fuse & 1 ? "r2r-pre+" : "",
+      hy_strbuf_appendf(sb, " %s%s%s(n=%lld%s)", p->r2r_fuse & 1 ? "r2r-pre+" : "",
                         kind ? kind : "?", p->r2r_fuse & 2 ? "+r2r-post" : "",
-                        (long long)p->r2r_n);
+                        (long long)p->r2r_n, p->r2r_half ? ", half" : "");
     } else if (hy_fuse_is_real_odd(p->fuse)) {
       hy_strbuf_appendf(sb, " %s", p->fuse == HY_FUSE_R2C_ODD ? "r2c-odd" : "c2r-odd");
     } else if (hy_fuse_is_real(p->fuse)) {

@@ -323,6 +323,13 @@ typedef struct hy_pass {
   /* HY_FUSE_R2R: the steps fused (bit 1 PRE, bit 2 POST) and the reals
    * along the axis. */
   int r2r_fuse;
+  /* HY_FUSE_R2R with both steps, DCT-II/DST-II of even r2r_n = n only: 1
+   * when the DFT is the half-length complex one of a real DFT (N = n/2):
+   * PRE packs Makhoul's v as z_j = v_2j + i v_2j+1, POST splits Z into
+   * X_k = DFT_n(v)_k, k = 0..n/2 (as the R2C step does) and writes Y_k
+   * and Y_n-k from X_k (X_n-k = conj X_k). Half the arithmetic and local
+   * memory of the length-n form. */
+  int r2r_half;
   /* The ends of a real transform's fused Bluestein chain (the pass with
    * HY_FUSE_CHIRP_IN and the one with HY_FUSE_CHIRP_OUT; 0 elsewhere), N =
    * chirp_n odd, h = N/2 + 1: 1 for R2C (the first pass reads reals,

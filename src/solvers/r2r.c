@@ -42,7 +42,9 @@
  * store (HY_FUSE_R2R): one kernel, one pass over the data per axis and no
  * workspace. $HYFFT_REAL_UNFUSED keeps them passes. The DFT's input is
  * real for every kind but DCT-III/DST-III and DCT-IV/DST-IV; a real DFT
- * of half the work would serve the others (a later step). */
+ * of half the work would serve the others: DCT-II/DST-II of even n take
+ * it (plan.h r2r_half: a complex DFT of n/2 whose store splits the real
+ * DFT and writes Y_k and Y_n-k), the rest keep the length-N form. */
 #include <string.h>
 
 #include "planner/kernel_model.h"
@@ -150,14 +152,33 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
     loops[l] = (hyfft_dim){outer[l].n, from_out ? outer[l].out_stride : outer[l].in_stride,
                            dense[l]};
   int64_t axis_in = from_out ? p->dims[d].out_stride : p->dims[d].in_stride;
-  HY_TRY(hy_r2r_add(c, HY_PASS_R2R_PRE, dft_sign, src, HY_BUF_WORK0, (hyfft_dim){n, axis_in, 1},
-                    k, loops, &pass));
-  pass->r2r_kind = (int)kind;
-  pass->r2r_len = N;
-  for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
-  int before = c->tree->npasses;
-  HY_TRY(hy_r2r_dft(c, N, dft_sign, k, loops));
-  if (hy_r2r_fusable(c, before, N)) {
+  /* DCT-II/DST-II of even n on a GPU: first the half-length form (the DFT
+   * of the real v as a complex DFT of n/2, plan.h r2r_half), kept only
+   * where it fuses into one pass; else the length-n form below. */
+  const int half = (kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10) && n % 2 == 0 && n >= 4 &&
+                   c->caps->backend != HYFFT_BACKEND_CPU && !hy_settings_get()->real_unfused;
+  for (int attempt = half ? 0 : 1; attempt < 2; attempt++) {
+    const int64_t Nf = attempt == 0 ? n / 2 : N;
+    const int npasses0 = c->tree->npasses;
+    const int64_t work0 = c->tree->work_elems[0], work1 = c->tree->work_elems[1];
+    for (int l = 0; l < k; l++)
+      loops[l] = (hyfft_dim){outer[l].n, from_out ? outer[l].out_stride : outer[l].in_stride,
+                             dense[l]};
+    HY_TRY(hy_r2r_add(c, HY_PASS_R2R_PRE, dft_sign, src, HY_BUF_WORK0,
+                      (hyfft_dim){n, axis_in, 1}, k, loops, &pass));
+    pass->r2r_kind = (int)kind;
+    pass->r2r_len = Nf;
+    for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
+    int before = c->tree->npasses;
+    hy_status st = hy_r2r_dft(c, Nf, dft_sign, k, loops);
+    if (attempt == 0 && (st != HYFFT_SUCCESS || !hy_r2r_fusable(c, before, Nf))) {
+      c->tree->npasses = npasses0;
+      c->tree->work_elems[0] = work0;
+      c->tree->work_elems[1] = work1;
+      continue;
+    }
+    HY_TRY(st);
+    if (!hy_r2r_fusable(c, before, Nf)) break;
     /* The DFT pass reads what PRE read and writes what POST would have. */
     hy_pass *pre = &c->tree->passes[before - 1], *dft = &c->tree->passes[before];
     dft->src = pre->src;
@@ -171,8 +192,9 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
     dft->fuse = HY_FUSE_R2R;
     dft->fuse_loop = -1;
     dft->r2r_fuse = 3;
+    dft->r2r_half = attempt == 0;
     dft->r2r_kind = (int)kind;
-    dft->r2r_len = N;
+    dft->r2r_len = Nf;
     dft->r2r_n = n;
     *pre = *dft;
     c->tree->npasses--;
