@@ -224,6 +224,30 @@ void hy_cg_load_r2r_pre(hy_cg_kernel *k, int64_t count) {
     hy_strbuf_append(sb, "    }\n  }\n  HY_BARRIER();\n");
     return;
   }
+  if (pass->r2r_half) {
+    /* DCT-III/DST-III half form: thread e <= m/2 (m = n/2) forms V_e and
+     * V_m-e of the Hermitian length-n spectrum (the length-n form's PRE
+     * values) and pairs them as the C2R step does (table fz) into Z_e and
+     * Z_m-e, whose inverse DFT of m holds v_2j + i v_2j+1. */
+    const long long m = (long long)k->n;
+    char lze[128], lzj[128];
+    hy_cg_real_lds(k, "e", lze, sizeof lze);
+    hy_cg_real_lds(k, "j", lzj, sizeof lzj);
+    hy_cg_real_loop_open(k, count, m / 2 + 1, 0, "i2");
+    hy_strbuf_appendf(sb, "      const int j = %lld - e;\n      real2 r2ve, r2vj;\n      {\n", m);
+    hy_cg_r2r_io io = {"i2", k->idx, "r2r_in_tab", "        ", (long long)pass->axis.in_stride, NULL};
+    hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
+    hy_strbuf_append(sb, "        r2ve = r2v;\n      }\n      {\n        const int e = j;\n");
+    hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
+    hy_strbuf_append(sb, "        r2vj = r2v;\n      }\n");
+    hy_strbuf_append(sb, "      if (e == 0) { r2ve.y = (real)0; r2vj.y = (real)0; }\n      {\n");
+    hy_cg_real_step_value(sb, 0, "r2ve", "r2vj", "fz[e]", "        ");
+    hy_strbuf_appendf(sb, "        %s = v;\n      }\n", lze);
+    hy_strbuf_appendf(sb, "      if (j != e && j < %lld) {\n", m);
+    hy_cg_real_step_value(sb, 0, "r2vj", "r2ve", "fz[j]", "        ");
+    hy_strbuf_appendf(sb, "        %s = v;\n      }\n    }\n  }\n  HY_BARRIER();\n", lzj);
+    return;
+  }
   hy_cg_real_loop_open(k, count, pass->r2r_len, 0, "i2");
   hy_cg_r2r_io io = {"i2", k->idx, "r2r_in_tab", "      ", (long long)pass->axis.in_stride, NULL};
   hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
@@ -262,9 +286,33 @@ static void hy_cg_store_r2r_post_half(hy_cg_kernel *k, int64_t count) {
                     os);
 }
 
+/* DCT-III/DST-III half form's POST: the loop walks the outputs in memory
+ * order; output e is v_q, q = e/2 (e even) or n-1-e/2 (e odd), the real
+ * (q even) or imaginary (q odd) part of complex element q/2; DST-III
+ * negates the odd outputs. */
+static void hy_cg_store_r2r_post_half01(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  const long long n = (long long)pass->r2r_n;
+  char z[128];
+  hy_cg_real_lds(k, "r2q >> 1", z, sizeof z);
+  hy_strbuf_appendf(sb, "  /* %s post-processing from local memory */\n  HY_BARRIER();\n",
+                    hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind));
+  hy_cg_real_loop_open(k, count, pass->r2r_n, 1, "o2");
+  hy_strbuf_appendf(sb, "      const int r2q = (e & 1) == 0 ? e / 2 : %lld - e / 2;\n", n - 1);
+  hy_strbuf_appendf(sb, "      const real2 r2z = %s;\n      real r2y = (r2q & 1) ? r2z.y : r2z.x;\n", z);
+  if (pass->r2r_kind == HYFFT_RODFT01) hy_strbuf_append(sb, "      if (e & 1) r2y = -r2y;\n");
+  hy_strbuf_appendf(sb, "      dst[o2 + (%s)e * %lld] = r2y;\n    }\n  }\n", k->idx,
+                    (long long)pass->axis.out_stride);
+}
+
 void hy_cg_store_r2r_post(hy_cg_kernel *k, int64_t count) {
   hy_strbuf *sb = k->sb;
   const hy_pass *pass = k->pass;
+  if (pass->r2r_half && (pass->r2r_kind == HYFFT_REDFT01 || pass->r2r_kind == HYFFT_RODFT01)) {
+    hy_cg_store_r2r_post_half01(k, count);
+    return;
+  }
   if (pass->r2r_half) {
     hy_cg_store_r2r_post_half(k, count);
     return;

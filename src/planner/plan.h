@@ -323,12 +323,15 @@ typedef struct hy_pass {
   /* HY_FUSE_R2R: the steps fused (bit 1 PRE, bit 2 POST) and the reals
    * along the axis. */
   int r2r_fuse;
-  /* HY_FUSE_R2R with both steps, DCT-II/DST-II of even r2r_n = n only: 1
-   * when the DFT is the half-length complex one of a real DFT (N = n/2):
-   * PRE packs Makhoul's v as z_j = v_2j + i v_2j+1, POST splits Z into
-   * X_k = DFT_n(v)_k, k = 0..n/2 (as the R2C step does) and writes Y_k
-   * and Y_n-k from X_k (X_n-k = conj X_k). Half the arithmetic and local
-   * memory of the length-n form. */
+  /* HY_FUSE_R2R with both steps, DCT-II/III and DST-II/III of even
+   * r2r_n = n only: 1 when the DFT is the half-length complex one of a
+   * real DFT (N = n/2). DCT-II/DST-II: PRE packs Makhoul's v as
+   * z_j = v_2j + i v_2j+1, POST splits Z into X_k = DFT_n(v)_k,
+   * k = 0..n/2 (as the R2C step does) and writes Y_k and Y_n-k from X_k
+   * (X_n-k = conj X_k). DCT-III/DST-III: PRE forms the Hermitian PRE
+   * values V_k, V_n/2-k and pairs them as the C2R step does, POST reads
+   * v_q from the real or imaginary part of element q/2. Half the
+   * arithmetic and local memory of the length-n form. */
   int r2r_half;
   /* The ends of a real transform's fused Bluestein chain (the pass with
    * HY_FUSE_CHIRP_IN and the one with HY_FUSE_CHIRP_OUT; 0 elsewhere), N =

@@ -42,9 +42,10 @@
  * store (HY_FUSE_R2R): one kernel, one pass over the data per axis and no
  * workspace. $HYFFT_REAL_UNFUSED keeps them passes. The DFT's input is
  * real for every kind but DCT-III/DST-III and DCT-IV/DST-IV; a real DFT
- * of half the work would serve the others: DCT-II/DST-II of even n take
- * it (plan.h r2r_half: a complex DFT of n/2 whose store splits the real
- * DFT and writes Y_k and Y_n-k), the rest keep the length-N form. */
+ * of half the work would serve the others: DCT-II/III and DST-II/III of
+ * even n take it (plan.h r2r_half: a complex DFT of n/2 whose store splits
+ * the real DFT and writes Y_k and Y_n-k, or whose load pairs the Hermitian
+ * PRE values as the C2R step does), the rest keep the length-N form. */
 #include <string.h>
 
 #include "planner/kernel_model.h"
@@ -152,10 +153,12 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
     loops[l] = (hyfft_dim){outer[l].n, from_out ? outer[l].out_stride : outer[l].in_stride,
                            dense[l]};
   int64_t axis_in = from_out ? p->dims[d].out_stride : p->dims[d].in_stride;
-  /* DCT-II/DST-II of even n on a GPU: first the half-length form (the DFT
-   * of the real v as a complex DFT of n/2, plan.h r2r_half), kept only
-   * where it fuses into one pass; else the length-n form below. */
-  const int half = (kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10) && n % 2 == 0 && n >= 4 &&
+  /* DCT-II/III and DST-II/III of even n on a GPU: first the half-length
+   * form (the real DFT of Makhoul's v, or the inverse real DFT that gives
+   * it, as a complex DFT of n/2; plan.h r2r_half), kept only where it
+   * fuses into one pass; else the length-n form below. */
+  const int half = (kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10 || kind == HYFFT_REDFT01 ||
+                    kind == HYFFT_RODFT01) && n % 2 == 0 && n >= 4 &&
                    c->caps->backend != HYFFT_BACKEND_CPU && !hy_settings_get()->real_unfused;
   for (int attempt = half ? 0 : 1; attempt < 2; attempt++) {
     const int64_t Nf = attempt == 0 ? n / 2 : N;
