@@ -202,8 +202,31 @@ void hy_cg_load_r2r_pre(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "  /* %s pre-processing into local memory */\n",
                     hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind));
   const hyfft_r2r_kind kind = (hyfft_r2r_kind)pass->r2r_kind;
-  if ((kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10) &&
-      (pass->r2r_len == pass->r2r_n || pass->r2r_half)) {
+  if ((kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10) && pass->r2r_half) {
+    /* Half form: complex element c of z holds v_2c, v_2c+1, and element
+     * m-1-c holds v_n-2-2c, v_n-1-2c (m = n/2). For c < m/2 these four are
+     * x_4c, x_4c+2, x_4c+3, x_4c+1: thread c reads four neighbouring
+     * inputs and writes two whole elements; for odd m the middle element
+     * is x_n-2, x_n-1. DST-II negates the odd-index inputs. */
+    const long long m = (long long)k->n, is = (long long)pass->axis.in_stride;
+    const char *neg = kind == HYFFT_RODFT10 ? "-" : "";
+    char a[128], b[128];
+    hy_cg_real_lds(k, "e", a, sizeof a);
+    snprintf(b, sizeof b, "%lld - e", m - 1);
+    char bl[160];
+    hy_cg_real_lds(k, b, bl, sizeof bl);
+    hy_cg_real_loop_open(k, count, (m + 1) / 2, 0, "i2");
+    hy_strbuf_appendf(sb, "      const %s r2s = i2 + (%s)(4 * e) * %lld;\n", k->idx, k->idx, is);
+    hy_strbuf_appendf(sb, "      const real r2x0 = src[r2s], r2x1 = %ssrc[r2s + %lld];\n", neg, is);
+    if (m % 2 == 1) hy_strbuf_appendf(sb, "      if (e == %lld) {\n        %s = MK(r2x0, r2x1);\n      } else {\n", m / 2, a);
+    else hy_strbuf_append(sb, "      {\n");
+    hy_strbuf_appendf(sb, "        const real r2x2 = src[r2s + %lld], r2x3 = %ssrc[r2s + %lld];\n", 2 * is,
+                      neg, 3 * is);
+    hy_strbuf_appendf(sb, "        %s = MK(r2x0, r2x2);\n        %s = MK(r2x3, r2x1);\n      }\n", a, bl);
+    hy_strbuf_append(sb, "    }\n  }\n  HY_BARRIER();\n");
+    return;
+  }
+  if ((kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10) && pass->r2r_len == pass->r2r_n) {
     /* Makhoul's permutation run backwards: the loop walks the inputs in
      * memory order (whole lines per warp) and each lands where the
      * permutation puts it, v_e = x_2e (e < (n+1)/2), v_e = x_2(n-1-e)+1;
