@@ -305,6 +305,11 @@ san_tokens=(c2c:f32:fwd:1024:b8 c2c:f64:bwd:4096 c2c:f32:fwd:97:b3 c2c:f32:fwd:6
 if command -v compute-sanitizer >/dev/null; then
   run_step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 3 \
     "$acc" --device cuda "${san_tokens[@]}"
+  # The r2r kernels (fused half-length DCT forms, strided steps) have their
+  # own suite.
+  run_step memcheck_r2r 90 compute-sanitizer --tool memcheck --error-exitcode 3 \
+    "$build/tests/accuracy/hyfft_r2r_accuracy" --device cuda r2r:f32:dct2:256x256 \
+    r2r:f64:dst3:64x64x64:b2 r2r:f32:dct2:1000:b3 r2r:f32:dct3:18x300 r2r:f64:dst2:30x40x50
   run_step racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 3 \
     "$acc" --device cuda "${san_tokens[@]:0:3}" c2r:f64:875:b3
 else
