@@ -24,8 +24,9 @@
  *
  * The conversions (hy_cg_storage_preamble) are the bit algorithms of
  * util/half.h in OpenCL C (integer operations and bit casts only, so no
- * cl_khr_fp16 is needed) and for bf16 in CUDA C; f16 in CUDA C uses the
- * PTX conversion instructions (inline asm, no header under NVRTC).
+ * cl_khr_fp16 is needed) and for bf16 on CUDA devices below compute
+ * capability 8.0; f16 in CUDA C, and bf16 from 8.0, use the PTX
+ * conversion instructions (inline asm, no header under NVRTC).
  * f16 -> f32 is exact (subnormals and inf kept, NaN stays NaN), f32 -> f16
  * and f32 -> bf16 round to nearest even, overflow to inf, keep NaN NaN.
  * The persistent kernel (cg_persist.c) is not made for these plans. */
@@ -91,14 +92,24 @@ void hy_cg_storage_preamble(hy_strbuf *sb, hy_dialect dialect, hyfft_precision s
         "  return sign | q;\n"
         "}\n");
   } else {
-    hy_strbuf_append(sb,
-                     "HY_FN float hy_h2f(unsigned int h) { return HY_U2F(h << 16); }\n"
-                     "HY_FN unsigned int hy_f2h(float f) {\n"
-                     "  unsigned int u = HY_F2U(f);\n"
-                     "  if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;\n"
-                     "  u += 0x7fffu + ((u >> 16) & 1u);\n"
-                     "  return u >> 16;\n"
-                     "}\n");
+    /* bf16: widening is a shift; narrowing rounds to nearest even. CUDA
+     * devices of compute capability 8.0 and above have the instruction
+     * (PTX cvt.rn.bf16.f32, a NaN stays a NaN); older ones and OpenCL
+     * take the bit algorithm. */
+    hy_strbuf_append(sb, "HY_FN float hy_h2f(unsigned int h) { return HY_U2F(h << 16); }\n"
+                         "HY_FN unsigned int hy_f2h(float f) {\n");
+    if (!cl)
+      hy_strbuf_append(sb, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+                           "  unsigned short s;\n"
+                           "  asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(s) : \"f\"(f));\n"
+                           "  return s;\n"
+                           "#else\n");
+    hy_strbuf_append(sb, "  unsigned int u = HY_F2U(f);\n"
+                         "  if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;\n"
+                         "  u += 0x7fffu + ((u >> 16) & 1u);\n"
+                         "  return u >> 16;\n");
+    if (!cl) hy_strbuf_append(sb, "#endif\n");
+    hy_strbuf_append(sb, "}\n");
   }
   hy_strbuf_append(sb,
                    "HY_FN real2 hy_ld_h(hy_half2 v) { return MK(hy_h2f(v.x), hy_h2f(v.y)); }\n"
