@@ -36,6 +36,23 @@ static void hy_cg_schedule_chunks(const hy_problem *problem, const hy_plan_tree 
     int64_t bytes = hy_pass_count(pass) / batch * pass->axis.n * elem;
     if (bytes > per) per = bytes;
   }
+  /* Every pass must keep each batch element in one place of each buffer:
+   * a buffer whose element stride changes between passes (a work buffer
+   * reused with another layout once an earlier pass has read it all)
+   * would have a later chunk's data overwritten before it is read. */
+  int64_t where[HY_BUF_COUNT];
+  for (int b = 0; b < HY_BUF_COUNT; b++) where[b] = -1;
+  for (int i = 0; i < n; i++) {
+    const hy_pass *pass = &tree->passes[i];
+    if (pass->nloops < 1 || pass->loops[0].n != batch) return;
+    const int64_t side[2] = {pass->loops[0].in_stride, pass->loops[0].out_stride};
+    const hy_buffer buf[2] = {pass->src, pass->dst};
+    for (int k = 0; k < 2; k++) {
+      if (buf[k] < 0 || buf[k] >= HY_BUF_COUNT) return;
+      if (where[buf[k]] >= 0 && where[buf[k]] != side[k]) return;
+      where[buf[k]] = side[k];
+    }
+  }
   int64_t budget = tree->l2_chunk_bytes;
   if (budget <= 0 || per <= 0 || per > budget) return;
   int64_t chunk = budget / per;

@@ -199,8 +199,9 @@ static hy_status hy_exec_plan_create_full(struct hyfft_context_s *context,
       context->caps.backend != HYFFT_BACKEND_CPU)
     st = hy_error(HYFFT_NOT_SUPPORTED,
                   "R2C/C2R on the %s backend: this problem needs a DFT longer than one pass "
-                  "(%lld points) that the planner cannot split here yet (a long prime real "
-                  "axis, or a long DFT inside the workspace of a C2R layout)",
+                  "(%lld points) that the planner cannot split here yet (an odd real axis "
+                  "with a prime factor too long for a pass whose Bluestein convolution needs "
+                  "three passes)",
                   context->backend->name,
                   (long long)context->caps.max_pass_length[p->problem.precision]);
   /* R2R's DFTs work in place in the workspace, where the four-step

@@ -46,9 +46,12 @@
  * that DFT is one pass of its own: one pass over the data along the real
  * axis instead of two. A problem whose DFTs do
  * not fit one pass takes the four-step solver's passes for that DFT
- * (hy_real_dft); where those cannot serve (a long DFT at a work-buffer
- * offset, in some C2R layouts) the solver gives HYFFT_NO_SOLVER, which
- * exec/plan.c reports as HYFFT_NOT_SUPPORTED. */
+ * (hy_real_dft); a multi-dimensional out-of-place C2R whose long odd real
+ * axis cannot take them behind its half spectrum in WORK0 keeps that half
+ * spectrum in WORK1 instead (hy_real_c2r). Where none of this serves (a
+ * prime factor too long for a pass inside a split that has no third
+ * buffer) the solver gives HYFFT_NO_SOLVER, which exec/plan.c reports as
+ * HYFFT_NOT_SUPPORTED. */
 #include <string.h>
 
 #include "planner/kernel_model.h"
@@ -354,7 +357,9 @@ static void hy_real_fuse_pre(hy_real_ctx *c, int before, int64_t m, int64_t n) {
   c->tree->npasses--;
 }
 
-static hy_status hy_real_c2r(hy_real_ctx *c) {
+/* C2R with the half spectrum of a multi-dimensional out-of-place problem
+ * (after its other axes) in the work buffer `spectrum` (WORK0 or WORK1). */
+static hy_status hy_real_c2r_via(hy_real_ctx *c, hy_buffer spectrum) {
   const hy_problem *p = c->problem;
   const hyfft_dim last = p->dims[p->rank - 1];
   const int64_t n = last.n, h = n / 2 + 1, m = n / 2;
@@ -371,9 +376,14 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
     is[k] = last.in_stride;
     if (!p->inplace && !p->destroy_input) {
       HY_TRY(hy_real_dense(k, outer, h, ss, &s_elems));
-      hy_real_use_work(c, s_elems);
+      if (spectrum == HY_BUF_WORK1) {
+        if (s_elems > c->tree->work_elems[1]) c->tree->work_elems[1] = s_elems;
+        s = HY_BUF_WORK1;
+      } else {
+        hy_real_use_work(c, s_elems);
+        s = HY_BUF_WORK0;
+      }
       ss[k] = 1;
-      s = HY_BUF_WORK0;
       s_axis = 1;
     } else {
       for (int l = 0; l <= k; l++) ss[l] = is[l];
@@ -427,12 +437,14 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
     dft->fuse = HY_FUSE_C2R_ODD;
     dft->fuse_loop = -1;
   } else {
-    /* Too long for one GPU pass, from the input: the fused Bluestein chain
-     * from the half spectrum straight to the reals where it applies. Else
-     * the whole spectrum in dense rows of n, behind the half spectrum when
-     * that is in WORK0 too, its DFT there, and the real parts. */
+    /* Too long for one GPU pass: the fused Bluestein chain from the half
+     * spectrum straight to the reals where it applies (from the input, or
+     * from WORK0: its first pass reads all of that before the second
+     * writes WORK0). Else the whole spectrum in dense rows of n, behind the
+     * half spectrum when that is in WORK0 too, its DFT there, and the real
+     * parts. */
     for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ss[l], outer[l].out_stride};
-    if (s != HY_BUF_IN ||
+    if (s == HY_BUF_WORK1 ||
         !hy_real_odd_chain(c, n, 2, s, s_axis, HY_BUF_OUT, last.out_stride, k, loops)) {
       int64_t off = s == HY_BUF_WORK0 ? s_elems : 0, end;
       HY_TRY(hy_real_dense(k, outer, n, dense, &total));
@@ -451,6 +463,25 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
     }
   }
   return HYFFT_SUCCESS;
+}
+
+static hy_status hy_real_c2r(hy_real_ctx *c) {
+  const hy_problem *p = c->problem;
+  const int64_t n = p->dims[p->rank - 1].n;
+  if (p->rank == 1 || p->inplace || p->destroy_input || n % 2 == 0 || n == 1 ||
+      c->caps->backend == HYFFT_BACKEND_CPU || hy_real_odd_fusable(c, n))
+    return hy_real_c2r_via(c, HY_BUF_WORK0);
+  /* An odd real axis too long for one GPU pass behind the other axes of
+   * an out-of-place problem: with the half spectrum in WORK0, either the
+   * fused chain reads it from there, or the whole spectrum is rebuilt
+   * behind it, where a DFT split into passes cannot go (offset != 0).
+   * Then the half spectrum waits in WORK1 instead, which the split may
+   * take again once the extension into WORK0 has read it. */
+  hy_fs_mark mark = hy_fs_mark_tree(c->tree);
+  hy_status st = hy_real_c2r_via(c, HY_BUF_WORK0);
+  if (st != HYFFT_NO_SOLVER) return st;
+  hy_fs_rollback(c->tree, mark);
+  return hy_real_c2r_via(c, HY_BUF_WORK1);
 }
 
 static hy_status hy_real_plan(const hy_problem *problem, const hy_device_caps *caps,

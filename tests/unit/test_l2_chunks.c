@@ -124,6 +124,16 @@ int main(void) {
   expect("c2c:f32:fwd:1024:b65536", 65536, 0);
   expect("c2c:f32:fwd:8192x8192", 1, 0);
   expect("c2c:f32:fwd:16777216:b4", 4, 0);
+  /* Not chunked: a work buffer that changes its layout between passes
+   * (the half spectrum of a C2R in WORK0, then the fused Bluestein chain
+   * of its long prime axis writing WORK0 with rows of its own length; the
+   * half spectrum in WORK1, then a split DFT through WORK1). */
+  setenv("HYFFT_L2_CHUNK", "400000000", 1);
+  hy_settings_reload();
+  expect("c2r:f32:3x1048583:b4", 4, 0);
+  expect("c2r:f32:3x59049:b8", 8, 0);
+  expect("c2r:f64:3x19683:b8", 8, 0);
+  expect("c2c:f32:fwd:1048576:b64", 64, 1); /* the same budget chunks a plain plan */
   /* Off by the environment, and a budget of one element per chunk. */
   setenv("HYFFT_L2_CHUNK", "0", 1);
   hy_settings_reload();
