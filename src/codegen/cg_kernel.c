@@ -236,7 +236,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     HY_TRY(hy_cg_twiddle_table(prog, pass->chirp_n, pass->fuse_sign, pass->precision, &t_fz));
   else if (pass->fuse == HY_FUSE_R2R && pass->r2r_half)
     /* The half form's split of Z into the real DFT (as the R2C step's). */
-    HY_TRY(hy_cg_twiddle_table(prog, pass->r2r_n,
+    HY_TRY(hy_cg_twiddle_table(prog, 2 * pass->r2r_len,
                                pass->r2r_kind == HYFFT_REDFT01 || pass->r2r_kind == HYFFT_RODFT01 ? 1 : -1,
                                pass->precision, &t_fz));
   /* The tables of fused r2r steps (planner/r2r_twiddle.h), if they need any. */

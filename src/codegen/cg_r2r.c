@@ -247,6 +247,28 @@ void hy_cg_load_r2r_pre(hy_cg_kernel *k, int64_t count) {
     hy_strbuf_append(sb, "    }\n  }\n  HY_BARRIER();\n");
     return;
   }
+  if (pass->r2r_half && (kind == HYFFT_REDFT00 || kind == HYFFT_RODFT00)) {
+    /* DCT-I/DST-I half form: complex element c holds e_2c + i e_2c+1 of
+     * the even extension x_0..x_n-1, x_n-2..x_1 (DCT-I, length 2(n-1)) or
+     * the odd one 0, x_0..x_n-1, 0, -x_n-1..-x_0 (DST-I, length 2(n+1)). */
+    const long long n = (long long)pass->r2r_n, N = 2 * (long long)k->n,
+                    is = (long long)pass->axis.in_stride;
+    char at[128];
+    hy_cg_real_lds(k, "e", at, sizeof at);
+    hy_cg_real_loop_open(k, count, k->n, 0, "i2");
+    for (int part = 0; part < 2; part++) {
+      const char *q = part ? "(2 * e + 1)" : "(2 * e)";
+      if (kind == HYFFT_REDFT00)
+        hy_strbuf_appendf(sb, "      const real r2x%d = src[i2 + (%s)(%s < %lld ? %s : %lld - %s) * %lld];\n",
+                          part, k->idx, q, n, q, N, q, is);
+      else
+        hy_strbuf_appendf(sb, "      const real r2x%d = %s == 0 || %s == %lld ? (real)0 : %s <= %lld ? "
+                              "src[i2 + (%s)(%s - 1) * %lld] : -src[i2 + (%s)(%lld - %s) * %lld];\n",
+                          part, q, q, n + 1, q, n, k->idx, q, is, k->idx, N - 1, q, is);
+    }
+    hy_strbuf_appendf(sb, "      %s = MK(r2x0, r2x1);\n    }\n  }\n  HY_BARRIER();\n", at);
+    return;
+  }
   if (pass->r2r_half) {
     /* DCT-III/DST-III half form: thread e <= m/2 (m = n/2) forms V_e and
      * V_m-e of the Hermitian length-n spectrum (the length-n form's PRE
@@ -329,9 +351,36 @@ static void hy_cg_store_r2r_post_half01(hy_cg_kernel *k, int64_t count) {
                     (long long)pass->axis.out_stride);
 }
 
+/* DCT-I/DST-I half form's POST: output e is Re X_e (DCT-I) or -Im X_e+1
+ * (DST-I) of the extension's real DFT, X_q split from Z_q and Z_m-q (m the
+ * complex length) as the R2C step does (table fz). */
+static void hy_cg_store_r2r_post_half00(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  const long long m = (long long)k->n;
+  const int dst = pass->r2r_kind == HYFFT_RODFT00;
+  char x[256], y[256], ex[64], ey[64];
+  snprintf(ex, sizeof ex, "q < %lld ? q : 0", m);
+  snprintf(ey, sizeof ey, "q > 0 ? %lld - q : 0", m);
+  hy_cg_real_lds(k, ex, x, sizeof x);
+  hy_cg_real_lds(k, ey, y, sizeof y);
+  hy_strbuf_appendf(sb, "  /* %s post-processing from local memory */\n  HY_BARRIER();\n",
+                    hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind));
+  hy_cg_real_loop_open(k, count, pass->r2r_n, 1, "o2");
+  hy_strbuf_appendf(sb, "      const int q = e%s;\n", dst ? " + 1" : "");
+  hy_strbuf_appendf(sb, "      const real2 x = %s, y = %s;\n", x, y);
+  hy_cg_real_step_value(sb, 1, "x", "y", "fz[q]", "      ");
+  hy_strbuf_appendf(sb, "      dst[o2 + (%s)e * %lld] = %s;\n    }\n  }\n", k->idx,
+                    (long long)pass->axis.out_stride, dst ? "-v.y" : "v.x");
+}
+
 void hy_cg_store_r2r_post(hy_cg_kernel *k, int64_t count) {
   hy_strbuf *sb = k->sb;
   const hy_pass *pass = k->pass;
+  if (pass->r2r_half && (pass->r2r_kind == HYFFT_REDFT00 || pass->r2r_kind == HYFFT_RODFT00)) {
+    hy_cg_store_r2r_post_half00(k, count);
+    return;
+  }
   if (pass->r2r_half && (pass->r2r_kind == HYFFT_REDFT01 || pass->r2r_kind == HYFFT_RODFT01)) {
     hy_cg_store_r2r_post_half01(k, count);
     return;

@@ -324,14 +324,16 @@ typedef struct hy_pass {
    * along the axis. */
   int r2r_fuse;
   /* HY_FUSE_R2R with both steps, DCT-II/III and DST-II/III of even
-   * r2r_n = n only: 1 when the DFT is the half-length complex one of a
-   * real DFT (N = n/2). DCT-II/DST-II: PRE packs Makhoul's v as
+   * r2r_n = n, DCT-I and DST-I: 1 when the DFT is the half-length complex
+   * one of a real DFT (N = n/2 for the first four). DCT-II/DST-II: PRE packs Makhoul's v as
    * z_j = v_2j + i v_2j+1, POST splits Z into X_k = DFT_n(v)_k,
    * k = 0..n/2 (as the R2C step does) and writes Y_k and Y_n-k from X_k
    * (X_n-k = conj X_k). DCT-III/DST-III: PRE forms the Hermitian PRE
    * values V_k, V_n/2-k and pairs them as the C2R step does, POST reads
-   * v_q from the real or imaginary part of element q/2. Half the
-   * arithmetic and local memory of the length-n form. */
+   * v_q from the real or imaginary part of element q/2. DCT-I/DST-I
+   * (any n; N = n - 1 / n + 1): PRE packs the even or odd extension's
+   * reals in pairs, POST splits Z and writes Re X_k / -Im X_k+1. Half the
+   * arithmetic and local memory of the length-N form. */
   int r2r_half;
   /* The ends of a real transform's fused Bluestein chain (the pass with
    * HY_FUSE_CHIRP_IN and the one with HY_FUSE_CHIRP_OUT; 0 elsewhere), N =

@@ -43,9 +43,10 @@
  * workspace. $HYFFT_REAL_UNFUSED keeps them passes. The DFT's input is
  * real for every kind but DCT-III/DST-III and DCT-IV/DST-IV; a real DFT
  * of half the work would serve the others: DCT-II/III and DST-II/III of
- * even n take it (plan.h r2r_half: a complex DFT of n/2 whose store splits
- * the real DFT and writes Y_k and Y_n-k, or whose load pairs the Hermitian
- * PRE values as the C2R step does), the rest keep the length-N form. */
+ * even n and DCT-I/DST-I take it (plan.h r2r_half: a complex DFT of half
+ * the real length whose store splits the real DFT, or whose load pairs
+ * the Hermitian PRE values as the C2R step does), DCT-IV/DST-IV and the
+ * DHT keep the length-N form. */
 #include <string.h>
 
 #include "planner/kernel_model.h"
@@ -153,15 +154,23 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
     loops[l] = (hyfft_dim){outer[l].n, from_out ? outer[l].out_stride : outer[l].in_stride,
                            dense[l]};
   int64_t axis_in = from_out ? p->dims[d].out_stride : p->dims[d].in_stride;
-  /* DCT-II/III and DST-II/III of even n on a GPU: first the half-length
-   * form (the real DFT of Makhoul's v, or the inverse real DFT that gives
-   * it, as a complex DFT of n/2; plan.h r2r_half), kept only where it
-   * fuses into one pass; else the length-n form below. */
-  const int half = (kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10 || kind == HYFFT_REDFT01 ||
-                    kind == HYFFT_RODFT01) && n % 2 == 0 && n >= 4 &&
-                   c->caps->backend != HYFFT_BACKEND_CPU && !hy_settings_get()->real_unfused;
+  /* On a GPU, DCT-II/III and DST-II/III of even n and DCT-I/DST-I first
+   * take the half-length form (the real DFT of Makhoul's v or of the even
+   * or odd extension, or the inverse real DFT that gives v, as a complex
+   * DFT of half the real length; plan.h r2r_half), kept only where it
+   * fuses into one pass; else the length-N form below. */
+  const int gpu = c->caps->backend != HYFFT_BACKEND_CPU && !hy_settings_get()->real_unfused;
+  int64_t half = 0; /* the half form's DFT length, 0 where it does not apply */
+  if ((kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10 || kind == HYFFT_REDFT01 ||
+       kind == HYFFT_RODFT01) && n % 2 == 0 && n >= 4)
+    half = n / 2;
+  else if (kind == HYFFT_REDFT00 && n >= 3)
+    half = n - 1; /* the even extension's real DFT of 2(n-1) */
+  else if (kind == HYFFT_RODFT00)
+    half = n + 1; /* the odd extension's real DFT of 2(n+1) */
+  if (!gpu) half = 0;
   for (int attempt = half ? 0 : 1; attempt < 2; attempt++) {
-    const int64_t Nf = attempt == 0 ? n / 2 : N;
+    const int64_t Nf = attempt == 0 ? half : N;
     const int npasses0 = c->tree->npasses;
     const int64_t work0 = c->tree->work_elems[0], work1 = c->tree->work_elems[1];
     for (int l = 0; l < k; l++)
