@@ -247,6 +247,17 @@ void hy_cg_load_r2r_pre(hy_cg_kernel *k, int64_t count) {
     hy_strbuf_append(sb, "    }\n  }\n  HY_BARRIER();\n");
     return;
   }
+  if (pass->r2r_half && kind == HYFFT_DHT) {
+    /* DHT half form: complex element c holds x_2c + i x_2c+1. */
+    const long long is = (long long)pass->axis.in_stride;
+    char at[128];
+    hy_cg_real_lds(k, "e", at, sizeof at);
+    hy_cg_real_loop_open(k, count, k->n, 0, "i2");
+    hy_strbuf_appendf(sb, "      const %s r2s = i2 + (%s)(2 * e) * %lld;\n", k->idx, k->idx, is);
+    hy_strbuf_appendf(sb, "      %s = MK(src[r2s], src[r2s + %lld]);\n    }\n  }\n  HY_BARRIER();\n",
+                      at, is);
+    return;
+  }
   if (pass->r2r_half && (kind == HYFFT_REDFT00 || kind == HYFFT_RODFT00)) {
     /* DCT-I/DST-I half form: complex element c holds e_2c + i e_2c+1 of
      * the even extension x_0..x_n-1, x_n-2..x_1 (DCT-I, length 2(n-1)) or
@@ -299,15 +310,16 @@ void hy_cg_load_r2r_pre(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "      %s = r2v;\n    }\n  }\n  HY_BARRIER();\n", le);
 }
 
-/* The half form's POST (plan.h r2r_half): thread e < m = n/2 + 1 splits Z
- * into X_e = DFT_n(v)_e as the R2C step does (table fz), then writes
- * Y_e = 2 Re(w_e X_e) and, for 0 < e < n/2, Y_n-e = 2 Re(w_n-e conj X_e);
- * DST-II writes Y_k at n-1-k. */
+/* The half form's POST for DCT-II/DST-II and the DHT (plan.h r2r_half):
+ * thread e < m = n/2 + 1 splits Z into X_e = DFT_n(v)_e as the R2C step
+ * does (table fz), then writes Y_e = 2 Re(w_e X_e) and, for 0 < e < n/2,
+ * Y_n-e = 2 Re(w_n-e conj X_e); DST-II writes Y_k at n-1-k; the DHT
+ * writes Re X_e -/+ Im X_e at e and n-e. */
 static void hy_cg_store_r2r_post_half(hy_cg_kernel *k, int64_t count) {
   hy_strbuf *sb = k->sb;
   const hy_pass *pass = k->pass;
   const long long m = (long long)k->n, n = (long long)pass->r2r_n, os = pass->axis.out_stride;
-  const int dst = pass->r2r_kind == HYFFT_RODFT10;
+  const int dst = pass->r2r_kind == HYFFT_RODFT10, dht = pass->r2r_kind == HYFFT_DHT;
   char x[256], y[256], ex[64], ey[64];
   snprintf(ex, sizeof ex, "e < %lld ? e : 0", m);
   snprintf(ey, sizeof ey, "e > 0 ? %lld - e : 0", m);
@@ -319,6 +331,13 @@ static void hy_cg_store_r2r_post_half(hy_cg_kernel *k, int64_t count) {
   hy_cg_real_loop_open(k, count, m + 1, 1, "o2");
   hy_strbuf_appendf(sb, "      const real2 x = %s, y = %s;\n", x, y);
   hy_cg_real_step_value(sb, 1, "x", "y", "fz[e]", "      ");
+  if (dht) {
+    /* Y_e = Re X_e - Im X_e, Y_n-e = Re X_e + Im X_e (X_n-e = conj X_e). */
+    hy_strbuf_appendf(sb, "      dst[o2 + (%s)e * %lld] = v.x - v.y;\n", k->idx, os);
+    hy_strbuf_appendf(sb, "      if (e > 0 && e < %lld) dst[o2 + (%s)(%lld - e) * %lld] = v.x + v.y;\n"
+                          "    }\n  }\n", m, k->idx, n, os);
+    return;
+  }
   hy_strbuf_append(sb, "      const real2 r2w = r2r_out_tab[e];\n");
   hy_strbuf_append(sb, "      dst[o2 + (");
   hy_strbuf_appendf(sb, dst ? "%s)(%lld - e)" : "%s)e", k->idx, n - 1);

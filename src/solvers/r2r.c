@@ -45,8 +45,8 @@
  * of half the work would serve the others: DCT-II/III and DST-II/III of
  * even n and DCT-I/DST-I take it (plan.h r2r_half: a complex DFT of half
  * the real length whose store splits the real DFT, or whose load pairs
- * the Hermitian PRE values as the C2R step does), DCT-IV/DST-IV and the
- * DHT keep the length-N form. */
+ * the Hermitian PRE values as the C2R step does), as does the DHT of even
+ * n; DCT-IV/DST-IV keep the length-N form. */
 #include <string.h>
 
 #include "planner/kernel_model.h"
@@ -168,6 +168,8 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
     half = n - 1; /* the even extension's real DFT of 2(n-1) */
   else if (kind == HYFFT_RODFT00)
     half = n + 1; /* the odd extension's real DFT of 2(n+1) */
+  else if (kind == HYFFT_DHT && n % 2 == 0 && n >= 4)
+    half = n / 2; /* the real DFT of x */
   if (!gpu) half = 0;
   for (int attempt = half ? 0 : 1; attempt < 2; attempt++) {
     const int64_t Nf = attempt == 0 ? half : N;
