@@ -331,10 +331,11 @@ typedef struct hy_pass {
    * (X_n-k = conj X_k). DCT-III/DST-III: PRE forms the Hermitian PRE
    * values V_k, V_n/2-k and pairs them as the C2R step does, POST reads
    * v_q from the real or imaginary part of element q/2. DCT-I/DST-I
-   * (any n; N = n - 1 / n + 1) and the DHT of even n (N = n/2): PRE packs
-   * the even or odd extension's
-   * reals in pairs, POST splits Z and writes Re X_k / -Im X_k+1. Half the
-   * arithmetic and local memory of the length-N form. */
+   * (any n; N = n - 1 / n + 1): PRE packs the even or odd extension's
+   * reals in pairs, POST splits Z and writes Re X_k / -Im X_k+1. The DHT
+   * of even n (N = n/2): PRE packs x in pairs, POST writes Re X_k -/+
+   * Im X_k at k and n-k. Half the arithmetic and local memory of the
+   * length-N form. */
   int r2r_half;
   /* The ends of a real transform's fused Bluestein chain (the pass with
    * HY_FUSE_CHIRP_IN and the one with HY_FUSE_CHIRP_OUT; 0 elsewhere), N =
