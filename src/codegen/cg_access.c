@@ -28,7 +28,20 @@ void hy_cg_load_global(hy_cg_kernel *k) {
         snprintf(addr, sizeof addr, "ib + (%s)e", k->idx);
       else
         snprintf(addr, sizeof addr, "ib + (%s)e * %lld", k->idx, (long long)is);
-      if (k->bluestein) {
+      if (k->bluestein && k->pass->fuse == HY_FUSE_R2C_ODD) {
+        /* A real input, imaginary part 0, times the chirp; zero padding. */
+        hy_strbuf_appendf(sb, "      if (e < %lld) x0_%d = cmul(MK(src[%s], (real)0), chirp[e]);\n",
+                          (long long)k->n, i, addr);
+      } else if (k->bluestein && k->pass->fuse == HY_FUSE_C2R_ODD) {
+        /* The Hermitian extension of the h = n/2 + 1 inputs, times the
+         * chirp; zero padding. */
+        long long n = (long long)k->n, h = n / 2 + 1;
+        hy_strbuf_appendf(sb, "      if (e < %lld) {\n        const int he = e < %lld ? e : %lld - e;\n",
+                          n, h, n);
+        hy_strbuf_appendf(sb, "        const real2 hv = src[ib + (%s)he * %lld];\n", k->idx, (long long)is);
+        hy_strbuf_appendf(sb, "        x0_%d = cmul(MK(hv.x, e == 0 ? (real)0 : e < %lld ? hv.y : -hv.y), chirp[e]);\n      }\n",
+                          i, h);
+      } else if (k->bluestein) {
         /* Only the first n points are data; the rest is zero padding. */
         hy_strbuf_appendf(sb, "      if (e < %lld) ", (long long)k->n);
         hy_strbuf_appendf(sb, "x0_%d = cmul(src[%s], chirp[e]);\n", i, addr);

@@ -154,10 +154,10 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: the end of a real Bluestein chain needs "
                     "direct loads and a direct or transposed store", pass_index);
   if (hy_fuse_is_real_odd(pass->fuse) &&
-      (k.bluestein || k.rader || pass->twiddle_loop >= 0 || pass->plane_inner > 0 ||
+      (k.rader || pass->twiddle_loop >= 0 || pass->plane_inner > 0 ||
        spec->stage_load || spec->stage_store || spec->store_transposed || spec->body))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a fused odd real step needs a plain "
-                    "mixed-radix pass with direct loads and stores", pass_index);
+                    "mixed-radix or Bluestein pass with direct loads and stores", pass_index);
   if (k.T < 1 || k.M < 1 || (int64_t)k.T * k.M > (caps->max_work_group > 0 ? caps->max_work_group : 1024))
     return hy_error(HYFFT_INVALID_ARGUMENT, "codegen: pass %d: %d threads x %d transforms per block",
                     pass_index, k.T, k.M);

@@ -21,7 +21,8 @@
  *   odd n, C2R: HY_PASS_C2R_EXTEND rebuilds the whole Hermitian spectrum
  *     in WORK0, a complex DFT of length n (sign +1) in place, and
  *     HY_PASS_NARROW keeps the real parts.
- *   odd n on a GPU, where the DFT is one mixed-radix pass: that pass
+ *   odd n on a GPU, where the DFT is one mixed-radix or Bluestein pass:
+ *     that pass
  *     alone, reading reals (R2C) or the Hermitian extension of the half
  *     spectrum (C2R) and storing the first h outputs (R2C) or the real
  *     parts (C2R): HY_FUSE_R2C_ODD / HY_FUSE_C2R_ODD, one pass over the
@@ -127,16 +128,17 @@ static int hy_real_fusable(hy_real_ctx *c, int passes_before, int64_t m) {
 
 /* Whether an odd real axis of length n takes its steps into the one DFT
  * pass of length n (HY_FUSE_R2C_ODD / HY_FUSE_C2R_ODD): a GPU, and a
- * mixed-radix DFT that fits one pass. $HYFFT_REAL_UNFUSED keeps the
- * steps passes of their own. */
+ * mixed-radix or Bluestein DFT that fits one pass (Bluestein's load
+ * chirps what the step reads, its store keeps what the step keeps).
+ * $HYFFT_REAL_UNFUSED keeps the steps passes of their own. */
 static int hy_real_odd_fusable(hy_real_ctx *c, int64_t n) {
   if (hy_settings_get()->real_unfused || c->caps->backend == HYFFT_BACKEND_CPU || n < 3) return 0;
   hy_pass probe;
   hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, -1);
   probe.axis.n = n;
   if (hy_choose_dft_algo(n, &probe) != HYFFT_SUCCESS) return 0;
-  return probe.algo == HY_ALGO_MIXED_RADIX &&
-         n <= c->caps->max_pass_length[c->problem->precision];
+  return (probe.algo == HY_ALGO_MIXED_RADIX || probe.algo == HY_ALGO_BLUESTEIN) &&
+         hy_pass_computed_length(&probe) <= c->caps->max_pass_length[c->problem->precision];
 }
 
 /* A DFT of length n over dense rows in WORK0 at `off`, in place there; on
