@@ -64,7 +64,8 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
       hy_lanes_make(run, (g + ahead) * L_, job->count, L_, &pl);
       hy_prefetch_group(run, &pl, n);
     }
-    hy_gather(job->run, cur, n, ar, ai);
+    if (hy_gather_rows_fits(run, cur, n)) hy_gather_rows(run->src, cur, n, ar, ai);
+    else hy_gather(run, cur, n, ar, ai);
     int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
     hy_scatter(node, job->run, cur, n, where ? br : ar, where ? bi : ai);
   }
