@@ -38,10 +38,11 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
 /* Four-step: n = n1*n2, x[a*n2 + b] -> X[c + n1*d]. First n2 transforms of
  * length n1 (stride n2), twiddled by w_n^(b*c), into tmp[c*ld + b]; then
  * n1 transforms of length n2 from the rows of tmp to X with stride n1.
- * Out of place, tmp is not needed: the first half writes row b of the
- * output viewed as n2 x n1 (y[c + n1*b]), and the second half transforms
- * each column c of it in place, which is exactly where X[c + n1*d] goes;
- * two arrays instead of three stay in cache. In place with n1 = n2 the
+ * Out of place with short columns (n2 < 128), tmp is not needed: the
+ * first half writes row b of the output viewed as n2 x n1 (y[c + n1*b]),
+ * and the second half transforms each column c of it in place, which is
+ * exactly where X[c + n1*d] goes; two arrays instead of three stay in
+ * cache. In place with n1 = n2 the
  * same is done on the one array: the first half writes each column back
  * where it came from, the second half each row, and a square transpose
  * puts X[c + n1*d] in place; other in-place splits go through tmp.
@@ -108,7 +109,13 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
   /* In place with n1 = n2: the columns in place, the rows in place, then
    * a square transpose in place, all on the one array (no scratch). */
   const int square = in_place && n1 == n2 && run->axis.in_stride == run->axis.out_stride;
-  const int via_tmp = in_place && !square;
+  /* Out of place, long columns (n2 >= 128) go through tmp as well: the
+   * column half reads and writes lines n1 elements apart, a multiple of
+   * 2 KiB for the usual n1 = 256, which fall on one or two L1 sets and
+   * miss from the second line on; tmp's rows are padded (ld). Up to
+   * transforms of 16 MiB, whose tmp a thread keeps between runs. */
+  const int64_t tbytes = n * 2 * (int64_t)sizeof(hy_r);
+  const int via_tmp = in_place ? !square : n2 >= 128 && tbytes <= ((int64_t)16 << 20);
   const size_t bytes = via_tmp ? sizeof(hy_r) * 2 * (size_t)(n1 * ld) : 0;
   hy_r *tmp = via_tmp ? hy_cpu_scratch_get(1, bytes) : NULL;
   if (via_tmp && !tmp) {
