@@ -79,17 +79,18 @@ static void hy_conv_range(void *arg, int64_t begin, int64_t end, int thread_inde
   const hy_cpu_run *run = job->run;
   const int64_t n = node->n, M = node->m;
   const int rader = node->kind == HY_CPU_RADER;
-  /* Arrays of max(n, M) vectors (Rader's n is M + 1), and LANES vectors
-   * of slack after them, as for DIRECT nodes. */
-  const int64_t S = n > M ? n : M;
-  const size_t bytes = sizeof(hy_v) * (4 * (size_t)S + L_);
+  /* Arrays of max(n, M) vectors (Rader's n is M + 1), P apart, and LANES
+   * vectors of slack after them, as for DIRECT nodes. */
+  const int64_t S = n > M ? n : M, P = hy_lane_stride(S);
+  const size_t bytes = sizeof(hy_v) * (4 * (size_t)P + L_);
   hy_v *buf = hy_cpu_scratch_get(0, bytes);
   if (!buf) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     return;
   }
-  hy_v *ar = buf, *ai = buf + S, *br = buf + 2 * S, *bi = buf + 3 * S;
-  memset(buf + 4 * S, 0, sizeof(hy_v) * L_);
+  hy_v *ar = buf, *ai = buf + P, *br = buf + 2 * P, *bi = buf + 3 * P;
+  for (int k = 1; k <= 4; k++) memset(buf + k * P - (P - S), 0, sizeof(hy_v) * (size_t)(P - S));
+  memset(buf + 4 * P, 0, sizeof(hy_v) * L_);
   const hy_r *sr = node->spec, *si = sr + M;
   const hy_r *cr = node->chirp, *ci = rader ? NULL : cr + n;
   for (int64_t g = begin; g < end; g++) {

@@ -17,16 +17,19 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   hy_job *job = arg;
   const hy_cpu_node *node = job->node;
   const int64_t n = node->n;
-  /* LANES vectors of slack after the four arrays: the scatter of n < LANES
-   * reads a whole tile from any of them. */
-  const size_t bytes = sizeof(hy_v) * (4 * (size_t)n + L_);
+  /* Four arrays P vectors apart (hy_lane_stride), and LANES vectors of
+   * slack after the last: the scatter of n < LANES reads a whole tile
+   * from any of them. */
+  const int64_t P = hy_lane_stride(n);
+  const size_t bytes = sizeof(hy_v) * (4 * (size_t)P + L_);
   hy_v *buf = hy_cpu_scratch_get(0, bytes);
   if (!buf) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     return;
   }
-  hy_v *ar = buf, *ai = buf + n, *br = buf + 2 * n, *bi = buf + 3 * n;
-  memset(buf + 4 * n, 0, sizeof(hy_v) * L_);
+  hy_v *ar = buf, *ai = buf + P, *br = buf + 2 * P, *bi = buf + 3 * P;
+  for (int k = 1; k <= 4; k++) memset(buf + k * P - (P - n), 0, sizeof(hy_v) * (size_t)(P - n));
+  memset(buf + 4 * P, 0, sizeof(hy_v) * L_);
   /* Prefetch about HY_PF_BYTES ahead: one group is too close to hide
    * DRAM latency when groups are small. */
   const int64_t gbytes = (int64_t)sizeof(hy_r) * 2 * L_ * n;
@@ -61,7 +64,8 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
       hy_lanes_make(run, (g + ahead) * L_, job->count, L_, &pl);
       hy_prefetch_group(run, &pl, n);
     }
-    hy_gather(job->run, cur, n, ar, ai);
+    if (hy_gather_rows_fits(run, cur, n)) hy_gather_rows(run->src, cur, n, ar, ai);
+    else hy_gather(run, cur, n, ar, ai);
     int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
     hy_scatter(node, job->run, cur, n, where ? br : ar, where ? bi : ai);
   }

@@ -38,16 +38,58 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
 /* Four-step: n = n1*n2, x[a*n2 + b] -> X[c + n1*d]. First n2 transforms of
  * length n1 (stride n2), twiddled by w_n^(b*c), into tmp[c*ld + b]; then
  * n1 transforms of length n2 from the rows of tmp to X with stride n1.
- * Out of place, tmp is not needed: the first half writes row b of the
- * output viewed as n2 x n1 (y[c + n1*b]), and the second half transforms
- * each column c of it in place, which is exactly where X[c + n1*d] goes;
- * two arrays instead of three stay in cache.
+ * Out of place with short columns (n2 < 128), tmp is not needed: the
+ * first half writes row b of the output viewed as n2 x n1 (y[c + n1*b]),
+ * and the second half transforms each column c of it in place, which is
+ * exactly where X[c + n1*d] goes; two arrays instead of three stay in
+ * cache. In place with n1 = n2 the
+ * same is done on the one array: the first half writes each column back
+ * where it came from, the second half each row, and a square transpose
+ * puts X[c + n1*d] in place; other in-place splits go through tmp.
  * Transforms of the batch run one after the other, each parallel inside. */
 typedef struct hy_large_job {
   const hy_cpu_node *node;
   const hy_cpu_run *run;
   int failed; /* hy_status of the first failure, 0 if none */
 } hy_large_job;
+
+/* In-place transpose of an m x m matrix of complex elements at stride os
+ * (element (i, j) at x + 2*(i*m + j)*os), tile rows [begin, end) of
+ * 8 x 8 tiles: each tile on or right of the diagonal swaps with its
+ * mirror. */
+typedef struct hy_tsq_job {
+  hy_r *x;
+  int64_t m, os;
+} hy_tsq_job;
+
+#define HY_TSQ_B 8
+HY_CLONES static void hy_transpose_sq_range(void *arg, int64_t begin, int64_t end,
+                                            int thread_index) {
+  (void)thread_index;
+  const hy_tsq_job *job = arg;
+  hy_r *x = job->x;
+  const int64_t m = job->m, os = job->os;
+  for (int64_t ib = begin * HY_TSQ_B; ib < end * HY_TSQ_B && ib < m; ib += HY_TSQ_B) {
+    const int64_t ie = ib + HY_TSQ_B < m ? ib + HY_TSQ_B : m;
+    for (int64_t jb = ib; jb < m; jb += HY_TSQ_B) {
+      const int64_t je = jb + HY_TSQ_B < m ? jb + HY_TSQ_B : m;
+      for (int64_t i = ib; i < ie; i++)
+        for (int64_t j = jb == ib ? i + 1 : jb; j < je; j++) {
+          hy_r *a = x + 2 * (i * m + j) * os, *b = x + 2 * (j * m + i) * os;
+          hy_r t0 = a[0], t1 = a[1];
+          a[0] = b[0];
+          a[1] = b[1];
+          b[0] = t0;
+          b[1] = t1;
+        }
+    }
+  }
+}
+
+static void hy_transpose_sq(hy_r *x, int64_t m, int64_t os) {
+  hy_tsq_job job = {x, m, os};
+  hy_parallel_for((m + HY_TSQ_B - 1) / HY_TSQ_B, 1, hy_transpose_sq_range, &job);
+}
 
 /* Transforms [begin, end) of the batch, one after the other, on this
  * thread's scratch. */
@@ -63,7 +105,17 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
   const int64_t ld = n2 + 64 / (2 * (int64_t)sizeof(hy_r));
   /* Same base pointer here means in place (the backend copies any other
    * overlapping input away first). */
-  const int via_tmp = run->src == run->dst;
+  const int in_place = run->src == run->dst;
+  /* In place with n1 = n2: the columns in place, the rows in place, then
+   * a square transpose in place, all on the one array (no scratch). */
+  const int square = in_place && n1 == n2 && run->axis.in_stride == run->axis.out_stride;
+  /* Out of place, long columns (n2 >= 128) go through tmp as well: the
+   * column half reads and writes lines n1 elements apart, a multiple of
+   * 2 KiB for the usual n1 = 256, which fall on one or two L1 sets and
+   * miss from the second line on; tmp's rows are padded (ld). Up to
+   * transforms of 16 MiB, whose tmp a thread keeps between runs. */
+  const int64_t tbytes = n * 2 * (int64_t)sizeof(hy_r);
+  const int via_tmp = in_place ? !square : n2 >= 128 && tbytes <= ((int64_t)16 << 20);
   const size_t bytes = via_tmp ? sizeof(hy_r) * 2 * (size_t)(n1 * ld) : 0;
   hy_r *tmp = via_tmp ? hy_cpu_scratch_get(1, bytes) : NULL;
   if (via_tmp && !tmp) {
@@ -92,7 +144,14 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
     rb.loops[0] = (hyfft_dim){n1, ld, os};
     rb.twiddle_loop = -1;
     rb.scale = twiddled ? 1.0 : run->scale;
-    if (!via_tmp) {
+    if (square) {
+      ra.dst = dst + 2 * dof;
+      ra.axis = (hyfft_dim){n1, n2 * is, n2 * os};
+      ra.loops[0] = (hyfft_dim){n2, is, os};
+      rb.src = dst + 2 * dof;
+      rb.axis = (hyfft_dim){n2, os, os};
+      rb.loops[0] = (hyfft_dim){n1, n2 * os, n2 * os};
+    } else if (!via_tmp) {
       ra.dst = dst + 2 * dof;
       ra.axis = (hyfft_dim){n1, n2 * is, os};
       ra.loops[0] = (hyfft_dim){n2, is, n1 * os};
@@ -102,6 +161,7 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
     }
     st = HY_SFX(hy_cpu_node_run)(node->a, &ra);
     if (st == HYFFT_SUCCESS) st = HY_SFX(hy_cpu_node_run)(node->b, &rb);
+    if (st == HYFFT_SUCCESS && square) hy_transpose_sq(dst + 2 * dof, n1, os);
     if (st == HYFFT_SUCCESS && twiddled) {
       int64_t p = 0, d = m % node->tw.n;
       for (int64_t k = 0; k < n; k++) {

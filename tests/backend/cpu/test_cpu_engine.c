@@ -235,6 +235,85 @@ static void test_nd(int rank, const int *dims, hyfft_precision prec, int sign, i
   CHECK_OK(hyfft_context_destroy(ctx));
 }
 
+/* In place against out of place on the same layout: every output element
+ * bit for bit equal, and the elements between a strided layout's elements
+ * untouched in place. dims[] slowest first; the innermost axis has element
+ * stride `es` (> 1: strided, with gaps), each outer axis packs the one
+ * inside it, the batch comes outermost, `gap` elements apart beyond the
+ * transforms' extent. Covers the engine's in-place paths: one gathered
+ * transform (n <= 4096), four-step with n1 = n2 (columns, rows, square
+ * transpose, all in place), four-step with n1 != n2 (through a scratch),
+ * Rader and Bluestein, and multi-dimensional passes. */
+static void test_inplace_equal(int rank, const int64_t *dims, int64_t batch, int64_t es, int64_t gap,
+                               hyfft_precision prec, int sign) {
+  hyfft_context ctx;
+  CHECK_OK(hyfft_context_create("cpu", &ctx));
+  hyfft_problem pr;
+  CHECK_OK(hyfft_problem_init(&pr, HYFFT_C2C, prec, sign, rank, dims));
+  int64_t stride = es, count = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    pr.dims[d].in_stride = pr.dims[d].out_stride = stride;
+    stride *= dims[d];
+    count *= dims[d];
+  }
+  pr.batch_rank = 1;
+  pr.batch[0] = (hyfft_dim){batch, stride + gap, stride + gap};
+  pr.scale = sign > 0 ? 1.0 / (double)count : 0;
+  const int64_t span = batch * (stride + gap), total = count * batch;
+  size_t esz = prec == HYFFT_F64 ? 16 : 8, bytes = esz * (size_t)span;
+  hyfft_plan oop, ip;
+  CHECK_OK(hyfft_plan_create(ctx, &pr, HYFFT_ESTIMATE, &oop));
+  pr.inplace = 1;
+  CHECK_OK(hyfft_plan_create(ctx, &pr, HYFFT_ESTIMATE, &ip));
+  char *in = malloc(bytes), *out = malloc(bytes), *buf = malloc(bytes), *orig = malloc(bytes);
+  for (int64_t i = 0; i < span; i++) store(in, prec, i, rnd(), rnd());
+  memcpy(buf, in, bytes);
+  memcpy(orig, in, bytes);
+  poison(out, bytes);
+  CHECK_OK(hyfft_execute(oop, in, out));
+  CHECK_OK(hyfft_execute(ip, buf, buf));
+  /* Offsets of the layout's elements, in order. */
+  int64_t *off = malloc(sizeof(int64_t) * (size_t)total), idx[HYFFT_MAX_RANK] = {0};
+  char *mark = calloc((size_t)span, 1);
+  for (int64_t b = 0, t = 0; b < batch; b++)
+    for (int64_t e = 0; e < count; e++, t++) {
+      int64_t o = b * (stride + gap), r = e;
+      for (int d = rank - 1; d >= 0; d--) {
+        idx[d] = r % dims[d];
+        r /= dims[d];
+        o += idx[d] * pr.dims[d].in_stride;
+      }
+      off[t] = o;
+      mark[o] = 1;
+    }
+  int64_t diff = 0, first = -1, touched = 0;
+  for (int64_t t = 0; t < total; t++)
+    if (memcmp(out + esz * (size_t)off[t], buf + esz * (size_t)off[t], esz) != 0) {
+      if (first < 0) first = t;
+      diff++;
+    }
+  for (int64_t i = 0; i < span; i++)
+    if (!mark[i] && memcmp(buf + esz * (size_t)i, orig + esz * (size_t)i, esz) != 0) touched++;
+  char what[160];
+  snprintf(what, sizeof what, "%s%s rank %d n0=%lld n1=%lld n2=%lld b%lld stride %lld gap %lld",
+           prec == HYFFT_F64 ? "f64" : "f32", sign < 0 ? " fwd" : " bwd", rank, (long long)dims[0],
+           rank > 1 ? (long long)dims[1] : 1LL, rank > 2 ? (long long)dims[2] : 1LL,
+           (long long)batch, (long long)es, (long long)gap);
+  if (verbose) printf("in place = out of place: %s: %lld of %lld differ\n", what, (long long)diff, (long long)total);
+  CHECK(diff == 0, "in place %s: %lld of %lld outputs differ from out of place (first: element %lld)",
+        what, (long long)diff, (long long)total, (long long)first);
+  CHECK(touched == 0, "in place %s: %lld elements outside the layout changed", what, (long long)touched);
+  free(off);
+  free(mark);
+  free(in);
+  free(out);
+  free(buf);
+  free(orig);
+  CHECK_OK(hyfft_plan_destroy(oop));
+  CHECK_OK(hyfft_plan_destroy(ip));
+  CHECK_OK(hyfft_context_destroy(ctx));
+}
+
 /* The backend table directly: one DFT pass with a four-step twiddle along
  * a loop, odd strides, scale; and a copy pass. */
 static void test_pass_direct(int64_t n, hy_dft_algo algo, hyfft_precision prec, int sign) {
@@ -429,6 +508,28 @@ int main(void) {
   test_1d(1000, 3, HYFFT_F64, 1, 1, 0.25);
   test_1d(16384, 2, HYFFT_F32, -1, 1, 0);
   test_1d(4099, 2, HYFFT_F64, -1, 1, 0);
+  /* in place = out of place, bit for bit */
+  for (int prec = 0; prec < 2; prec++)
+    for (int sign = -1; sign <= 1; sign += 2) {
+      const hyfft_precision pc = (hyfft_precision)prec;
+      const int64_t n4096[1] = {4096}, n65536[1] = {65536}, n20[1] = {1 << 20};
+      const int64_t n8192[1] = {8192}, n4099[1] = {4099}, n1000[1] = {1000}, n1009[1] = {1009};
+      const int64_t d64x48[2] = {64, 48}, d256[2] = {256, 256}, d3[3] = {12, 10, 14},
+                    d32[3] = {32, 32, 32};
+      test_inplace_equal(1, n4096, 19, 1, 0, pc, sign);
+      test_inplace_equal(1, n4096, 5, 3, 7, pc, sign);
+      test_inplace_equal(1, n65536, 3, 1, 0, pc, sign);
+      test_inplace_equal(1, n65536, 2, 2, 5, pc, sign);
+      test_inplace_equal(1, n8192, 3, 1, 0, pc, sign);
+      test_inplace_equal(1, n1000, 9, 2, 3, pc, sign);
+      test_inplace_equal(1, n4099, 3, 1, 0, pc, sign);
+      test_inplace_equal(1, n1009, 10, 1, 0, pc, sign);
+      test_inplace_equal(2, d64x48, 3, 1, 0, pc, sign);
+      test_inplace_equal(2, d256, 2, 2, 1, pc, sign);
+      test_inplace_equal(3, d3, 2, 1, 0, pc, sign);
+      test_inplace_equal(3, d32, 2, 3, 0, pc, sign);
+      if (sign < 0) test_inplace_equal(1, n20, 1, 1, 0, pc, sign);
+    }
   static const int d2[][3] = {{64, 48, 0}, {17, 128, 0}, {256, 257, 0}, {12, 10, 14}, {37, 8, 33}};
   for (int prec = 0; prec < 2; prec++) {
     test_nd(2, d2[0], (hyfft_precision)prec, -1, 0);
