@@ -274,14 +274,18 @@ run_step conv_cuda 120 bash -c "'$build/tools/hyfft/hyfft' verify --device cuda 
     conv:c2c:f32:1024x1024:b4:k3 conv:r2c:f64:128x128:b2:k2"
 # Real-to-real kinds on CUDA (their kernels have no other GPU test).
 run_step r2r_cuda 120 "$build/tests/accuracy/hyfft_r2r_accuracy" --device cuda --quick
-# Long and odd shapes with their own plan forms: odd real axes in one pass,
+# Long and odd shapes with their own plan forms: odd real axes in one pass
+# (mixed-radix or Bluestein),
 # a long prime real axis as one fused Bluestein chain, an odd real DFT of
 # three passes (f64 5^11), a prime whose Bluestein convolution takes three
 # passes (alternating work buffers), a four-step length with a factor too
-# long for a pass (248696 = 2^3 7 4441), a long prime.
+# long for a pass (248696 = 2^3 7 4441), multi-dimensional C2R whose long
+# odd axis follows the others (the chain from WORK0; the half spectrum in
+# WORK1), a long prime.
 run_step long_paths_cuda 150 "$build/tools/hyfft/hyfft" verify c2r:f64:875:b38 c2r:f64:13:b10000 \
   r2c:f32:1048583 c2r:f32:1048583 r2c:f64:48828125 c2r:f64:48828125 c2c:f64:fwd:248696:b2 \
-  c2c:f64:fwd:33600023 c2c:f32:bwd:47084837 --device cuda
+  c2c:f64:fwd:33600023 c2r:f64:31x1619:b8 r2c:f64:1699:b64 r2c:f32:4099:b4:ip c2r:f32:1009:b66 \
+  c2r:f32:3x1048583 c2r:f64:2x9765625 c2c:f32:bwd:47084837 --device cuda
 # Host data staged through the device: chunked C2C, R2C, C2R and R2R, the
 # whole-buffer path through the bounce buffers, and a hybrid CPU share.
 run_step staging_cuda 90 "$build/tools/hyfft/hyfft" verify c2c:f32:fwd:4096:b8192 \
@@ -301,7 +305,8 @@ fi
 # ---- compute-sanitizer ----------------------------------------------------------------
 san_tokens=(c2c:f32:fwd:1024:b8 c2c:f64:bwd:4096 c2c:f32:fwd:97:b3 c2c:f32:fwd:64x64
             c2c:f32:fwd:256:b16:ip r2c:f32:1000:b3 c2r:f32:64x48:b2 c2r:f64:875:b3
-            r2c:f32:13:b5 r2c:f32:1048583 c2r:f32:1048583)
+            r2c:f32:13:b5 r2c:f32:1048583 c2r:f32:1048583 c2r:f64:31x1619:b2 r2c:f32:97:b3
+            c2r:f32:5x1031:b2)
 if command -v compute-sanitizer >/dev/null; then
   run_step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 3 \
     "$acc" --device cuda "${san_tokens[@]}"
@@ -309,7 +314,8 @@ if command -v compute-sanitizer >/dev/null; then
   # own suite.
   run_step memcheck_r2r 90 compute-sanitizer --tool memcheck --error-exitcode 3 \
     "$build/tests/accuracy/hyfft_r2r_accuracy" --device cuda r2r:f32:dct2:256x256 \
-    r2r:f64:dst3:64x64x64:b2 r2r:f32:dct2:1000:b3 r2r:f32:dct3:18x300 r2r:f64:dst2:30x40x50
+    r2r:f64:dst3:64x64x64:b2 r2r:f32:dct2:1000:b3 r2r:f32:dct3:18x300 r2r:f64:dst2:30x40x50 \
+    r2r:f32:dct1:65x33 r2r:f64:dst1:31:b3 r2r:f32:dht:64x48
   run_step racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 3 \
     "$acc" --device cuda "${san_tokens[@]:0:3}" c2r:f64:875:b3
 else

@@ -15,8 +15,8 @@
 #   conv tokens --vs cufft,vkfft,copy: cuFFT forward + multiply + inverse,
 #   VkFFT's performConvolution, the copy floor; each peer's line gives its
 #   difference from hyfft's result.
-# (A multi-dimensional r2r token names one kind per dim: dct2xdct2, not
-# dct2, for 1024x1024.) Output under ${OUT:-/tmp/gpu-r2r-peers}: r2r.txt,
+# (A multi-dimensional r2r token may name one kind per dim, dct2xdct2, or
+# one kind for all, dct2.) Output under ${OUT:-/tmp/gpu-r2r-peers}: r2r.txt,
 # r2r.json, conv.txt and the build, test and warm-up logs. Environment:
 # R2R_RUNS (default 10), R2R_WARMUP (3), R2R_DEADLINE (seconds for the r2r
 # bench, default 210), CONV_DEADLINE (the conv bench, default 90); with
@@ -69,6 +69,9 @@ for p in f32 f64; do
         "r2r:$p:dct2xdct2xdct2:256x256x256" "r2r:$p:dct2xdct2xdct2:128x128x128:b8")
 done
 r2r+=("r2r:f32:dct3xdct3:4096x4096" "r2r:f64:dct3xdct3xdct3:256x256x256")
+# DCT-I (VkFFT's performDCT=1; no cuFFT route), DST-II and the DHT of even
+# lengths: the other half-length forms.
+r2r+=("r2r:f32:dct1:4097x4097" "r2r:f32:dst2:4096x4096" "r2r:f32:dht:4096:b4096")
 conv=(conv:c2c:f32:1024x1024:b4:k3 conv:r2c:f32:256x256x256:k3 conv:c2c:f32:256x256x256:k1
       conv:r2c:f32:2048x2048:k1)
 t0=$(date +%s)
