@@ -1,8 +1,9 @@
 /* Choosing a plan's tree (exec/choose.h), including the measuring planner
  * (DESIGN rule 9): the model's best few solver candidates, each with a
- * handful of generator variants, are built on the device, checked against
- * the model's plan on seeded random data and timed; the fastest accurate
- * one wins and is remembered as wisdom.
+ * handful of generator variants (on the CPU: Rader or Bluestein), are
+ * built on the device, checked against the model's plan on seeded random
+ * data and timed; the fastest accurate one wins and is remembered as
+ * wisdom.
  *
  * Candidates are built as ordinary (device-memory) plans through
  * hy_exec_plan_create with the tree fixed in advance and run through
@@ -31,6 +32,9 @@ static _Thread_local hyfft_tune_info hy_tune_last;
 #define HY_TUNE_RUNS 5
 #define HY_TUNE_MARGIN 0.97
 #define HY_TUNE_MAX_REPS 100
+/* Seconds a CPU plan's measuring may take by default: FFTW's MEASURE
+ * can take a minute on long transforms, hyfft's stays near one second. */
+#define HY_TUNE_CPU_BUDGET 1.0
 
 
 void hy_exec_last_tune_info(hyfft_tune_info *info) { *info = hy_tune_last; }
@@ -217,8 +221,105 @@ static uint64_t hy_tune_source_hash(const hy_problem *problem, const hy_plan_tre
   return h;
 }
 
+/* The CPU backend's switches: its codelets have no generator variants,
+ * but Rader or Bluestein for a prime is a real choice there (the model
+ * picks Rader wherever p - 1 factors into the engine's radices). */
+static const char *const hy_cpu_tune_variants[] = {"", "rader=1", "rader=0", NULL};
+
+/* A CPU candidate has no program: it is told apart by its tree as
+ * hyfft_plan_describe prints it. */
+static uint64_t hy_tune_tree_hash(const hy_plan_tree *tree, int *ok) {
+  /* The variant's name aside: "rader=1" on a length without a prime
+   * factor is the same plan. */
+  hy_plan_tree *bare = hy_malloc(sizeof *bare);
+  if (!bare) {
+    *ok = 0;
+    return 0;
+  }
+  *bare = *tree;
+  bare->kernel_spec[0] = '\0';
+  for (int i = 0; i < bare->npasses; i++) bare->passes[i].kernel_spec[0] = '\0';
+  hy_strbuf sb;
+  hy_strbuf_init(&sb);
+  hy_plan_tree_describe(bare, &sb);
+  free(bare);
+  *ok = hy_strbuf_status(&sb) == HYFFT_SUCCESS;
+  uint64_t h = 0xcbf29ce484222325u;
+  for (size_t i = 0; *ok && i < sb.len; i++) h = (h ^ (unsigned char)sb.data[i]) * 0x100000001b3u;
+  hy_strbuf_free(&sb);
+  return h;
+}
+
+/* Time the model's plan (cand[0]) and the candidates' variants while the
+ * budget lasts; the fastest accurate one goes to *out. */
+static hy_status hy_measure_timed(struct hyfft_context_s *ctx, const hy_problem *problem,
+                                  const hy_plan_tree *cand, int ncand, hy_plan_tree *trial,
+                                  const char *const *variants, int cpu, hy_tune_data *d,
+                                  hyfft_tune_info *info, hy_plan_tree *out) {
+  hy_status st = hy_tune_data_make(ctx, problem, d);
+  /* On the CPU a measured plan stays under a second unless
+   * $HYFFT_MEASURE_BUDGET says otherwise (the model's plan is always
+   * timed, then candidates while time is left). */
+  double start = hy_now(), budget = hy_settings_get()->measure_budget;
+  if (cpu && !hy_settings_get()->measure_budget_raw) budget = HY_TUNE_CPU_BUDGET;
+  /* The model's plan is the reference and the first contender. */
+  if (st == HYFFT_SUCCESS) st = hy_tune_run(d, &cand[0], d->href, &info->default_seconds);
+  if (st == HYFFT_SUCCESS) {
+    *out = cand[0];
+    info->best_seconds = info->default_seconds;
+    info->variants_tried = 1;
+    snprintf(info->solver, sizeof info->solver, "%s", cand[0].solver);
+    double n = problem->total_transform > 2 ? (double)problem->total_transform : 2.0;
+    double u = d->f64 ? ldexp(1.0, -53) : ldexp(1.0, -24);
+    double tol = 5.0 * u * sqrt(log2(n));
+    /* Half-precision storage: results are rounded to the format, where
+     * variants may differ by one rounding (the gates of docs/api.md). */
+    if (hy_precision_is_half(d->storage)) tol = d->storage == HYFFT_BF16 ? 1.6e-2 : 2e-3;
+    uint64_t seen[HY_TUNE_CANDIDATES * 16];
+    int nseen = 0, ok = 0;
+    seen[nseen++] = cpu ? hy_tune_tree_hash(&cand[0], &ok)
+                        : hy_tune_source_hash(problem, &cand[0], &ctx->caps, &ok);
+    for (int c = 0; c < ncand; c++) {
+      for (int v = 0; variants[v]; v++) {
+        if (c == 0 && v == 0) continue;
+        if (info->variants_tried >= HY_TUNE_MAX_VARIANTS || hy_now() - start > budget) break;
+        *trial = cand[c];
+        if (hy_planner_set_variant(problem, &ctx->caps, trial, variants[v]) != HYFFT_SUCCESS) continue;
+        uint64_t h = cpu ? hy_tune_tree_hash(trial, &ok)
+                         : hy_tune_source_hash(problem, trial, &ctx->caps, &ok);
+        int dup = 0;
+        for (int i = 0; i < nseen && !dup; i++) dup = ok && seen[i] == h;
+        if (dup) continue;
+        if (ok && nseen < (int)(sizeof seen / sizeof seen[0])) seen[nseen++] = h;
+        info->variants_tried++;
+        double t = 0;
+        /* A variant that does not build (the switches exceed a device
+         * limit) or is inaccurate is rejected, never fatal. */
+        if (!ok || hy_tune_run(d, trial, d->hres, &t) != HYFFT_SUCCESS ||
+            !(hy_tune_rel_rms(d) <= tol)) {
+          info->variants_rejected++;
+          continue;
+        }
+        /* Within timing noise the model's choice stays: a variant must be
+         * clearly faster to be remembered. */
+        if (t < HY_TUNE_MARGIN * info->best_seconds) {
+          info->best_seconds = t;
+          *out = *trial;
+          snprintf(info->solver, sizeof info->solver, "%s", trial->solver);
+          snprintf(info->variant, sizeof info->variant, "%s", trial->kernel_spec);
+        }
+      }
+    }
+    hy_error_clear();
+    info->measured = 1;
+  }
+  return st;
+}
+
 static hy_status hy_measure(struct hyfft_context_s *ctx, const hy_problem *problem,
                             hy_plan_tree *out) {
+  const int cpu = ctx->caps.backend == HYFFT_BACKEND_CPU;
+  const char *const *variants = cpu ? hy_cpu_tune_variants : hy_spec_tune_variants;
   hy_plan_tree *cand = hy_malloc(HY_TUNE_CANDIDATES * sizeof *cand);
   hy_plan_tree *trial = hy_malloc(sizeof *trial);
   if (!cand || !trial) {
@@ -232,56 +333,29 @@ static hy_status hy_measure(struct hyfft_context_s *ctx, const hy_problem *probl
   hyfft_tune_info info;
   memset(&info, 0, sizeof info);
   hy_status st = hy_planner_candidates(problem, &ctx->caps, cand, HY_TUNE_CANDIDATES, &ncand);
-  if (st == HYFFT_SUCCESS) st = hy_tune_data_make(ctx, problem, &d);
-  double start = hy_now(), budget = hy_settings_get()->measure_budget;
-  /* The model's plan is the reference and the first contender. */
-  if (st == HYFFT_SUCCESS) st = hy_tune_run(&d, &cand[0], d.href, &info.default_seconds);
-  if (st == HYFFT_SUCCESS) {
-    *out = cand[0];
-    info.best_seconds = info.default_seconds;
-    info.variants_tried = 1;
-    snprintf(info.solver, sizeof info.solver, "%s", cand[0].solver);
-    double n = problem->total_transform > 2 ? (double)problem->total_transform : 2.0;
-    double u = d.f64 ? ldexp(1.0, -53) : ldexp(1.0, -24);
-    double tol = 5.0 * u * sqrt(log2(n));
-    /* Half-precision storage: results are rounded to the format, where
-     * variants may differ by one rounding (the gates of docs/api.md). */
-    if (hy_precision_is_half(d.storage)) tol = d.storage == HYFFT_BF16 ? 1.6e-2 : 2e-3;
-    uint64_t seen[HY_TUNE_CANDIDATES * 16];
-    int nseen = 0, ok = 0;
-    seen[nseen++] = hy_tune_source_hash(problem, &cand[0], &ctx->caps, &ok);
-    for (int c = 0; c < ncand; c++) {
-      for (int v = 0; hy_spec_tune_variants[v]; v++) {
-        if (c == 0 && v == 0) continue;
-        if (info.variants_tried >= HY_TUNE_MAX_VARIANTS || hy_now() - start > budget) break;
+  /* On the CPU, where a run of a long transform takes a good part of the
+   * budget, nothing is timed when no candidate differs from the model's
+   * plan. */
+  int timed = 1;
+  if (st == HYFFT_SUCCESS && cpu) {
+    int ok = 0, differs = 0;
+    uint64_t ref = hy_tune_tree_hash(&cand[0], &ok);
+    for (int c = 0; c < ncand && !differs && ok; c++)
+      for (int v = 0; variants[v] && !differs; v++) {
         *trial = cand[c];
-        if (hy_planner_set_variant(problem, &ctx->caps, trial, hy_spec_tune_variants[v]) != HYFFT_SUCCESS) continue;
-        uint64_t h = hy_tune_source_hash(problem, trial, &ctx->caps, &ok);
-        int dup = 0;
-        for (int i = 0; i < nseen && !dup; i++) dup = ok && seen[i] == h;
-        if (dup) continue;
-        if (ok && nseen < (int)(sizeof seen / sizeof seen[0])) seen[nseen++] = h;
-        info.variants_tried++;
-        double t = 0;
-        /* A variant that does not build (the switches exceed a device
-         * limit) or is inaccurate is rejected, never fatal. */
-        if (!ok || hy_tune_run(&d, trial, d.hres, &t) != HYFFT_SUCCESS ||
-            !(hy_tune_rel_rms(&d) <= tol)) {
-          info.variants_rejected++;
-          continue;
-        }
-        /* Within timing noise the model's choice stays: a variant must be
-         * clearly faster to be remembered. */
-        if (t < HY_TUNE_MARGIN * info.best_seconds) {
-          info.best_seconds = t;
-          *out = *trial;
-          snprintf(info.solver, sizeof info.solver, "%s", trial->solver);
-          snprintf(info.variant, sizeof info.variant, "%s", trial->kernel_spec);
-        }
+        if (hy_planner_set_variant(problem, &ctx->caps, trial, variants[v]) != HYFFT_SUCCESS) continue;
+        int tok = 0;
+        uint64_t h = hy_tune_tree_hash(trial, &tok);
+        differs = tok && h != ref;
       }
-    }
     hy_error_clear();
-    info.measured = 1;
+    timed = differs || !ok;
+  }
+  if (st == HYFFT_SUCCESS && !timed) {
+    *out = cand[0];
+    snprintf(info.solver, sizeof info.solver, "%s", cand[0].solver);
+  } else {
+    st = hy_measure_timed(ctx, problem, cand, ncand, trial, variants, cpu, &d, &info, out);
   }
   hy_tune_data_free(&d);
   free(cand);
@@ -319,10 +393,7 @@ hy_status hy_exec_choose(struct hyfft_context_s *ctx, const hy_problem *problem,
     return HYFFT_SUCCESS;
   }
   hy_error_clear();
-  /* On the CPU backend the codelets have no switches to sweep yet: the
-   * model decides (docs/api.md). */
-  if (((flags & HYFFT_MEASURE) || hy_settings_get()->measure) && ctx->caps.backend != HYFFT_BACKEND_CPU)
-    return hy_measure(ctx, problem, out);
+  if ((flags & HYFFT_MEASURE) || hy_settings_get()->measure) return hy_measure(ctx, problem, out);
   HY_TRY(hy_planner_plan(problem, &ctx->caps, flags, out));
   snprintf(hy_tune_last.solver, sizeof hy_tune_last.solver, "%s", out->solver);
   return HYFFT_SUCCESS;

@@ -211,10 +211,43 @@ static void test_cpu(void) {
   CHECK_OK(hyfft_plan_describe(plan, desc, sizeof desc, NULL));
   CHECK(strstr(desc, "kernel variant pad=0") != NULL, "describe shows the variant:\n%s", desc);
   hyfft_plan_destroy(plan);
-  /* MEASURE on the CPU uses the model (no variants to time). */
+  /* MEASURE on the CPU: where no candidate differs from the model's plan
+   * (a power of two: Rader or not is the same plan) nothing is timed... */
   CHECK_OK(hyfft_plan_token(ctx, "c2c:f32:fwd:32", HYFFT_MEASURE, &plan));
   CHECK_OK(hyfft_last_tune_info(&info));
-  CHECK(!info.measured && !info.from_wisdom, "CPU MEASURE plans by the model");
+  CHECK(!info.measured && !info.from_wisdom, "CPU MEASURE of 32 points times nothing");
+  hyfft_plan_destroy(plan);
+  /* ... a prime times Rader against Bluestein, keeps the faster, gives
+   * the right transform and leaves wisdom that the next plan uses. */
+  const int n = 97, batch = 3;
+  CHECK_OK(hyfft_plan_token(ctx, "c2c:f64:fwd:97:b3", HYFFT_MEASURE, &plan));
+  CHECK_OK(hyfft_last_tune_info(&info));
+  CHECK(info.measured && info.variants_tried >= 2 && info.variants_rejected == 0 &&
+            info.best_seconds > 0 && info.best_seconds <= info.default_seconds,
+        "CPU MEASURE of a prime: measured %d, tried %d, rejected %d, %g <= %g s", info.measured,
+        info.variants_tried, info.variants_rejected, info.best_seconds, info.default_seconds);
+  double in[2 * 97 * 3], out[2 * 97 * 3];
+  for (int i = 0; i < 2 * n * batch; i++) in[i] = sin(0.37 * i + 0.1 * (i % 7));
+  CHECK_OK(hyfft_execute(plan, in, out));
+  double num = 0, den = 0;
+  for (int b = 0; b < batch; b++)
+    for (int k = 0; k < n; k++) {
+      long double re = 0, im = 0;
+      for (int j = 0; j < n; j++) {
+        long double ang = -2.0L * 3.14159265358979323846264338327950288L * j * k / n;
+        long double xr = in[2 * (b * n + j)], xi = in[2 * (b * n + j) + 1];
+        re += xr * cosl(ang) - xi * sinl(ang);
+        im += xr * sinl(ang) + xi * cosl(ang);
+      }
+      double dr = out[2 * (b * n + k)] - (double)re, di = out[2 * (b * n + k) + 1] - (double)im;
+      num += dr * dr + di * di;
+      den += (double)(re * re + im * im);
+    }
+  CHECK(sqrt(num / den) < 1e-14, "CPU MEASURE plan of 97 points: rel RMS %g", sqrt(num / den));
+  hyfft_plan_destroy(plan);
+  CHECK_OK(hyfft_plan_token(ctx, "c2c:f64:fwd:97:b3", HYFFT_ESTIMATE, &plan));
+  CHECK_OK(hyfft_last_tune_info(&info));
+  CHECK(info.from_wisdom, "the measured choice is wisdom for the next plan");
   hyfft_plan_destroy(plan);
   hyfft_context_destroy(ctx);
   hyfft_wisdom_forget();
