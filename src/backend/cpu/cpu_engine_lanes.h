@@ -198,6 +198,32 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather_rows(const hy_r *src, const hy_la
   if (j0 < n) hy_gather_tile(rows, 1, n - L_, L_, ar, ai);
 }
 
+/* hy_gather for LANES short transforms stored back to back (n >= LANES,
+ * the group up to 1024 elements): one sequential copy of the group with
+ * full-width vector loads and stores first (a stream the hardware
+ * prefetches; GCC's memcpy here became `rep movsq`, which stalled on
+ * every group), then the tiles from that copy. A function of its own so
+ * that the code GCC makes of hy_gather's other paths stays as it was. */
+static int hy_gather_block_fits(const hy_lanes *ln, int64_t is, int64_t n) {
+  return n >= L_ && n * L_ <= 1024 && hy_lanes_block(ln, is, n, 0);
+}
+
+HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_gather_block(
+    const hy_r *src, const hy_lanes *ln, int64_t n, hy_v *restrict ar, hy_v *restrict ai) {
+  hy_r seq[2 * 1024] __attribute__((aligned(64)));
+  const hy_r *b0 = src + 2 * ln->so[0];
+  for (int64_t i = 0; i < 2 * n; i++) {
+    hy_v t;
+    memcpy(&t, b0 + i * L_, sizeof t);
+    memcpy(seq + i * L_, &t, sizeof t);
+  }
+  const hy_r *rows[L_];
+  for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
+  int64_t j0 = 0;
+  for (; j0 + L_ <= n; j0 += L_) hy_gather_tile(rows, 1, j0, L_, ar, ai);
+  if (j0 < n) hy_gather_tile(rows, 1, n - L_, L_, ar, ai);
+}
+
 /* Interleaved source -> split lane vectors, LANES wide. */
 HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_lanes *ln, int64_t n,
                                 hy_v *restrict ar, hy_v *restrict ai) {
@@ -219,15 +245,8 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
    * own transform, then transposed in registers. */
   const hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = v < ln->count ? src + 2 * ln->so[v] : NULL;
-  if (n >= L_ && n * L_ <= 1024 && hy_lanes_block(ln, is, n, 0)) {
-    /* Back-to-back transforms: one sequential copy of the group first
-     * (a stream the hardware prefetches), then the tiles from there. */
-    hy_r seq[2 * 1024] __attribute__((aligned(64)));
-    memcpy(seq, src + 2 * ln->so[0], sizeof(hy_r) * 2 * (size_t)(n * L_));
-    for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
-    int64_t j0 = 0;
-    for (; j0 + L_ <= n; j0 += L_) hy_gather_tile(rows, 1, j0, L_, ar, ai);
-    if (j0 < n) hy_gather_tile(rows, 1, n - L_, L_, ar, ai);
+  if (hy_gather_block_fits(ln, is, n)) {
+    hy_gather_block(src, ln, n, ar, ai);
     return;
   }
   if (n >= L_) {
@@ -263,6 +282,25 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
       rr[j * L_ + v] = v < ln->count ? p[2 * j * is] : 0;
       ri[j * L_ + v] = v < ln->count ? p[2 * j * is + 1] : 0;
     }
+  }
+}
+
+/* The mirror of hy_gather_block for the scatter: the tiles into a local
+ * copy of the group, then one sequential vector copy out. */
+HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_block(
+    hy_r *dst, const hy_lanes *ln, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi,
+    hy_r sc, int scaled) {
+  hy_r seq[2 * 1024] __attribute__((aligned(64)));
+  hy_r *rows[L_];
+  for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
+  int64_t k0 = 0;
+  for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, L_, 1, k0, fr, fi, sc, scaled);
+  if (k0 < n) hy_scatter_tile(rows, L_, 1, n - L_, fr, fi, sc, scaled);
+  hy_r *b0 = dst + 2 * ln->dof[0];
+  for (int64_t i = 0; i < 2 * n; i++) {
+    hy_v t;
+    memcpy(&t, seq + i * L_, sizeof t);
+    memcpy(b0 + i * L_, &t, sizeof t);
   }
 }
 
@@ -341,6 +379,10 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
   hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = dst + 2 * ln->dof[v < ln->count ? v : 0];
   const int scaled = scale != 1.0;
+  if (n >= L_ && n * L_ <= 1024 && hy_lanes_block(ln, os, n, 1)) {
+    hy_scatter_block(dst, ln, n, fr, fi, sc, scaled);
+    return;
+  }
   if (n >= L_) {
     int64_t k0 = 0;
     for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, ln->count, os, k0, fr, fi, sc, scaled);
