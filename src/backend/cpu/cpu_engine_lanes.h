@@ -198,19 +198,21 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather_rows(const hy_r *src, const hy_la
   if (j0 < n) hy_gather_tile(rows, 1, n - L_, L_, ar, ai);
 }
 
-/* hy_gather for LANES short transforms stored back to back (n >= LANES,
- * the group up to 1024 elements): one sequential copy of the group with
- * full-width vector loads and stores first (a stream the hardware
- * prefetches; GCC's memcpy here became `rep movsq`, which stalled on
- * every group), then the tiles from that copy. A function of its own so
- * that the code GCC makes of hy_gather's other paths stays as it was. */
+/* hy_gather for LANES short transforms stored back to back (the group up
+ * to 1024 elements): one sequential copy of the group with full-width
+ * vector loads and stores first (a stream the hardware prefetches; GCC's
+ * memcpy here became `rep movsq`, which stalled on every group), then the
+ * tiles from that copy. For n < LANES a row's tile runs into the next row
+ * (dropped by the transpose) and the last one into zeroed slack. A
+ * function of its own so that the code GCC makes of hy_gather's other
+ * paths stays as it was. */
 static int hy_gather_block_fits(const hy_lanes *ln, int64_t is, int64_t n) {
-  return n >= L_ && n * L_ <= 1024 && hy_lanes_block(ln, is, n, 0);
+  return n * L_ <= 1024 && hy_lanes_block(ln, is, n, 0);
 }
 
 HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_gather_block(
     const hy_r *src, const hy_lanes *ln, int64_t n, hy_v *restrict ar, hy_v *restrict ai) {
-  hy_r seq[2 * 1024] __attribute__((aligned(64)));
+  hy_r seq[2 * 1024 + 2 * L_] __attribute__((aligned(64)));
   const hy_r *b0 = src + 2 * ln->so[0];
   for (int64_t i = 0; i < 2 * n; i++) {
     hy_v t;
@@ -219,6 +221,13 @@ HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_gather_block(
   }
   const hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
+  if (n < L_) {
+    const hy_v z = {0};
+    memcpy(seq + 2 * n * L_, &z, sizeof z);
+    memcpy(seq + 2 * n * L_ + L_, &z, sizeof z);
+    hy_gather_tile(rows, 1, 0, n, ar, ai);
+    return;
+  }
   int64_t j0 = 0;
   for (; j0 + L_ <= n; j0 += L_) hy_gather_tile(rows, 1, j0, L_, ar, ai);
   if (j0 < n) hy_gather_tile(rows, 1, n - L_, L_, ar, ai);
@@ -257,24 +266,6 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
     if (j0 < n) hy_gather_tile(rows, is, n - L_, L_, ar, ai);
     return;
   }
-  if (hy_lanes_block(ln, is, n, 0)) {
-    /* n < LANES transforms stored back to back: rows of LANES elements
-     * read straight from the block run into the next row, which the
-     * transpose drops; only rows that would run past the block's end are
-     * copied into zero-padded scratch first. */
-    hy_r pad[L_][2 * L_];
-    const hy_r *b0 = src + 2 * ln->so[0];
-    for (int v = 0; v < L_; v++) {
-      if ((v + 1) * n + (L_ - n) <= L_ * n) {
-        rows[v] = b0 + 2 * v * n;
-        continue;
-      }
-      for (int e = 0; e < 2 * L_; e++) pad[v][e] = e < 2 * n ? b0[2 * v * n + e] : 0;
-      rows[v] = pad[v];
-    }
-    hy_gather_tile(rows, 1, 0, n, ar, ai);
-    return;
-  }
   hy_r *rr = (hy_r *)ar, *ri = (hy_r *)ai;
   for (int v = 0; v < L_; v++) {
     const hy_r *p = src + 2 * ln->so[v < ln->count ? v : 0];
@@ -286,16 +277,23 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
 }
 
 /* The mirror of hy_gather_block for the scatter: the tiles into a local
- * copy of the group, then one sequential vector copy out. */
+ * copy of the group, then one sequential vector copy out (tiles written
+ * straight to the destination touch LANES lines at a time). */
 HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_block(
     hy_r *dst, const hy_lanes *ln, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi,
     hy_r sc, int scaled) {
-  hy_r seq[2 * 1024] __attribute__((aligned(64)));
+  hy_r seq[2 * 1024 + 2 * L_] __attribute__((aligned(64)));
   hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
-  int64_t k0 = 0;
-  for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, L_, 1, k0, fr, fi, sc, scaled);
-  if (k0 < n) hy_scatter_tile(rows, L_, 1, n - L_, fr, fi, sc, scaled);
+  if (n < L_) {
+    /* Whole rows of LANES in increasing order: each row's overrun is
+     * rewritten by the next, the last one's lands in the slack. */
+    hy_scatter_tile(rows, L_, 1, 0, fr, fi, sc, scaled);
+  } else {
+    int64_t k0 = 0;
+    for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, L_, 1, k0, fr, fi, sc, scaled);
+    if (k0 < n) hy_scatter_tile(rows, L_, 1, n - L_, fr, fi, sc, scaled);
+  }
   hy_r *b0 = dst + 2 * ln->dof[0];
   for (int64_t i = 0; i < 2 * n; i++) {
     hy_v t;
@@ -379,7 +377,7 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
   hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = dst + 2 * ln->dof[v < ln->count ? v : 0];
   const int scaled = scale != 1.0;
-  if (n >= L_ && n * L_ <= 1024 && hy_lanes_block(ln, os, n, 1)) {
+  if (n * L_ <= 1024 && hy_lanes_block(ln, os, n, 1)) {
     hy_scatter_block(dst, ln, n, fr, fi, sc, scaled);
     return;
   }
@@ -388,22 +386,6 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
     for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, ln->count, os, k0, fr, fi, sc, scaled);
     /* Overlapping last tile: rewrites a few elements with equal values. */
     if (k0 < n) hy_scatter_tile(rows, ln->count, os, n - L_, fr, fi, sc, scaled);
-    return;
-  }
-  if (hy_lanes_block(ln, os, n, 1)) {
-    /* Mirror of the gather: whole rows of LANES elements written in
-     * increasing order straight into the block (each row's overrun is
-     * rewritten by the next row); rows that would run past the block's
-     * end go through scratch. Columns n.. of (fr, fi) are read (the lane
-     * buffers have LANES vectors of zeroed slack) and never land. */
-    hy_r pad[L_][2 * L_];
-    hy_r *b0 = dst + 2 * ln->dof[0];
-    for (int v = 0; v < L_; v++)
-      rows[v] = (v + 1) * n + (L_ - n) <= L_ * n ? b0 + 2 * v * n : pad[v];
-    hy_scatter_tile(rows, L_, 1, 0, fr, fi, sc, scaled);
-    for (int v = 0; v < L_; v++)
-      if (rows[v] == pad[v])
-        for (int e = 0; e < n; e++) memcpy(b0 + 2 * (v * n + e), pad[v] + 2 * e, 2 * sizeof(hy_r));
     return;
   }
   const hy_r *rr = (const hy_r *)fr, *ri = (const hy_r *)fi;
