@@ -10,6 +10,10 @@
 
 /* ---- batched runs --------------------------------------------------- */
 
+#ifndef HY_BLOCK_MAX
+#define HY_BLOCK_MAX 1024
+#endif
+
 /* Vectors from the start of one lane array of a group's scratch to the
  * next, for arrays of n vectors: at least n, rounded so that consecutive
  * arrays start a quarter of 4 KiB plus one cache line apart modulo 4 KiB.
@@ -181,7 +185,7 @@ HY_INLINE void hy_scatter_tile(hy_r *const *rows, int count, int64_t os, int64_t
 #endif
 static int hy_gather_rows_fits(const hy_cpu_run *run, const hy_lanes *ln, int64_t n) {
   return !ln->contig_in && n >= L_ && run->axis.in_stride == 1 &&
-         !(n * L_ <= 1024 && hy_lanes_block(ln, 1, n, 0));
+         !(n * L_ <= HY_BLOCK_MAX && hy_lanes_block(ln, 1, n, 0));
 }
 
 HY_NO_LIBCALLS HY_CLONES static void hy_gather_rows(const hy_r *src, const hy_lanes *ln, int64_t n,
@@ -207,13 +211,12 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather_rows(const hy_r *src, const hy_la
  * function of its own so that the code GCC makes of hy_gather's other
  * paths stays as it was. */
 static int hy_gather_block_fits(const hy_lanes *ln, int64_t is, int64_t n) {
-  return n * L_ <= 1024 && hy_lanes_block(ln, is, n, 0);
+  return n * L_ <= HY_BLOCK_MAX && hy_lanes_block(ln, is, n, 0);
 }
 
 HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_gather_block(
-    const hy_r *src, const hy_lanes *ln, int64_t n, hy_v *restrict ar, hy_v *restrict ai) {
-  hy_r seq[2 * 1024 + 2 * L_] __attribute__((aligned(64)));
-  const hy_r *b0 = src + 2 * ln->so[0];
+    const hy_r *b0, int64_t n, hy_v *restrict ar, hy_v *restrict ai) {
+  hy_r seq[2 * HY_BLOCK_MAX + 2 * L_] __attribute__((aligned(64)));
   for (int64_t i = 0; i < 2 * n; i++) {
     hy_v t;
     memcpy(&t, b0 + i * L_, sizeof t);
@@ -255,7 +258,7 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
   const hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = v < ln->count ? src + 2 * ln->so[v] : NULL;
   if (hy_gather_block_fits(ln, is, n)) {
-    hy_gather_block(src, ln, n, ar, ai);
+    hy_gather_block(src + 2 * ln->so[0], n, ar, ai);
     return;
   }
   if (n >= L_) {
@@ -280,9 +283,8 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
  * copy of the group, then one sequential vector copy out (tiles written
  * straight to the destination touch LANES lines at a time). */
 HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_block(
-    hy_r *dst, const hy_lanes *ln, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi,
-    hy_r sc, int scaled) {
-  hy_r seq[2 * 1024 + 2 * L_] __attribute__((aligned(64)));
+    hy_r *b0, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc, int scaled) {
+  hy_r seq[2 * HY_BLOCK_MAX + 2 * L_] __attribute__((aligned(64)));
   hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
   if (n < L_) {
@@ -294,7 +296,6 @@ HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_block(
     for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, L_, 1, k0, fr, fi, sc, scaled);
     if (k0 < n) hy_scatter_tile(rows, L_, 1, n - L_, fr, fi, sc, scaled);
   }
-  hy_r *b0 = dst + 2 * ln->dof[0];
   for (int64_t i = 0; i < 2 * n; i++) {
     hy_v t;
     memcpy(&t, seq + i * L_, sizeof t);
@@ -377,8 +378,8 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
   hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = dst + 2 * ln->dof[v < ln->count ? v : 0];
   const int scaled = scale != 1.0;
-  if (n * L_ <= 1024 && hy_lanes_block(ln, os, n, 1)) {
-    hy_scatter_block(dst, ln, n, fr, fi, sc, scaled);
+  if (n * L_ <= HY_BLOCK_MAX && hy_lanes_block(ln, os, n, 1)) {
+    hy_scatter_block(dst + 2 * ln->dof[0], n, fr, fi, sc, scaled);
     return;
   }
   if (n >= L_) {
