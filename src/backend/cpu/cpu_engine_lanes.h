@@ -10,8 +10,11 @@
 
 /* ---- batched runs --------------------------------------------------- */
 
+/* Elements of the largest group of back-to-back transforms that goes
+ * through the block copies (hy_gather_block): 8 KiB of data, so that the
+ * two local copies and the four lane arrays stay in L1. */
 #ifndef HY_BLOCK_MAX
-#define HY_BLOCK_MAX 1024
+#define HY_BLOCK_MAX (8192 / (2 * (int)sizeof(hy_r)))
 #endif
 
 /* Vectors from the start of one lane array of a group's scratch to the
