@@ -206,7 +206,7 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather_rows(const hy_r *src, const hy_la
 }
 
 /* hy_gather for LANES short transforms stored back to back (the group up
- * to 1024 elements): one sequential copy of the group with full-width
+ * to HY_BLOCK_MAX elements): one sequential copy of the group with full-width
  * vector loads and stores first (a stream the hardware prefetches; GCC's
  * memcpy here became `rep movsq`, which stalled on every group), then the
  * tiles from that copy. For n < LANES a row's tile runs into the next row
