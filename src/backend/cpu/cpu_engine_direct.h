@@ -42,6 +42,24 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   }
   const hy_cpu_run *run = job->run;
   const hyfft_dim *inner = run->nloops > 0 ? &run->loops[run->nloops - 1] : NULL;
+  /* A run of transforms stored back to back (one loop, distance n, unit
+   * stride, no twiddle), short enough for the block copies: its full
+   * groups go straight through the block gather and scatter, without the
+   * per-group lane bookkeeping and layout checks; a partial last group
+   * takes the general loop below. */
+  if (run->nloops == 1 && run->axis.in_stride == 1 && run->axis.out_stride == 1 &&
+      run->loops[0].in_stride == n && run->loops[0].out_stride == n && n * L_ <= HY_BLOCK_MAX &&
+      !(run->twiddle_loop >= 0 && node->tw.n > 0)) {
+    const int64_t full = job->count / L_, stop = end < full ? end : full;
+    const hy_r sc = (hy_r)run->scale;
+    const int scaled = run->scale != 1.0;
+    for (; begin < stop; begin++) {
+      const int64_t off = 2 * begin * L_ * n;
+      hy_gather_block((const hy_r *)run->src + off, n, ar, ai);
+      int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
+      hy_scatter_block((hy_r *)run->dst + off, n, where ? br : ar, where ? bi : ai, sc, scaled);
+    }
+  }
   hy_lanes cur[1], pl;
   int have = 0;
   for (int64_t g = begin; g < end; g++) {

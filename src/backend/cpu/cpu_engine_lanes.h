@@ -10,6 +10,13 @@
 
 /* ---- batched runs --------------------------------------------------- */
 
+/* Elements of the largest group of back-to-back transforms that goes
+ * through the block copies (hy_gather_block): 8 KiB of data, so that the
+ * two local copies and the four lane arrays stay in L1. */
+#ifndef HY_BLOCK_MAX
+#define HY_BLOCK_MAX (8192 / (2 * (int)sizeof(hy_r)))
+#endif
+
 /* Vectors from the start of one lane array of a group's scratch to the
  * next, for arrays of n vectors: at least n, rounded so that consecutive
  * arrays start a quarter of 4 KiB plus one cache line apart modulo 4 KiB.
@@ -181,7 +188,7 @@ HY_INLINE void hy_scatter_tile(hy_r *const *rows, int count, int64_t os, int64_t
 #endif
 static int hy_gather_rows_fits(const hy_cpu_run *run, const hy_lanes *ln, int64_t n) {
   return !ln->contig_in && n >= L_ && run->axis.in_stride == 1 &&
-         !(n * L_ <= 1024 && hy_lanes_block(ln, 1, n, 0));
+         !(n * L_ <= HY_BLOCK_MAX && hy_lanes_block(ln, 1, n, 0));
 }
 
 HY_NO_LIBCALLS HY_CLONES static void hy_gather_rows(const hy_r *src, const hy_lanes *ln, int64_t n,
@@ -195,6 +202,40 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather_rows(const hy_r *src, const hy_la
       for (int v = 0; v < count; v++) __builtin_prefetch(rows[v] + 2 * (j0 + HY_PF_ROW), 0, 3);
     hy_gather_tile(rows, 1, j0, L_, ar, ai);
   }
+  if (j0 < n) hy_gather_tile(rows, 1, n - L_, L_, ar, ai);
+}
+
+/* hy_gather for LANES short transforms stored back to back (the group up
+ * to HY_BLOCK_MAX elements): one sequential copy of the group with full-width
+ * vector loads and stores first (a stream the hardware prefetches; GCC's
+ * memcpy here became `rep movsq`, which stalled on every group), then the
+ * tiles from that copy. For n < LANES a row's tile runs into the next row
+ * (dropped by the transpose) and the last one into zeroed slack. A
+ * function of its own so that the code GCC makes of hy_gather's other
+ * paths stays as it was. */
+static int hy_gather_block_fits(const hy_lanes *ln, int64_t is, int64_t n) {
+  return n * L_ <= HY_BLOCK_MAX && hy_lanes_block(ln, is, n, 0);
+}
+
+HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_gather_block(
+    const hy_r *b0, int64_t n, hy_v *restrict ar, hy_v *restrict ai) {
+  hy_r seq[2 * HY_BLOCK_MAX + 2 * L_] __attribute__((aligned(64)));
+  for (int64_t i = 0; i < 2 * n; i++) {
+    hy_v t;
+    memcpy(&t, b0 + i * L_, sizeof t);
+    memcpy(seq + i * L_, &t, sizeof t);
+  }
+  const hy_r *rows[L_];
+  for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
+  if (n < L_) {
+    const hy_v z = {0};
+    memcpy(seq + 2 * n * L_, &z, sizeof z);
+    memcpy(seq + 2 * n * L_ + L_, &z, sizeof z);
+    hy_gather_tile(rows, 1, 0, n, ar, ai);
+    return;
+  }
+  int64_t j0 = 0;
+  for (; j0 + L_ <= n; j0 += L_) hy_gather_tile(rows, 1, j0, L_, ar, ai);
   if (j0 < n) hy_gather_tile(rows, 1, n - L_, L_, ar, ai);
 }
 
@@ -219,15 +260,8 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
    * own transform, then transposed in registers. */
   const hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = v < ln->count ? src + 2 * ln->so[v] : NULL;
-  if (n >= L_ && n * L_ <= 1024 && hy_lanes_block(ln, is, n, 0)) {
-    /* Back-to-back transforms: one sequential copy of the group first
-     * (a stream the hardware prefetches), then the tiles from there. */
-    hy_r seq[2 * 1024] __attribute__((aligned(64)));
-    memcpy(seq, src + 2 * ln->so[0], sizeof(hy_r) * 2 * (size_t)(n * L_));
-    for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
-    int64_t j0 = 0;
-    for (; j0 + L_ <= n; j0 += L_) hy_gather_tile(rows, 1, j0, L_, ar, ai);
-    if (j0 < n) hy_gather_tile(rows, 1, n - L_, L_, ar, ai);
+  if (hy_gather_block_fits(ln, is, n)) {
+    hy_gather_block(src + 2 * ln->so[0], n, ar, ai);
     return;
   }
   if (n >= L_) {
@@ -238,24 +272,6 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
     if (j0 < n) hy_gather_tile(rows, is, n - L_, L_, ar, ai);
     return;
   }
-  if (hy_lanes_block(ln, is, n, 0)) {
-    /* n < LANES transforms stored back to back: rows of LANES elements
-     * read straight from the block run into the next row, which the
-     * transpose drops; only rows that would run past the block's end are
-     * copied into zero-padded scratch first. */
-    hy_r pad[L_][2 * L_];
-    const hy_r *b0 = src + 2 * ln->so[0];
-    for (int v = 0; v < L_; v++) {
-      if ((v + 1) * n + (L_ - n) <= L_ * n) {
-        rows[v] = b0 + 2 * v * n;
-        continue;
-      }
-      for (int e = 0; e < 2 * L_; e++) pad[v][e] = e < 2 * n ? b0[2 * v * n + e] : 0;
-      rows[v] = pad[v];
-    }
-    hy_gather_tile(rows, 1, 0, n, ar, ai);
-    return;
-  }
   hy_r *rr = (hy_r *)ar, *ri = (hy_r *)ai;
   for (int v = 0; v < L_; v++) {
     const hy_r *p = src + 2 * ln->so[v < ln->count ? v : 0];
@@ -263,6 +279,30 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
       rr[j * L_ + v] = v < ln->count ? p[2 * j * is] : 0;
       ri[j * L_ + v] = v < ln->count ? p[2 * j * is + 1] : 0;
     }
+  }
+}
+
+/* The mirror of hy_gather_block for the scatter: the tiles into a local
+ * copy of the group, then one sequential vector copy out (tiles written
+ * straight to the destination touch LANES lines at a time). */
+HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_block(
+    hy_r *b0, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc, int scaled) {
+  hy_r seq[2 * HY_BLOCK_MAX + 2 * L_] __attribute__((aligned(64)));
+  hy_r *rows[L_];
+  for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
+  if (n < L_) {
+    /* Whole rows of LANES in increasing order: each row's overrun is
+     * rewritten by the next, the last one's lands in the slack. */
+    hy_scatter_tile(rows, L_, 1, 0, fr, fi, sc, scaled);
+  } else {
+    int64_t k0 = 0;
+    for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, L_, 1, k0, fr, fi, sc, scaled);
+    if (k0 < n) hy_scatter_tile(rows, L_, 1, n - L_, fr, fi, sc, scaled);
+  }
+  for (int64_t i = 0; i < 2 * n; i++) {
+    hy_v t;
+    memcpy(&t, seq + i * L_, sizeof t);
+    memcpy(b0 + i * L_, &t, sizeof t);
   }
 }
 
@@ -341,27 +381,15 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
   hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = dst + 2 * ln->dof[v < ln->count ? v : 0];
   const int scaled = scale != 1.0;
+  if (n * L_ <= HY_BLOCK_MAX && hy_lanes_block(ln, os, n, 1)) {
+    hy_scatter_block(dst + 2 * ln->dof[0], n, fr, fi, sc, scaled);
+    return;
+  }
   if (n >= L_) {
     int64_t k0 = 0;
     for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, ln->count, os, k0, fr, fi, sc, scaled);
     /* Overlapping last tile: rewrites a few elements with equal values. */
     if (k0 < n) hy_scatter_tile(rows, ln->count, os, n - L_, fr, fi, sc, scaled);
-    return;
-  }
-  if (hy_lanes_block(ln, os, n, 1)) {
-    /* Mirror of the gather: whole rows of LANES elements written in
-     * increasing order straight into the block (each row's overrun is
-     * rewritten by the next row); rows that would run past the block's
-     * end go through scratch. Columns n.. of (fr, fi) are read (the lane
-     * buffers have LANES vectors of zeroed slack) and never land. */
-    hy_r pad[L_][2 * L_];
-    hy_r *b0 = dst + 2 * ln->dof[0];
-    for (int v = 0; v < L_; v++)
-      rows[v] = (v + 1) * n + (L_ - n) <= L_ * n ? b0 + 2 * v * n : pad[v];
-    hy_scatter_tile(rows, L_, 1, 0, fr, fi, sc, scaled);
-    for (int v = 0; v < L_; v++)
-      if (rows[v] == pad[v])
-        for (int e = 0; e < n; e++) memcpy(b0 + 2 * (v * n + e), pad[v] + 2 * e, 2 * sizeof(hy_r));
     return;
   }
   const hy_r *rr = (const hy_r *)fr, *ri = (const hy_r *)fi;

@@ -503,6 +503,16 @@ int main(void) {
         if (sizes[i] > 100000 && (prec == 1 || sign > 0)) continue;
         test_1d(sizes[i], sizes[i] <= 1024 ? 5 : 1, (hyfft_precision)prec, sign, 0, 0);
       }
+  /* Short transforms stored back to back, batches of full lane groups
+   * and a partial last group (37 = 4*8 + 5 f32 lanes, 9*4 + 1 f64): the
+   * block gather (one vector copy per group, then tiles) and the n < LANES
+   * row tiles; in place and out of place, scaled. */
+  static const int64_t shorts[] = {2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 32, 60, 64, 100, 128, 129};
+  for (int prec = 0; prec < 2; prec++)
+    for (int sign = -1; sign <= 1; sign += 2)
+      for (size_t i = 0; i < sizeof shorts / sizeof shorts[0]; i++)
+        for (int ip = 0; ip < 2; ip++)
+          test_1d(shorts[i], 37, (hyfft_precision)prec, sign, ip, ip ? 0.5 : 0);
   /* in place, scaled, batched */
   test_1d(64, 37, HYFFT_F32, -1, 1, 1.0 / 64);
   test_1d(1000, 3, HYFFT_F64, 1, 1, 0.25);
