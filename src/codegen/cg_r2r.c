@@ -194,120 +194,140 @@ hy_status hy_cg_r2r_fused_tables(const hy_pass *pass, hy_gpu_program *prog, int 
   return HYFFT_SUCCESS;
 }
 
+/* The half forms' PRE steps (plan.h r2r_half) and the length-n DCT-II's,
+ * each into local memory; the loop variable e of hy_cg_real_loop_open
+ * counts what one thread handles. */
+
+/* DCT-II/DST-II half form: complex element c of z holds v_2c, v_2c+1, and
+ * element m-1-c holds v_n-2-2c, v_n-1-2c (m = n/2). For c < m/2 these four
+ * are x_4c, x_4c+2, x_4c+3, x_4c+1: thread c reads four neighbouring
+ * inputs and writes two whole elements; for odd m the middle element is
+ * x_n-2, x_n-1. DST-II negates the odd-index inputs. */
+static void hy_cg_r2r_pre_half10(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  const long long m = (long long)k->n, is = (long long)pass->axis.in_stride;
+  const char *neg = pass->r2r_kind == HYFFT_RODFT10 ? "-" : "";
+  char a[128], b[128], bl[160];
+  hy_cg_real_lds(k, "e", a, sizeof a);
+  snprintf(b, sizeof b, "%lld - e", m - 1);
+  hy_cg_real_lds(k, b, bl, sizeof bl);
+  hy_cg_real_loop_open(k, count, (m + 1) / 2, 0, "i2");
+  hy_strbuf_appendf(sb, "      const %s r2s = i2 + (%s)(4 * e) * %lld;\n", k->idx, k->idx, is);
+  hy_strbuf_appendf(sb, "      const real r2x0 = src[r2s], r2x1 = %ssrc[r2s + %lld];\n", neg, is);
+  if (m % 2 == 1)
+    hy_strbuf_appendf(sb, "      if (e == %lld) {\n        %s = MK(r2x0, r2x1);\n      } else {\n", m / 2, a);
+  else
+    hy_strbuf_append(sb, "      {\n");
+  hy_strbuf_appendf(sb, "        const real r2x2 = src[r2s + %lld], r2x3 = %ssrc[r2s + %lld];\n", 2 * is,
+                    neg, 3 * is);
+  hy_strbuf_appendf(sb, "        %s = MK(r2x0, r2x2);\n        %s = MK(r2x3, r2x1);\n      }\n", a, bl);
+}
+
+/* DCT-II/DST-II, length-n form: Makhoul's permutation run backwards. The
+ * loop walks the inputs in memory order (whole lines per warp) and each
+ * lands where the permutation puts it, v_e = x_2e (e < (n+1)/2),
+ * v_e = x_2(n-1-e)+1. */
+static void hy_cg_r2r_pre_makhoul(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  const long long n = (long long)pass->r2r_n;
+  char at[128];
+  hy_cg_real_lds(k, "r2e", at, sizeof at);
+  hy_cg_real_loop_open(k, count, pass->r2r_n, 0, "i2");
+  hy_strbuf_appendf(sb, "      const int r2e = (e & 1) == 0 ? e / 2 : %lld - e / 2;\n", n - 1);
+  hy_strbuf_appendf(sb, "      real r2x = src[i2 + (%s)e * %lld];\n", k->idx,
+                    (long long)pass->axis.in_stride);
+  if (pass->r2r_kind == HYFFT_RODFT10) hy_strbuf_append(sb, "      if (e & 1) r2x = -r2x;\n");
+  hy_strbuf_appendf(sb, "      %s = MK(r2x, (real)0);\n", at);
+}
+
+/* DHT half form: complex element c holds x_2c + i x_2c+1. */
+static void hy_cg_r2r_pre_half_dht(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const long long is = (long long)k->pass->axis.in_stride;
+  char at[128];
+  hy_cg_real_lds(k, "e", at, sizeof at);
+  hy_cg_real_loop_open(k, count, k->n, 0, "i2");
+  hy_strbuf_appendf(sb, "      const %s r2s = i2 + (%s)(2 * e) * %lld;\n", k->idx, k->idx, is);
+  hy_strbuf_appendf(sb, "      %s = MK(src[r2s], src[r2s + %lld]);\n", at, is);
+}
+
+/* DCT-I/DST-I half form: complex element c holds e_2c + i e_2c+1 of the
+ * even extension x_0..x_n-1, x_n-2..x_1 (DCT-I, length 2(n-1)) or the odd
+ * one 0, x_0..x_n-1, 0, -x_n-1..-x_0 (DST-I, length 2(n+1)). */
+static void hy_cg_r2r_pre_half00(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  const long long n = (long long)pass->r2r_n, N = 2 * (long long)k->n,
+                  is = (long long)pass->axis.in_stride;
+  char at[128];
+  hy_cg_real_lds(k, "e", at, sizeof at);
+  hy_cg_real_loop_open(k, count, k->n, 0, "i2");
+  for (int part = 0; part < 2; part++) {
+    const char *q = part ? "(2 * e + 1)" : "(2 * e)";
+    if (pass->r2r_kind == HYFFT_REDFT00)
+      hy_strbuf_appendf(sb, "      const real r2x%d = src[i2 + (%s)(%s < %lld ? %s : %lld - %s) * %lld];\n",
+                        part, k->idx, q, n, q, N, q, is);
+    else
+      hy_strbuf_appendf(sb, "      const real r2x%d = %s == 0 || %s == %lld ? (real)0 : %s <= %lld ? "
+                            "src[i2 + (%s)(%s - 1) * %lld] : -src[i2 + (%s)(%lld - %s) * %lld];\n",
+                        part, q, q, n + 1, q, n, k->idx, q, is, k->idx, N - 1, q, is);
+  }
+  hy_strbuf_appendf(sb, "      %s = MK(r2x0, r2x1);\n", at);
+}
+
+/* DCT-III/DST-III half form: thread e <= m/2 (m = n/2) forms V_e and V_m-e
+ * of the Hermitian length-n spectrum (the length-n form's PRE values) and
+ * pairs them as the C2R step does (table fz) into Z_e and Z_m-e, whose
+ * inverse DFT of m holds v_2j + i v_2j+1. */
+static void hy_cg_r2r_pre_half01(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  const long long m = (long long)k->n;
+  char lze[128], lzj[128];
+  hy_cg_real_lds(k, "e", lze, sizeof lze);
+  hy_cg_real_lds(k, "j", lzj, sizeof lzj);
+  hy_cg_real_loop_open(k, count, m / 2 + 1, 0, "i2");
+  hy_strbuf_appendf(sb, "      const int j = %lld - e;\n      real2 r2ve, r2vj;\n      {\n", m);
+  hy_cg_r2r_io io = {"i2", k->idx, "r2r_in_tab", "        ", (long long)pass->axis.in_stride, NULL};
+  hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
+  hy_strbuf_append(sb, "        r2ve = r2v;\n      }\n      {\n        const int e = j;\n");
+  hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
+  hy_strbuf_append(sb, "        r2vj = r2v;\n      }\n");
+  hy_strbuf_append(sb, "      if (e == 0) { r2ve.y = (real)0; r2vj.y = (real)0; }\n      {\n");
+  hy_cg_real_step_value(sb, 0, "r2ve", "r2vj", "fz[e]", "        ");
+  hy_strbuf_appendf(sb, "        %s = v;\n      }\n", lze);
+  hy_strbuf_appendf(sb, "      if (j != e && j < %lld) {\n", m);
+  hy_cg_real_step_value(sb, 0, "r2vj", "r2ve", "fz[j]", "        ");
+  hy_strbuf_appendf(sb, "        %s = v;\n      }\n", lzj);
+}
+
 void hy_cg_load_r2r_pre(hy_cg_kernel *k, int64_t count) {
   hy_strbuf *sb = k->sb;
   const hy_pass *pass = k->pass;
-  char le[128];
-  hy_cg_real_lds(k, "e", le, sizeof le);
-  hy_strbuf_appendf(sb, "  /* %s pre-processing into local memory */\n",
-                    hy_r2r_kind_name((hyfft_r2r_kind)pass->r2r_kind));
   const hyfft_r2r_kind kind = (hyfft_r2r_kind)pass->r2r_kind;
-  if ((kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10) && pass->r2r_half) {
-    /* Half form: complex element c of z holds v_2c, v_2c+1, and element
-     * m-1-c holds v_n-2-2c, v_n-1-2c (m = n/2). For c < m/2 these four are
-     * x_4c, x_4c+2, x_4c+3, x_4c+1: thread c reads four neighbouring
-     * inputs and writes two whole elements; for odd m the middle element
-     * is x_n-2, x_n-1. DST-II negates the odd-index inputs. */
-    const long long m = (long long)k->n, is = (long long)pass->axis.in_stride;
-    const char *neg = kind == HYFFT_RODFT10 ? "-" : "";
-    char a[128], b[128];
-    hy_cg_real_lds(k, "e", a, sizeof a);
-    snprintf(b, sizeof b, "%lld - e", m - 1);
-    char bl[160];
-    hy_cg_real_lds(k, b, bl, sizeof bl);
-    hy_cg_real_loop_open(k, count, (m + 1) / 2, 0, "i2");
-    hy_strbuf_appendf(sb, "      const %s r2s = i2 + (%s)(4 * e) * %lld;\n", k->idx, k->idx, is);
-    hy_strbuf_appendf(sb, "      const real r2x0 = src[r2s], r2x1 = %ssrc[r2s + %lld];\n", neg, is);
-    if (m % 2 == 1) hy_strbuf_appendf(sb, "      if (e == %lld) {\n        %s = MK(r2x0, r2x1);\n      } else {\n", m / 2, a);
-    else hy_strbuf_append(sb, "      {\n");
-    hy_strbuf_appendf(sb, "        const real r2x2 = src[r2s + %lld], r2x3 = %ssrc[r2s + %lld];\n", 2 * is,
-                      neg, 3 * is);
-    hy_strbuf_appendf(sb, "        %s = MK(r2x0, r2x2);\n        %s = MK(r2x3, r2x1);\n      }\n", a, bl);
-    hy_strbuf_append(sb, "    }\n  }\n  HY_BARRIER();\n");
-    return;
-  }
-  if ((kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10) && pass->r2r_len == pass->r2r_n) {
-    /* Makhoul's permutation run backwards: the loop walks the inputs in
-     * memory order (whole lines per warp) and each lands where the
-     * permutation puts it, v_e = x_2e (e < (n+1)/2), v_e = x_2(n-1-e)+1;
-     * in the half form v_e is the real (e even) or imaginary (e odd) part
-     * of complex element e/2. */
-    const long long n = (long long)pass->r2r_n;
-    hy_cg_real_loop_open(k, count, pass->r2r_n, 0, "i2");
-    char at[128];
-    hy_cg_real_lds(k, pass->r2r_half ? "r2e >> 1" : "r2e", at, sizeof at);
-    hy_strbuf_appendf(sb, "      const int r2e = (e & 1) == 0 ? e / 2 : %lld - e / 2;\n", n - 1);
-    hy_strbuf_appendf(sb, "      real r2x = src[i2 + (%s)e * %lld];\n", k->idx,
-                      (long long)pass->axis.in_stride);
-    if (kind == HYFFT_RODFT10) hy_strbuf_append(sb, "      if (e & 1) r2x = -r2x;\n");
-    if (pass->r2r_half)
-      hy_strbuf_appendf(sb, "      if (r2e & 1) %s.y = r2x;\n      else %s.x = r2x;\n", at, at);
-    else
-      hy_strbuf_appendf(sb, "      %s = MK(r2x, (real)0);\n", at);
-    hy_strbuf_append(sb, "    }\n  }\n  HY_BARRIER();\n");
-    return;
-  }
-  if (pass->r2r_half && kind == HYFFT_DHT) {
-    /* DHT half form: complex element c holds x_2c + i x_2c+1. */
-    const long long is = (long long)pass->axis.in_stride;
-    char at[128];
-    hy_cg_real_lds(k, "e", at, sizeof at);
-    hy_cg_real_loop_open(k, count, k->n, 0, "i2");
-    hy_strbuf_appendf(sb, "      const %s r2s = i2 + (%s)(2 * e) * %lld;\n", k->idx, k->idx, is);
-    hy_strbuf_appendf(sb, "      %s = MK(src[r2s], src[r2s + %lld]);\n    }\n  }\n  HY_BARRIER();\n",
-                      at, is);
-    return;
-  }
-  if (pass->r2r_half && (kind == HYFFT_REDFT00 || kind == HYFFT_RODFT00)) {
-    /* DCT-I/DST-I half form: complex element c holds e_2c + i e_2c+1 of
-     * the even extension x_0..x_n-1, x_n-2..x_1 (DCT-I, length 2(n-1)) or
-     * the odd one 0, x_0..x_n-1, 0, -x_n-1..-x_0 (DST-I, length 2(n+1)). */
-    const long long n = (long long)pass->r2r_n, N = 2 * (long long)k->n,
-                    is = (long long)pass->axis.in_stride;
-    char at[128];
-    hy_cg_real_lds(k, "e", at, sizeof at);
-    hy_cg_real_loop_open(k, count, k->n, 0, "i2");
-    for (int part = 0; part < 2; part++) {
-      const char *q = part ? "(2 * e + 1)" : "(2 * e)";
-      if (kind == HYFFT_REDFT00)
-        hy_strbuf_appendf(sb, "      const real r2x%d = src[i2 + (%s)(%s < %lld ? %s : %lld - %s) * %lld];\n",
-                          part, k->idx, q, n, q, N, q, is);
-      else
-        hy_strbuf_appendf(sb, "      const real r2x%d = %s == 0 || %s == %lld ? (real)0 : %s <= %lld ? "
-                              "src[i2 + (%s)(%s - 1) * %lld] : -src[i2 + (%s)(%lld - %s) * %lld];\n",
-                          part, q, q, n + 1, q, n, k->idx, q, is, k->idx, N - 1, q, is);
-    }
-    hy_strbuf_appendf(sb, "      %s = MK(r2x0, r2x1);\n    }\n  }\n  HY_BARRIER();\n", at);
-    return;
-  }
-  if (pass->r2r_half) {
-    /* DCT-III/DST-III half form: thread e <= m/2 (m = n/2) forms V_e and
-     * V_m-e of the Hermitian length-n spectrum (the length-n form's PRE
-     * values) and pairs them as the C2R step does (table fz) into Z_e and
-     * Z_m-e, whose inverse DFT of m holds v_2j + i v_2j+1. */
-    const long long m = (long long)k->n;
-    char lze[128], lzj[128];
-    hy_cg_real_lds(k, "e", lze, sizeof lze);
-    hy_cg_real_lds(k, "j", lzj, sizeof lzj);
-    hy_cg_real_loop_open(k, count, m / 2 + 1, 0, "i2");
-    hy_strbuf_appendf(sb, "      const int j = %lld - e;\n      real2 r2ve, r2vj;\n      {\n", m);
-    hy_cg_r2r_io io = {"i2", k->idx, "r2r_in_tab", "        ", (long long)pass->axis.in_stride, NULL};
+  hy_strbuf_appendf(sb, "  /* %s pre-processing into local memory */\n", hy_r2r_kind_name(kind));
+  const int k10 = kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10;
+  if (pass->r2r_half && k10) {
+    hy_cg_r2r_pre_half10(k, count);
+  } else if (pass->r2r_half && kind == HYFFT_DHT) {
+    hy_cg_r2r_pre_half_dht(k, count);
+  } else if (pass->r2r_half && (kind == HYFFT_REDFT00 || kind == HYFFT_RODFT00)) {
+    hy_cg_r2r_pre_half00(k, count);
+  } else if (pass->r2r_half) {
+    hy_cg_r2r_pre_half01(k, count);
+  } else if (k10 && pass->r2r_len == pass->r2r_n) {
+    hy_cg_r2r_pre_makhoul(k, count);
+  } else {
+    char le[128];
+    hy_cg_real_lds(k, "e", le, sizeof le);
+    hy_cg_real_loop_open(k, count, pass->r2r_len, 0, "i2");
+    hy_cg_r2r_io io = {"i2", k->idx, "r2r_in_tab", "      ", (long long)pass->axis.in_stride, NULL};
     hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
-    hy_strbuf_append(sb, "        r2ve = r2v;\n      }\n      {\n        const int e = j;\n");
-    hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
-    hy_strbuf_append(sb, "        r2vj = r2v;\n      }\n");
-    hy_strbuf_append(sb, "      if (e == 0) { r2ve.y = (real)0; r2vj.y = (real)0; }\n      {\n");
-    hy_cg_real_step_value(sb, 0, "r2ve", "r2vj", "fz[e]", "        ");
-    hy_strbuf_appendf(sb, "        %s = v;\n      }\n", lze);
-    hy_strbuf_appendf(sb, "      if (j != e && j < %lld) {\n", m);
-    hy_cg_real_step_value(sb, 0, "r2vj", "r2ve", "fz[j]", "        ");
-    hy_strbuf_appendf(sb, "        %s = v;\n      }\n    }\n  }\n  HY_BARRIER();\n", lzj);
-    return;
+    hy_strbuf_appendf(sb, "      %s = r2v;\n", le);
   }
-  hy_cg_real_loop_open(k, count, pass->r2r_len, 0, "i2");
-  hy_cg_r2r_io io = {"i2", k->idx, "r2r_in_tab", "      ", (long long)pass->axis.in_stride, NULL};
-  hy_cg_r2r_pre(sb, pass, pass->r2r_n, &io);
-  hy_strbuf_appendf(sb, "      %s = r2v;\n    }\n  }\n  HY_BARRIER();\n", le);
+  hy_strbuf_append(sb, "    }\n  }\n  HY_BARRIER();\n");
 }
 
 /* The half form's POST for DCT-II/DST-II and the DHT (plan.h r2r_half):

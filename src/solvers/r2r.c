@@ -150,15 +150,12 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
       kind == HYFFT_REDFT01 || kind == HYFFT_RODFT01 ? HYFFT_BACKWARD : HYFFT_FORWARD;
   hyfft_dim loops[HY_MAX_LOOPS];
   hy_pass *pass = NULL;
-  for (int l = 0; l < k; l++)
-    loops[l] = (hyfft_dim){outer[l].n, from_out ? outer[l].out_stride : outer[l].in_stride,
-                           dense[l]};
   int64_t axis_in = from_out ? p->dims[d].out_stride : p->dims[d].in_stride;
-  /* On a GPU, DCT-II/III and DST-II/III of even n and DCT-I/DST-I first
-   * take the half-length form (the real DFT of Makhoul's v or of the even
-   * or odd extension, or the inverse real DFT that gives v, as a complex
-   * DFT of half the real length; plan.h r2r_half), kept only where it
-   * fuses into one pass; else the length-N form below. */
+  /* On a GPU, DCT-II/III, DST-II/III and the DHT of even n and DCT-I/DST-I
+   * first take the half-length form (the real DFT of Makhoul's v, of x or
+   * of the even or odd extension, or the inverse real DFT that gives v, as
+   * a complex DFT of half the real length; plan.h r2r_half), kept only
+   * where it fuses into one pass; else the length-N form below. */
   const int gpu = c->caps->backend != HYFFT_BACKEND_CPU && !hy_settings_get()->real_unfused;
   int64_t half = 0; /* the half form's DFT length, 0 where it does not apply */
   if ((kind == HYFFT_REDFT10 || kind == HYFFT_RODFT10 || kind == HYFFT_REDFT01 ||
@@ -173,8 +170,7 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
   if (!gpu) half = 0;
   for (int attempt = half ? 0 : 1; attempt < 2; attempt++) {
     const int64_t Nf = attempt == 0 ? half : N;
-    const int npasses0 = c->tree->npasses;
-    const int64_t work0 = c->tree->work_elems[0], work1 = c->tree->work_elems[1];
+    const hy_fs_mark mark = hy_fs_mark_tree(c->tree);
     for (int l = 0; l < k; l++)
       loops[l] = (hyfft_dim){outer[l].n, from_out ? outer[l].out_stride : outer[l].in_stride,
                              dense[l]};
@@ -186,9 +182,7 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
     int before = c->tree->npasses;
     hy_status st = hy_r2r_dft(c, Nf, dft_sign, k, loops);
     if (attempt == 0 && (st != HYFFT_SUCCESS || !hy_r2r_fusable(c, before, Nf))) {
-      c->tree->npasses = npasses0;
-      c->tree->work_elems[0] = work0;
-      c->tree->work_elems[1] = work1;
+      hy_fs_rollback(c->tree, mark);
       continue;
     }
     HY_TRY(st);
