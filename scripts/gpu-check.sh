@@ -13,6 +13,8 @@
 #     elements (about 6 minutes; GPU_CHECK_DEADLINE=590)
 #   GPU_CHECK_ONLY=verify: every correctness step and the sanitizers, no
 #     benchmark table and no plan-time step
+#   GPU_CHECK_SKIP="STEP STEP ...": steps (by their summary names) not run,
+#     to finish a verification that an earlier call's deadline cut short
 # Steps: configure and build; the CUDA backend tests; the accuracy and
 # property suites on --device cuda and on NVIDIA's OpenCL; compute-sanitizer
 # memcheck and racecheck on a few plans; the benchmark tables against cuFFT
@@ -57,6 +59,9 @@ run_step() {
   local name=$1 limit=$2
   shift 2
   local t0=$(date +%s) rc
+  case " ${GPU_CHECK_SKIP:-} " in *" $name "*)
+    skip_step "$name" "GPU_CHECK_SKIP"; return 0;;
+  esac
   # The whole script stays inside $deadline seconds: a step gets at most
   # what is left (less a margin for the report), and none once it is gone.
   local left=$((deadline - (t0 - start) - 15))
