@@ -61,6 +61,16 @@ void hy_cg_load_global(hy_cg_kernel *k) {
                           (long long)ps->fuse_split);
         hy_strbuf_appendf(sb, "      x0_%d = src[ib - fk * %lld + (%s)fz[fi] * %lld];\n", i,
                           (long long)lis, k->idx, (long long)lis);
+      } else if (k->pass->fuse == HY_FUSE_C2R_PRE) {
+        /* The C2R pre-processing of element e alone: from X_e and X_m-e
+         * (X_0's and X_m's imaginary parts taken as 0). The thread that
+         * forms element m - e reads the same two inputs, from L1. */
+        long long m = (long long)k->n;
+        hy_strbuf_appendf(sb, "      real2 a = src[ib + (%s)e * %lld], b = src[ib + (%s)(%lld - e) * %lld];\n",
+                          k->idx, (long long)is, k->idx, m, (long long)is);
+        hy_strbuf_append(sb, "      if (e == 0) { a.y = (real)0; b.y = (real)0; }\n");
+        hy_cg_real_step_value(sb, 0, "a", "b", "fz[e]", "      ");
+        hy_strbuf_appendf(sb, "      x0_%d = v;\n", i);
       } else if (k->pass->fuse == HY_FUSE_R2C_ODD) {
         /* A real input, imaginary part 0. */
         hy_strbuf_appendf(sb, "      x0_%d = MK(src[%s], (real)0);\n", i, addr);

@@ -136,7 +136,11 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   k.row = hy_spec_row(k.nc, spec);
   const int r2r_in = pass->fuse == HY_FUSE_R2R && (pass->r2r_fuse & 1);
   const int r2r_out = pass->fuse == HY_FUSE_R2R && (pass->r2r_fuse & 2);
-  k.lds_in = spec->stage_load || pass->fuse == HY_FUSE_C2R_PRE || r2r_in;
+  /* stagein=2 on a fused C2R step: each thread forms its first stage's
+   * inputs from X_e and X_m-e read straight from global memory, with no
+   * pass through local memory before the first stage. */
+  const int c2r_regs = pass->fuse == HY_FUSE_C2R_PRE && spec->stage_load == 2;
+  k.lds_in = !c2r_regs && (spec->stage_load || pass->fuse == HY_FUSE_C2R_PRE || r2r_in);
   k.lds_out = spec->store_transposed || spec->stage_store || pass->fuse == HY_FUSE_R2C_POST || r2r_out;
   if (pass->fuse == HY_FUSE_R2R &&
       (k.bluestein || k.rader || spec->split_exchange || pass->twiddle_loop >= 0 ||
@@ -278,7 +282,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
                     spec->transform_fastest ? "threads along the transform"
                                             : "threads across transforms",
                     spec->store_transposed ? ", transposed store" : "",
-                    spec->stage_load ? ", staged load" : "",
+                    c2r_regs ? ", C2R inputs into registers" : spec->stage_load ? ", staged load" : "",
                     spec->stage_store ? ", staged store" : "");
   /* The layout choices that differ from the planner's factors and the
    * default padding, named so that a reader of the source sees them. */
@@ -384,6 +388,8 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
   } else if (k.rader) {
     /* Rader: x_0, which every output adds (read before any store: in place). */
     hy_strbuf_append(sb, "  const real2 hx0 = valid ? src[ib] : MK(0, 0);\n");
+    hy_cg_load_global(&k);
+  } else if (c2r_regs) {
     hy_cg_load_global(&k);
   } else if (pass->fuse == HY_FUSE_C2R_PRE) {
     hy_cg_load_real_pre(&k, count, spec->stage_load);

@@ -49,7 +49,7 @@ static void hy_model_bank_layout(const hy_pass *pass, const hy_kernel_spec *name
 }
 
 hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
-                             const hy_device_caps *caps, hy_kernel_spec *spec) {
+                             const hy_device_caps *caps, int l2_chunks, hy_kernel_spec *spec) {
   memset(spec, 0, sizeof *spec);
   spec->lds_pad_shift = 5;
   spec->transforms_per_block = 1;
@@ -171,12 +171,20 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   if (m < 1) m = 1;
   /* Blocks that stay inside one element of the outermost batch loop let
    * the launches be cut into L2 chunks (codegen.c): prefer a divisor of
-   * that element's transform count down to M/2 (405 transforms: 12 -> 9). */
+   * that element's transform count down to M/2 (405 transforms: 12 -> 9).
+   * Where a warp spans the block's transforms (threads across transforms,
+   * or the transposed store) and the plan does not run in chunks, only a
+   * divisor that divides W (the complex elements of 128 bytes) or is a
+   * multiple of it: it keeps whole sectors per row and the rows' bank
+   * layout (hy_model_bank_layout). 2049 columns of a 2D real transform
+   * stay at 4 per block rather than 3, whose 24-byte pieces straddle
+   * sectors and whose rows collide in the banks. */
   int64_t batch = problem->batch_rank > 0 ? problem->batch[0].n : 0;
   if (batch > 1 && pass->nloops > 0 && pass->loops[0].n == batch && count % batch == 0) {
     int64_t per = count / batch;
+    int keep_layout = !l2_chunks && (!spec->transform_fastest || strided_out);
     for (int64_t d = m; d >= 1 && 2 * d >= m; d--)
-      if (per % d == 0) {
+      if (per % d == 0 && (!keep_layout || chunk % d == 0 || d % chunk == 0)) {
         m = d;
         break;
       }
@@ -236,11 +244,14 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     spec->threads_per_transform *= 2;
     spec->transforms_per_block /= 2;
   }
-  /* A fused C2R step reads its rows by pairs unless a variant asks for the
-   * staged form (dense rows into local memory, paired there): measured
-   * faster for some shapes and slower for others (docs/performance.md),
-   * so the measuring planner decides. */
-  if (pass->fuse == HY_FUSE_C2R_PRE) spec->stage_load = 0;
+  /* A fused C2R step forms each thread's first-stage inputs from X_e and
+   * X_m-e read straight into its registers (stagein=2): every load of a
+   * thread is in flight at once and no pass through local memory precedes
+   * the first stage. Measured on the H100 against the two local-memory
+   * forms (pairs, stagein=0; dense rows paired in local memory,
+   * stagein=1) over eleven C2R shapes, it was the fastest or within 1% on
+   * each (docs/performance.md); the others stay variants. */
+  if (pass->fuse == HY_FUSE_C2R_PRE) spec->stage_load = 2;
   hy_kernel_spec_apply(spec, hy_settings_get()->kernel_spec);
   hy_kernel_spec_apply(spec, pass->kernel_spec);
   /* A fused real step pairs elements k and m - k of a whole transform in
@@ -472,13 +483,16 @@ hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *c
   const char *env_spec = hy_settings_get()->kernel_spec;
   const char *rev = hy_settings_get()->reverse_raw;
   const char *chunk_env = hy_settings_get()->l2_chunk_raw;
+  /* Whether the passes will run chunk by chunk of the batch, known from
+   * the tree's passes and work areas before any spec. */
+  const int chunked = hy_model_l2_chunk(tree, caps) > 0;
   for (int i = 0; i < tree->npasses; i++) {
     hy_pass *pass = &tree->passes[i];
     hy_pass chosen;
     hy_rader_one_pass(pass, 0, &chosen);
     *pass = chosen;
     hy_kernel_spec spec;
-    HY_TRY(hy_model_spec(problem, pass, caps, &spec));
+    HY_TRY(hy_model_spec(problem, pass, caps, chunked, &spec));
     /* Every second pass of a multi-pass plan runs its blocks from the last
      * to the first, so it begins with the data its predecessor wrote last,
      * which L2 still holds. Baked into the kernel: a launch-time choice

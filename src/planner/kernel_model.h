@@ -17,9 +17,11 @@
 hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *caps,
                               hy_plan_tree *tree);
 
-/* The model's spec for one pass (Rader already decided). */
+/* The model's spec for one pass (Rader already decided); l2_chunks: the
+ * plan's passes will run chunk by chunk of the batch (hy_plan_tree's
+ * l2_chunk_bytes), so blocks should not straddle batch elements. */
 hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
-                        const hy_device_caps *caps, hy_kernel_spec *spec);
+                        const hy_device_caps *caps, int l2_chunks, hy_kernel_spec *spec);
 
 /* Whether the even-length step of a real transform may go into its
  * one-pass DFT of length m (HY_FUSE_R2C_POST / HY_FUSE_C2R_PRE): a GPU

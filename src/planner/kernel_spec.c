@@ -26,8 +26,9 @@ const hy_spec_key hy_spec_keys[] = {
      "consecutive threads walk one transform (1) or neighbouring transforms (0)"},
     {"transposed", HY_SPEC_FIELD(store_transposed), HY_SPEC_SET, 0, 1, 0,
      "last stage stored across transforms through local memory"},
-    {"stagein", HY_SPEC_FIELD(stage_load), HY_SPEC_SET, 0, 1, 0,
-     "inputs copied to local memory by consecutive threads first"},
+    {"stagein", HY_SPEC_FIELD(stage_load), HY_SPEC_SET, 0, 2, 0,
+     "inputs copied to local memory by consecutive threads first (1); for a fused C2R step, "
+     "2 reads each thread's own inputs straight into its registers"},
     {"stageout", HY_SPEC_FIELD(stage_store), HY_SPEC_SET, 0, 1, 0,
      "outputs stored from local memory by consecutive threads"},
     {"minblocks", HY_SPEC_FIELD(min_blocks), HY_SPEC_SET, 0, 32, 0,
