@@ -26,6 +26,12 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
  * whose local memory holds one transform as complex values. */
 int hy_model_real_fuse_fits(const hy_device_caps *caps, hyfft_precision precision, int64_t m);
 
+/* The same on the CPU: the engine runs the DFT of length m as one
+ * gathered transform per lane (caps->gather_max), whose gather or scatter
+ * takes the step. Longer DFTs run four-step, where no one gather holds
+ * both elements of a pair k, m - k; the step stays a pass of its own. */
+int hy_model_real_gather_fits(const hy_device_caps *caps, int64_t m);
+
 /* Whether a chain of passes should run as one persistent kernel by default:
  * on CUDA, when its intermediates go through a ring of work slots (more of
  * them than L2 holds) of at most 2 MB each. Read by the generator's

@@ -115,15 +115,18 @@ static hy_status hy_real_dft(hy_real_ctx *c, int64_t n, int sign, hy_buffer src,
 
 /* Whether the pass just added for the half-length DFT of an even real
  * axis (length m) may take the axis's pre- or post-processing step into
- * its load or store (HY_FUSE_C2R_PRE / HY_FUSE_R2C_POST): a GPU, one
- * mixed-radix pass of its own (not the four-step solver's), and local
- * memory for a whole transform. $HYFFT_REAL_UNFUSED keeps the step a pass. */
+ * its load or store (HY_FUSE_C2R_PRE / HY_FUSE_R2C_POST): one mixed-radix
+ * pass of its own (not the four-step solver's) and, on a GPU, local
+ * memory for a whole transform, on the CPU a length the engine gathers
+ * whole (its gather or scatter does the step). $HYFFT_REAL_UNFUSED keeps
+ * the step a pass. */
 static int hy_real_fusable(hy_real_ctx *c, int passes_before, int64_t m) {
   if (hy_settings_get()->real_unfused || c->tree->npasses != passes_before + 1) return 0;
   const hy_pass *p = &c->tree->passes[passes_before];
   return p->op == HY_PASS_DFT && p->algo == HY_ALGO_MIXED_RADIX && p->axis.n == m &&
          p->twiddle_loop < 0 && p->plane_inner == 0 && p->fuse == HY_FUSE_NONE &&
-         hy_model_real_fuse_fits(c->caps, p->precision, m);
+         (hy_model_real_fuse_fits(c->caps, p->precision, m) ||
+          hy_model_real_gather_fits(c->caps, m));
 }
 
 /* Whether an odd real axis of length n takes its steps into the one DFT

@@ -10,6 +10,11 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run);
 hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run) {
   hy_job job = {node, run, hy_run_count(run), 0};
   if (job.count == 0) return HYFFT_SUCCESS;
+  /* A real step needs the whole transform of each lane in one gather or
+   * scatter: a DIRECT node's (the backend fuses it nowhere else). */
+  if (run->real_step != HY_CPU_REAL_NONE &&
+      (node->kind != HY_CPU_DIRECT || (run->twiddle_loop >= 0 && node->tw.n > 0) || !run->real_tw))
+    return hy_error(HYFFT_INTERNAL, "cpu engine: a real step on a node of kind %d", (int)node->kind);
   switch (node->kind) {
     case HY_CPU_DIRECT: {
       int64_t groups = (job.count + L_ - 1) / L_;
