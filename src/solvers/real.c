@@ -45,7 +45,9 @@
  * even-length R2C_POST and C2R_PRE steps go into the half-length DFT pass
  * itself (its store or load, HY_FUSE_R2C_POST / HY_FUSE_C2R_PRE) where
  * that DFT is one pass of its own: one pass over the data along the real
- * axis instead of two. A problem whose DFTs do
+ * axis instead of two. The CPU does the same in its engine's gather and
+ * scatter (backend/cpu/cpu_engine_lanes.h) where the half-length DFT is
+ * gathered whole. A problem whose DFTs do
  * not fit one pass takes the four-step solver's passes for that DFT
  * (hy_real_dft); a multi-dimensional out-of-place C2R whose long odd real
  * axis cannot take them behind its half spectrum in WORK0 keeps that half
@@ -117,9 +119,9 @@ static hy_status hy_real_dft(hy_real_ctx *c, int64_t n, int sign, hy_buffer src,
  * axis (length m) may take the axis's pre- or post-processing step into
  * its load or store (HY_FUSE_C2R_PRE / HY_FUSE_R2C_POST): one mixed-radix
  * pass of its own (not the four-step solver's) and, on a GPU, local
- * memory for a whole transform, on the CPU a length the engine gathers
- * whole (its gather or scatter does the step). $HYFFT_REAL_UNFUSED keeps
- * the step a pass. */
+ * memory for a whole transform; on the CPU a length the engine gathers
+ * whole (hy_model_real_gather_fits), where its gather (C2R) or scatter
+ * (R2C) does the step. $HYFFT_REAL_UNFUSED keeps the step a pass. */
 static int hy_real_fusable(hy_real_ctx *c, int passes_before, int64_t m) {
   if (hy_settings_get()->real_unfused || c->tree->npasses != passes_before + 1) return 0;
   const hy_pass *p = &c->tree->passes[passes_before];
