@@ -26,11 +26,6 @@ typedef struct hy_device_caps {
   /* Longest 1D transform one pass can do (in elements of each precision):
    * unlimited (INT64_MAX) on the CPU, limited by local memory on GPUs. */
   int64_t max_pass_length[2];
-  /* CPU: the longest DFT the engine runs as one gathered transform per
-   * lane (one gather and one scatter over each transform whole), which
-   * takes an even real axis's pre- or post-processing step into that
-   * gather or scatter; 0 elsewhere. */
-  int64_t gather_max;
   /* A planner restriction, not the device's: no plane passes (the quick
    * first tier of a tiered plan, hy_planner_quick_tree). */
   int no_planes;

@@ -139,7 +139,6 @@ static hy_status hy_cpu_caps(void *device, hy_device_caps *caps) {
   caps->supports_half = 1;
   caps->max_pass_length[HYFFT_F32] = INT64_MAX;
   caps->max_pass_length[HYFFT_F64] = INT64_MAX;
-  caps->gather_max = HY_CPU_DIRECT_MAX;
   return HYFFT_SUCCESS;
 }
 
@@ -267,8 +266,10 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
         hy_pass step = *pass;
         step.op = pass->fuse == HY_FUSE_C2R_PRE ? HY_PASS_C2R_PRE : HY_PASS_R2C_POST;
         step.axis.n = pass->axis.n + 1;
-        if (plan->nodes[i]->kind != HY_CPU_DIRECT || tw_n > 0 || pass->chirp_n != 2 * pass->axis.n)
-          st = hy_error(HYFFT_INTERNAL, "cpu backend: pass %d fuses a real step it cannot gather", i);
+        hy_cpu_node_kind kind = plan->nodes[i]->kind;
+        if ((kind != HY_CPU_DIRECT && kind != HY_CPU_LARGE) || tw_n > 0 ||
+            pass->chirp_n != 2 * pass->axis.n)
+          st = hy_error(HYFFT_INTERNAL, "cpu backend: pass %d fuses a real step it cannot take", i);
         else
           st = hy_cpu_op_real_table(&step, &plan->tables[i]);
       }

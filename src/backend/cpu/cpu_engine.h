@@ -106,7 +106,12 @@ typedef struct hy_cpu_run {
    *   HY_CPU_REAL_POST  (R2C) each transform stores X_0..X_m of
    *                     HY_PASS_R2C_POST made from its DFT Z, times scale.
    * real_tw: the step's T_k, k = 0..m, the m + 1 real parts and then the
-   * m + 1 imaginary parts in double (hy_cpu_op_real_table). */
+   * m + 1 imaginary parts in double (hy_cpu_op_real_table).
+   * A LARGE node, whose lane groups never hold both elements of a pair,
+   * does the step per transform right before (C2R: from the input into
+   * the transform's output, then its DFT in place there) or after (R2C:
+   * in place on its output) that transform's DFT, whose data are then in
+   * cache (hy_cpu_op_real_one), instead of as a pass over the batch. */
   int real_step;
   const double *real_tw;
 } hy_cpu_run;
