@@ -96,9 +96,9 @@ typedef struct hy_cpu_run {
   hyfft_dim loops[HY_MAX_LOOPS];
   int twiddle_loop; /* index into loops, -1: none */
   double scale;
-  /* The even-length step of a real transform along this axis, done by a
-   * DIRECT node's gather or scatter instead of a pass of its own (with no
-   * twiddle loop): with m = axis.n,
+  /* The even-length step of a real transform along this axis, done by the
+   * node instead of a pass of its own (with no twiddle loop; a DIRECT node
+   * does it in its gather or scatter): with m = axis.n,
    *   HY_CPU_REAL_PRE   (C2R) each transform reads X_0..X_m and the node
    *                     transforms Z_j = P + i T_j Q, P = X_j + conj(X_m-j),
    *                     Q = X_j - conj(X_m-j) (imaginary parts of X_0 and

@@ -10,8 +10,8 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run);
 hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run) {
   hy_job job = {node, run, hy_run_count(run), 0};
   if (job.count == 0) return HYFFT_SUCCESS;
-  /* A real step needs the whole transform of each lane in one gather or
-   * scatter: a DIRECT node's (the backend fuses it nowhere else). */
+  /* A real step needs the whole of each transform: in one lane group's
+   * gather or scatter (DIRECT) or beside one transform's DFT (LARGE). */
   if (run->real_step != HY_CPU_REAL_NONE &&
       ((node->kind != HY_CPU_DIRECT && node->kind != HY_CPU_LARGE) || run->twiddle_loop >= 0 ||
        !run->real_tw))
