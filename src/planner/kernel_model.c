@@ -399,6 +399,10 @@ int hy_model_real_fuse_fits(const hy_device_caps *caps, hyfft_precision precisio
          row * (int64_t)hy_complex_bytes(precision) <= caps->local_memory;
 }
 
+int hy_model_real_cpu_fuses(const hy_device_caps *caps, int64_t m) {
+  return caps->backend == HYFFT_BACKEND_CPU && m >= 2;
+}
+
 int hy_persist_pays(const hy_device_caps *caps, int uses_ring, int64_t slot_bytes) {
   return caps->backend == HYFFT_BACKEND_CUDA && uses_ring && slot_bytes <= ((int64_t)2 << 20);
 }

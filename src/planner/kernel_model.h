@@ -28,6 +28,14 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
  * whose local memory holds one transform as complex values. */
 int hy_model_real_fuse_fits(const hy_device_caps *caps, hyfft_precision precision, int64_t m);
 
+/* The same on the CPU, for any m: its engine takes the step into a
+ * gathered transform's gather (C2R) or scatter (R2C), and next to each
+ * transform's DFT, while that transform's data are in cache, where the
+ * DFT is a four-step split whose lane groups never hold both elements of
+ * a pair k, m - k (backend/cpu/cpu_engine.h, hy_cpu_run.real_step):
+ * either way the step is no pass over the batch of its own. */
+int hy_model_real_cpu_fuses(const hy_device_caps *caps, int64_t m);
+
 /* Whether a chain of passes should run as one persistent kernel by default:
  * on CUDA, when its intermediates go through a ring of work slots (more of
  * them than L2 holds) of at most 2 MB each. Read by the generator's

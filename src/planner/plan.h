@@ -153,16 +153,16 @@ typedef enum hy_fuse {
   HY_FUSE_RADER_OUT = 6,
   /* The even-length steps of real transforms fused into the one-pass DFT
    * of length m = axis.n along a real axis of length N = chirp_n = 2m
-   * (GPU only; HY_PASS_DFT with algo MIXED_RADIX, no four-step twiddle,
-   * no plane; fuse_loop -1):
+   * (HY_PASS_DFT with algo MIXED_RADIX, no four-step twiddle, no plane;
+   * fuse_loop -1; on the CPU in the engine's gather or scatter):
    *   R2C_POST  the pass stores, for each transform, the m + 1 outputs of
    *             HY_PASS_R2C_POST computed from its DFT Z (times scale) at
    *             dst[ob + k * axis.out_stride], k = 0..m;
    *   C2R_PRE   the pass reads the m + 1 inputs X_0..X_m at
    *             src[ib + k * axis.in_stride] and transforms the m values
    *             HY_PASS_C2R_PRE makes of them.
-   * Both go through local memory: the whole DFT of a transform is there
-   * when the step pairs element k with m - k. */
+   * On a GPU both go through local memory: the whole DFT of a transform
+   * is there when the step pairs element k with m - k. */
   HY_FUSE_R2C_POST = 7,
   HY_FUSE_C2R_PRE = 8,
   /* The steps of a real-to-real axis fused into its one-pass DFT of

@@ -45,7 +45,9 @@
  * even-length R2C_POST and C2R_PRE steps go into the half-length DFT pass
  * itself (its store or load, HY_FUSE_R2C_POST / HY_FUSE_C2R_PRE) where
  * that DFT is one pass of its own: one pass over the data along the real
- * axis instead of two. A problem whose DFTs do
+ * axis instead of two. The CPU does the same in its engine's gather and
+ * scatter (backend/cpu/cpu_engine_lanes.h) where the half-length DFT is
+ * gathered whole, and per transform beside a four-step DFT. A problem whose DFTs do
  * not fit one pass takes the four-step solver's passes for that DFT
  * (hy_real_dft); a multi-dimensional out-of-place C2R whose long odd real
  * axis cannot take them behind its half spectrum in WORK0 keeps that half
@@ -115,15 +117,19 @@ static hy_status hy_real_dft(hy_real_ctx *c, int64_t n, int sign, hy_buffer src,
 
 /* Whether the pass just added for the half-length DFT of an even real
  * axis (length m) may take the axis's pre- or post-processing step into
- * its load or store (HY_FUSE_C2R_PRE / HY_FUSE_R2C_POST): a GPU, one
- * mixed-radix pass of its own (not the four-step solver's), and local
- * memory for a whole transform. $HYFFT_REAL_UNFUSED keeps the step a pass. */
+ * its load or store (HY_FUSE_C2R_PRE / HY_FUSE_R2C_POST): one mixed-radix
+ * pass of its own (not the four-step solver's) and, on a GPU, local
+ * memory for a whole transform; on the CPU any length: the engine does
+ * the step in its gather (C2R) or scatter (R2C), or per transform next to
+ * a four-step DFT (hy_model_real_cpu_fuses). $HYFFT_REAL_UNFUSED keeps
+ * the step a pass. */
 static int hy_real_fusable(hy_real_ctx *c, int passes_before, int64_t m) {
   if (hy_settings_get()->real_unfused || c->tree->npasses != passes_before + 1) return 0;
   const hy_pass *p = &c->tree->passes[passes_before];
   return p->op == HY_PASS_DFT && p->algo == HY_ALGO_MIXED_RADIX && p->axis.n == m &&
          p->twiddle_loop < 0 && p->plane_inner == 0 && p->fuse == HY_FUSE_NONE &&
-         hy_model_real_fuse_fits(c->caps, p->precision, m);
+         (hy_model_real_fuse_fits(c->caps, p->precision, m) ||
+          hy_model_real_cpu_fuses(c->caps, m));
 }
 
 /* Whether an odd real axis of length n takes its steps into the one DFT

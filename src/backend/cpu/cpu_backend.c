@@ -260,6 +260,19 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
       st = hy_cpu_node_build(pass->precision, pass->sign, pass->axis.n, pass->algo,
                              pass->factors, pass->nfactors, pass->bluestein_m, tw_n,
                              &plan->nodes[i]);
+      /* A real transform's step in the node's gather or scatter: the
+       * twiddles of the pass it stands for, from the same table. */
+      if (st == HYFFT_SUCCESS && hy_fuse_is_real(pass->fuse)) {
+        hy_pass step = *pass;
+        step.op = pass->fuse == HY_FUSE_C2R_PRE ? HY_PASS_C2R_PRE : HY_PASS_R2C_POST;
+        step.axis.n = pass->axis.n + 1;
+        hy_cpu_node_kind kind = plan->nodes[i]->kind;
+        if ((kind != HY_CPU_DIRECT && kind != HY_CPU_LARGE) || tw_n > 0 ||
+            pass->chirp_n != 2 * pass->axis.n)
+          st = hy_error(HYFFT_INTERNAL, "cpu backend: pass %d fuses a real step it cannot take", i);
+        else
+          st = hy_cpu_op_real_table(&step, &plan->tables[i]);
+      }
     } else if (pass->op == HY_PASS_CHIRP || pass->op == HY_PASS_TWIDDLE) {
       plan->nodes[i] = NULL; /* pointwise: hy_cpu_op_chirp / _twiddle need no node */
     } else if (hy_cpu_op_is_real(pass->op)) {
@@ -339,13 +352,17 @@ static hy_pass hy_cpu_fused_chirp(const hy_pass *pass, hy_chirp_step step) {
  * Bluestein pass with its dense side redirected to a scratch). */
 static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
                                 const hy_pass *strides, const char *src, char *dst,
-                                int may_overlap) {
+                                int may_overlap, const double *real_tw) {
   size_t elem = layout->precision == HYFFT_F64 ? 16 : 8;
   hy_cpu_run run;
   memset(&run, 0, sizeof run);
   run.axis = strides->axis;
   run.scale = strides->scale;
   run.twiddle_loop = -1;
+  if (hy_fuse_is_real(layout->fuse)) {
+    run.real_step = layout->fuse == HY_FUSE_C2R_PRE ? HY_CPU_REAL_PRE : HY_CPU_REAL_POST;
+    run.real_tw = real_tw;
+  }
   /* Loops sorted by input stride, largest first, so that the lanes (the
    * innermost loop) are neighbouring transforms wherever possible. */
   int order[HY_MAX_LOOPS];
@@ -366,8 +383,12 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
    * from a copy, since transforms would overwrite each other's input. */
   void *copy = NULL;
   int64_t slo, shi, dlo, dhi;
-  hy_cpu_extent(layout, 1, 0, &slo, &shi);
-  hy_cpu_extent(layout, 0, 0, &dlo, &dhi);
+  /* A fused real step reads (C2R) or writes (R2C) m + 1 elements along
+   * the axis of length m. */
+  hy_pass wide = *layout;
+  wide.axis.n++;
+  hy_cpu_extent(run.real_step == HY_CPU_REAL_PRE ? &wide : layout, 1, 0, &slo, &shi);
+  hy_cpu_extent(run.real_step == HY_CPU_REAL_POST ? &wide : layout, 0, 0, &dlo, &dhi);
   const char *s0 = src + slo * (int64_t)elem, *s1 = src + (shi + 1) * (int64_t)elem;
   const char *d0 = dst + dlo * (int64_t)elem, *d1 = dst + (dhi + 1) * (int64_t)elem;
   if (may_overlap && s0 < d1 && d0 < s1 && !(src == dst && hy_cpu_same_layout(layout))) {
@@ -402,8 +423,9 @@ static hy_status hy_cpu_run_plane(const hy_cpu_plan *plan, int i, const hy_pass 
   cols.axis = (hyfft_dim){a, b * os, b * os};
   for (int l = 0; l < cols.nloops; l++) cols.loops[l].in_stride = cols.loops[l].out_stride;
   cols.loops[cols.nloops++] = (hyfft_dim){b, os, os};
-  hy_status st = hy_cpu_run_dft(plan->nodes[i], &rows, &rows, src, dst, 1);
-  if (st == HYFFT_SUCCESS) st = hy_cpu_run_dft(plan->plane_nodes[i], &cols, &cols, dst, dst, 1);
+  hy_status st = hy_cpu_run_dft(plan->nodes[i], &rows, &rows, src, dst, 1, NULL);
+  if (st == HYFFT_SUCCESS)
+    st = hy_cpu_run_dft(plan->plane_nodes[i], &cols, &cols, dst, dst, 1, NULL);
   return st;
 }
 
@@ -478,7 +500,8 @@ static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tr
       }
     }
     hy_status st = hy_cpu_run_dft(plan->nodes[i], pass, &fused, src,
-                                  pass->fuse == HY_FUSE_CHIRP_OUT ? scratch : dst, !scratch);
+                                  pass->fuse == HY_FUSE_CHIRP_OUT ? scratch : dst, !scratch,
+                                  plan->tables[i]);
     if (st == HYFFT_SUCCESS && pass->fuse == HY_FUSE_SPECTRUM_OUT) {
       hy_pass spec = hy_cpu_fused_chirp(pass, HY_CHIRP_SPECTRUM);
       st = hy_cpu_op_chirp(&spec, dst, dst);

@@ -96,7 +96,27 @@ typedef struct hy_cpu_run {
   hyfft_dim loops[HY_MAX_LOOPS];
   int twiddle_loop; /* index into loops, -1: none */
   double scale;
+  /* The even-length step of a real transform along this axis, done by the
+   * node instead of a pass of its own (with no twiddle loop; a DIRECT node
+   * does it in its gather or scatter): with m = axis.n,
+   *   HY_CPU_REAL_PRE   (C2R) each transform reads X_0..X_m and the node
+   *                     transforms Z_j = P + i T_j Q, P = X_j + conj(X_m-j),
+   *                     Q = X_j - conj(X_m-j) (imaginary parts of X_0 and
+   *                     X_m taken as 0 for Z_0), as HY_PASS_C2R_PRE makes;
+   *   HY_CPU_REAL_POST  (R2C) each transform stores X_0..X_m of
+   *                     HY_PASS_R2C_POST made from its DFT Z, times scale.
+   * real_tw: the step's T_k, k = 0..m, the m + 1 real parts and then the
+   * m + 1 imaginary parts in double (hy_cpu_op_real_table).
+   * A LARGE node, whose lane groups never hold both elements of a pair,
+   * does the step per transform right before (C2R: from the input into
+   * the transform's output, then its DFT in place there) or after (R2C:
+   * in place on its output) that transform's DFT, whose data are then in
+   * cache (hy_cpu_op_real_one), instead of as a pass over the batch. */
+  int real_step;
+  const double *real_tw;
 } hy_cpu_run;
+
+enum { HY_CPU_REAL_NONE = 0, HY_CPU_REAL_PRE = 1, HY_CPU_REAL_POST = 2 };
 
 /* Per-precision kernel plans (cpu_engine_stages.h via cpu_engine_impl.h;
  * hy_cpu_kp_free, precision-independent, in cpu_node.c). */

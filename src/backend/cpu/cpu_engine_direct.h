@@ -35,19 +35,29 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   const int64_t gbytes = (int64_t)sizeof(hy_r) * 2 * L_ * n;
   int64_t ahead = HY_PF_BYTES / gbytes;
   if (ahead < 1) ahead = 1;
+  const hy_cpu_run *run = job->run;
+  /* A C2R step in the gather reads X_0..X_n of each transform. */
+  const int pre = run->real_step == HY_CPU_REAL_PRE, post = run->real_step == HY_CPU_REAL_POST;
+  const int64_t pf_n = pre ? n + 1 : n;
   for (int64_t g = begin; g < begin + ahead && g < end; g++) {
     hy_lanes pl;
     hy_lanes_make(job->run, g * L_, job->count, L_, &pl);
-    hy_prefetch_group(job->run, &pl, n);
+    hy_prefetch_group(job->run, &pl, pf_n);
   }
-  const hy_cpu_run *run = job->run;
+  /* An R2C step in the scatter applies the scale itself: the scatter
+   * proper stores X_0..X_n-1 as they are. */
+  hy_cpu_run unscaled;
+  if (post) {
+    unscaled = *run;
+    unscaled.scale = 1.0;
+  }
   const hyfft_dim *inner = run->nloops > 0 ? &run->loops[run->nloops - 1] : NULL;
   /* A run of transforms stored back to back (one loop, distance n, unit
    * stride, no twiddle), short enough for the block copies: its full
    * groups go straight through the block gather and scatter, without the
    * per-group lane bookkeeping and layout checks; a partial last group
    * takes the general loop below. */
-  if (run->nloops == 1 && run->axis.in_stride == 1 && run->axis.out_stride == 1 &&
+  if (!run->real_step && run->nloops == 1 && run->axis.in_stride == 1 && run->axis.out_stride == 1 &&
       run->loops[0].in_stride == n && run->loops[0].out_stride == n && n * L_ <= HY_BLOCK_MAX &&
       !(run->twiddle_loop >= 0 && node->tw.n > 0)) {
     const int64_t full = job->count / L_, stop = end < full ? end : full;
@@ -80,12 +90,20 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
      * groups one sequential stream, which the hardware prefetches. */
     if (g + ahead < end && !cur->contig_in && !hy_lanes_block(cur, run->axis.in_stride, n, 0)) {
       hy_lanes_make(run, (g + ahead) * L_, job->count, L_, &pl);
-      hy_prefetch_group(run, &pl, n);
+      hy_prefetch_group(run, &pl, pf_n);
     }
-    if (hy_gather_rows_fits(run, cur, n)) hy_gather_rows(run->src, cur, n, ar, ai);
+    if (pre) hy_gather_pre(run, cur, n, ar, ai);
+    else if (hy_gather_rows_fits(run, cur, n)) hy_gather_rows(run->src, cur, n, ar, ai);
     else hy_gather(run, cur, n, ar, ai);
     int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
-    hy_scatter(node, job->run, cur, n, where ? br : ar, where ? bi : ai);
+    if (post) {
+      hy_v last;
+      hy_post_lanes(run, n, where ? br : ar, where ? bi : ai, &last);
+      hy_scatter(node, &unscaled, cur, n, where ? br : ar, where ? bi : ai);
+      hy_post_last(run, cur, n, &last);
+    } else {
+      hy_scatter(node, job->run, cur, n, where ? br : ar, where ? bi : ai);
+    }
   }
   hy_cpu_scratch_put(0, buf, bytes);
 }

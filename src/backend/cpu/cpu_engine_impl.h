@@ -14,6 +14,7 @@
 
 #include "backend/cpu/cpu_engine.h"
 #include "backend/cpu/cpu_scratch.h"
+#include "backend/cpu/ops_real.h"
 #include "tables/twiddle.h"
 
 #include "backend/cpu/cpu_engine_codelets.h"

@@ -402,6 +402,148 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
   }
 }
 
+/* ---- the even-length step of a real transform (hy_cpu_run.real_step) --
+ * Both compute in double, as the pointwise passes do (ops_real.c), with
+ * the same double twiddles, and round once into the lane arrays: the step
+ * adds no error of the engine's precision. LANES doubles per vector. */
+typedef double hy_vw __attribute__((vector_size(L_ * sizeof(double))));
+
+/* Z = P + i T Q with P = a + conj(b), Q = a - conj(b), T = (tr, ti), for
+ * the lanes' a = X_j and b = X_m-j. */
+HY_INLINE void hy_pre_lanes(const hy_v *ar, const hy_v *ai, const hy_v *br, const hy_v *bi,
+                            double tr, double ti, hy_v *zr, hy_v *zi) {
+  hy_vw xr = __builtin_convertvector(*ar, hy_vw), xi = __builtin_convertvector(*ai, hy_vw);
+  hy_vw wr = __builtin_convertvector(*br, hy_vw), wi = __builtin_convertvector(*bi, hy_vw);
+  hy_vw pr = xr + wr, pi = xi - wi, qr = xr - wr, qi = xi + wi;
+  *zr = __builtin_convertvector(pr - (tr * qi + ti * qr), hy_v);
+  *zi = __builtin_convertvector(pi + (tr * qr - ti * qi), hy_v);
+}
+
+/* hy_gather for a run with HY_CPU_REAL_PRE: element j of each lane is Z_j,
+ * made from X_j and X_m-j (m = n) of that lane's transform as they are
+ * read. A tile of LANES elements t0..t0+LANES-1 goes with its mirror tile
+ * (elements m-t0-LANES+1..m-t0 of the same transforms, in reverse order
+ * after the transpose): the two hold both inputs of the pairs j, m-j, so
+ * each pair of tiles gives Z at both, and every input is loaded once, from
+ * lines the group reads anyway: the step costs no pass over memory of its
+ * own. Z_0 (from X_0 and X_m) is made last. */
+HY_NO_LIBCALLS HY_CLONES static void hy_gather_pre(const hy_cpu_run *run, const hy_lanes *ln,
+                                                   int64_t n, hy_v *restrict ar,
+                                                   hy_v *restrict ai) {
+  const hy_r *src = run->src;
+  const int64_t is = run->axis.in_stride;
+  const double *tre = run->real_tw, *tim = run->real_tw + n + 1;
+  if (ln->contig_in) {
+    const hy_vi even = HY_EVEN, odd = HY_ODD;
+    for (int64_t j = 1; 2 * j <= n; j++) {
+      const hy_r *p = src + 2 * (ln->so[0] + j * is), *q = src + 2 * (ln->so[0] + (n - j) * is);
+      hy_v lo, hi, xr, xi, yr, yi;
+      memcpy(&lo, p, sizeof lo);
+      memcpy(&hi, p + L_, sizeof hi);
+      xr = __builtin_shuffle(lo, hi, even);
+      xi = __builtin_shuffle(lo, hi, odd);
+      memcpy(&lo, q, sizeof lo);
+      memcpy(&hi, q + L_, sizeof hi);
+      yr = __builtin_shuffle(lo, hi, even);
+      yi = __builtin_shuffle(lo, hi, odd);
+      hy_pre_lanes(&xr, &xi, &yr, &yi, tre[j], tim[j], &ar[j], &ai[j]);
+      hy_pre_lanes(&yr, &yi, &xr, &xi, tre[n - j], tim[n - j], &ar[n - j], &ai[n - j]);
+    }
+  } else if (n > L_) {
+    const hy_r *rows[L_], *lower[L_], *mirror[L_];
+    for (int v = 0; v < L_; v++) rows[v] = v < ln->count ? src + 2 * ln->so[v] : NULL;
+    /* Tiles from element 1 up to the middle, the last one moved back to
+     * end at n-1 where it would pass it; where a tile and its mirror
+     * overlap, both give the same values for the same elements. */
+    for (int64_t j0 = 1; 2 * j0 <= n; j0 += L_) {
+      const int64_t t0 = j0 + L_ <= n ? j0 : n - L_, m0 = n - t0 - (L_ - 1);
+      if (is == 1 && t0 + HY_PF_ROW < n)
+        for (int v = 0; v < ln->count; v++) {
+          __builtin_prefetch(rows[v] + 2 * (t0 + HY_PF_ROW), 0, 3);
+          if (m0 >= HY_PF_ROW) __builtin_prefetch(rows[v] + 2 * (m0 - HY_PF_ROW), 0, 3);
+        }
+      for (int v = 0; v < L_; v++) {
+        lower[v] = rows[v] ? rows[v] + 2 * t0 * is : NULL;
+        mirror[v] = rows[v] ? rows[v] + 2 * m0 * is : NULL;
+      }
+      hy_v xr[L_], xi[L_], yr[L_], yi[L_];
+      hy_gather_tile(lower, is, 0, L_, xr, xi);
+      hy_gather_tile(mirror, is, 0, L_, yr, yi);
+      for (int q = 0; q < L_; q++) {
+        hy_pre_lanes(&xr[q], &xi[q], &yr[L_ - 1 - q], &yi[L_ - 1 - q], tre[t0 + q], tim[t0 + q],
+                     &ar[t0 + q], &ai[t0 + q]);
+        hy_pre_lanes(&yr[L_ - 1 - q], &yi[L_ - 1 - q], &xr[q], &xi[q], tre[m0 + L_ - 1 - q],
+                     tim[m0 + L_ - 1 - q], &ar[m0 + L_ - 1 - q], &ai[m0 + L_ - 1 - q]);
+      }
+    }
+  } else {
+    hy_r *rr = (hy_r *)ar, *ri = (hy_r *)ai;
+    for (int v = 0; v < L_; v++) {
+      const hy_r *p = src + 2 * ln->so[v < ln->count ? v : 0];
+      for (int64_t j = 0; j < n; j++) {
+        if (v >= ln->count) {
+          rr[j * L_ + v] = ri[j * L_ + v] = 0;
+          continue;
+        }
+        double xr = p[2 * j * is], xi = p[2 * j * is + 1];
+        double wr = p[2 * (n - j) * is], wi = p[2 * (n - j) * is + 1];
+        double pr = xr + wr, pi = xi - wi, qr = xr - wr, qi = xi + wi;
+        rr[j * L_ + v] = (hy_r)(pr - (tre[j] * qi + tim[j] * qr));
+        ri[j * L_ + v] = (hy_r)(pi + (tre[j] * qr - tim[j] * qi));
+      }
+    }
+  }
+  /* Z_0 with the imaginary parts of X_0 and X_m taken as 0 (FFTW's C2R of
+   * a spectrum that is not Hermitian); lanes past the group's count 0. */
+  hy_r *rr = (hy_r *)ar, *ri = (hy_r *)ai;
+  for (int v = 0; v < L_; v++) {
+    double x0 = 0, xm = 0;
+    if (v < ln->count) x0 = src[2 * ln->so[v]], xm = src[2 * (ln->so[v] + n * is)];
+    rr[v] = (hy_r)(x0 + xm);
+    ri[v] = (hy_r)(x0 - xm);
+  }
+}
+
+/* X = (P - i T Q) / 2 with P = a + conj(b), Q = a - conj(b), times sc. */
+HY_INLINE void hy_post_pair(const hy_vw *ar, const hy_vw *ai, const hy_vw *br, const hy_vw *bi,
+                            double tr, double ti, double sc, hy_v *xr, hy_v *xi) {
+  hy_vw pr = *ar + *br, pi = *ai - *bi, qr = *ar - *br, qi = *ai + *bi;
+  hy_vw ur = tr * qi + ti * qr, ui = -(tr * qr - ti * qi);
+  *xr = __builtin_convertvector(sc * (0.5 * (pr + ur)), hy_v);
+  *xi = __builtin_convertvector(sc * (0.5 * (pi + ui)), hy_v);
+}
+
+/* HY_CPU_REAL_POST on a group's DFT Z (fr, fi, n = m elements), before
+ * the scatter: X_0..X_m-1 in place of Z (X_k and X_m-k both come from Z_k
+ * and Z_m-k, so each pair is read before it is written) and X_m's real
+ * part in *last (its imaginary part is 0), all times the run's scale. */
+HY_NO_LIBCALLS HY_CLONES static void hy_post_lanes(const hy_cpu_run *run, int64_t n,
+                                                   hy_v *restrict fr, hy_v *restrict fi,
+                                                   hy_v *last) {
+  const double *tre = run->real_tw, *tim = run->real_tw + n + 1, sc = run->scale;
+  hy_vw z0r = __builtin_convertvector(fr[0], hy_vw), z0i = __builtin_convertvector(fi[0], hy_vw);
+  fr[0] = __builtin_convertvector(sc * (z0r + z0i), hy_v);
+  fi[0] = (hy_v){0};
+  *last = __builtin_convertvector(sc * (z0r - z0i), hy_v);
+  for (int64_t k = 1; 2 * k <= n; k++) {
+    hy_vw ar = __builtin_convertvector(fr[k], hy_vw), ai = __builtin_convertvector(fi[k], hy_vw);
+    hy_vw br = __builtin_convertvector(fr[n - k], hy_vw), bi = __builtin_convertvector(fi[n - k], hy_vw);
+    hy_post_pair(&ar, &ai, &br, &bi, tre[k], tim[k], sc, &fr[k], &fi[k]);
+    if (2 * k != n) hy_post_pair(&br, &bi, &ar, &ai, tre[n - k], tim[n - k], sc, &fr[n - k], &fi[n - k]);
+  }
+}
+
+/* X_m of each lane after the scatter of X_0..X_m-1 (hy_post_lanes). */
+static void hy_post_last(const hy_cpu_run *run, const hy_lanes *ln, int64_t n, const hy_v *last) {
+  hy_r *dst = run->dst;
+  const hy_r *x = (const hy_r *)last;
+  for (int v = 0; v < ln->count; v++) {
+    hy_r *q = dst + 2 * (ln->dof[v] + n * run->axis.out_stride);
+    q[0] = x[v];
+    q[1] = 0;
+  }
+}
+
 /* Start loading a later group's input while this group computes, for
  * groups whose lanes are separate strided transforms: their elements are
  * read in transposed order, which the hardware prefetchers do not follow.

@@ -10,6 +10,12 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run);
 hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run) {
   hy_job job = {node, run, hy_run_count(run), 0};
   if (job.count == 0) return HYFFT_SUCCESS;
+  /* A real step needs the whole of each transform: in one lane group's
+   * gather or scatter (DIRECT) or beside one transform's DFT (LARGE). */
+  if (run->real_step != HY_CPU_REAL_NONE &&
+      ((node->kind != HY_CPU_DIRECT && node->kind != HY_CPU_LARGE) || run->twiddle_loop >= 0 ||
+       !run->real_tw))
+    return hy_error(HYFFT_INTERNAL, "cpu engine: a real step on a node of kind %d", (int)node->kind);
   switch (node->kind) {
     case HY_CPU_DIRECT: {
       int64_t groups = (job.count + L_ - 1) / L_;
@@ -104,11 +110,13 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
    * send every column access of the first half to the same cache sets. */
   const int64_t ld = n2 + 64 / (2 * (int64_t)sizeof(hy_r));
   /* Same base pointer here means in place (the backend copies any other
-   * overlapping input away first). */
-  const int in_place = run->src == run->dst;
+   * overlapping input away first). A C2R step writes each transform's
+   * DFT input into its output first: the DFT is then in place there. */
+  const int pre = run->real_step == HY_CPU_REAL_PRE, post = run->real_step == HY_CPU_REAL_POST;
+  const int in_place = run->src == run->dst || pre;
   /* In place with n1 = n2: the columns in place, the rows in place, then
    * a square transpose in place, all on the one array (no scratch). */
-  const int square = in_place && n1 == n2 && run->axis.in_stride == run->axis.out_stride;
+  const int square = in_place && n1 == n2 && (pre || run->axis.in_stride == run->axis.out_stride);
   /* Out of place, long columns (n2 >= 128) go through tmp as well: the
    * column half reads and writes lines n1 elements apart, a multiple of
    * 2 KiB for the usual n1 = 256, which fall on one or two L1 sets and
@@ -125,12 +133,21 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
   hy_status st = HYFFT_SUCCESS;
   const hy_r *src = run->src;
   hy_r *dst = run->dst;
-  const int64_t is = run->axis.in_stride, os = run->axis.out_stride;
+  const int64_t is = pre ? run->axis.out_stride : run->axis.in_stride, os = run->axis.out_stride;
+  const hyfft_precision prec = sizeof(hy_r) == sizeof(double) ? HYFFT_F64 : HYFFT_F32;
   for (int64_t t = begin; t < end && st == HYFFT_SUCCESS; t++) {
     int64_t so, dof, m;
     hy_run_offsets(run, t, &so, &dof, &m);
+    const hy_r *base = src;
+    if (pre) {
+      st = hy_cpu_op_real_one(0, prec, run->real_tw, n, src + 2 * so, run->axis.in_stride,
+                              dst + 2 * dof, os, 1.0);
+      if (st != HYFFT_SUCCESS) break;
+      base = dst;
+      so = dof;
+    }
     hy_cpu_run ra = {0}, rb = {0};
-    ra.src = src + 2 * so;
+    ra.src = base + 2 * so;
     ra.dst = tmp;
     ra.axis = (hyfft_dim){n1, n2 * is, ld};
     ra.nloops = 1;
@@ -143,7 +160,7 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
     rb.nloops = 1;
     rb.loops[0] = (hyfft_dim){n1, ld, os};
     rb.twiddle_loop = -1;
-    rb.scale = twiddled ? 1.0 : run->scale;
+    rb.scale = twiddled || post ? 1.0 : run->scale;
     if (square) {
       ra.dst = dst + 2 * dof;
       ra.axis = (hyfft_dim){n1, n2 * is, n2 * os};
@@ -174,6 +191,9 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
         if (p >= node->tw.n) p -= node->tw.n;
       }
     }
+    if (st == HYFFT_SUCCESS && post)
+      st = hy_cpu_op_real_one(1, prec, run->real_tw, n, dst + 2 * dof, os, dst + 2 * dof, os,
+                              run->scale);
   }
   hy_cpu_scratch_put(1, tmp, bytes);
   if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, (int)st, __ATOMIC_RELAXED);

@@ -163,3 +163,12 @@ hy_status hy_cpu_op_real(const hy_pass *pass, const double *table, const void *s
                   &run);
   return HYFFT_SUCCESS;
 }
+
+hy_status hy_cpu_op_real_one(int post, hyfft_precision precision, const double *table, int64_t m,
+                             const void *src, int64_t is, void *dst, int64_t os, double scale) {
+  hy_pass pass;
+  hy_pass_init(&pass, post ? HY_PASS_R2C_POST : HY_PASS_C2R_PRE, precision, post ? -1 : 1);
+  pass.axis = (hyfft_dim){m + 1, is, os};
+  pass.scale = scale;
+  return hy_cpu_op_real(&pass, table, src, dst);
+}

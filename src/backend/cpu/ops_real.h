@@ -23,4 +23,14 @@ hy_status hy_cpu_op_real_table(const hy_pass *pass, double **table);
 hy_status hy_cpu_op_real(const hy_pass *pass, const double *table, const void *src_base,
                          void *dst_base);
 
+/* The R2C_POST (post = 1) or C2R_PRE step of one transform along an
+ * axis of m + 1 complex points, as hy_cpu_op_real runs it: src and dst at
+ * the transform's element 0, strides is and os, `table` as
+ * hy_cpu_op_real_table makes it, times scale. The CPU engine's four-step
+ * nodes call it per transform, next to that transform's DFT, while its
+ * data are in cache (hy_cpu_run.real_step); inside a parallel loop it
+ * runs on the calling thread. */
+hy_status hy_cpu_op_real_one(int post, hyfft_precision precision, const double *table, int64_t m,
+                             const void *src, int64_t is, void *dst, int64_t os, double scale);
+
 #endif /* HY_CPU_OPS_REAL_H */
