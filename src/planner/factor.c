@@ -107,6 +107,11 @@ hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass) {
   return hy_factorize(pass->bluestein_m, HY_MAX_DIRECT_PRIME, pass->factors, &pass->nfactors);
 }
 
+int hy_rader_one_pass_pays(int64_t p) {
+  if (p < 3) return 0;
+  return hy_largest_prime_factor(p - 1) <= 5;
+}
+
 int hy_rader_length_pays(int64_t p) {
   int64_t odd = p - 1, twos = 0;
   if (p < 3) return 0;

@@ -427,10 +427,12 @@ static int64_t hy_model_l2_chunk(const hy_plan_tree *tree, const hy_device_caps 
 
 /* Rader's convolution (length p - 1) against Bluestein's (a power of two
  * or a 3-5-smooth length past 2p - 1), with both in one pass: Rader's
- * shorter convolution moves less data where p - 1 is a power of two times
- * 1, 3 or 5; with several odd factors in p - 1 Bluestein's length is
- * faster (measured on the H100, see docs/notes-from-src.md):
- * hy_rader_length_pays. On the CPU the rule is every prime whose p - 1
+ * convolution is about half as long, and wins wherever p - 1 has no prime
+ * factor above 5 (101 = 1 + 4*25 and 401 = 1 + 16*25 1.5-1.6x faster,
+ * 257 = 1 + 2^8 2.1x); where p - 1 has a factor 7 its radix-7 stages make
+ * it slower than Bluestein's power-of-two length (127 = 1 + 2*9*7, 1009
+ * = 1 + 16*9*7; measured on the H100, docs/performance.md):
+ * hy_rader_one_pass_pays. On the CPU the rule is every prime whose p - 1
  * factors into the engine's radices: its convolution runs p - 1 long in
  * the engine's own transforms where Bluestein's runs 2p - 2 or more, and
  * Bluestein's extra chirp steps cost as much as a radix-7 or -9 stage
@@ -451,7 +453,7 @@ static int hy_rader_one_pass(const hy_pass *pass, int cpu, hy_pass *out) {
    * both). */
   hy_kernel_spec probe;
   memset(&probe, 0, sizeof probe);
-  probe.rader = cpu ? 1 : hy_rader_length_pays(n);
+  probe.rader = cpu ? 1 : hy_rader_one_pass_pays(n);
   const char *env = hy_settings_get()->rader_raw;
   if (env && strcmp(env, "1") == 0) probe.rader = 1;
   if (env && strcmp(env, "0") == 0) probe.rader = 0;

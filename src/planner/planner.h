@@ -74,10 +74,15 @@ hy_status hy_factorize(int64_t n, int64_t max_prime, int *factors, int *nfactors
  * 2^a 3^b 5^c, at least 2n-2 (factor.c says why 2n-2 suffices). */
 int64_t hy_bluestein_length(int64_t n);
 /* Whether Rader's convolution of length p - 1 (p prime) is the one to
- * use on a GPU: p - 1 = 2^a times 1, 3 or 5 with a >= 4 (measured against
- * Bluestein: planner/kernel_model.c for one pass, solvers/four_step.c
+ * use on a GPU for a prime too long for one pass: p - 1 = 2^a times 1, 3
+ * or 5 with a >= 4 (measured against Bluestein: solvers/four_step.c
  * hy_fs_rader_pays for the fused passes). */
 int hy_rader_length_pays(int64_t p);
+/* Whether Rader's convolution is the one to use for a prime p whose DFT
+ * is one GPU pass: p - 1 has no prime factor above 5, so the convolution
+ * takes the generator's radix-2/3/4/5/8/16 stages only (planner/
+ * kernel_model.c, hy_rader_one_pass). */
+int hy_rader_one_pass_pays(int64_t p);
 /* Choose the 1D algorithm for length n and fill pass->algo/factors/bluestein_m. */
 hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass);
 

@@ -157,10 +157,13 @@ int main(void) {
     printf("  %-28s %-11s %d pass(es)\n", e->token, tree.solver, tree.npasses);
     hy_gpu_program_free(&prog);
   }
-  /* Rader where p - 1 is a power of two times 1, 3 or 5 (measured faster
-   * than Bluestein there), Bluestein elsewhere; the switch overrides. */
+  /* Rader where p - 1 has no prime factor above 5 (measured faster than
+   * Bluestein there: 101, 257, 401, 641), Bluestein where it has a 7 (127,
+   * 1009); the switch overrides. */
   static const struct { const char *token; const char *env_spec; int rader; } rader_cases[] = {
       {"c2c:f32:fwd:257:b261120", "", 1},      {"c2c:f32:fwd:641:b104690", "", 1},
+      {"c2c:f32:fwd:101:b655360", "", 1},      {"c2c:f64:fwd:401:b81920", "", 1},
+      {"c2c:f32:fwd:29:b1000", "", 0},
       {"c2c:f64:fwd:97:b8", "", 1},            {"c2c:f32:fwd:1009:b66510", "", 0},
       {"c2c:f32:fwd:127:b528416", "", 0},      {"c2c:f32:fwd:257:b7", "rader=0", 0},
       {"c2c:f32:fwd:1009:b3", "rader=1", 1}};
