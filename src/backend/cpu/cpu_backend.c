@@ -282,7 +282,10 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
     } else {
       st = hy_error(HYFFT_NOT_SUPPORTED, "cpu backend: pass %d has unknown op %d", i, (int)pass->op);
     }
-    if (st == HYFFT_SUCCESS) plan->npasses = i + 1;
+    /* Slot i may hold a node or table even when a later step of the same
+     * pass failed (the plane pass's second node, a fused real step's
+     * table): release frees whatever slots 0..i hold. */
+    plan->npasses = i + 1;
   }
   if (st != HYFFT_SUCCESS) {
     hy_cpu_plan_release(device, plan);
