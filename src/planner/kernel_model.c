@@ -273,6 +273,17 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   if (spec->threads_per_transform > wg) spec->threads_per_transform = wg;
   while (spec->transforms_per_block > 1 && hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory)
     spec->transforms_per_block /= 2;
+  /* The split form of a real step pairs rows j and L - j as neighbouring
+   * transforms of a work-group (planner/plan.h): an even count of them.
+   * The solver checks that two fit (hy_model_real_split_fits). */
+  /* Its loads and stores go by the loop offsets, which pair the rows:
+   * never a staged copy of the work-group's rows in their plain order. */
+  if (hy_fuse_is_real(pass->fuse) && pass->fuse_loop >= 0) {
+    if (spec->transforms_per_block < 2) spec->transforms_per_block = 2;
+    spec->transforms_per_block &= ~1;
+    spec->stage_load = 0;
+    spec->stage_store = 0;
+  }
   if (hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory && !real_step)
     spec->split_exchange = 1;
   if (hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->lds_pad = 0;
@@ -401,6 +412,27 @@ int hy_model_real_fuse_fits(const hy_device_caps *caps, hyfft_precision precisio
 
 int hy_model_real_cpu_fuses(const hy_device_caps *caps, int64_t m) {
   return caps->backend == HYFFT_BACKEND_CPU && m >= 2;
+}
+
+int hy_model_real_split_fits(const hy_problem *problem, const hy_pass *pass,
+                             const hy_device_caps *caps) {
+  if (caps->backend == HYFFT_BACKEND_CPU || !hy_fuse_is_real(pass->fuse) || pass->fuse_loop < 0)
+    return 0;
+  hy_kernel_spec spec;
+  /* Without L2 chunks: the plans of a split real axis have two passes,
+   * which run none by default (hy_model_l2_chunk). */
+  if (hy_model_spec(problem, pass, caps, 0, &spec) != HYFFT_SUCCESS) return 0;
+  int wg = caps->max_work_group > 0 ? caps->max_work_group : 256;
+  /* The rows' loop must be the fastest in the transform index: the
+   * smallest stride on the side the generator orders by (the input). */
+  for (int l = 0; l < pass->nloops; l++)
+    if (l != pass->fuse_loop && pass->loops[l].n > 1 &&
+        llabs(pass->loops[l].in_stride) <= llabs(pass->loops[pass->fuse_loop].in_stride))
+      return 0;
+  return spec.transforms_per_block >= 2 && spec.transforms_per_block % 2 == 0 &&
+         spec.threads_per_transform * spec.transforms_per_block <= wg && !spec.split_exchange &&
+         !spec.store_transposed && !spec.stage_store && !spec.stage_load &&
+         hy_spec_local_bytes(pass, &spec, (int)pass->axis.n) <= caps->local_memory;
 }
 
 int hy_persist_pays(const hy_device_caps *caps, int uses_ring, int64_t slot_bytes) {
