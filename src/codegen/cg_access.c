@@ -543,9 +543,12 @@ static void hy_cg_load_real_pre_staged(hy_cg_kernel *k, int64_t count) {
 
 /* The split form's C2R pre-processing (planner/plan.h) into local
  * memory: slot e of row j (index k = j + L*e) from X_k and its partner
- * X_m-k, both read from global memory (the partner row is the
- * neighbouring transform of the work-group, so its second read comes
- * from the cache), neighbouring threads on neighbouring rows. */
+ * X_m-k, both read from global memory, neighbouring threads on
+ * neighbouring rows, so that both reads take whole runs of the rows. The
+ * partner rows' work-group reads the same data at about the same time
+ * (every work-group of a transform runs at once), so the second read of
+ * each input mostly comes from L2. Four iterations unrolled keep several
+ * loads of a thread in flight. */
 static void hy_cg_load_real_pre_split(hy_cg_kernel *k, int64_t count) {
   hy_strbuf *sb = k->sb;
   const hy_pass *pass = k->pass;
@@ -556,6 +559,7 @@ static void hy_cg_load_real_pre_split(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "  /* C2R pre-processing across the rows j, %lld - j: X_j+%lld*e and its "
                         "partner into local memory */\n",
                     (long long)L, (long long)L);
+  hy_strbuf_append(sb, "#pragma unroll 4\n");
   hy_cg_real_loop_open_row(k, count, n, 0, "i2", "jr");
   hy_strbuf_appendf(sb, "      const %s kk = jr + (%s)e * %lld;\n", k->idx, k->idx, (long long)L);
   hy_strbuf_appendf(sb, "      real2 a = src[i2 + (%s)e * %lld], b;\n", k->idx, (long long)is);
@@ -586,7 +590,8 @@ void hy_cg_load_real_pre(hy_cg_kernel *k, int64_t count, int staged) {
  * memory: output e of row j (index k = j + L*e) from Z_k in this row and
  * Z_m-k in the partner row (mm ^ 1, or this row for rows 0 and L/2),
  * neighbouring threads on neighbouring rows as in the transposed store;
- * row 0 also stores output m. */
+ * row 0 also stores output m. Four iterations unrolled keep several
+ * table reads of a thread in flight. */
 static void hy_cg_store_real_post_split(hy_cg_kernel *k, int64_t count) {
   hy_strbuf *sb = k->sb;
   const hy_pass *pass = k->pass;
@@ -601,6 +606,7 @@ static void hy_cg_store_real_post_split(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "  /* R2C post-processing across the rows j, %lld - j: output j+%lld*e "
                         "from Z there and its partner */\n  HY_BARRIER();\n",
                     (long long)L, (long long)L);
+  hy_strbuf_append(sb, "#pragma unroll 4\n");
   hy_cg_real_loop_open_row(k, count, n + 1, 1, "o2", "jr");
   hy_strbuf_appendf(sb, "      if (e < %lld || jr == 0) {\n", (long long)n);
   hy_strbuf_appendf(sb, "        const int pm = jr == 0 || jr == %lld ? mm : (mm ^ 1);\n",
@@ -704,8 +710,8 @@ void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *orde
     else
       hy_strbuf_appendf(sb, "%sq = rem %% %lld; rem /= %lld;\n", indent, (long long)d->n,
                         (long long)d->n);
-    if (order[a] == pass->fuse_loop && hy_fuse_is_real(pass->fuse))
-      /* The rows of a split real step by pairs (planner/plan.h): j and
+    if (order[a] == pass->fuse_loop && pass->fuse == HY_FUSE_R2C_POST)
+      /* The rows of a split R2C step by pairs (planner/plan.h): j and
        * L - j are neighbouring transforms. */
       hy_strbuf_appendf(sb, "%sq = (q & 1) == 0 ? (q >> 1) : q == 1 ? %lld : %lld - (q >> 1);\n",
                         indent, (long long)(d->n / 2), (long long)d->n);

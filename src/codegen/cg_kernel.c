@@ -156,7 +156,7 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
        ((spec->stage_store || spec->store_transposed) && pass->fuse == HY_FUSE_R2C_POST)))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a fused real step needs a plain "
                     "mixed-radix pass with complex local memory", pass_index);
-  if (real_split) {
+  if (real_split && pass->fuse == HY_FUSE_R2C_POST) {
     /* Rows j and L - j must be neighbouring transforms of one work-group
      * (planner/plan.h): an even row count and transform count per
      * work-group, the rows' loop the fastest in the transform index. */
@@ -164,9 +164,12 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     hy_cg_loop_order(pass, spec->store_transposed, order);
     if (pass->fuse_loop >= pass->nloops || pass->loops[pass->fuse_loop].n % 2 != 0 ||
         k.M % 2 != 0 || order[0] != pass->fuse_loop || spec->stage_load || spec->stage_store)
-      return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a split real step needs an even row "
+      return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a split R2C step needs an even row "
                       "count and work-group, its rows' loop the fastest", pass_index);
   }
+  if (real_split && (pass->fuse_loop >= pass->nloops || spec->stage_load || spec->stage_store))
+    return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a split real step needs its rows' loop "
+                    "and unstaged loads and stores", pass_index);
   if (pass->real_end && (spec->stage_load || spec->stage_store || spec->body))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: the end of a real Bluestein chain needs "
                     "direct loads and a direct or transposed store", pass_index);

@@ -273,14 +273,18 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   if (spec->threads_per_transform > wg) spec->threads_per_transform = wg;
   while (spec->transforms_per_block > 1 && hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory)
     spec->transforms_per_block /= 2;
-  /* The split form of a real step pairs rows j and L - j as neighbouring
-   * transforms of a work-group (planner/plan.h): an even count of them.
-   * The solver checks that two fit (hy_model_real_split_fits). */
-  /* Its loads and stores go by the loop offsets, which pair the rows:
-   * never a staged copy of the work-group's rows in their plain order. */
+  /* The split form of the R2C step pairs rows j and L - j as
+   * neighbouring transforms of a work-group (planner/plan.h): an even
+   * count of them; the solver checks that two fit
+   * (hy_model_real_split_fits). Its loads and stores go by the loop
+   * offsets, which pair the rows: never a staged copy of the work-group's
+   * rows in their plain order. The split C2R step reads its own input
+   * (hy_cg_load_real_pre). */
   if (hy_fuse_is_real(pass->fuse) && pass->fuse_loop >= 0) {
-    if (spec->transforms_per_block < 2) spec->transforms_per_block = 2;
-    spec->transforms_per_block &= ~1;
+    if (pass->fuse == HY_FUSE_R2C_POST) {
+      if (spec->transforms_per_block < 2) spec->transforms_per_block = 2;
+      spec->transforms_per_block &= ~1;
+    }
     spec->stage_load = 0;
     spec->stage_store = 0;
   }
@@ -423,6 +427,9 @@ int hy_model_real_split_fits(const hy_problem *problem, const hy_pass *pass,
    * which run none by default (hy_model_l2_chunk). */
   if (hy_model_spec(problem, pass, caps, 0, &spec) != HYFFT_SUCCESS) return 0;
   int wg = caps->max_work_group > 0 ? caps->max_work_group : 256;
+  if (pass->fuse == HY_FUSE_C2R_PRE)
+    return spec.threads_per_transform * spec.transforms_per_block <= wg && !spec.split_exchange &&
+           hy_spec_local_bytes(pass, &spec, (int)pass->axis.n) <= caps->local_memory;
   /* The rows' loop must be the fastest in the transform index: the
    * smallest stride on the side the generator orders by (the input). */
   for (int l = 0; l < pass->nloops; l++)

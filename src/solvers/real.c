@@ -46,8 +46,8 @@
  * itself (its store or load, HY_FUSE_R2C_POST / HY_FUSE_C2R_PRE) where
  * that DFT is one pass of its own: one pass over the data along the real
  * axis instead of two; and where that DFT is the four-step solver's two
- * passes with an even number of rows, into the last pass's store (R2C) or
- * the first pass's load (C2R), rows j and L - j paired in one work-group
+ * passes, into the last pass's store (R2C, rows j and L - j paired in one
+ * work-group, an even number of rows) or the first pass's load (C2R)
  * (hy_real_split_fuse): two passes instead of three. The CPU does the
  * same in its engine's gather and scatter (backend/cpu/cpu_engine_lanes.h)
  * where the half-length DFT is gathered whole, and per transform beside a
@@ -141,11 +141,12 @@ static int hy_real_fusable(hy_real_ctx *c, int passes_before, int64_t m) {
  * its twiddle) then B, the even-length step goes into one of them in its
  * split form (planner/plan.h): R2C_POST into B's store, whose rows are
  * its last loop, C2R_PRE into A's load, whose rows are its twiddle loop.
- * Rows j and L - j meet in one work-group, so the step pairs every
- * element on chip as in the one-pass form: two passes along the real
- * axis instead of three. Where the row count L is odd, the split has
- * three passes or another algorithm, or the model finds no work-group
- * of paired rows that fits (hy_model_real_split_fits), the step stays a
+ * For R2C, rows j and L - j meet in one work-group, so the step pairs
+ * every element on chip as in the one-pass form; the C2R step reads both
+ * elements of a pair from global memory itself. Two passes along the
+ * real axis instead of three. Where the R2C row count L is odd, the
+ * split has three passes or another algorithm, or the model finds no
+ * work-group that fits (hy_model_real_split_fits), the step stays a
  * pass. `pre` is the C2R_PRE pass before the DFT (NULL for R2C), whose
  * input pass A then reads instead; it must not be A's work buffer.
  * Returns the fused pass's index, or -1 (nothing changed). */
@@ -163,7 +164,7 @@ static int hy_real_split_fuse(hy_real_ctx *c, int before, int64_t m, int64_t n,
     return -1;
   hy_pass f = pre ? *a : *b;
   f.fuse_loop = pre ? a->twiddle_loop : b->nloops - 1;
-  if (f.loops[f.fuse_loop].n % 2 != 0) return -1;
+  if (!pre && f.loops[f.fuse_loop].n % 2 != 0) return -1;
   if (pre) {
     /* Pass A reads the half spectrum where the step read it. */
     if (pre->src == a->dst || a->twiddle_loop != pre->nloops || a->nloops != pre->nloops + 1)

@@ -73,10 +73,11 @@ static const expected hy_cases[] = {
     {"c2r:f32:1048576:b64", "real", 2, 1, {16, 8}, 0, 0},
     {"r2c:f64:1048576:b16", "real", 2, 1, {0}, 0, 0},
     {"c2r:f64:262144:b32", "real", 2, 1, {0}, 0, 0},
-    /* 3^9 = 81 x 243: an odd number of rows cannot pair, the step stays
-     * a pass of its own */
+    /* 3^9 = 81 x 243: R2C's odd number of rows cannot pair, its step
+     * stays a pass of its own; C2R's step reads both inputs of a pair
+     * itself and needs no pairing */
     {"r2c:f32:39366:b64", "real", 3, 0, {0}, 0, 0},
-    {"c2r:f32:39366:b64", "real", 3, 0, {0}, 0, 0},
+    {"c2r:f32:39366:b64", "real", 2, 1, {0}, 0, 0},
 };
 
 /* Radix stages of kernel k: every stage after the first twiddles, with
