@@ -61,6 +61,23 @@ void hy_cg_load_global(hy_cg_kernel *k) {
                           (long long)ps->fuse_split);
         hy_strbuf_appendf(sb, "      x0_%d = src[ib - fk * %lld + (%s)fz[fi] * %lld];\n", i,
                           (long long)lis, k->idx, (long long)lis);
+      } else if (k->pass->fuse == HY_FUSE_C2R_PRE && k->pass->fuse_loop >= 0) {
+        /* The split form (planner/plan.h): element e of row jr is index
+         * kk = jr + L*e, its partner X_m-kk element n - e of row 0 or
+         * element n - 1 - e of row L - jr (read by that row's work-group
+         * at about the same time, so mostly from L2). */
+        const hy_pass *ps = k->pass;
+        long long n = (long long)k->n, L = (long long)ps->loops[ps->fuse_loop].n;
+        long long ls = (long long)ps->loops[ps->fuse_loop].in_stride;
+        hy_strbuf_appendf(sb, "      const %s kk = jr + (%s)e * %lld;\n", k->idx, k->idx, L);
+        hy_strbuf_appendf(sb, "      real2 a = src[ib + (%s)e * %lld], b;\n", k->idx, (long long)is);
+        hy_strbuf_appendf(sb, "      if (jr == 0) b = src[ib + (%s)(%lld - e) * %lld];\n", k->idx, n,
+                          (long long)is);
+        hy_strbuf_appendf(sb, "      else b = src[ib + (%lld - 2 * jr) * %lld + (%s)(%lld - e) * %lld];\n",
+                          L, ls, k->idx, n - 1, (long long)is);
+        hy_strbuf_append(sb, "      if (kk == 0) { a.y = (real)0; b.y = (real)0; }\n");
+        hy_cg_real_step_value(sb, 0, "a", "b", "fz[kk]", "      ");
+        hy_strbuf_appendf(sb, "      x0_%d = v;\n", i);
       } else if (k->pass->fuse == HY_FUSE_C2R_PRE) {
         /* The C2R pre-processing of element e alone: from X_e and X_m-e
          * (X_0's and X_m's imaginary parts taken as 0). The thread that

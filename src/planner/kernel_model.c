@@ -250,7 +250,10 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * the first stage. Measured on the H100 against the two local-memory
    * forms (pairs, stagein=0; dense rows paired in local memory,
    * stagein=1) over eleven C2R shapes, it was the fastest or within 1% on
-   * each (docs/performance.md); the others stay variants. */
+   * each (docs/performance.md); the others stay variants. So does the
+   * split step in the first four-step pass (reading X_m-k from the
+   * partner row), which through local memory measured slower than the
+   * three-pass plan in f64. */
   if (pass->fuse == HY_FUSE_C2R_PRE) spec->stage_load = 2;
   hy_kernel_spec_apply(spec, hy_settings_get()->kernel_spec);
   hy_kernel_spec_apply(spec, pass->kernel_spec);
@@ -278,14 +281,17 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * count of them; the solver checks that two fit
    * (hy_model_real_split_fits). Its loads and stores go by the loop
    * offsets, which pair the rows: never a staged copy of the work-group's
-   * rows in their plain order. The split C2R step reads its own input
-   * (hy_cg_load_real_pre). */
+   * rows in their plain order. The split C2R step reads its own input,
+   * into local memory (stagein=0) or straight into the first stage's
+   * registers (stagein=2); it has no staged form. */
   if (hy_fuse_is_real(pass->fuse) && pass->fuse_loop >= 0) {
     if (pass->fuse == HY_FUSE_R2C_POST) {
       if (spec->transforms_per_block < 2) spec->transforms_per_block = 2;
       spec->transforms_per_block &= ~1;
+      spec->stage_load = 0;
+    } else if (spec->stage_load == 1) {
+      spec->stage_load = 0;
     }
-    spec->stage_load = 0;
     spec->stage_store = 0;
   }
   if (hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory && !real_step)
