@@ -61,6 +61,23 @@ void hy_cg_load_global(hy_cg_kernel *k) {
                           (long long)ps->fuse_split);
         hy_strbuf_appendf(sb, "      x0_%d = src[ib - fk * %lld + (%s)fz[fi] * %lld];\n", i,
                           (long long)lis, k->idx, (long long)lis);
+      } else if (k->pass->fuse == HY_FUSE_C2R_PRE && k->pass->fuse_loop >= 0) {
+        /* The split form (planner/plan.h): element e of row jr is index
+         * kk = jr + L*e, its partner X_m-kk element n - e of row 0 or
+         * element n - 1 - e of row L - jr (read by that row's work-group
+         * at about the same time, so mostly from L2). */
+        const hy_pass *ps = k->pass;
+        long long n = (long long)k->n, L = (long long)ps->loops[ps->fuse_loop].n;
+        long long ls = (long long)ps->loops[ps->fuse_loop].in_stride;
+        hy_strbuf_appendf(sb, "      const %s kk = jr + (%s)e * %lld;\n", k->idx, k->idx, L);
+        hy_strbuf_appendf(sb, "      real2 a = src[ib + (%s)e * %lld], b;\n", k->idx, (long long)is);
+        hy_strbuf_appendf(sb, "      if (jr == 0) b = src[ib + (%s)(%lld - e) * %lld];\n", k->idx, n,
+                          (long long)is);
+        hy_strbuf_appendf(sb, "      else b = src[ib + (%lld - 2 * jr) * %lld + (%s)(%lld - e) * %lld];\n",
+                          L, ls, k->idx, n - 1, (long long)is);
+        hy_strbuf_append(sb, "      if (kk == 0) { a.y = (real)0; b.y = (real)0; }\n");
+        hy_cg_real_step_value(sb, 0, "a", "b", "fz[kk]", "      ");
+        hy_strbuf_appendf(sb, "      x0_%d = v;\n", i);
       } else if (k->pass->fuse == HY_FUSE_C2R_PRE) {
         /* The C2R pre-processing of element e alone: from X_e and X_m-e
          * (X_0's and X_m's imaginary parts taken as 0). The thread that
@@ -434,6 +451,11 @@ void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
  * offset on the side the step touches. */
 void hy_cg_real_loop_open(hy_cg_kernel *k, int64_t count, int64_t per, int out,
                           const char *var) {
+  hy_cg_real_loop_open_row(k, count, per, out, var, NULL);
+}
+
+void hy_cg_real_loop_open_row(hy_cg_kernel *k, int64_t count, int64_t per, int out,
+                              const char *var, const char *row) {
   hy_strbuf *sb = k->sb;
   const hy_pass *pass = k->pass;
   int block = k->T * k->M;
@@ -462,10 +484,11 @@ void hy_cg_real_loop_open(hy_cg_kernel *k, int64_t count, int64_t per, int out,
   hy_strbuf_appendf(sb, "tj < %lld) {\n", (long long)count);
   hy_strbuf_appendf(sb, "      %s %s = %lld;\n", k->idx, var,
                     (long long)(out ? pass->dst_offset : pass->src_offset));
+  if (row) hy_strbuf_appendf(sb, "      %s %s = 0;\n", k->idx, row);
   if (pass->nloops > 0) {
     hy_strbuf_appendf(sb, "      { %s rem = tj, q;\n", k->idx);
     hy_cg_emit_loop_offsets(sb, pass, order, "        ", out ? NULL : var, out ? var : NULL, NULL,
-                            NULL);
+                            row);
     hy_strbuf_append(sb, "      }\n");
   }
 }
@@ -534,17 +557,92 @@ static void hy_cg_load_real_pre_staged(hy_cg_kernel *k, int64_t count) {
   hy_strbuf_appendf(sb, "        %s = v;\n      }\n    }\n  }\n  HY_BARRIER();\n", lj);
 }
 
+
+/* The split form's C2R pre-processing (planner/plan.h) into local
+ * memory: slot e of row j (index k = j + L*e) from X_k and its partner
+ * X_m-k, both read from global memory, neighbouring threads on
+ * neighbouring rows, so that both reads take whole runs of the rows. The
+ * partner rows' work-group reads the same data at about the same time
+ * (every work-group of a transform runs at once), so the second read of
+ * each input mostly comes from L2. Four iterations unrolled keep several
+ * loads of a thread in flight. */
+static void hy_cg_load_real_pre_split(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  int64_t n = k->n, is = pass->axis.in_stride, L = pass->loops[pass->fuse_loop].n;
+  int64_t ls = pass->loops[pass->fuse_loop].in_stride;
+  char le[128];
+  hy_cg_real_lds(k, "e", le, sizeof le);
+  hy_strbuf_appendf(sb, "  /* C2R pre-processing across the rows j, %lld - j: X_j+%lld*e and its "
+                        "partner into local memory */\n",
+                    (long long)L, (long long)L);
+  hy_strbuf_append(sb, "#pragma unroll 4\n");
+  hy_cg_real_loop_open_row(k, count, n, 0, "i2", "jr");
+  hy_strbuf_appendf(sb, "      const %s kk = jr + (%s)e * %lld;\n", k->idx, k->idx, (long long)L);
+  hy_strbuf_appendf(sb, "      real2 a = src[i2 + (%s)e * %lld], b;\n", k->idx, (long long)is);
+  hy_strbuf_appendf(sb, "      if (jr == 0) b = src[i2 + (%s)(%lld - e) * %lld];\n", k->idx,
+                    (long long)n, (long long)is);
+  hy_strbuf_appendf(sb,
+                    "      else b = src[i2 + (%lld - 2 * jr) * %lld + (%s)(%lld - e) * %lld];\n",
+                    (long long)L, (long long)ls, k->idx, (long long)(n - 1), (long long)is);
+  hy_strbuf_append(sb, "      if (kk == 0) { a.y = (real)0; b.y = (real)0; }\n      {\n");
+  hy_cg_real_step_value(sb, 0, "a", "b", "fz[kk]", "        ");
+  hy_strbuf_appendf(sb, "        %s = v;\n      }\n    }\n  }\n  HY_BARRIER();\n", le);
+}
+
 /* The C2R pre-processing step into local memory, the input read by pairs
  * (each thread reads X_e and X_m-e from global memory) or, with `staged`
- * (the spec's stagein), densely first and paired in local memory. */
+ * (the spec's stagein), densely first and paired in local memory; the
+ * split form (fuse_loop >= 0) pairs across rows. */
 void hy_cg_load_real_pre(hy_cg_kernel *k, int64_t count, int staged) {
-  if (staged)
+  if (k->pass->fuse_loop >= 0)
+    hy_cg_load_real_pre_split(k, count);
+  else if (staged)
     hy_cg_load_real_pre_staged(k, count);
   else
     hy_cg_load_real_pre_pairs(k, count);
 }
 
+/* The split form's R2C post-processing (planner/plan.h) from local
+ * memory: output e of row j (index k = j + L*e) from Z_k in this row and
+ * Z_m-k in the partner row (mm ^ 1, or this row for rows 0 and L/2),
+ * neighbouring threads on neighbouring rows as in the transposed store;
+ * row 0 also stores output m. Four iterations unrolled keep several
+ * table reads of a thread in flight. */
+static void hy_cg_store_real_post_split(hy_cg_kernel *k, int64_t count) {
+  hy_strbuf *sb = k->sb;
+  const hy_pass *pass = k->pass;
+  int64_t n = k->n, os = pass->axis.out_stride, L = pass->loops[pass->fuse_loop].n;
+  char x[256], y[256], ex[64];
+  snprintf(ex, sizeof ex, "e < %lld ? e : 0", (long long)n);
+  hy_cg_real_lds(k, ex, x, sizeof x);
+  if (k->pad)
+    snprintf(y, sizeof y, "lds[pm * %d + ey + (ey >> %d) * %d]", k->row, k->pad_shift, k->pad);
+  else
+    snprintf(y, sizeof y, "lds[pm * %d + ey]", k->row);
+  hy_strbuf_appendf(sb, "  /* R2C post-processing across the rows j, %lld - j: output j+%lld*e "
+                        "from Z there and its partner */\n  HY_BARRIER();\n",
+                    (long long)L, (long long)L);
+  hy_strbuf_append(sb, "#pragma unroll 4\n");
+  hy_cg_real_loop_open_row(k, count, n + 1, 1, "o2", "jr");
+  hy_strbuf_appendf(sb, "      if (e < %lld || jr == 0) {\n", (long long)n);
+  hy_strbuf_appendf(sb, "        const int pm = jr == 0 || jr == %lld ? mm : (mm ^ 1);\n",
+                    (long long)(L / 2));
+  hy_strbuf_appendf(sb,
+                    "        const int ey = jr != 0 ? %lld - e : e > 0 && e < %lld ? %lld - e : 0;\n",
+                    (long long)(n - 1), (long long)n, (long long)n);
+  hy_strbuf_appendf(sb, "        const %s kk = jr + (%s)e * %lld;\n", k->idx, k->idx, (long long)L);
+  hy_strbuf_appendf(sb, "        const real2 x = %s, y = %s;\n", x, y);
+  hy_cg_real_step_value(sb, 1, "x", "y", "fz[kk]", "        ");
+  hy_strbuf_appendf(sb, "        dst[o2 + (%s)e * %lld] = v;\n      }\n    }\n  }\n", k->idx,
+                    (long long)os);
+}
+
 void hy_cg_store_real_post(hy_cg_kernel *k, int64_t count) {
+  if (k->pass->fuse_loop >= 0) {
+    hy_cg_store_real_post_split(k, count);
+    return;
+  }
   hy_strbuf *sb = k->sb;
   int64_t m = k->n, os = k->pass->axis.out_stride;
   char x[256], y[256], ex[64], ey[64];
@@ -629,6 +727,11 @@ void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *orde
     else
       hy_strbuf_appendf(sb, "%sq = rem %% %lld; rem /= %lld;\n", indent, (long long)d->n,
                         (long long)d->n);
+    if (order[a] == pass->fuse_loop && pass->fuse == HY_FUSE_R2C_POST)
+      /* The rows of a split R2C step by pairs (planner/plan.h): j and
+       * L - j are neighbouring transforms. */
+      hy_strbuf_appendf(sb, "%sq = (q & 1) == 0 ? (q >> 1) : q == 1 ? %lld : %lld - (q >> 1);\n",
+                        indent, (long long)(d->n / 2), (long long)d->n);
     if (in_var && out_var)
       hy_strbuf_appendf(sb, "%s%s += q * %lld; %s += q * %lld;\n", indent, in_var,
                         (long long)d->in_stride, out_var, (long long)d->out_stride);

@@ -194,6 +194,10 @@ void hy_cg_store_r2r_post(hy_cg_kernel *k, int64_t count);
 /* The loop of a fused step over element e of row mm of the work-group
  * (cg_access.c), and local-memory element e2 of row mm. */
 void hy_cg_real_loop_open(hy_cg_kernel *k, int64_t count, int64_t per, int out, const char *var);
+/* The same with the index of the pass's fuse_loop (the row of a split
+ * real step) in `row` (NULL: none). */
+void hy_cg_real_loop_open_row(hy_cg_kernel *k, int64_t count, int64_t per, int out,
+                              const char *var, const char *row);
 void hy_cg_real_lds(hy_cg_kernel *k, const char *e2, char *out, size_t size);
 /* The table of an r2r step (planner/r2r_twiddle.h), shared like the others. */
 struct hy_r2r_twiddle;

@@ -47,12 +47,15 @@ static void hy_cg_prologue(hy_cg_kernel *k, int64_t count) {
   int fk = pass->fuse != HY_FUSE_NONE && !hy_fuse_is_real(pass->fuse) &&
            !hy_fuse_is_real_odd(pass->fuse) && pass->fuse != HY_FUSE_R2R;
   if (fk) hy_strbuf_appendf(sb, "  %s fk = 0;\n", k->idx);
+  /* The split C2R step read into registers needs the transform's row. */
+  int jr = pass->fuse == HY_FUSE_C2R_PRE && pass->fuse_loop >= 0 && k->spec->stage_load == 2;
+  if (jr) hy_strbuf_appendf(sb, "  %s jr = 0;\n", k->idx);
   int order[HY_MAX_LOOPS];
   hy_cg_loop_order(pass, k->spec->store_transposed, order);
   if (pass->nloops > 0) {
     hy_strbuf_appendf(sb, "  {\n    %s rem = ti, q;\n", k->idx);
     hy_cg_emit_loop_offsets(sb, pass, order, "    ", "ib", "ob",
-                            pass->twiddle_loop >= 0 ? "tm" : NULL, fk ? "fk" : NULL);
+                            pass->twiddle_loop >= 0 ? "tm" : NULL, fk ? "fk" : jr ? "jr" : NULL);
     hy_strbuf_append(sb, "  }\n");
   }
   if (hy_fuse_is_rader(pass->fuse)) hy_cg_emit_stash_index(k, order, "  ", "ti", "st");
@@ -148,12 +151,28 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
        ((spec->stage_store || spec->store_transposed) && r2r_out) || pass->r2r_len != k.n))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a fused r2r step needs a plain "
                     "mixed-radix pass with complex local memory", pass_index);
+  const int real_split = hy_fuse_is_real(pass->fuse) && pass->fuse_loop >= 0;
   if (hy_fuse_is_real(pass->fuse) &&
-      (k.bluestein || k.rader || spec->split_exchange || pass->twiddle_loop >= 0 ||
+      (k.bluestein || k.rader || spec->split_exchange ||
+       (pass->twiddle_loop >= 0 && !(real_split && pass->fuse == HY_FUSE_C2R_PRE)) ||
        pass->plane_inner > 0 ||
        ((spec->stage_store || spec->store_transposed) && pass->fuse == HY_FUSE_R2C_POST)))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a fused real step needs a plain "
                     "mixed-radix pass with complex local memory", pass_index);
+  if (real_split && pass->fuse == HY_FUSE_R2C_POST) {
+    /* Rows j and L - j must be neighbouring transforms of one work-group
+     * (planner/plan.h): an even row count and transform count per
+     * work-group, the rows' loop the fastest in the transform index. */
+    int order[HY_MAX_LOOPS];
+    hy_cg_loop_order(pass, spec->store_transposed, order);
+    if (pass->fuse_loop >= pass->nloops || pass->loops[pass->fuse_loop].n % 2 != 0 ||
+        k.M % 2 != 0 || order[0] != pass->fuse_loop || spec->stage_load || spec->stage_store)
+      return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a split R2C step needs an even row "
+                      "count and work-group, its rows' loop the fastest", pass_index);
+  }
+  if (real_split && (pass->fuse_loop >= pass->nloops || spec->stage_load == 1 || spec->stage_store))
+    return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a split real step needs its rows' loop "
+                    "and unstaged loads and stores", pass_index);
   if (pass->real_end && (spec->stage_load || spec->stage_store || spec->body))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: the end of a real Bluestein chain needs "
                     "direct loads and a direct or transposed store", pass_index);

@@ -250,7 +250,10 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * the first stage. Measured on the H100 against the two local-memory
    * forms (pairs, stagein=0; dense rows paired in local memory,
    * stagein=1) over eleven C2R shapes, it was the fastest or within 1% on
-   * each (docs/performance.md); the others stay variants. */
+   * each (docs/performance.md); the others stay variants. So does the
+   * split step in the first four-step pass (reading X_m-k from the
+   * partner row), which through local memory measured slower than the
+   * three-pass plan in f64. */
   if (pass->fuse == HY_FUSE_C2R_PRE) spec->stage_load = 2;
   hy_kernel_spec_apply(spec, hy_settings_get()->kernel_spec);
   hy_kernel_spec_apply(spec, pass->kernel_spec);
@@ -273,6 +276,24 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   if (spec->threads_per_transform > wg) spec->threads_per_transform = wg;
   while (spec->transforms_per_block > 1 && hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory)
     spec->transforms_per_block /= 2;
+  /* The split form of the R2C step pairs rows j and L - j as
+   * neighbouring transforms of a work-group (planner/plan.h): an even
+   * count of them; the solver checks that two fit
+   * (hy_model_real_split_fits). Its loads and stores go by the loop
+   * offsets, which pair the rows: never a staged copy of the work-group's
+   * rows in their plain order. The split C2R step reads its own input,
+   * into local memory (stagein=0) or straight into the first stage's
+   * registers (stagein=2); it has no staged form. */
+  if (hy_fuse_is_real(pass->fuse) && pass->fuse_loop >= 0) {
+    if (pass->fuse == HY_FUSE_R2C_POST) {
+      if (spec->transforms_per_block < 2) spec->transforms_per_block = 2;
+      spec->transforms_per_block &= ~1;
+      spec->stage_load = 0;
+    } else if (spec->stage_load == 1) {
+      spec->stage_load = 0;
+    }
+    spec->stage_store = 0;
+  }
   if (hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory && !real_step)
     spec->split_exchange = 1;
   if (hy_spec_local_bytes(pass, spec, (int)nc) > caps->local_memory) spec->lds_pad = 0;
@@ -401,6 +422,30 @@ int hy_model_real_fuse_fits(const hy_device_caps *caps, hyfft_precision precisio
 
 int hy_model_real_cpu_fuses(const hy_device_caps *caps, int64_t m) {
   return caps->backend == HYFFT_BACKEND_CPU && m >= 2;
+}
+
+int hy_model_real_split_fits(const hy_problem *problem, const hy_pass *pass,
+                             const hy_device_caps *caps) {
+  if (caps->backend == HYFFT_BACKEND_CPU || !hy_fuse_is_real(pass->fuse) || pass->fuse_loop < 0)
+    return 0;
+  hy_kernel_spec spec;
+  /* Without L2 chunks: the plans of a split real axis have two passes,
+   * which run none by default (hy_model_l2_chunk). */
+  if (hy_model_spec(problem, pass, caps, 0, &spec) != HYFFT_SUCCESS) return 0;
+  int wg = caps->max_work_group > 0 ? caps->max_work_group : 256;
+  if (pass->fuse == HY_FUSE_C2R_PRE)
+    return spec.threads_per_transform * spec.transforms_per_block <= wg && !spec.split_exchange &&
+           hy_spec_local_bytes(pass, &spec, (int)pass->axis.n) <= caps->local_memory;
+  /* The rows' loop must be the fastest in the transform index: the
+   * smallest stride on the side the generator orders by (the input). */
+  for (int l = 0; l < pass->nloops; l++)
+    if (l != pass->fuse_loop && pass->loops[l].n > 1 &&
+        llabs(pass->loops[l].in_stride) <= llabs(pass->loops[pass->fuse_loop].in_stride))
+      return 0;
+  return spec.transforms_per_block >= 2 && spec.transforms_per_block % 2 == 0 &&
+         spec.threads_per_transform * spec.transforms_per_block <= wg && !spec.split_exchange &&
+         !spec.store_transposed && !spec.stage_store && !spec.stage_load &&
+         hy_spec_local_bytes(pass, &spec, (int)pass->axis.n) <= caps->local_memory;
 }
 
 int hy_persist_pays(const hy_device_caps *caps, int uses_ring, int64_t slot_bytes) {

@@ -36,6 +36,15 @@ int hy_model_real_fuse_fits(const hy_device_caps *caps, hyfft_precision precisio
  * either way the step is no pass over the batch of its own. */
 int hy_model_real_cpu_fuses(const hy_device_caps *caps, int64_t m);
 
+/* Whether a pass of a four-step split of a real transform's half-length
+ * DFT, with the split form of its real step set (fuse_loop >= 0,
+ * planner/plan.h), gets a spec the generator can build: a work-group
+ * that fits the device with complex local memory; for the R2C step also
+ * an even number of transforms per work-group, its rows' loop the
+ * fastest. */
+int hy_model_real_split_fits(const hy_problem *problem, const hy_pass *pass,
+                             const hy_device_caps *caps);
+
 /* Whether a chain of passes should run as one persistent kernel by default:
  * on CUDA, when its intermediates go through a ring of work slots (more of
  * them than L2 holds) of at most 2 MB each. Read by the generator's

@@ -151,8 +151,10 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
     } else if (hy_fuse_is_real_odd(p->fuse)) {
       hy_strbuf_appendf(sb, " %s", p->fuse == HY_FUSE_R2C_ODD ? "r2c-odd" : "c2r-odd");
     } else if (hy_fuse_is_real(p->fuse)) {
-      hy_strbuf_appendf(sb, " %s(N=%lld)", p->fuse == HY_FUSE_R2C_POST ? "r2c-post" : "c2r-pre",
+      hy_strbuf_appendf(sb, " %s(N=%lld", p->fuse == HY_FUSE_R2C_POST ? "r2c-post" : "c2r-pre",
                         (long long)p->chirp_n);
+      if (p->fuse_loop >= 0) hy_strbuf_appendf(sb, ", rows loop %d", p->fuse_loop);
+      hy_strbuf_append(sb, ")");
     } else if (p->fuse != HY_FUSE_NONE) {
       static const char *const fuse_names[7] = {"",         "chirp-in",
                                                 "spectrum-out", "chirp-out",

@@ -162,7 +162,28 @@ typedef enum hy_fuse {
    *             src[ib + k * axis.in_stride] and transforms the m values
    *             HY_PASS_C2R_PRE makes of them.
    * On a GPU both go through local memory: the whole DFT of a transform
-   * is there when the step pairs element k with m - k. */
+   * is there when the step pairs element k with m - k.
+   * Split form (fuse_loop >= 0, GPU only): the steps of a half-length DFT of
+   * length m = L * axis.n split by the four-step solver into two passes, R2C_POST
+   * in the last (pass B) and C2R_PRE in the first (pass A, with its
+   * four-step twiddle). With L = loops[fuse_loop].n, element e of the
+   * transform of row j (the index of that loop) is index k = j + L*e of
+   * the length-m sequence, and k's partner m - k lies in row L - j at
+   * element axis.n - 1 - e (row L/2 pairs with itself; row 0's partner
+   * of e is element (axis.n - e) mod axis.n, and k = m is row 0's
+   * element axis.n). For R2C_POST L is even and the transforms of a
+   * work-group take their rows by pairs: the loop's index s is read as
+   * row s/2 for even s and as row L/2 (s = 1) or L - (s-1)/2 (odd s > 1),
+   * so rows j and L - j are neighbouring transforms of one work-group
+   * (the loop is the fastest in the transform index, and the
+   * work-group's transform count is even). C2R_PRE keeps the rows in
+   * order and reads each pair's two inputs itself.
+   *   R2C_POST  the pass stores the outputs k (times scale) at
+   *             dst[ob + e * axis.out_stride] for e < axis.n, and row 0
+   *             also output m at e = axis.n;
+   *   C2R_PRE   the pass reads X_k and X_m-k at src[ib + e *
+   *             axis.in_stride] of their rows (X_m at row 0's element
+   *             axis.n) and transforms the values HY_PASS_C2R_PRE makes. */
   HY_FUSE_R2C_POST = 7,
   HY_FUSE_C2R_PRE = 8,
   /* The steps of a real-to-real axis fused into its one-pass DFT of

@@ -45,9 +45,13 @@
  * even-length R2C_POST and C2R_PRE steps go into the half-length DFT pass
  * itself (its store or load, HY_FUSE_R2C_POST / HY_FUSE_C2R_PRE) where
  * that DFT is one pass of its own: one pass over the data along the real
- * axis instead of two. The CPU does the same in its engine's gather and
- * scatter (backend/cpu/cpu_engine_lanes.h) where the half-length DFT is
- * gathered whole, and per transform beside a four-step DFT. A problem whose DFTs do
+ * axis instead of two; and where that DFT is the four-step solver's two
+ * passes, into the last pass's store (R2C, rows j and L - j paired in one
+ * work-group, an even number of rows) or the first pass's load (C2R)
+ * (hy_real_split_fuse): two passes instead of three. The CPU does the
+ * same in its engine's gather and scatter (backend/cpu/cpu_engine_lanes.h)
+ * where the half-length DFT is gathered whole, and per transform beside a
+ * four-step DFT. A problem whose DFTs do
  * not fit one pass takes the four-step solver's passes for that DFT
  * (hy_real_dft); a multi-dimensional out-of-place C2R whose long odd real
  * axis cannot take them behind its half spectrum in WORK0 keeps that half
@@ -130,6 +134,55 @@ static int hy_real_fusable(hy_real_ctx *c, int passes_before, int64_t m) {
          p->twiddle_loop < 0 && p->plane_inner == 0 && p->fuse == HY_FUSE_NONE &&
          (hy_model_real_fuse_fits(c->caps, p->precision, m) ||
           hy_model_real_cpu_fuses(c->caps, m));
+}
+
+/* Where the half-length DFT (length m) just added at `before` is the
+ * four-step solver's two passes, A (along the split's first factor, with
+ * its twiddle) then B, the even-length step goes into one of them in its
+ * split form (planner/plan.h): R2C_POST into B's store, whose rows are
+ * its last loop, C2R_PRE into A's load, whose rows are its twiddle loop.
+ * For R2C, rows j and L - j meet in one work-group, so the step pairs
+ * every element on chip as in the one-pass form; the C2R step reads both
+ * elements of a pair from global memory itself. Two passes along the
+ * real axis instead of three. Where the R2C row count L is odd, the
+ * split has three passes or another algorithm, or the model finds no
+ * work-group that fits (hy_model_real_split_fits), the step stays a
+ * pass. `pre` is the C2R_PRE pass before the DFT (NULL for R2C), whose
+ * input pass A then reads instead; it must not be A's work buffer.
+ * Returns the fused pass's index, or -1 (nothing changed). */
+static int hy_real_split_fuse(hy_real_ctx *c, int before, int64_t m, int64_t n,
+                              const hy_pass *pre) {
+  if (hy_settings_get()->real_unfused || c->caps->backend == HYFFT_BACKEND_CPU ||
+      c->tree->npasses != before + 2)
+    return -1;
+  const hy_pass *a = &c->tree->passes[before], *b = &c->tree->passes[before + 1];
+  if (a->op != HY_PASS_DFT || b->op != HY_PASS_DFT || a->algo != HY_ALGO_MIXED_RADIX ||
+      b->algo != HY_ALGO_MIXED_RADIX || a->twiddle_loop < 0 || a->twiddle_n != m ||
+      b->twiddle_loop >= 0 || a->fuse != HY_FUSE_NONE || b->fuse != HY_FUSE_NONE ||
+      a->plane_inner > 0 || b->plane_inner > 0 || a->axis.n * b->axis.n != m || b->nloops < 1 ||
+      b->loops[b->nloops - 1].n != a->axis.n || a->loops[a->twiddle_loop].n != b->axis.n)
+    return -1;
+  hy_pass f = pre ? *a : *b;
+  f.fuse_loop = pre ? a->twiddle_loop : b->nloops - 1;
+  if (!pre && f.loops[f.fuse_loop].n % 2 != 0) return -1;
+  if (pre) {
+    /* Pass A reads the half spectrum where the step read it. */
+    if (pre->src == a->dst || a->twiddle_loop != pre->nloops || a->nloops != pre->nloops + 1)
+      return -1;
+    int64_t L = f.loops[f.fuse_loop].n;
+    f.src = pre->src;
+    f.src_offset = pre->src_offset;
+    f.axis.in_stride = L * pre->axis.in_stride;
+    f.loops[f.fuse_loop].in_stride = pre->axis.in_stride;
+    for (int l = 0; l < pre->nloops; l++) f.loops[l].in_stride = pre->loops[l].in_stride;
+  }
+  f.fuse = pre ? HY_FUSE_C2R_PRE : HY_FUSE_R2C_POST;
+  f.fuse_sign = pre ? 1 : -1;
+  f.chirp_n = n;
+  if (!hy_model_real_split_fits(c->problem, &f, c->caps)) return -1;
+  int at = pre ? before : before + 1;
+  c->tree->passes[at] = f;
+  return at;
 }
 
 /* Whether an odd real axis of length n takes its steps into the one DFT
@@ -301,6 +354,8 @@ static hy_status hy_real_r2c(hy_real_ctx *c) {
     if (hy_real_fusable(c, before, m)) {
       /* The DFT pass stores the m + 1 outputs itself. */
       hy_real_set_fuse(&c->tree->passes[before], HY_FUSE_R2C_POST, n);
+    } else if (hy_real_split_fuse(c, before, m, n, NULL) >= 0) {
+      /* So does the last pass of its four-step split. */
     } else {
       for (int l = 0; l < k; l++)
         loops[l] = (hyfft_dim){outer[l].n, outer[l].out_stride, outer[l].out_stride};
@@ -354,6 +409,13 @@ static hy_status hy_real_r2c(hy_real_ctx *c) {
  * C2R_PRE pass at before - 1) may take that step into its load, it reads
  * what the step read, from where the step read it, and the step goes. */
 static void hy_real_fuse_pre(hy_real_ctx *c, int before, int64_t m, int64_t n) {
+  if (hy_real_split_fuse(c, before, m, n, &c->tree->passes[before - 1]) >= 0) {
+    /* The first pass of the DFT's four-step split takes the step. */
+    memmove(&c->tree->passes[before - 1], &c->tree->passes[before],
+            (size_t)(c->tree->npasses - before) * sizeof c->tree->passes[0]);
+    c->tree->npasses--;
+    return;
+  }
   if (!hy_real_fusable(c, before, m)) return;
   hy_pass *pre = &c->tree->passes[before - 1], *dft = &c->tree->passes[before];
   dft->src = pre->src;

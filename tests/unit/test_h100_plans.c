@@ -66,6 +66,18 @@ static const expected hy_cases[] = {
     /* 128^2 f64 (256 KB) does not: three axis passes */
     {"c2c:f64:fwd:128x128x128:b16", "axis-passes", 3, 0, {0}, 0, 0},
     {"c2c:f32:fwd:64x64:b32768", "axis-passes", 1, 0, {1}, 0, 1},
+    /* long 1D real transforms: the half-length DFT's two four-step passes,
+     * the R2C step in the last one's store and the C2R step in the first
+     * one's load (rows paired, 8 and 16 per block), not a third pass */
+    {"r2c:f32:1048576:b64", "real", 2, 1, {16, 8}, 0, 0},
+    {"c2r:f32:1048576:b64", "real", 2, 1, {16, 8}, 0, 0},
+    {"r2c:f64:1048576:b16", "real", 2, 1, {0}, 0, 0},
+    {"c2r:f64:262144:b32", "real", 2, 1, {0}, 0, 0},
+    /* 3^9 = 81 x 243: R2C's odd number of rows cannot pair, its step
+     * stays a pass of its own; C2R's step reads both inputs of a pair
+     * itself and needs no pairing */
+    {"r2c:f32:39366:b64", "real", 3, 0, {0}, 0, 0},
+    {"c2r:f32:39366:b64", "real", 2, 1, {0}, 0, 0},
 };
 
 /* Radix stages of kernel k: every stage after the first twiddles, with
