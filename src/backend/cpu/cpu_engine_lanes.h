@@ -268,40 +268,64 @@ HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_crows(
 }
 
 /* The complex tiles of a group of transforms stored back to back, through
- * a local copy made with full-width vector loads and stores in memory
- * order (the stream the hardware prefetches, as hy_gather_block's). For
- * n a multiple of HY_CT every row starts on a vector of the copy, so each
- * tile load is exactly one earlier store of the copy and is forwarded
- * from it; hy_gather_block's row loads straddle two stores for most n. */
+ * a local copy: each row is copied in memory order (the stream the
+ * hardware prefetches, as hy_gather_block's) in the vectors its tiles
+ * are (the last one ending at n), to rows padded to whole tiles; each
+ * tile load is then exactly one earlier store of the copy and is
+ * forwarded from it, where hy_gather_block's row loads straddle two
+ * stores for most n. */
 HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_gather_cblock(
     const hy_r *b0, int64_t n, hy_v *restrict ar, hy_v *restrict ai) {
-  hy_r seq[2 * HY_BLOCK_MAX] __attribute__((aligned(64)));
-  for (int64_t i = 0; i < 2 * n; i++) {
-    hy_v t;
-    memcpy(&t, b0 + i * L_, sizeof t);
-    memcpy(seq + i * L_, &t, sizeof t);
-  }
+  const int64_t P = 2 * ((n + HY_CT - 1) / HY_CT * HY_CT);
+  hy_r seq[2 * HY_BLOCK_MAX + 2 * L_ * HY_CT] __attribute__((aligned(64)));
   const hy_r *rows[L_];
-  for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
+  for (int v = 0; v < L_; v++) {
+    const hy_r *p = b0 + 2 * v * n;
+    hy_r *q = seq + v * P;
+    int64_t j0 = 0;
+    for (; j0 + HY_CT <= n; j0 += HY_CT) {
+      hy_v t;
+      memcpy(&t, p + 2 * j0, sizeof t);
+      memcpy(q + 2 * j0, &t, sizeof t);
+    }
+    if (j0 < n) {
+      hy_v t;
+      memcpy(&t, p + 2 * (n - HY_CT), sizeof t);
+      memcpy(q + 2 * (n - HY_CT), &t, sizeof t);
+    }
+    rows[v] = q;
+  }
   int64_t j0 = 0;
   for (; j0 + HY_CT <= n; j0 += HY_CT) hy_gather_ctile(rows, j0, ar, ai);
   if (j0 < n) hy_gather_ctile(rows, n - HY_CT, ar, ai);
 }
 
-/* The mirror of hy_gather_cblock: tiles into the local copy (each later
- * load of the copy is one of these stores), then one sequential copy out. */
+/* The mirror of hy_gather_cblock: tiles into the padded rows of the local
+ * copy, the one ending at n first so that the copy-out load of every
+ * whole tile is forwarded from that tile's own store (only the one ending
+ * at n overlaps a later store), then the rows out in memory order. */
 HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_cblock(
     hy_r *b0, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc, int scaled) {
-  hy_r seq[2 * HY_BLOCK_MAX] __attribute__((aligned(64)));
+  const int64_t P = 2 * ((n + HY_CT - 1) / HY_CT * HY_CT);
+  hy_r seq[2 * HY_BLOCK_MAX + 2 * L_ * HY_CT] __attribute__((aligned(64)));
   hy_r *rows[L_];
-  for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
-  int64_t k0 = 0;
-  for (; k0 + HY_CT <= n; k0 += HY_CT) hy_scatter_ctile(rows, L_, k0, fr, fi, sc, scaled);
-  if (k0 < n) hy_scatter_ctile(rows, L_, n - HY_CT, fr, fi, sc, scaled);
-  for (int64_t i = 0; i < 2 * n; i++) {
-    hy_v t;
-    memcpy(&t, seq + i * L_, sizeof t);
-    memcpy(b0 + i * L_, &t, sizeof t);
+  for (int v = 0; v < L_; v++) rows[v] = seq + v * P;
+  if (n % HY_CT) hy_scatter_ctile(rows, L_, n - HY_CT, fr, fi, sc, scaled);
+  for (int64_t k0 = 0; k0 + HY_CT <= n; k0 += HY_CT) hy_scatter_ctile(rows, L_, k0, fr, fi, sc, scaled);
+  for (int v = 0; v < L_; v++) {
+    const hy_r *q = seq + v * P;
+    hy_r *p = b0 + 2 * v * n;
+    int64_t k0 = 0;
+    for (; k0 + HY_CT <= n; k0 += HY_CT) {
+      hy_v t;
+      memcpy(&t, q + 2 * k0, sizeof t);
+      memcpy(p + 2 * k0, &t, sizeof t);
+    }
+    if (k0 < n) {
+      hy_v t;
+      memcpy(&t, q + 2 * (n - HY_CT), sizeof t);
+      memcpy(p + 2 * (n - HY_CT), &t, sizeof t);
+    }
   }
 }
 
