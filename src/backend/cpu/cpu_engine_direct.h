@@ -8,9 +8,13 @@
 /* Groups of back-to-back transforms up to this many bytes go through the
  * complex tiles straight from and to memory (hy_gather_crows): a group of
  * a few lines is read and written whole within a few tiles. Larger groups
- * go through a local copy made in memory order (hy_gather_cblock): tiles
- * straight from memory then touch LANES lines at a time in an order the
- * hardware prefetchers do not follow. n < HY_CT takes hy_gather_block. */
+ * go through a local copy made in memory order: tiles straight from
+ * memory then touch LANES lines at a time in an order the hardware
+ * prefetchers do not follow. With n a multiple of LANES every row of
+ * hy_gather_block's copy starts on one of its vectors and each of its
+ * tile loads is forwarded from one store, as in hy_gather_cblock, whose
+ * complex shuffles cost more than its wider ones in f64 there; other n
+ * take hy_gather_cblock, and n < HY_CT hy_gather_block. */
 #ifndef HY_CROW_BYTES
 #define HY_CROW_BYTES 640
 #endif
@@ -88,7 +92,7 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
         int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
         hy_scatter_crows(out, L_, n, where ? br : ar, where ? bi : ai, sc, scaled);
       }
-    } else if (n >= HY_CT) {
+    } else if (n >= HY_CT && n % L_ != 0) {
       for (; begin < stop; begin++) {
         const int64_t off = 2 * begin * L_ * n;
         hy_gather_cblock((const hy_r *)run->src + off, n, ar, ai);
