@@ -5,6 +5,20 @@
  * Bluestein driver. Included only by cpu_engine_impl.h, once per
  * precision. */
 
+/* Groups of back-to-back transforms up to this many bytes go through the
+ * complex tiles straight from and to memory (hy_gather_crows): a group of
+ * a few lines is read and written whole within a few tiles. Larger groups
+ * go through a local copy made in memory order: tiles straight from
+ * memory then touch LANES lines at a time in an order the hardware
+ * prefetchers do not follow. With n a multiple of LANES every row of
+ * hy_gather_block's copy starts on one of its vectors and each of its
+ * tile loads is forwarded from one store, as in hy_gather_cblock, whose
+ * complex shuffles cost more than its wider ones in f64 there; other n
+ * take hy_gather_cblock, and n < HY_CT hy_gather_block. */
+#ifndef HY_CROW_BYTES
+#define HY_CROW_BYTES 640
+#endif
+
 typedef struct hy_job {
   const hy_cpu_node *node;
   const hy_cpu_run *run;
@@ -54,15 +68,38 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   const hyfft_dim *inner = run->nloops > 0 ? &run->loops[run->nloops - 1] : NULL;
   /* A run of transforms stored back to back (one loop, distance n, unit
    * stride, no twiddle), short enough for the block copies: its full
-   * groups go straight through the block gather and scatter, without the
-   * per-group lane bookkeeping and layout checks; a partial last group
-   * takes the general loop below. */
+   * groups go straight through the block gathers and scatters, without
+   * the per-group lane bookkeeping and layout checks, by the group's size
+   * and n (HY_CROW_BYTES); a partial last group takes the general loop
+   * below. */
   if (!run->real_step && run->nloops == 1 && run->axis.in_stride == 1 && run->axis.out_stride == 1 &&
       run->loops[0].in_stride == n && run->loops[0].out_stride == n && n * L_ <= HY_BLOCK_MAX &&
       !(run->twiddle_loop >= 0 && node->tw.n > 0)) {
     const int64_t full = job->count / L_, stop = end < full ? end : full;
     const hy_r sc = (hy_r)run->scale;
     const int scaled = run->scale != 1.0;
+    const int64_t gb = (int64_t)sizeof(hy_r) * 2 * L_ * n;
+    if (n >= HY_CT && gb <= HY_CROW_BYTES) {
+      for (; begin < stop; begin++) {
+        const int64_t off = 2 * begin * L_ * n;
+        const hy_r *in[L_];
+        hy_r *out[L_];
+        for (int v = 0; v < L_; v++) {
+          in[v] = (const hy_r *)run->src + off + 2 * v * n;
+          out[v] = (hy_r *)run->dst + off + 2 * v * n;
+        }
+        hy_gather_crows(in, n, ar, ai);
+        int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
+        hy_scatter_crows(out, L_, n, where ? br : ar, where ? bi : ai, sc, scaled);
+      }
+    } else if (n >= HY_CT && n % L_ != 0) {
+      for (; begin < stop; begin++) {
+        const int64_t off = 2 * begin * L_ * n;
+        hy_gather_cblock((const hy_r *)run->src + off, n, ar, ai);
+        int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
+        hy_scatter_cblock((hy_r *)run->dst + off, n, where ? br : ar, where ? bi : ai, sc, scaled);
+      }
+    }
     for (; begin < stop; begin++) {
       const int64_t off = 2 * begin * L_ * n;
       hy_gather_block((const hy_r *)run->src + off, n, ar, ai);

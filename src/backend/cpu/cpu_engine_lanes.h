@@ -4,8 +4,8 @@
  * gather turns a group's interleaved input into split lane vectors and the
  * scatter writes them back with the run's scale and four-step twiddle,
  * using the cheapest path the layout allows (contiguous lanes, register
- * transposes of LANES x LANES tiles, back-to-back short transforms, or
- * element loops). Prefetching of strided groups lives here too. Included
+ * transposes of LANES x LANES tiles, tiles of whole complex elements for
+ * short rows, back-to-back short transforms, or element loops). Prefetching of strided groups lives here too. Included
  * only by cpu_engine_impl.h, once per precision. */
 
 /* ---- batched runs --------------------------------------------------- */
@@ -175,6 +175,160 @@ HY_INLINE void hy_scatter_tile(hy_r *const *rows, int count, int64_t os, int64_t
   }
 }
 
+/* Complex tiles: a vector read as HY_CT whole complex elements (64 bits
+ * each in f32, 128 in f64). A group's LANES rows of unit stride are read
+ * HY_CT elements at a time straight from memory, one vector per row, and
+ * turned into lane vectors by two HY_CT x HY_CT transposes of complex
+ * elements (rows 0..HY_CT-1 and HY_CT..LANES-1) and one even/odd split
+ * per element: log2(HY_CT) shuffle levels on complex units instead of
+ * log2(LANES) levels on re and im apart, and no row is read past its
+ * last element, so any n >= HY_CT needs neither a padded copy of the
+ * group nor element loops. The scatter is the same steps backwards. */
+#if HY_LANES == 8
+#define HY_CT 4
+HY_INLINE void hy_ctranspose(hy_v *m) {
+  const hy_vi l2 = {0, 1, 2, 3, 8, 9, 10, 11}, h2 = {4, 5, 6, 7, 12, 13, 14, 15};
+  const hy_vi l1 = {0, 1, 8, 9, 4, 5, 12, 13}, h1 = {2, 3, 10, 11, 6, 7, 14, 15};
+  for (int i = 0; i < 2; i++) {
+    hy_v a = m[i], c = m[i + 2];
+    m[i] = __builtin_shuffle(a, c, l2);
+    m[i + 2] = __builtin_shuffle(a, c, h2);
+  }
+  for (int i = 0; i < 4; i += 2) {
+    hy_v a = m[i], c = m[i + 1];
+    m[i] = __builtin_shuffle(a, c, l1);
+    m[i + 1] = __builtin_shuffle(a, c, h1);
+  }
+}
+#else
+#define HY_CT 2
+HY_INLINE void hy_ctranspose(hy_v *m) {
+  const hy_vi l1 = {0, 1, 4, 5}, h1 = {2, 3, 6, 7};
+  hy_v a = m[0], c = m[1];
+  m[0] = __builtin_shuffle(a, c, l1);
+  m[1] = __builtin_shuffle(a, c, h1);
+}
+#endif
+
+/* Elements j0..j0+HY_CT-1 of each row (NULL rows read as zero) into
+ * ar/ai[j0..j0+HY_CT-1]. */
+HY_INLINE void hy_gather_ctile(const hy_r *const *rows, int64_t j0, hy_v *restrict ar,
+                               hy_v *restrict ai) {
+  const hy_vi even = HY_EVEN, odd = HY_ODD;
+  hy_v x[L_];
+  for (int v = 0; v < L_; v++) {
+    if (rows[v]) memcpy(&x[v], rows[v] + 2 * j0, sizeof x[v]);
+    else x[v] = (hy_v){0};
+  }
+  hy_ctranspose(x);
+  hy_ctranspose(x + HY_CT);
+  for (int q = 0; q < HY_CT; q++) {
+    ar[j0 + q] = __builtin_shuffle(x[q], x[HY_CT + q], even);
+    ai[j0 + q] = __builtin_shuffle(x[q], x[HY_CT + q], odd);
+  }
+}
+
+/* Columns k0..k0+HY_CT-1 of (fr, fi), times sc, to rows[v] + 2*k0 for
+ * v < count. */
+HY_INLINE void hy_scatter_ctile(hy_r *const *rows, int count, int64_t k0,
+                                const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc,
+                                int scaled) {
+  const hy_vi ilo = HY_ILO, ihi = HY_IHI;
+  hy_v x[L_];
+  for (int q = 0; q < HY_CT; q++) {
+    hy_v tr = fr[k0 + q], ti = fi[k0 + q];
+    if (scaled) {
+      tr *= sc;
+      ti *= sc;
+    }
+    x[q] = __builtin_shuffle(tr, ti, ilo);
+    x[HY_CT + q] = __builtin_shuffle(tr, ti, ihi);
+  }
+  hy_ctranspose(x);
+  hy_ctranspose(x + HY_CT);
+  for (int v = 0; v < count; v++) memcpy(rows[v] + 2 * k0, &x[v], sizeof x[v]);
+}
+
+/* A group of rows of n >= HY_CT elements with unit stride, tile by tile
+ * straight from and to the rows (no copy); the last tile ends at n and
+ * rewrites a few elements with equal values. */
+HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_gather_crows(
+    const hy_r *const *rows, int64_t n, hy_v *restrict ar, hy_v *restrict ai) {
+  int64_t j0 = 0;
+  for (; j0 + HY_CT <= n; j0 += HY_CT) hy_gather_ctile(rows, j0, ar, ai);
+  if (j0 < n) hy_gather_ctile(rows, n - HY_CT, ar, ai);
+}
+
+HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_crows(
+    hy_r *const *rows, int count, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi,
+    hy_r sc, int scaled) {
+  int64_t k0 = 0;
+  for (; k0 + HY_CT <= n; k0 += HY_CT) hy_scatter_ctile(rows, count, k0, fr, fi, sc, scaled);
+  if (k0 < n) hy_scatter_ctile(rows, count, n - HY_CT, fr, fi, sc, scaled);
+}
+
+/* The complex tiles of a group of transforms stored back to back, through
+ * a local copy: each row is copied in memory order (the stream the
+ * hardware prefetches, as hy_gather_block's) in the vectors its tiles
+ * are (the last one ending at n), to rows padded to whole tiles; each
+ * tile load is then exactly one earlier store of the copy and is
+ * forwarded from it, where hy_gather_block's row loads straddle two
+ * stores for most n. */
+HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_gather_cblock(
+    const hy_r *b0, int64_t n, hy_v *restrict ar, hy_v *restrict ai) {
+  const int64_t P = 2 * ((n + HY_CT - 1) / HY_CT * HY_CT);
+  hy_r seq[2 * HY_BLOCK_MAX + 2 * L_ * HY_CT] __attribute__((aligned(64)));
+  const hy_r *rows[L_];
+  for (int v = 0; v < L_; v++) {
+    const hy_r *p = b0 + 2 * v * n;
+    hy_r *q = seq + v * P;
+    int64_t j0 = 0;
+    for (; j0 + HY_CT <= n; j0 += HY_CT) {
+      hy_v t;
+      memcpy(&t, p + 2 * j0, sizeof t);
+      memcpy(q + 2 * j0, &t, sizeof t);
+    }
+    if (j0 < n) {
+      hy_v t;
+      memcpy(&t, p + 2 * (n - HY_CT), sizeof t);
+      memcpy(q + 2 * (n - HY_CT), &t, sizeof t);
+    }
+    rows[v] = q;
+  }
+  int64_t j0 = 0;
+  for (; j0 + HY_CT <= n; j0 += HY_CT) hy_gather_ctile(rows, j0, ar, ai);
+  if (j0 < n) hy_gather_ctile(rows, n - HY_CT, ar, ai);
+}
+
+/* The mirror of hy_gather_cblock: tiles into the padded rows of the local
+ * copy, the one ending at n first so that the copy-out load of every
+ * whole tile is forwarded from that tile's own store (only the one ending
+ * at n overlaps a later store), then the rows out in memory order. */
+HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_cblock(
+    hy_r *b0, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc, int scaled) {
+  const int64_t P = 2 * ((n + HY_CT - 1) / HY_CT * HY_CT);
+  hy_r seq[2 * HY_BLOCK_MAX + 2 * L_ * HY_CT] __attribute__((aligned(64)));
+  hy_r *rows[L_];
+  for (int v = 0; v < L_; v++) rows[v] = seq + v * P;
+  if (n % HY_CT) hy_scatter_ctile(rows, L_, n - HY_CT, fr, fi, sc, scaled);
+  for (int64_t k0 = 0; k0 + HY_CT <= n; k0 += HY_CT) hy_scatter_ctile(rows, L_, k0, fr, fi, sc, scaled);
+  for (int v = 0; v < L_; v++) {
+    const hy_r *q = seq + v * P;
+    hy_r *p = b0 + 2 * v * n;
+    int64_t k0 = 0;
+    for (; k0 + HY_CT <= n; k0 += HY_CT) {
+      hy_v t;
+      memcpy(&t, q + 2 * k0, sizeof t);
+      memcpy(p + 2 * k0, &t, sizeof t);
+    }
+    if (k0 < n) {
+      hy_v t;
+      memcpy(&t, q + 2 * (n - HY_CT), sizeof t);
+      memcpy(p + 2 * (n - HY_CT), &t, sizeof t);
+    }
+  }
+}
+
 /* hy_gather for a group of separate transforms read with unit stride
  * that hy_gather would take tile by tile from memory (n >= LANES, not
  * contiguous lanes, not a short back-to-back block: see
@@ -270,6 +424,10 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
     /* The rest as one tile ending at n: it overlaps the previous one and
      * rewrites the same values, which is far cheaper than element loops. */
     if (j0 < n) hy_gather_tile(rows, is, n - L_, L_, ar, ai);
+    return;
+  }
+  if (is == 1 && n >= HY_CT) {
+    hy_gather_crows(rows, n, ar, ai);
     return;
   }
   hy_r *rr = (hy_r *)ar, *ri = (hy_r *)ai;
@@ -390,6 +548,10 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
     for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, ln->count, os, k0, fr, fi, sc, scaled);
     /* Overlapping last tile: rewrites a few elements with equal values. */
     if (k0 < n) hy_scatter_tile(rows, ln->count, os, n - L_, fr, fi, sc, scaled);
+    return;
+  }
+  if (os == 1 && n >= HY_CT) {
+    hy_scatter_crows(rows, ln->count, n, fr, fi, sc, scaled);
     return;
   }
   const hy_r *rr = (const hy_r *)fr, *ri = (const hy_r *)fi;
