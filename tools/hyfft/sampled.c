@@ -1,8 +1,8 @@
-/* The sampled accuracy check: for 1D C2C and R2C transforms beyond the
- * long-double reference's limit, a handful of output bins of the first
- * transform computed directly from the input,
+/* The sampled accuracy check: for C2C and R2C transforms of any rank
+ * beyond the long-double reference's limit, a handful of output bins of
+ * the first transform computed directly from the input,
  *
- *   X_k = scale * sum_j x_j exp(sign 2 pi i j k / n),
+ *   X_k = scale * sum_j x_j exp(sign 2 pi i sum_d j_d k_d / n_d),
  *
  * O(n) each in long double, and compared with the transform's output. The
  * error of a bin is |Y_k - X_k| over the RMS of the whole output,
@@ -11,12 +11,15 @@
  * It reads the input and output buffers in place: no memory beyond two
  * twiddle tables of about sqrt(n) entries and the partial sums.
  *
- * The sum runs in chunks of at most 2^16 terms, each chunk's partial sums
- * added in order afterwards (the rounding then grows with the number of
- * chunks, not of terms), the chunks spread over threads. The twiddle of
- * j k mod n (exact in integers) is the product of two long double table
- * entries: W^(a mod m) and W^(m floor(a / m)), m a power of two at or above
- * sqrt(n). */
+ * The sum runs in chunks of at most 2^16 terms (in the row-major order of
+ * the transform's dims), each chunk's partial sums added in order
+ * afterwards (the rounding then grows with the number of chunks, not of
+ * terms), the chunks spread over threads. Along each dim d the twiddle of
+ * j_d k_d mod n_d (exact in integers) is the product of two long double
+ * table entries: W^(a mod m) and W^(m floor(a / m)), m a power of two at
+ * or above sqrt(n_d). Along a row of the last dim the sum runs as in 1D;
+ * each row's sum is then multiplied by the product of the other dims'
+ * twiddles, once per row. */
 #include <complex.h>
 #include <math.h>
 #include <pthread.h>
@@ -28,13 +31,20 @@
 #define CLI_SAMPLED_CHUNK ((int64_t)1 << 16)
 #define CLI_SAMPLED_MAX_BINS 64
 
+/* One dim's twiddle tables: W_n^a = lo[a & (m - 1)] * hi[a >> shift]. */
+typedef struct cli_sampled_dim {
+  int64_t n, m;
+  int shift;
+  long double complex *lo, *hi;
+} cli_sampled_dim;
+
 typedef struct cli_sampled_job {
   const cli_layout *L;
   const void *in, *out;
-  int64_t n, m, nchunks, chunk;
-  int shift, nbins;
-  int64_t bins[CLI_SAMPLED_MAX_BINS];
-  const long double complex *lo, *hi;
+  int64_t n, nchunks, chunk;
+  int rank, nbins;
+  int64_t bins[CLI_SAMPLED_MAX_BINS][HYFFT_MAX_RANK];
+  cli_sampled_dim dim[HYFFT_MAX_RANK];
   long double complex *partial; /* [chunk][bin] */
   long double *energy;          /* [chunk] */
   int64_t next;                 /* the next chunk to take */
@@ -61,22 +71,49 @@ static long double complex cli_sampled_get(const void *buf, int64_t off, int cpl
   return (long double)re + I * (long double)im;
 }
 
-/* x_j of the input, typed once per chunk: f32 and f64 read directly,
- * half precision through cli_sampled_get. */
-#define CLI_SAMPLED_LOAD(T)                                                   \
-  do {                                                                        \
-    const T *v = (const T *)job->in;                                          \
-    for (int64_t j = j0; j < j1; j++)                                         \
-      x[j - j0] = cplx ? (long double)v[2 * j * stride] +                     \
-                             I * (long double)v[2 * j * stride + 1]           \
-                       : (long double)v[j * stride];                          \
-  } while (0)
+static long double complex cli_sampled_tw(const cli_sampled_dim *D, uint64_t a) {
+  return D->lo[a & (uint64_t)(D->m - 1)] * D->hi[a >> D->shift];
+}
+
+/* idx: the multi-index of linear element j (row-major, last dim fastest);
+ * returns its offset on the input side. */
+static int64_t cli_sampled_unravel(const cli_sampled_job *job, int64_t j, int64_t *idx) {
+  const hyfft_problem *p = &job->L->p;
+  int64_t off = 0;
+  for (int d = job->rank - 1; d >= 0; d--) {
+    idx[d] = j % job->dim[d].n;
+    j /= job->dim[d].n;
+    off += idx[d] * p->dims[d].in_stride;
+  }
+  return off;
+}
+
+/* The product of the twiddles of every dim but the last, for bin k at
+ * the multi-index idx. */
+static long double complex cli_sampled_row_tw(const cli_sampled_job *job, const int64_t *idx,
+                                              const int64_t *k) {
+  long double complex w = 1;
+  for (int d = 0; d + 1 < job->rank; d++) {
+    uint64_t n = (uint64_t)job->dim[d].n;
+    w *= cli_sampled_tw(&job->dim[d], (uint64_t)(((unsigned __int128)idx[d] * (uint64_t)k[d]) % n));
+  }
+  return w;
+}
+
+/* The next multi-index after a row of the last dim ends (idx[last] is
+ * already back at 0). */
+static void cli_sampled_carry(const cli_sampled_job *job, int64_t *idx) {
+  for (int d = job->rank - 2; d >= 0; d--) {
+    if (++idx[d] < job->dim[d].n) return;
+    idx[d] = 0;
+  }
+}
 
 static void *cli_sampled_worker(void *arg) {
   cli_sampled_job *job = arg;
   const hyfft_problem *p = &job->L->p;
-  int cplx = p->kind == HYFFT_C2C;
-  int64_t stride = p->dims[0].in_stride, mask = job->m - 1;
+  const int cplx = p->kind == HYFFT_C2C, last = job->rank - 1;
+  const cli_sampled_dim *DL = &job->dim[last];
   long double complex *x = malloc((size_t)job->chunk * sizeof *x);
   if (!x) {
     pthread_mutex_lock(&job->lock);
@@ -90,35 +127,74 @@ static void *cli_sampled_worker(void *arg) {
     pthread_mutex_unlock(&job->lock);
     if (c >= job->nchunks) break;
     int64_t j0 = c * job->chunk, j1 = j0 + job->chunk < job->n ? j0 + job->chunk : job->n;
-    if (p->precision == HYFFT_F32)
-      CLI_SAMPLED_LOAD(float);
-    else if (p->precision == HYFFT_F64)
-      CLI_SAMPLED_LOAD(double);
-    else
-      for (int64_t j = j0; j < j1; j++)
-        x[j - j0] = cli_sampled_get(job->in, j * stride, cplx, p->precision);
+    /* x_j of the chunk, walking the input's strides. */
+    int64_t idx[HYFFT_MAX_RANK];
+    int64_t off = cli_sampled_unravel(job, j0, idx);
+    for (int64_t j = j0; j < j1; j++) {
+      if (p->precision == HYFFT_F32) {
+        const float *v = job->in;
+        x[j - j0] = cplx ? (long double)v[2 * off] + I * (long double)v[2 * off + 1]
+                         : (long double)v[off];
+      } else if (p->precision == HYFFT_F64) {
+        const double *v = job->in;
+        x[j - j0] = cplx ? (long double)v[2 * off] + I * (long double)v[2 * off + 1]
+                         : (long double)v[off];
+      } else {
+        x[j - j0] = cli_sampled_get(job->in, off, cplx, p->precision);
+      }
+      off += p->dims[last].in_stride;
+      if (++idx[last] == DL->n) {
+        idx[last] = 0;
+        off -= DL->n * p->dims[last].in_stride;
+        for (int d = last - 1; d >= 0; d--) {
+          off += p->dims[d].in_stride;
+          if (++idx[d] < job->dim[d].n) break;
+          off -= job->dim[d].n * p->dims[d].in_stride;
+          idx[d] = 0;
+        }
+      }
+    }
     long double e = 0;
     for (int64_t j = 0; j < j1 - j0; j++) e += creall(x[j]) * creall(x[j]) + cimagl(x[j]) * cimagl(x[j]);
     job->energy[c] = e;
     for (int b = 0; b < job->nbins; b++) {
-      uint64_t k = (uint64_t)job->bins[b], n = (uint64_t)job->n;
-      uint64_t a = (uint64_t)(((unsigned __int128)j0 * k) % n);
-      long double complex s = 0;
+      const int64_t *k = job->bins[b];
+      uint64_t kl = (uint64_t)k[last], n = (uint64_t)DL->n;
+      cli_sampled_unravel(job, j0, idx);
+      uint64_t a = (uint64_t)(((unsigned __int128)idx[last] * kl) % n);
+      long double complex rowtw = cli_sampled_row_tw(job, idx, k), s = 0, srow = 0;
       for (int64_t j = 0; j < j1 - j0; j++) {
-        s += x[j] * (job->lo[a & (uint64_t)mask] * job->hi[a >> job->shift]);
-        a += k;
+        srow += x[j] * cli_sampled_tw(DL, a);
+        a += kl;
         if (a >= n) a -= n;
+        if (++idx[last] == DL->n && job->rank > 1) {
+          s += rowtw * srow;
+          srow = 0;
+          idx[last] = 0;
+          a = 0;
+          cli_sampled_carry(job, idx);
+          rowtw = cli_sampled_row_tw(job, idx, k);
+        }
       }
-      job->partial[c * job->nbins + b] = s;
+      job->partial[c * job->nbins + b] = s + rowtw * srow;
     }
   }
   free(x);
   return NULL;
 }
 
+static void cli_sampled_free(cli_sampled_job *job) {
+  for (int d = 0; d < HYFFT_MAX_RANK; d++) {
+    free(job->dim[d].lo);
+    free(job->dim[d].hi);
+  }
+  free(job->partial);
+  free(job->energy);
+}
+
 int cli_sampled_supported(const cli_layout *L) {
   const hyfft_problem *p = &L->p;
-  return p->rank == 1 && (p->kind == HYFFT_C2C || p->kind == HYFFT_R2C) && L->n >= 2;
+  return p->rank >= 1 && (p->kind == HYFFT_C2C || p->kind == HYFFT_R2C) && L->n >= 2;
 }
 
 int cli_sampled_check(const cli_layout *L, const void *in, const void *out, int nbins,
@@ -126,7 +202,7 @@ int cli_sampled_check(const cli_layout *L, const void *in, const void *out, int 
   const hyfft_problem *p = &L->p;
   memset(r, 0, sizeof *r);
   if (!cli_sampled_supported(L)) {
-    snprintf(err, errlen, "the sampled check takes 1D C2C and R2C transforms only");
+    snprintf(err, errlen, "the sampled check takes C2C and R2C transforms only");
     return -1;
   }
   if (nbins < 1) nbins = 1;
@@ -137,65 +213,80 @@ int cli_sampled_check(const cli_layout *L, const void *in, const void *out, int 
   job.in = in;
   job.out = out;
   job.n = L->n;
-  /* The output bins there are (R2C: the half spectrum), the first four
-   * fixed (0, 1, the middle, the last), the rest from the seed. */
-  int64_t kmax = p->kind == HYFFT_R2C ? job.n / 2 : job.n - 1;
-  int64_t fixed[4] = {0, 1, kmax / 2 + 1, kmax};
+  job.rank = p->rank;
+  /* The output bins there are (R2C: the last dim's half spectrum), the
+   * first four fixed (0, 1 along the last dim, the middle and the last of
+   * every dim), the rest from the seed. */
   uint64_t x = seed ^ UINT64_C(0x5ca1ab1e);
   for (int b = 0; b < nbins; b++) {
-    int64_t k;
-    if (b < 4) {
-      k = fixed[b] > kmax ? kmax : fixed[b];
-    } else {
-      x += UINT64_C(0x9e3779b97f4a7c15);
-      uint64_t z = x;
-      z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-      z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-      z ^= z >> 31;
-      k = (int64_t)(z % (uint64_t)(kmax + 1));
+    for (int d = 0; d < p->rank; d++) {
+      int64_t nd = p->dims[d].n;
+      int64_t kmax = p->kind == HYFFT_R2C && d == p->rank - 1 ? nd / 2 : nd - 1;
+      int64_t k;
+      if (b == 0) {
+        k = 0;
+      } else if (b == 1) {
+        k = d == p->rank - 1 ? 1 : 0;
+      } else if (b == 2) {
+        k = kmax / 2 + 1;
+      } else if (b == 3) {
+        k = kmax;
+      } else {
+        x += UINT64_C(0x9e3779b97f4a7c15);
+        uint64_t z = x;
+        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+        z ^= z >> 31;
+        k = (int64_t)(z % (uint64_t)(kmax + 1));
+      }
+      job.bins[b][d] = k > kmax ? kmax : k;
     }
-    job.bins[job.nbins++] = k;
+    job.nbins++;
   }
-  job.m = 1;
-  job.shift = 0;
-  while (job.m * job.m < job.n) {
-    job.m <<= 1;
-    job.shift++;
-  }
-  int64_t nhi = (job.n + job.m - 1) / job.m;
   job.chunk = CLI_SAMPLED_CHUNK;
   job.nchunks = (job.n + job.chunk - 1) / job.chunk;
-  long double complex *lo = malloc((size_t)job.m * sizeof *lo);
-  long double complex *hi = malloc((size_t)nhi * sizeof *hi);
   job.partial = malloc((size_t)(job.nchunks * job.nbins) * sizeof *job.partial);
   job.energy = malloc((size_t)job.nchunks * sizeof *job.energy);
-  if (!lo || !hi || !job.partial || !job.energy) {
-    free(lo);
-    free(hi);
-    free(job.partial);
-    free(job.energy);
+  int ok = job.partial && job.energy;
+  /* exp(sign 2 pi i t / n_d) with t / n_d reduced to [0, 1/2] by symmetry
+   * before the long double sine and cosine. */
+  const long double two_pi = 6.283185307179586476925286766559005768L;
+  for (int d = 0; d < p->rank && ok; d++) {
+    cli_sampled_dim *D = &job.dim[d];
+    D->n = p->dims[d].n;
+    D->m = 1;
+    D->shift = 0;
+    while (D->m * D->m < D->n) {
+      D->m <<= 1;
+      D->shift++;
+    }
+    int64_t nhi = (D->n + D->m - 1) / D->m;
+    D->lo = malloc((size_t)D->m * sizeof *D->lo);
+    D->hi = malloc((size_t)nhi * sizeof *D->hi);
+    if (!D->lo || !D->hi) {
+      ok = 0;
+      break;
+    }
+    for (int64_t t = 0; t < D->m + nhi; t++) {
+      int64_t a = t < D->m ? t : (t - D->m) * D->m;
+      a %= D->n;
+      int neg = 2 * a > D->n;
+      long double ang = two_pi * (long double)(neg ? D->n - a : a) / (long double)D->n;
+      long double sn = sinl(ang), co = cosl(ang);
+      if (neg) sn = -sn;
+      if (p->sign < 0) sn = -sn;
+      long double complex w = co + I * sn;
+      if (t < D->m)
+        D->lo[t] = w;
+      else
+        D->hi[t - D->m] = w;
+    }
+  }
+  if (!ok) {
+    cli_sampled_free(&job);
     snprintf(err, errlen, "out of memory for the sampled check's tables");
     return -1;
   }
-  /* exp(sign 2 pi i t / n) with t / n reduced to [0, 1/2] by symmetry
-   * before the long double sine and cosine. */
-  const long double two_pi = 6.283185307179586476925286766559005768L;
-  for (int64_t t = 0; t < job.m + nhi; t++) {
-    int64_t a = t < job.m ? t : (t - job.m) * job.m;
-    a %= job.n;
-    int neg = 2 * a > job.n;
-    long double ang = two_pi * (long double)(neg ? job.n - a : a) / (long double)job.n;
-    long double s = sinl(ang), co = cosl(ang);
-    if (neg) s = -s;
-    if (p->sign < 0) s = -s;
-    long double complex w = co + I * s;
-    if (t < job.m)
-      lo[t] = w;
-    else
-      hi[t - job.m] = w;
-  }
-  job.lo = lo;
-  job.hi = hi;
   pthread_mutex_init(&job.lock, NULL);
   int nthreads = cli_num_threads();
   if (nthreads < 1) nthreads = 1;
@@ -209,10 +300,7 @@ int cli_sampled_check(const cli_layout *L, const void *in, const void *out, int 
   for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
   pthread_mutex_destroy(&job.lock);
   if (job.failed) {
-    free(lo);
-    free(hi);
-    free(job.partial);
-    free(job.energy);
+    cli_sampled_free(&job);
     snprintf(err, errlen, "out of memory for the sampled check's chunks");
     return -1;
   }
@@ -227,17 +315,15 @@ int cli_sampled_check(const cli_layout *L, const void *in, const void *out, int 
     long double complex s = 0;
     for (int64_t c = 0; c < job.nchunks; c++) s += job.partial[c * job.nbins + b];
     s *= (long double)p->scale;
-    long double complex y =
-        cli_sampled_get(out, job.bins[b] * p->dims[0].out_stride, 1, p->precision);
+    int64_t o = 0;
+    for (int d = 0; d < p->rank; d++) o += job.bins[b][d] * p->dims[d].out_stride;
+    long double complex y = cli_sampled_get(out, o, 1, p->precision);
     long double d = cabsl(y - s);
     if (d != d) nan = 1;
     double e = rms > 0 ? (double)(d / rms) : (d > 0 ? INFINITY : 0.0);
     if (e > worst) worst = e;
   }
-  free(lo);
-  free(hi);
-  free(job.partial);
-  free(job.energy);
+  cli_sampled_free(&job);
   r->bins = job.nbins;
   r->max_err = nan ? NAN : worst;
   r->gate = 3.0 * cli_rms_gate(p->precision, L->n);
