@@ -249,8 +249,10 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * thread is in flight at once and no pass through local memory precedes
    * the first stage. Measured on the H100 against the two local-memory
    * forms (pairs, stagein=0; dense rows paired in local memory,
-   * stagein=1) over eleven C2R shapes, it was the fastest or within 1% on
-   * each (docs/performance.md); the others stay variants. So does the
+   * stagein=1) over eleven C2R shapes, it was the fastest or close on
+   * most and never the slowest by more than 1% (docs/performance.md);
+   * the dense form is faster on short rows of many transforms per block,
+   * so both stay variants for the measuring planner. So does the
    * split step in the first four-step pass (reading X_m-k from the
    * partner row), which through local memory measured slower than the
    * three-pass plan in f64. */
