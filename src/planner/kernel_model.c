@@ -247,15 +247,14 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   /* A fused C2R step forms each thread's first-stage inputs from X_e and
    * X_m-e read straight into its registers (stagein=2): every load of a
    * thread is in flight at once and no pass through local memory precedes
-   * the first stage. Measured on the H100 against the two local-memory
-   * forms (pairs, stagein=0; dense rows paired in local memory,
-   * stagein=1) over eleven C2R shapes, it was the fastest or close on
-   * most and never the slowest by more than 1% (docs/performance.md);
-   * the dense form is faster on short rows of many transforms per block,
-   * so both stay variants for the measuring planner. So does the
-   * split step in the first four-step pass (reading X_m-k from the
-   * partner row), which through local memory measured slower than the
-   * three-pass plan in f64. */
+   * the first stage. The same holds for the split step in the first pass
+   * of a four-step split (X_m-k read from the partner row), which through
+   * local memory measured slower than the three-pass plan in f64. Over
+   * eleven one-pass C2R shapes on the H100 the register form was never
+   * more than 1% behind the pairs form (stagein=0, the switch), and the
+   * dense form (rows into local memory, paired there: stagein=1) won on
+   * short rows of many transforms per block, so that one stays a variant
+   * for the measuring planner (docs/performance.md). */
   if (pass->fuse == HY_FUSE_C2R_PRE) spec->stage_load = 2;
   hy_kernel_spec_apply(spec, hy_settings_get()->kernel_spec);
   hy_kernel_spec_apply(spec, pass->kernel_spec);
