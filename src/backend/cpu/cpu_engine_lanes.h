@@ -267,6 +267,22 @@ HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_crows(
   if (k0 < n) hy_scatter_ctile(rows, count, n - HY_CT, fr, fi, sc, scaled);
 }
 
+/* One row of n >= HY_CT complex values copied in whole vectors, the last
+ * one ending at n (it may overlap the one before). */
+HY_INLINE void hy_copy_ctiles(hy_r *restrict dst, const hy_r *restrict src, int64_t n) {
+  int64_t j0 = 0;
+  for (; j0 + HY_CT <= n; j0 += HY_CT) {
+    hy_v t;
+    memcpy(&t, src + 2 * j0, sizeof t);
+    memcpy(dst + 2 * j0, &t, sizeof t);
+  }
+  if (j0 < n) {
+    hy_v t;
+    memcpy(&t, src + 2 * (n - HY_CT), sizeof t);
+    memcpy(dst + 2 * (n - HY_CT), &t, sizeof t);
+  }
+}
+
 /* The complex tiles of a group of transforms stored back to back, through
  * a local copy: each row is copied in memory order (the stream the
  * hardware prefetches, as hy_gather_block's) in the vectors its tiles
@@ -280,20 +296,8 @@ HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_gather_cblock(
   hy_r seq[2 * HY_BLOCK_MAX + 2 * L_ * HY_CT] __attribute__((aligned(64)));
   const hy_r *rows[L_];
   for (int v = 0; v < L_; v++) {
-    const hy_r *p = b0 + 2 * v * n;
-    hy_r *q = seq + v * P;
-    int64_t j0 = 0;
-    for (; j0 + HY_CT <= n; j0 += HY_CT) {
-      hy_v t;
-      memcpy(&t, p + 2 * j0, sizeof t);
-      memcpy(q + 2 * j0, &t, sizeof t);
-    }
-    if (j0 < n) {
-      hy_v t;
-      memcpy(&t, p + 2 * (n - HY_CT), sizeof t);
-      memcpy(q + 2 * (n - HY_CT), &t, sizeof t);
-    }
-    rows[v] = q;
+    hy_copy_ctiles(seq + v * P, b0 + 2 * v * n, n);
+    rows[v] = seq + v * P;
   }
   int64_t j0 = 0;
   for (; j0 + HY_CT <= n; j0 += HY_CT) hy_gather_ctile(rows, j0, ar, ai);
@@ -312,21 +316,7 @@ HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_cblock
   for (int v = 0; v < L_; v++) rows[v] = seq + v * P;
   if (n % HY_CT) hy_scatter_ctile(rows, L_, n - HY_CT, fr, fi, sc, scaled);
   for (int64_t k0 = 0; k0 + HY_CT <= n; k0 += HY_CT) hy_scatter_ctile(rows, L_, k0, fr, fi, sc, scaled);
-  for (int v = 0; v < L_; v++) {
-    const hy_r *q = seq + v * P;
-    hy_r *p = b0 + 2 * v * n;
-    int64_t k0 = 0;
-    for (; k0 + HY_CT <= n; k0 += HY_CT) {
-      hy_v t;
-      memcpy(&t, q + 2 * k0, sizeof t);
-      memcpy(p + 2 * k0, &t, sizeof t);
-    }
-    if (k0 < n) {
-      hy_v t;
-      memcpy(&t, q + 2 * (n - HY_CT), sizeof t);
-      memcpy(p + 2 * (n - HY_CT), &t, sizeof t);
-    }
-  }
+  for (int v = 0; v < L_; v++) hy_copy_ctiles(b0 + 2 * v * n, seq + v * P, n);
 }
 
 /* hy_gather for a group of separate transforms read with unit stride
