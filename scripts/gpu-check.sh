@@ -242,6 +242,11 @@ run_step accuracy_cuda_devbuf 60 "$acc" --device cuda --level quick --device-buf
 run_step properties_cuda 120 "$prop" --device cuda --level "$level"
 run_step properties_cuda_devbuf 60 "$prop" --device cuda --level quick --device-buffers
 run_step reproducible_cuda 60 "$build/tests/properties/hyfft_reproducible" cuda
+# L2 chunks on CUDA: multi-pass batches cut into chunks of one or two
+# elements by a 1.1 MB budget (the ctest l2chunks problems), checked
+# against the reference.
+run_step l2chunks_cuda 60 env HYFFT_L2_CHUNK=1100000 "$acc" --device cuda \
+  c2c:f32:fwd:65536:b3 c2c:f32:fwd:256x256:b5 c2c:f64:bwd:64x32x16:b3:ip c2c:f32:bwd:65537:b3
 # Out of core on CUDA: host data over a 32 MiB budget (two sweeps of
 # double-buffered pieces), checked against the long-double reference; C2C,
 # then R2C and C2R (R2C/C2R slabs, blocks of the half spectrum; even and

@@ -454,18 +454,16 @@ int hy_persist_pays(const hy_device_caps *caps, int uses_ring, int64_t slot_byte
 }
 
 /* The bytes of L2 one chunk of the batch may take when the passes of a
- * plan run chunk by chunk (the generator's L2 chunks, codegen.c): by
- * default only plans of three or more passes that work in place on the
- * output (3D axis passes), with half the L2 (the rest holds the streaming
- * input and output); plans through a workspace leave SMs idle at every
- * chunk's tail and still write the workspace back. $HYFFT_L2_CHUNK sets
- * the budget for every plan (0: never). */
+ * plan run chunk by chunk (the generator's L2 chunks, codegen.c). None by
+ * default: measured on the H100, every plan kind that could run chunked
+ * ran slower so (3D real batches 5-24%, plans through a workspace up to
+ * 25%, single 3D transforms chunked by planes 7-15%; the launch gaps and
+ * the chunks' tails cost more than L2 saves; docs/performance.md).
+ * $HYFFT_L2_CHUNK sets the budget for every plan (0: never). */
 static int64_t hy_model_l2_chunk(const hy_plan_tree *tree, const hy_device_caps *caps) {
+  (void)tree;
+  (void)caps;
   int64_t budget = 0;
-  /* WORK0 of a plan without a workspace holds at most the persistent
-   * kernel's counters (hy_plan_tree_reserve_sync). */
-  int64_t work0 = tree->sync_ints > 0 ? tree->sync_offset : tree->work_elems[0];
-  if (tree->npasses >= 3 && work0 == 0 && tree->work_elems[1] == 0) budget = caps->l2_cache / 2;
   const char *env = hy_settings_get()->l2_chunk_raw;
   if (env && *env) budget = strtoll(env, NULL, 10);
   return budget > 0 ? budget : 0;
