@@ -57,8 +57,9 @@ static int hy_col_block_fits(const hy_cpu_run *run, int64_t n) {
   const int64_t eb = 2 * (int64_t)sizeof(hy_r);
   if (run->real_step || run->nloops < 1 || run->twiddle_loop >= 0) return 0;
   const hyfft_dim *in = &run->loops[run->nloops - 1];
+  const int64_t is = run->axis.in_stride, os = run->axis.out_stride;
   return in->in_stride == 1 && in->out_stride == 1 && in->n % L_ == 0 && in->n >= 2 * L_ &&
-         run->axis.in_stride * eb >= HY_COL_STRIDE && run->axis.out_stride * eb >= HY_COL_STRIDE &&
+         is > 0 && os > 0 && is * eb >= HY_COL_STRIDE && os * eb >= HY_COL_STRIDE &&
          n * HY_COL_BYTES <= HY_COL_MAX;
 }
 
