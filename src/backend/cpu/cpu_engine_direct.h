@@ -117,6 +117,77 @@ static void hy_col_blocks(const hy_cpu_node *node, const hy_cpu_run *run, int64_
   }
 }
 
+/* Rows: one transform of unit stride at a time, n = LANES * m. Lane v
+ * holds the decimated sequence x[LANES*j + v] (each load of LANES
+ * neighbouring elements is one lane vector after an even/odd split, no
+ * transposes), the kernel plan of m transforms the LANES sequences side
+ * by side, and X[k + m*q] = sum_v w_LANES^(v*q) w_n^(v*k) Y_v[k] is done
+ * LANES values of k at a time: twiddle, an in-register transpose (lanes
+ * become the LANES values of k), a radix-LANES butterfly across the
+ * vectors, and each result vector is LANES neighbouring outputs. The
+ * lane-group path instead transposes LANES rows into lanes on the way in
+ * and again on the way out. The whole row is read before any of it is
+ * written: in place is safe. */
+HY_INLINE void hy_row_tile(hy_v *tr, hy_v *ti, const int s) {
+#if HY_LANES == 8
+  hy_bfly8(tr, ti, s);
+#else
+  hy_bfly4(tr, ti, s);
+#endif
+}
+
+HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const hy_r *x, hy_r *y,
+                                                 hy_r sc, int scaled, hy_v *ar, hy_v *ai, hy_v *br,
+                                                 hy_v *bi) {
+  const int64_t n = node->n, m = n / L_;
+  const hy_vi even = HY_EVEN, odd = HY_ODD, ilo = HY_ILO, ihi = HY_IHI;
+  for (int64_t j = 0; j < m; j++) {
+    hy_v lo, hi;
+    memcpy(&lo, x + 2 * L_ * j, sizeof lo);
+    memcpy(&hi, x + 2 * L_ * j + L_, sizeof hi);
+    ar[j] = __builtin_shuffle(lo, hi, even);
+    ai[j] = __builtin_shuffle(lo, hi, odd);
+  }
+  const int where = hy_kp_exec(&node->rkp, ar, ai, br, bi);
+  const hy_v *fr = where ? br : ar, *fi = where ? bi : ai;
+  const hy_r *twr = node->rtw, *twi = twr + n;
+  for (int64_t c = 0; c < m; c += L_) {
+    hy_v tr[L_], ti[L_];
+    for (int q = 0; q < L_; q++) {
+      hy_v wr, wi;
+      memcpy(&wr, twr + (c + q) * L_, sizeof wr);
+      memcpy(&wi, twi + (c + q) * L_, sizeof wi);
+      const hy_v xr = fr[c + q], xi = fi[c + q];
+      tr[q] = xr * wr - xi * wi;
+      ti[q] = xr * wi + xi * wr;
+    }
+    hy_transpose(tr);
+    hy_transpose(ti);
+    if (node->sign < 0)
+      hy_row_tile(tr, ti, -1);
+    else
+      hy_row_tile(tr, ti, 1);
+    for (int q = 0; q < L_; q++) {
+      hy_v a = tr[q], b = ti[q];
+      if (scaled) {
+        a *= sc;
+        b *= sc;
+      }
+      const hy_v lo = __builtin_shuffle(a, b, ilo), hi = __builtin_shuffle(a, b, ihi);
+      hy_r *o = y + 2 * (c + m * q);
+      memcpy(o, &lo, sizeof lo);
+      memcpy(o + L_, &hi, sizeof hi);
+    }
+  }
+}
+
+/* Whether a run takes hy_row_one: the node has its row tables, unit
+ * stride on both sides, and no twiddle or real step. */
+static int hy_row_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
+  return node->rtw && !run->real_step && !(run->twiddle_loop >= 0 && node->tw.n > 0) &&
+         run->axis.in_stride == 1 && run->axis.out_stride == 1;
+}
+
 static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
   hy_job *job = arg;
@@ -157,6 +228,18 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   if (post) {
     unscaled = *run;
     unscaled.scale = 1.0;
+  }
+  if (hy_row_fits(node, run)) {
+    const hy_r sc = (hy_r)run->scale;
+    const int scaled = run->scale != 1.0;
+    hy_lanes ln;
+    for (int64_t g = begin; g < end; g++) {
+      hy_lanes_make(run, g * L_, job->count, L_, &ln);
+      for (int v = 0; v < ln.count; v++)
+        hy_row_one(node, (const hy_r *)run->src + 2 * ln.so[v], (hy_r *)run->dst + 2 * ln.dof[v],
+                   sc, scaled, ar, ai, br, bi);
+    }
+    begin = end;
   }
   const hyfft_dim *inner = run->nloops > 0 ? &run->loops[run->nloops - 1] : NULL;
   /* A run of transforms stored back to back (one loop, distance n, unit
