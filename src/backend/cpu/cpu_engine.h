@@ -6,7 +6,9 @@
  * side by side into split re/im scratch, element j of lane v at
  * [j*LANES + v], so every butterfly is one operation on a whole compiler
  * vector (GCC vector extensions) whatever the radix or stage. LANES is 8
- * for f32 and 4 for f64 (32-byte vectors). */
+ * for f32 and 4 for f64 (32-byte vectors). Long rows of unit stride
+ * instead hold one transform, lane v its elements LANES*j + v
+ * (hy_cpu_node.rkp, rtw). */
 #ifndef HY_CPU_ENGINE_H
 #define HY_CPU_ENGINE_H
 
