@@ -284,6 +284,33 @@ static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx
 #undef HY_DIST_REDIST
 #undef HY_DIST_LOCAL
 
+  /* A transpose over a grid dim of one rank (a pencil grid P x 1 or 1 x Q)
+   * moves no data between ranks: its two states hold the same box, only
+   * the memory order differs, which the local steps set for free. Such
+   * transposes are dropped, and the local steps that then follow one
+   * another become one step over the union of their axes (from the first
+   * one's state to the last one's; R2C or C2R if either is, the real axis
+   * staying the last transformed axis), so that a P x 1 pencil runs as a
+   * slab: one 2D step, one transpose, one 1D step. */
+  if (geom->grid[0] * geom->grid[1] > 1) {
+    int w = 0;
+    for (int k = 0; k < nops; k++) {
+      if (ops[k].redist) {
+        int g, sp, gd;
+        hy_dist_moved(&geom->states[ops[k].from], &geom->states[ops[k].to], &g, &sp, &gd);
+        if (gd >= 0 && geom->grid[gd] == 1) continue;
+      } else if (w > 0 && !ops[w - 1].redist) {
+        hy_dist_op *m = &ops[w - 1];
+        m->to = ops[k].to;
+        for (int i = 0; i < ops[k].naxes; i++) m->axes[m->naxes++] = ops[k].axes[i];
+        if (ops[k].kind != HYFFT_C2C) m->kind = ops[k].kind;
+        continue;
+      }
+      ops[w++] = ops[k];
+    }
+    nops = w;
+  }
+
   /* 2. The memory order between steps. The caller's layouts fix the first
    * and the last; in between, a transpose that gathers axis g receives
    * straight into its destination when g is the slowest axis of both its

@@ -536,6 +536,17 @@ int main(int argc, char **argv) {
   check_case(tok, 0);
   snprintf(tok, sizeof tok, "r2c:f64:9x10x7:mpi:pencil=%dx1:tout", g_size);
   check_case(tok, 0);
+  /* On such grids the transposes over the dim of one rank are dropped and
+   * the local steps around them merged (forward and reverse chains, the
+   * real axis last in a merged R2C or C2R step). */
+  static const char *const degenerate[] = {
+      "r2c:f32:9x10x7:mpi:pencil=%dx1",     "c2r:f32:9x10x8:mpi:pencil=%dx1",
+      "c2c:f64:bwd:9x10x7:mpi:pencil=%dx1:tin", "r2c:f32:9x10x7:mpi:pencil=1x%d",
+      "c2r:f64:7x6x9:mpi:pencil=1x%d:tin",  "c2c:f32:fwd:5x6x7:mpi:pencil=1x%d:tout"};
+  for (size_t i = 0; i < sizeof degenerate / sizeof *degenerate; i++) {
+    snprintf(tok, sizeof tok, degenerate[i], g_size);
+    check_case(tok, 0);
+  }
   /* A communicator other than MPI_COMM_WORLD: two halves (odd and even
    * world ranks) each run the case on their own. */
   if (g_size > 1) {

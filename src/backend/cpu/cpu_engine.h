@@ -6,7 +6,9 @@
  * side by side into split re/im scratch, element j of lane v at
  * [j*LANES + v], so every butterfly is one operation on a whole compiler
  * vector (GCC vector extensions) whatever the radix or stage. LANES is 8
- * for f32 and 4 for f64 (32-byte vectors). */
+ * for f32 and 4 for f64 (32-byte vectors). Long rows of unit stride
+ * instead hold one transform, lane v its elements LANES*j + v
+ * (hy_cpu_node.rkp, rtw). */
 #ifndef HY_CPU_ENGINE_H
 #define HY_CPU_ENGINE_H
 
@@ -65,6 +67,13 @@ typedef struct hy_cpu_node {
   int sign;
   int64_t n;
   hy_cpu_kp kp; /* DIRECT: length n; BLUESTEIN, RADER: length m, forward; all in `precision` */
+  /* DIRECT, n a multiple of LANES^2: rows of unit stride one at a time
+   * (hy_row_range): rkp transforms the LANES decimated sequences
+   * x[LANES*j + v] of length n / LANES side by side, and rtw holds
+   * w_n^(v*k) at [k*LANES + v] (k < n / LANES; re, then im n entries
+   * later), in `precision`. NULL where not built. */
+  hy_cpu_kp rkp;
+  void *rtw;
   /* LARGE */
   int64_t n1, n2;
   struct hy_cpu_node *a, *b; /* a: n2 transforms of n1 (twiddled), b: n1 of n2 */
