@@ -21,7 +21,10 @@
 #include "hyfft_mpi.h"
 
 static int g_rank, g_size, g_failures;
-static hyfft_context g_ctx;
+/* g_ctx runs the distributed plans: the device $HYFFT_DEVICE names (the
+ * CPU when unset), so that other backends' ranks are checked too; g_ref
+ * is always the CPU, and computes the single-process reference. */
+static hyfft_context g_ctx, g_ref;
 
 #define FAIL(...)                                \
   do {                                           \
@@ -62,7 +65,7 @@ static hyfft_status transform(hyfft_kind kind, hyfft_precision prec, int sign, i
   hyfft_problem pr;
   hyfft_plan plan;
   hyfft_status s = hyfft_problem_init(&pr, kind, prec, sign, rank, n);
-  if (s == HYFFT_SUCCESS) s = hyfft_plan_create(g_ctx, &pr, HYFFT_ESTIMATE, &plan);
+  if (s == HYFFT_SUCCESS) s = hyfft_plan_create(g_ref, &pr, HYFFT_ESTIMATE, &plan);
   if (s != HYFFT_SUCCESS) return s;
   s = hyfft_execute(plan, in, out);
   hyfft_status d = hyfft_plan_destroy(plan);
@@ -498,7 +501,10 @@ int main(int argc, char **argv) {
   if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 2;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  hyfft_status s = hyfft_context_create("cpu", &g_ctx);
+  const char *device = getenv("HYFFT_DEVICE");
+  if (!device || !*device) device = "cpu";
+  hyfft_status s = hyfft_context_create(device, &g_ctx);
+  if (s == HYFFT_SUCCESS) s = hyfft_context_create("cpu", &g_ref);
   if (s != HYFFT_SUCCESS) {
     fprintf(stderr, "rank %d: context: %s %s\n", g_rank, hyfft_status_name(s), hyfft_last_error());
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -507,8 +513,9 @@ int main(int argc, char **argv) {
   if (argc > 1) seed = strtoull(argv[1], NULL, 0);
   MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   g_state = seed | 1;
-  if (g_rank == 0) printf("mpi.dist on %d ranks, seed %llu (pass it as argv[1] to repeat)\n", g_size,
-                          (unsigned long long)seed);
+  if (g_rank == 0)
+    printf("mpi.dist on %d ranks, device %s, seed %llu (pass it as argv[1] to repeat)\n", g_size,
+           device, (unsigned long long)seed);
 
   static const char *const cases[] = {
       /* 2D slab, uneven splits on 2 and 4 ranks */
@@ -574,6 +581,7 @@ int main(int argc, char **argv) {
   check_overlap(tok, "16");
 
   hyfft_context_destroy(g_ctx);
+  hyfft_context_destroy(g_ref);
   int any = 0;
   MPI_Allreduce(&g_failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (g_rank == 0) printf("mpi.dist on %d ranks: %s (%d failures)\n", g_size, any ? "FAILED" : "passed", any);
