@@ -20,7 +20,7 @@ typedef struct cli_bench_opts {
   const char *wisdom; /* --wisdom FILE: imported before planning */
   const char *json, *plot;
   int warmup, runs, threads;
-  int measure, peer_estimate, builtin;
+  int measure, peer_estimate, peer_patient, builtin;
   int host;   /* --host: GPU backends run on host data (staged), not device data */
   int pinned; /* --pinned: that host data page-locked (CUDA), as a user may have it */
   int progress; /* --progress: a progress line for every execution of hyfft */
@@ -254,7 +254,7 @@ static int cli_bench_one(hyfft_context ctx, const hyfft_device_info *dev, const 
     }
     double t0 = cli_now();
     if (peer->plan(&L->p, dev->backend, pdev ? c.din : c.host_in, pdev ? c.dout : c.host_out,
-                   o->threads, !o->peer_estimate, &state[k], rows[1 + k].note,
+                   o->threads, o->peer_estimate ? 0 : o->peer_patient ? 2 : 1, &state[k], rows[1 + k].note,
                    sizeof rows[1 + k].note)) {
       state[k] = NULL;
       continue;
@@ -403,6 +403,16 @@ int cli_cmd_bench(int argc, char **argv) {
       dry = 1;
     } else if (strcmp(a, "--peer-estimate") == 0) {
       o.peer_estimate = 1;
+      if (o.peer_patient) {
+        fprintf(stderr, "hyfft bench: --peer-estimate and --peer-patient exclude each other\n");
+        goto out;
+      }
+    } else if (strcmp(a, "--peer-patient") == 0) {
+      o.peer_patient = 1;
+      if (o.peer_estimate) {
+        fprintf(stderr, "hyfft bench: --peer-estimate and --peer-patient exclude each other\n");
+        goto out;
+      }
     } else if (strcmp(a, "--host") == 0) {
       o.host = 1;
     } else if (strcmp(a, "--progress") == 0) {
@@ -569,9 +579,12 @@ int cli_cmd_bench(int argc, char **argv) {
     const char *colon = strchr(dev.spec, ':');
     cli_cuda_ordinal = colon ? atoi(colon + 1) : 0;
   }
-  printf("device %s (%s), %d CPU thread%s, warm-up %d, median of %d runs, seed %llu\n", dev.spec,
+  printf("device %s (%s), %d CPU thread%s, warm-up %d, median of %d runs, seed %llu%s\n", dev.spec,
          dev.name, o.threads, o.threads == 1 ? "" : "s", o.warmup, o.runs,
-         (unsigned long long)o.seed);
+         (unsigned long long)o.seed,
+         o.peer_estimate  ? ", peers plan by estimate"
+         : o.peer_patient ? ", peers plan patiently (FFTW_PATIENT)"
+                          : "");
   cli_report_header(stdout);
   int nrows = 0, failed = 0;
   for (int i = 0; i < ntokens; i++) {

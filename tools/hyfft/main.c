@@ -26,7 +26,7 @@ static const char cli_usage[] =
     "                            self-test); exit 1 on failure\n"
     "  bench SUITE|TOKEN... [--suite SUITE] [--device SPEC] [--vs fftw,cufft,vkfft,copy,...]\n"
     "                            [--warmup N] [--runs N] [--json FILE] [--plot FILE.svg]\n"
-    "                            [--seed S] [--threads N] [--measure] [--peer-estimate] [--host] [--pinned]\n"
+    "                            [--seed S] [--threads N] [--measure] [--peer-estimate|--peer-patient] [--host] [--pinned]\n"
     "                            [--check-elems N] [--ref-limit N] [--ref auto|fftwl|builtin]\n"
     "                            [--dry-run] [--wisdom FILE] [--progress]\n"
     "                            time hyfft (and peers) and report GFLOP/s, GB/s, %copy\n"

@@ -34,11 +34,13 @@ typedef struct cli_peer {
   /* Plan `problem` (validated, strides in elements as in hyfft) on these
    * buffers with `threads` threads; `backend` is the backend of hyfft's
    * context (which says what kind of device buffer `in` and `out` are);
-   * `measure` asks for the peer's measured planning (FFTW_MEASURE) rather
-   * than its estimate. May overwrite the buffers (the caller fills them
-   * afterwards). Returns 0 and *state, or a reason in err. */
+   * `rigor` is how hard the peer plans where it has a choice: 0 its
+   * estimate (FFTW_ESTIMATE), 1 measured (FFTW_MEASURE), 2 its most
+   * thorough search short of exhaustive (FFTW_PATIENT). May overwrite the
+   * buffers (the caller fills them afterwards). Returns 0 and *state, or a
+   * reason in err. */
   int (*plan)(const hyfft_problem *problem, hyfft_backend_id backend, void *in, void *out,
-              int threads, int measure, void **state, char *err, size_t errlen);
+              int threads, int rigor, void **state, char *err, size_t errlen);
   /* Run once and return when the result is in `out`. 0 on success. */
   int (*run)(void *state, void *in, void *out);
   /* Whether run() may overwrite its input (then the caller refills it). */

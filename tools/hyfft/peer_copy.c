@@ -196,10 +196,10 @@ static int cli_copy_plan_opencl(cli_copy_state *s, void *in, char *err, size_t e
 }
 
 static int cli_copy_plan(const hyfft_problem *p, hyfft_backend_id backend, void *in, void *out,
-                         int threads, int measure, void **state, char *err, size_t errlen) {
+                         int threads, int rigor, void **state, char *err, size_t errlen) {
   (void)out; /* the same context as `in` */
   (void)threads; /* one memcpy: the bandwidth of one core is the host floor here */
-  (void)measure;
+  (void)rigor;
   cli_copy_state *s = calloc(1, sizeof *s);
   if (!s) {
     snprintf(err, errlen, "out of memory");

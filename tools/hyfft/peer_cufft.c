@@ -142,7 +142,7 @@ static int cli_cufft_batch(const hyfft_problem *p, long long *count, long long *
 }
 
 static int cli_cufft_plan(const hyfft_problem *p, hyfft_backend_id backend, void *in, void *out,
-                          int threads, int measure, void **state, char *err, size_t errlen) {
+                          int threads, int rigor, void **state, char *err, size_t errlen) {
   (void)backend; /* always CUDA: bench offers it only there (device_backend) */
   if (p->memory != HYFFT_MEMORY_DEVICE) {
     snprintf(err, errlen, "the cuFFT peer runs on device buffers only");

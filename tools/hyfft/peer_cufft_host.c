@@ -133,7 +133,7 @@ static void cli_cufft_host_destroy(void *state) {
 }
 
 static int cli_cufft_host_plan(const hyfft_problem *p, hyfft_backend_id backend, void *in,
-                               void *out, int threads, int measure, void **state, char *err,
+                               void *out, int threads, int rigor, void **state, char *err,
                                size_t errlen) {
   (void)in;
   (void)out;
@@ -146,7 +146,7 @@ static int cli_cufft_host_plan(const hyfft_problem *p, hyfft_backend_id backend,
   dp.memory = HYFFT_MEMORY_DEVICE;
   if (cli_host_buffers_alloc(p, &s->b, err, errlen) ||
       cli_peer_cufft.plan(&dp, backend, (void *)(uintptr_t)s->b.din,
-                          (void *)(uintptr_t)s->b.dout, threads, measure, &s->cufft, err,
+                          (void *)(uintptr_t)s->b.dout, threads, rigor, &s->cufft, err,
                           errlen)) {
     s->cufft = NULL;
     cli_cufft_host_destroy(s);
@@ -254,12 +254,12 @@ static double cli_bus_alone(cli_bus *s, int dir) {
 }
 
 static int cli_bus_plan(const hyfft_problem *p, hyfft_backend_id backend, void *in, void *out,
-                        int threads, int measure, void **state, char *err, size_t errlen) {
+                        int threads, int rigor, void **state, char *err, size_t errlen) {
   (void)backend;
   (void)in;
   (void)out;
   (void)threads;
-  (void)measure;
+  (void)rigor;
   cli_bus *s = calloc(1, sizeof *s);
   if (!s) {
     snprintf(err, errlen, "out of memory");

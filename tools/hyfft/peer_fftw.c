@@ -101,7 +101,7 @@ typedef struct cli_fftw_state {
 } cli_fftw_state;
 
 static int cli_fftw_plan(const hyfft_problem *p, hyfft_backend_id backend, void *in, void *out,
-                         int threads, int measure, void **state, char *err, size_t errlen) {
+                         int threads, int rigor, void **state, char *err, size_t errlen) {
   (void)backend; /* host copies of the data, whatever the backend */
   cli_fftw_lib *L = &cli_fftw_libs[p->precision == HYFFT_F64 ? 1 : 0];
   if (!L->lib) {
@@ -124,7 +124,8 @@ static int cli_fftw_plan(const hyfft_problem *p, hyfft_backend_id backend, void 
     how[d].os = (ptrdiff_t)p->batch[d].out_stride;
   }
   if (L->nthreads) L->nthreads(threads);
-  unsigned flags = measure ? 0u /* FFTW_MEASURE */ : (1u << 6) /* FFTW_ESTIMATE */;
+  /* FFTW_ESTIMATE 1 << 6, FFTW_MEASURE 0, FFTW_PATIENT 1 << 5 (fftw3.h). */
+  unsigned flags = rigor == 0 ? (1u << 6) : rigor >= 2 ? (1u << 5) : 0u;
   void *plan;
   if (p->kind == HYFFT_C2C)
     plan = L->plan_dft(p->rank, dims, p->batch_rank, how, in, out, p->sign, flags);

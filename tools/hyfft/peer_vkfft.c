@@ -146,10 +146,10 @@ static int cli_vkfft_contiguous(const hyfft_problem *p, long long *batch) {
 }
 
 static int cli_vkfft_plan(const hyfft_problem *p, hyfft_backend_id backend, void *in, void *out,
-                          int threads, int measure, void **state, char *err, size_t errlen) {
+                          int threads, int rigor, void **state, char *err, size_t errlen) {
   (void)backend;
   (void)threads;
-  (void)measure;
+  (void)rigor;
   long long batch = 1;
   if (p->rank < 1 || p->rank > 3) {
     snprintf(err, errlen, "the VkFFT peer takes rank 1..3, not %d", p->rank);
