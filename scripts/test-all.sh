@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build hyfft and run every test suite: the CPU backend, OpenCL on PoCL,
 # the CUDA kernels compiled through NVRTC (no GPU needed), the bad-input
-# tests under AddressSanitizer/UndefinedBehaviorSanitizer, a bounded
-# libFuzzer run (scripts/fuzz.sh), and an install
+# tests under AddressSanitizer/UndefinedBehaviorSanitizer, a 64-bit Arm
+# cross build verified under qemu, a bounded libFuzzer run
+# (scripts/fuzz.sh), and an install
 # consumed through find_package and pkg-config. This is the README's test
 # command and what CI runs.
 set -euo pipefail
@@ -38,6 +39,25 @@ ninja -C build/tsan -j"$jobs" hyfft_test_cpu_concurrency hyfft_unit_hybrid hyfft
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   ctest --test-dir build/tsan --output-on-failure -j"$jobs" --timeout 600 \
   -R '^(backend\.cpu\.concurrency|unit\.hybrid|unit\.multi_device|opencl\.multi_device|unit\.workspace)$'
+
+step "64-bit Arm: cross build (warnings are errors), the CPU backend verified under qemu-aarch64"
+cmake -S . -B build/aarch64 -G Ninja -DCMAKE_BUILD_TYPE=Release -DHYFFT_WERROR=ON \
+  -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake -DHYFFT_MPI=OFF \
+  -DHYFFT_BUILD_TESTS=OFF >/dev/null
+ninja -C build/aarch64 -j"$jobs" >/dev/null
+# Powers of two, four-step, short batches in place, Rader and Bluestein
+# primes, real even and odd (in place), 2D and 3D, strided, r2r, half
+# storage, at 1 and 2 threads, against the CLI's built-in long-double
+# reference (FFTW is not there for this architecture).
+arm_tokens=(c2c:f32:fwd:1024:b64 c2c:f64:bwd:65536:b2 c2c:f32:fwd:262144 c2c:f32:fwd:12:b1000
+  c2c:f64:fwd:7:b777:ip c2c:f32:bwd:1009:b8 c2c:f64:fwd:65537 c2c:f32:fwd:4099:b3
+  r2c:f32:1000:b16 c2r:f64:1024:b9 r2c:f64:65536:b2 c2r:f32:999:b5:ip c2c:f32:fwd:64x64x64
+  r2c:f64:30x40x50 c2r:f32:128x130:b2 c2c:f64:fwd:256:b64:is=64:os=64:idist=1:odist=1
+  r2r:f64:dct2:100:b7 r2r:f32:dst3:64x48 c2c:f16:fwd:256:b8 r2c:bf16:100:b4)
+for threads in 1 2; do
+  HYFFT_NUM_THREADS=$threads QEMU_LD_PREFIX=/usr/aarch64-linux-gnu \
+    qemu-aarch64 build/aarch64/tools/hyfft/hyfft verify --device cpu "${arm_tokens[@]}" | tail -1
+done
 
 step "fuzzing: token parser, problem validator, wisdom reader (libFuzzer, 20 s each)"
 if command -v clang >/dev/null; then
