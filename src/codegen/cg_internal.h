@@ -143,6 +143,11 @@ void hy_cg_literal(hy_strbuf *sb, hyfft_precision precision, long double v);
  * (distinct). Temporaries are scoped in a block. */
 void hy_cg_emit_dft(hy_strbuf *sb, hyfft_precision precision, int radix, int sign,
                     const char *const *in, const char *const *out);
+/* The same in the CPU codelets' dialect (cg_cpu.c): in[] and out[] name
+ * hy_c2 variables (a pair of lane vectors), constants are long double
+ * literals cast to hy_r. */
+void hy_cg_emit_dft_cpu(hy_strbuf *sb, int radix, int sign, const char *const *in,
+                        const char *const *out);
 
 /* ---- kernel level ---- */
 /* Append the kernel for one pass, its tables and its launch to prog. */

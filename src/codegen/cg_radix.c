@@ -18,6 +18,7 @@ typedef struct hy_cg_radix {
   hy_strbuf *sb;
   hyfft_precision precision;
   int tmp;
+  int cpu; /* 1: constants for the CPU codelets, long double cast to hy_r */
 } hy_cg_radix;
 
 void hy_cg_literal(hy_strbuf *sb, hyfft_precision precision, long double v) {
@@ -30,9 +31,19 @@ void hy_cg_literal(hy_strbuf *sb, hyfft_precision precision, long double v) {
   }
 }
 
+/* A constant as the codelet's dialect writes it: the pass's precision on
+ * a GPU; on the CPU the long double value cast to the engine's element
+ * type (hy_r), so one text serves both of its precisions. */
+static void hy_cg_const(hy_cg_radix *g, long double v) {
+  if (g->cpu)
+    hy_strbuf_appendf(g->sb, "((hy_r)%.21LeL)", v);
+  else
+    hy_cg_literal(g->sb, g->precision, v);
+}
+
 static void hy_cg_tmp(hy_cg_radix *g, hy_cg_name name) {
   snprintf(name, sizeof(hy_cg_name), "t%d", g->tmp++);
-  hy_strbuf_appendf(g->sb, "    real2 %s;\n", name);
+  hy_strbuf_appendf(g->sb, "    %s %s;\n", g->cpu ? "hy_c2" : "real2", name);
 }
 
 /* v *= exp(sign*2*pi*i*m/n), with the exact cases spelled out. */
@@ -59,22 +70,22 @@ static void hy_cg_twiddle_const(hy_cg_radix *g, const char *v, int64_t m, int64_
     int ci = ((q == 1 || q == 3) ? 1 : -1) * sign;
     hy_strbuf_appendf(sb, "    %s = MK((%s%s.x %s %s.y) * ", v, cr > 0 ? "" : "-", v,
                       ci > 0 ? "-" : "+", v);
-    hy_cg_literal(sb, g->precision, 0.707106781186547524400844362104849039L);
+    hy_cg_const(g, 0.707106781186547524400844362104849039L);
     hy_strbuf_appendf(sb, ", (%s%s.x %s %s.y) * ", ci > 0 ? "" : "-", v, cr > 0 ? "+" : "-", v);
-    hy_cg_literal(sb, g->precision, 0.707106781186547524400844362104849039L);
+    hy_cg_const(g, 0.707106781186547524400844362104849039L);
     hy_strbuf_append(sb, ");\n");
     return;
   }
   long double c, s;
   hy_twiddle_ld(m, n, sign, &c, &s);
   hy_strbuf_appendf(sb, "    %s = MK(%s.x * ", v, v);
-  hy_cg_literal(sb, g->precision, c);
+  hy_cg_const(g, c);
   hy_strbuf_appendf(sb, " - %s.y * ", v);
-  hy_cg_literal(sb, g->precision, s);
+  hy_cg_const(g, s);
   hy_strbuf_appendf(sb, ", %s.x * ", v);
-  hy_cg_literal(sb, g->precision, s);
+  hy_cg_const(g, s);
   hy_strbuf_appendf(sb, " + %s.y * ", v);
-  hy_cg_literal(sb, g->precision, c);
+  hy_cg_const(g, c);
   hy_strbuf_append(sb, ");\n");
 }
 
@@ -111,7 +122,7 @@ static void hy_cg_dft_prime(hy_cg_radix *g, int p, int sign, const char *const *
         long double cr, ci;
         hy_twiddle_ld((int64_t)j * k, p, 1, &cr, &ci);
         hy_strbuf_appendf(sb, " + %s.%s * ", S[j], c);
-        hy_cg_literal(sb, g->precision, cr);
+        hy_cg_const(g, cr);
       }
       hy_strbuf_append(sb, ";\n");
       hy_strbuf_appendf(sb, "    %s.%s = ", B, c);
@@ -119,7 +130,7 @@ static void hy_cg_dft_prime(hy_cg_radix *g, int p, int sign, const char *const *
         long double cr, ci;
         hy_twiddle_ld((int64_t)j * k, p, 1, &cr, &ci);
         hy_strbuf_appendf(sb, "%s%s.%s * ", j > 1 ? " + " : "", D[j], c);
-        hy_cg_literal(sb, g->precision, ci);
+        hy_cg_const(g, ci);
       }
       hy_strbuf_append(sb, ";\n");
     }
@@ -184,7 +195,15 @@ static void hy_cg_dft_rec(hy_cg_radix *g, int radix, int sign, const char *const
 
 void hy_cg_emit_dft(hy_strbuf *sb, hyfft_precision precision, int radix, int sign,
                     const char *const *in, const char *const *out) {
-  hy_cg_radix g = {sb, precision, 0};
+  hy_cg_radix g = {sb, precision, 0, 0};
+  hy_strbuf_append(sb, "    {\n");
+  hy_cg_dft_rec(&g, radix, sign, in, out);
+  hy_strbuf_append(sb, "    }\n");
+}
+
+void hy_cg_emit_dft_cpu(hy_strbuf *sb, int radix, int sign, const char *const *in,
+                        const char *const *out) {
+  hy_cg_radix g = {sb, HYFFT_F64, 0, 1};
   hy_strbuf_append(sb, "    {\n");
   hy_cg_dft_rec(&g, radix, sign, in, out);
   hy_strbuf_append(sb, "    }\n");

@@ -21,10 +21,10 @@
  * A multi-pass plan over a batch whose per-element data fit in part of the
  * device's L2 cache may run chunk by chunk: every pass over the first few
  * batch elements, then every pass over the next ones, so each pass reads
- * what the one before it wrote while it is still in L2 (by default for
- * in-place plans of three or more passes, where it was measured faster;
- * see codegen.c). $HYFFT_L2_CHUNK sets the bytes a chunk may use for any
- * plan (0: one chunk, the plain pass order).
+ * what the one before it wrote while it is still in L2, when the planner
+ * gives the plan a chunk budget (none by default, kernel_model.c;
+ * $HYFFT_L2_CHUNK sets the bytes a chunk may use for any plan, 0: one
+ * chunk, the plain pass order).
  *
  * A batched two-pass plan may instead become one persistent kernel that
  * runs both passes element by element (cg_persist.c; by default for CUDA
@@ -41,4 +41,15 @@ hy_status hy_codegen_plan(const hy_problem *problem, const hy_plan_tree *tree,
 hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *tree,
                                 const hy_device_caps *caps, hy_dialect dialect,
                                 hy_gpu_program *out, hy_gpu_program *plain);
+
+/* The CPU engine's generated codelets (cg_cpu.c): the text of
+ * src/backend/cpu/cpu_codelets_gen.h, straight-line DFTs of every radix
+ * from 2 to 16 in both directions on lane vectors, from the same radix
+ * generator as the GPU kernels' butterflies (the engine runs the radix-6
+ * one; its other radices keep their hand-scheduled butterflies, which
+ * measured faster). The header is committed; the
+ * unit test unit.cpu_codelets regenerates it and fails on any difference
+ * (`hyfft_unit_cpu_codelets --write FILE` writes it anew). */
+hy_status hy_codegen_cpu_codelets(hy_strbuf *sb);
+
 #endif /* HY_CODEGEN_H */

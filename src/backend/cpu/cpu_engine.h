@@ -20,6 +20,11 @@
 /* Longest transform done in one go on gathered scratch; longer ones are
  * split into two batched passes (four-step) so that each fits in cache. */
 #define HY_CPU_DIRECT_MAX 4096
+/* Transforms of at most this many points run as one codelet (one stage)
+ * rather than one stage per factor: the codelet's 2n lane vectors then
+ * fit the 16 vector registers of AVX2 (wider codelets spilled, and ran
+ * slower than their stages, docs/performance.md). */
+#define HY_CPU_ONE_CODELET_MAX 8
 
 /* One Stockham stage: radix, the product of the radices before it, and
  * its twiddles tw_re[(r-1)*ns + k], tw_im likewise (k < ns, 1 <= r < radix),

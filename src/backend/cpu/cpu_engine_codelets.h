@@ -86,6 +86,17 @@ HY_INLINE void hy_transpose(hy_v *m) {
 
 /* ---- butterflies on vectors (s = sign of the exponent, a constant) ---- */
 
+/* The generated codelets (cpu_codelets_gen.h, from the kernel generator's
+ * radix level, codegen/cg_cpu.c): a complex value is a pair of lane
+ * vectors. HY_GEN_DFT(R, r, i, s) runs the R-point one of sign s. */
+typedef struct hy_c2 {
+  hy_v x, y;
+} hy_c2;
+#define MK(re, im) ((hy_c2){(re), (im)})
+#include "backend/cpu/cpu_codelets_gen.h"
+#undef MK
+#define HY_GEN_DFT(R, r, i, s) ((s) < 0 ? hy_gen_dft##R##_fwd((r), (i)) : hy_gen_dft##R##_bwd((r), (i)))
+
 /* x *= s*i */
 HY_INLINE void hy_rot(hy_v *xr, hy_v *xi, const int s) {
   hy_v t = *xr;

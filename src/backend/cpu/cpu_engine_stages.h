@@ -64,6 +64,7 @@ HY_STAGE(hy_stage2, const int R = 2, 2, hy_bfly2(xr, xi))
 HY_STAGE(hy_stage3, const int R = 3, 3, hy_bfly3(xr, xi, s))
 HY_STAGE(hy_stage4, const int R = 4, 4, hy_bfly4(xr, xi, s))
 HY_STAGE(hy_stage5, const int R = 5, 5, hy_bfly5(xr, xi, s))
+HY_STAGE(hy_stage6, const int R = 6, 6, HY_GEN_DFT(6, xr, xi, s))
 HY_STAGE(hy_stage7, const int R = 7, 7, hy_bfly_odd(xr, xi, 7, cs, s))
 HY_STAGE(hy_stage8, const int R = 8, 8, hy_bfly8(xr, xi, s))
 HY_STAGE(hy_stage11, const int R = 11, 11, hy_bfly_odd(xr, xi, 11, cs, s))
@@ -87,6 +88,7 @@ static hy_stage_fn HY_SFX(hy_stage_pick)(int radix, int sign) {
     case 3: return f ? hy_stage3_fwd : hy_stage3_bwd;
     case 4: return f ? hy_stage4_fwd : hy_stage4_bwd;
     case 5: return f ? hy_stage5_fwd : hy_stage5_bwd;
+    case 6: return f ? hy_stage6_fwd : hy_stage6_bwd;
     case 7: return f ? hy_stage7_fwd : hy_stage7_bwd;
     case 8: return f ? hy_stage8_fwd : hy_stage8_bwd;
     case 11: return f ? hy_stage11_fwd : hy_stage11_bwd;
@@ -127,8 +129,8 @@ hy_status HY_SFX(hy_cpu_kp_init)(hy_cpu_kp *kp, int64_t n, const int *factors, i
   for (int f = 0; f < nfactors; f++) {
     int R = factors[f];
     if (R == 1) continue;
-    if (R < 2 || R > 32 || (R > 16 && R % 2 == 0) || R == 6 || R == 9 || R == 10 || R == 12 ||
-        R == 14 || R == 15)
+    if (R < 2 || R > 32 || (R > 16 && R % 2 == 0) || R == 9 || R == 10 || R == 12 || R == 14 ||
+        R == 15)
       return hy_error(HYFFT_NOT_SUPPORTED, "cpu engine: radix %d has no codelet", R);
     hy_cpu_stage *st = &kp->stages[kp->nstages++];
     st->radix = R;

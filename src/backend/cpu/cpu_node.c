@@ -285,6 +285,14 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
     }
   } else if (st == HYFFT_SUCCESS) {
     node->kind = HY_CPU_DIRECT;
+    /* A short transform is one codelet (HY_CPU_ONE_CODELET_MAX; 6 points
+     * by the generated radix-6 one): one stage, no twiddles and no pass
+     * through the scratch between stages (6 = 2 x 3 would take two). */
+    int whole = (int)n;
+    if (n <= HY_CPU_ONE_CODELET_MAX && nfactors > 1) {
+      factors = &whole;
+      nfactors = 1;
+    }
     st = hy_cpu_kp_init(&node->kp, prec, n, factors, nfactors, sign);
     if (st == HYFFT_SUCCESS && twiddle_n > 0) st = hy_cpu_lane_twiddles(node, twiddle_n);
     if (st == HYFFT_SUCCESS && twiddle_n == 0) st = hy_cpu_row_tables(node, factors, nfactors);
