@@ -45,9 +45,8 @@ hy_status hy_codegen_plan_tiers(const hy_problem *problem, const hy_plan_tree *t
 /* The CPU engine's generated codelets (cg_cpu.c): the text of
  * src/backend/cpu/cpu_codelets_gen.h, straight-line DFTs of every radix
  * from 2 to 16 in both directions on lane vectors, from the same radix
- * generator as the GPU kernels' butterflies (the engine runs the radix-6
- * one; its other radices keep their hand-scheduled butterflies, which
- * measured faster). The header is committed; the
+ * generator as the GPU kernels' butterflies (the engine's butterflies
+ * for every stage of radix 2 to 16). The header is committed; the
  * unit test unit.cpu_codelets regenerates it and fails on any difference
  * (`hyfft_unit_cpu_codelets --write FILE` writes it anew). */
 hy_status hy_codegen_cpu_codelets(hy_strbuf *sb);

@@ -4,9 +4,10 @@
  * vectors; the shuffle masks and in-register transposes move data between
  * interleaved complex storage and that split layout, and HY_CLONES /
  * HY_NO_LIBCALLS set the code-generation attributes the later parts use.
- * The butterflies (radices 2, 3, 4, 5, 8, 16 and any odd radix up to 31)
- * take the exponent sign as a constant so each direction compiles to
- * straight-line code. Included only by cpu_engine_impl.h, once per
+ * The butterflies of radices 2 to 16 are the generator's codelets
+ * (cpu_codelets_gen.h), one function per direction; odd radices up to 31
+ * take hy_bfly_odd with the exponent sign a constant, so each direction
+ * compiles to straight-line code. Included only by cpu_engine_impl.h, once per
  * precision. */
 
 #define HY_INLINE static inline __attribute__((always_inline))
@@ -115,139 +116,8 @@ HY_INLINE void hy_cmul(hy_v *xr, hy_v *xi, hy_r cr, hy_r ci) {
   *xr = t;
 }
 
-#define HY_SQRT1_2 ((hy_r)0.707106781186547524400844362104849039L)
-#define HY_C16 ((hy_r)0.923879532511286756128183189396788933L) /* cos(pi/8) */
-#define HY_S16 ((hy_r)0.382683432365089771728459984030398866L) /* sin(pi/8) */
-
-/* x *= exp(s*2*pi*i*j/16) for the j a radix-16 butterfly needs */
-HY_INLINE void hy_w16(hy_v *xr, hy_v *xi, const int j, const int s) {
-  hy_v x = *xr, y = *xi;
-  const hy_r sr = (hy_r)s;
-  switch (j) {
-    case 0: break;
-    case 1: hy_cmul(xr, xi, HY_C16, s * HY_S16); break;
-    case 2:
-      *xr = HY_SQRT1_2 * (x - sr * y);
-      *xi = HY_SQRT1_2 * (y + sr * x);
-      break;
-    case 3: hy_cmul(xr, xi, HY_S16, s * HY_C16); break;
-    case 4: hy_rot(xr, xi, s); break;
-    case 6:
-      *xr = HY_SQRT1_2 * (-x - sr * y);
-      *xi = HY_SQRT1_2 * (-y + sr * x);
-      break;
-    default: hy_cmul(xr, xi, -HY_C16, -s * HY_S16); break; /* j == 9 */
-  }
-}
-
-HY_INLINE void hy_bfly2(hy_v *r, hy_v *i) {
-  hy_v tr = r[0] - r[1], ti = i[0] - i[1];
-  r[0] += r[1];
-  i[0] += i[1];
-  r[1] = tr;
-  i[1] = ti;
-}
-
-/* 4-point DFT of (a[0], a[st], a[2st], a[3st]) in place */
-HY_INLINE void hy_dft4(hy_v *r, hy_v *i, const int st, const int s) {
-  hy_v t0r = r[0] + r[2 * st], t0i = i[0] + i[2 * st];
-  hy_v t1r = r[0] - r[2 * st], t1i = i[0] - i[2 * st];
-  hy_v t2r = r[st] + r[3 * st], t2i = i[st] + i[3 * st];
-  hy_v t3r = r[st] - r[3 * st], t3i = i[st] - i[3 * st];
-  hy_rot(&t3r, &t3i, s);
-  r[0] = t0r + t2r;
-  i[0] = t0i + t2i;
-  r[2 * st] = t0r - t2r;
-  i[2 * st] = t0i - t2i;
-  r[st] = t1r + t3r;
-  i[st] = t1i + t3i;
-  r[3 * st] = t1r - t3r;
-  i[3 * st] = t1i - t3i;
-}
-
-HY_INLINE void hy_bfly4(hy_v *r, hy_v *i, const int s) { hy_dft4(r, i, 1, s); }
-
-/* 8 = 2 x 4: n = q + 2*n1, k = p + 4*m */
-HY_INLINE void hy_bfly8(hy_v *r, hy_v *i, const int s) {
-  hy_dft4(r, i, 2, s);     /* b[0][p] at r[2p] */
-  hy_dft4(r + 1, i + 1, 2, s); /* b[1][p] at r[2p+1] */
-  hy_w16(&r[3], &i[3], 2, s);
-  hy_w16(&r[5], &i[5], 4, s);
-  hy_w16(&r[7], &i[7], 6, s);
-  hy_v yr[8], yi[8];
-  for (int p = 0; p < 4; p++) {
-    yr[p] = r[2 * p] + r[2 * p + 1];
-    yi[p] = i[2 * p] + i[2 * p + 1];
-    yr[p + 4] = r[2 * p] - r[2 * p + 1];
-    yi[p + 4] = i[2 * p] - i[2 * p + 1];
-  }
-  for (int p = 0; p < 8; p++) {
-    r[p] = yr[p];
-    i[p] = yi[p];
-  }
-}
-
-/* 16 = 4 x 4: n = q + 4*n1, k = p + 4*m */
-HY_INLINE void hy_bfly16(hy_v *r, hy_v *i, const int s) {
-  for (int q = 0; q < 4; q++) hy_dft4(r + q, i + q, 4, s); /* b[q][p] at r[q + 4p] */
-  for (int q = 1; q < 4; q++)
-    for (int p = 1; p < 4; p++) hy_w16(&r[q + 4 * p], &i[q + 4 * p], q * p, s);
-  hy_v yr[16], yi[16];
-  for (int p = 0; p < 4; p++) {
-    hy_v br[4] = {r[4 * p], r[4 * p + 1], r[4 * p + 2], r[4 * p + 3]};
-    hy_v bi[4] = {i[4 * p], i[4 * p + 1], i[4 * p + 2], i[4 * p + 3]};
-    hy_dft4(br, bi, 1, s);
-    for (int m = 0; m < 4; m++) {
-      yr[p + 4 * m] = br[m];
-      yi[p + 4 * m] = bi[m];
-    }
-  }
-  for (int p = 0; p < 16; p++) {
-    r[p] = yr[p];
-    i[p] = yi[p];
-  }
-}
-
-HY_INLINE void hy_bfly3(hy_v *r, hy_v *i, const int s) {
-  const hy_r c = (hy_r)0.866025403784438646763723170752936183L; /* sin(2pi/3) */
-  hy_v tr = r[1] + r[2], ti = i[1] + i[2];
-  hy_v dr = (r[1] - r[2]) * c, di = (i[1] - i[2]) * c;
-  hy_v mr = r[0] - (hy_r)0.5 * tr, mi = i[0] - (hy_r)0.5 * ti;
-  r[0] += tr;
-  i[0] += ti;
-  hy_rot(&dr, &di, s);
-  r[1] = mr + dr;
-  i[1] = mi + di;
-  r[2] = mr - dr;
-  i[2] = mi - di;
-}
-
-HY_INLINE void hy_bfly5(hy_v *r, hy_v *i, const int s) {
-  const hy_r c1 = (hy_r)0.309016994374947424102293417182819059L;  /* cos(2pi/5) */
-  const hy_r c2 = (hy_r)-0.809016994374947424102293417182819059L; /* cos(4pi/5) */
-  const hy_r s1 = (hy_r)0.951056516295153572116439333379382143L;  /* sin(2pi/5) */
-  const hy_r s2 = (hy_r)0.587785252292473129168705954639072769L;  /* sin(4pi/5) */
-  hy_v t1r = r[1] + r[4], t1i = i[1] + i[4], d1r = r[1] - r[4], d1i = i[1] - i[4];
-  hy_v t2r = r[2] + r[3], t2i = i[2] + i[3], d2r = r[2] - r[3], d2i = i[2] - i[3];
-  hy_v m1r = r[0] + c1 * t1r + c2 * t2r, m1i = i[0] + c1 * t1i + c2 * t2i;
-  hy_v m2r = r[0] + c2 * t1r + c1 * t2r, m2i = i[0] + c2 * t1i + c1 * t2i;
-  hy_v n1r = s1 * d1r + s2 * d2r, n1i = s1 * d1i + s2 * d2i;
-  hy_v n2r = s2 * d1r - s1 * d2r, n2i = s2 * d1i - s1 * d2i;
-  r[0] += t1r + t2r;
-  i[0] += t1i + t2i;
-  hy_rot(&n1r, &n1i, s);
-  hy_rot(&n2r, &n2i, s);
-  r[1] = m1r + n1r;
-  i[1] = m1i + n1i;
-  r[4] = m1r - n1r;
-  i[4] = m1i - n1i;
-  r[2] = m2r + n2r;
-  i[2] = m2i + n2i;
-  r[3] = m2r - n2r;
-  i[3] = m2i - n2i;
-}
-
-/* Any odd radix R (<= 31) through the symmetric pairs a[p] +- a[R-p]:
+/* An odd radix R above the generated codelets' 16 (primes up to 31)
+ * through the symmetric pairs a[p] +- a[R-p]:
  * cs holds cos and sin of 2*pi*p*k/R (p, k in 1..h). Straight-line code
  * when R is a constant. */
 HY_INLINE void hy_bfly_odd(hy_v *r, hy_v *i, const int R, const hy_r *cs, const int s) {

@@ -130,9 +130,9 @@ static void hy_col_blocks(const hy_cpu_node *node, const hy_cpu_run *run, int64_
  * written: in place is safe. */
 HY_INLINE void hy_row_tile(hy_v *tr, hy_v *ti, const int s) {
 #if HY_LANES == 8
-  hy_bfly8(tr, ti, s);
+  HY_GEN_DFT(8, tr, ti, s);
 #else
-  hy_bfly4(tr, ti, s);
+  HY_GEN_DFT(4, tr, ti, s);
 #endif
 }
 

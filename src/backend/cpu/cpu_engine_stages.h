@@ -60,16 +60,16 @@
 #define HY_NO_IVOPTS
 #endif
 
-HY_STAGE(hy_stage2, const int R = 2, 2, hy_bfly2(xr, xi))
-HY_STAGE(hy_stage3, const int R = 3, 3, hy_bfly3(xr, xi, s))
-HY_STAGE(hy_stage4, const int R = 4, 4, hy_bfly4(xr, xi, s))
-HY_STAGE(hy_stage5, const int R = 5, 5, hy_bfly5(xr, xi, s))
+HY_STAGE(hy_stage2, const int R = 2, 2, HY_GEN_DFT(2, xr, xi, s))
+HY_STAGE(hy_stage3, const int R = 3, 3, HY_GEN_DFT(3, xr, xi, s))
+HY_STAGE(hy_stage4, const int R = 4, 4, HY_GEN_DFT(4, xr, xi, s))
+HY_STAGE(hy_stage5, const int R = 5, 5, HY_GEN_DFT(5, xr, xi, s))
 HY_STAGE(hy_stage6, const int R = 6, 6, HY_GEN_DFT(6, xr, xi, s))
-HY_STAGE(hy_stage7, const int R = 7, 7, hy_bfly_odd(xr, xi, 7, cs, s))
-HY_STAGE(hy_stage8, const int R = 8, 8, hy_bfly8(xr, xi, s))
-HY_STAGE(hy_stage11, const int R = 11, 11, hy_bfly_odd(xr, xi, 11, cs, s))
-HY_STAGE(hy_stage13, const int R = 13, 13, hy_bfly_odd(xr, xi, 13, cs, s))
-HY_STAGE_A(hy_stage16, const int R = 16, 16, hy_bfly16(xr, xi, s), HY_NO_IVOPTS)
+HY_STAGE(hy_stage7, const int R = 7, 7, HY_GEN_DFT(7, xr, xi, s))
+HY_STAGE(hy_stage8, const int R = 8, 8, HY_GEN_DFT(8, xr, xi, s))
+HY_STAGE(hy_stage11, const int R = 11, 11, HY_GEN_DFT(11, xr, xi, s))
+HY_STAGE(hy_stage13, const int R = 13, 13, HY_GEN_DFT(13, xr, xi, s))
+HY_STAGE_A(hy_stage16, const int R = 16, 16, HY_GEN_DFT(16, xr, xi, s), HY_NO_IVOPTS)
 HY_STAGE(hy_stage17, const int R = 17, 17, hy_bfly_odd(xr, xi, 17, cs, s))
 HY_STAGE(hy_stage19, const int R = 19, 19, hy_bfly_odd(xr, xi, 19, cs, s))
 HY_STAGE(hy_stage23, const int R = 23, 23, hy_bfly_odd(xr, xi, 23, cs, s))
@@ -145,7 +145,9 @@ hy_status HY_SFX(hy_cpu_kp_init)(hy_cpu_kp *kp, int64_t n, const int *factors, i
         tw[(r - 1) * ns + k] = (hy_r)wr;
         tw[(R - 1) * ns + (r - 1) * ns + k] = (hy_r)wi;
       }
-    if (R % 2 == 1 && R != 3 && R != 5) {
+    /* hy_bfly_odd's radices (above the generated 16) take a cos/sin
+     * table; the generated codelets carry their constants. */
+    if (R % 2 == 1 && R > 16) {
       int h = (R - 1) / 2;
       hy_r *cs = hy_malloc(sizeof(hy_r) * 2 * (size_t)(h * h));
       st->consts = cs;
