@@ -455,11 +455,11 @@ int hy_persist_pays(const hy_device_caps *caps, int uses_ring, int64_t slot_byte
 
 /* The bytes of L2 one chunk of the batch may take when the passes of a
  * plan run chunk by chunk (the generator's L2 chunks, codegen.c). None by
- * default: measured on the H100, every plan kind that could run chunked
- * ran slower so (3D real batches 5-24%, plans through a workspace up to
- * 25%, single 3D transforms chunked by planes 7-15%; the launch gaps and
- * the chunks' tails cost more than L2 saves; docs/performance.md).
- * $HYFFT_L2_CHUNK sets the budget for every plan (0: never). */
+ * default: on the H100 every plan kind that could run chunked ran slower
+ * so (3D real batches, plans through a workspace, the plane plans of 3D
+ * C2C): the launch gaps and the idle SMs at each chunk's tail cost more
+ * than the DRAM traffic L2 saves (docs/performance.md). $HYFFT_L2_CHUNK
+ * sets the budget for every plan (0: never). */
 static int64_t hy_model_l2_chunk(const hy_plan_tree *tree, const hy_device_caps *caps) {
   (void)tree;
   (void)caps;

@@ -39,8 +39,8 @@ typedef struct hy_job {
  * The copy touches each row's lines together, and prefetches the next
  * block's while it copies. Twiddled runs (the first half of a four-step
  * node) keep the direct path: they write into the node's padded
- * intermediate, whose rows do not share sets, and the extra copy made
- * 65536-point transforms 5-8% slower. */
+ * intermediate, whose rows do not share sets, and there the extra copy
+ * measured slower (docs/performance.md). */
 #ifndef HY_COL_STRIDE
 #define HY_COL_STRIDE 2048
 #endif

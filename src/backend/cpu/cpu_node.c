@@ -79,9 +79,9 @@ static hy_status hy_cpu_kp_init(hy_cpu_kp *kp, hyfft_precision prec, int64_t n,
  * as radix 16, 8 and 4, no radix-2 stage unless n / LANES is 2 times a
  * power of 16; the odd factors of `factors`) and the twiddles w_n^(v*k).
  * Shorter rows keep the lane groups: with n / LANES < LANES^2 the
- * LANES x LANES transposes of the row path outweigh what it saves (f64
- * n = 16 and 32, f32 n = 64 and 256 ran 5-25% slower; f64 n = 64 and
- * longer rows 10-50% faster). Skipped (no error) where n / LANES has
+ * LANES x LANES transposes of the row path outweigh what it saves (such
+ * rows measured slower on it, longer ones faster: docs/performance.md).
+ * Skipped (no error) where n / LANES has
  * factors the codelets lack. */
 static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nfactors) {
   const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
