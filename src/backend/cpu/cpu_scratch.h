@@ -19,7 +19,7 @@ void hy_cpu_big_free(void *p, size_t bytes);
  * already lent out on this thread (re-entry) or a request above 64 MiB
  * gets a plain allocation instead; either way return it with
  * hy_cpu_scratch_put (same slot and size). NULL when out of memory. */
-#define HY_CPU_SCRATCH_SLOTS 2
+#define HY_CPU_SCRATCH_SLOTS 3
 void *hy_cpu_scratch_get(int slot, size_t bytes);
 void hy_cpu_scratch_put(int slot, void *p, size_t bytes);
 
