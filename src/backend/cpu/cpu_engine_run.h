@@ -115,17 +115,19 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
   const int pre = run->real_step == HY_CPU_REAL_PRE, post = run->real_step == HY_CPU_REAL_POST;
   const int in_place = run->src == run->dst || pre;
   /* Local (node->local: two copies of a transform fit the L2 cache): each
-   * transform of unit stride on both sides is copied in whole (loc; a C2R
-   * step writes its output there instead), its first half writes tmp, a second
-   * local array, in the layout of the short-column path, the second half
-   * runs on tmp's columns in place, and tmp is copied out whole.
-   * Memory then sees one sequential read and one sequential write per
-   * transform, which the hardware prefetches, instead of the first half's
-   * column reads and strided stores into the destination, which stall on
-   * DRAM for every line; the copies run in cache. Any layout of the
-   * destination, in place included, works alike, as the whole input is
-   * read before anything is written. */
-  const int local = node->local && run->axis.out_stride == 1 && (pre || run->axis.in_stride == 1);
+   * transform of unit stride on both sides is copied in whole (loc), its
+   * first half writes tmp, a second local array, in the layout of the
+   * short-column path, the second half runs on tmp's columns in place,
+   * and tmp is copied out whole. Memory then sees one sequential read and
+   * one sequential write per transform, which the hardware prefetches,
+   * instead of the first half's column reads and strided stores into the
+   * destination, which stall on DRAM for every line; the copies run in
+   * cache. Any layout of the destination, in place included, works alike,
+   * as the whole input is read before anything is written. A C2R step
+   * keeps the direct path: it already writes each transform in order into
+   * the destination, where the DFT finds it in cache, and the local arrays
+   * measured slower there (docs/performance.md). */
+  const int local = node->local && !pre && run->axis.in_stride == 1 && run->axis.out_stride == 1;
   const int64_t tbytes = n * 2 * (int64_t)sizeof(hy_r);
   /* In place with n1 = n2: the columns in place, the rows in place, then
    * a square transpose in place, all on the one array (no scratch). */
@@ -156,10 +158,10 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
     const hy_r *base = src;
     if (pre) {
       st = hy_cpu_op_real_one(0, prec, run->real_tw, n, src + 2 * so, run->axis.in_stride,
-                              local ? loc : dst + 2 * dof, local ? 1 : os, 1.0);
+                              dst + 2 * dof, os, 1.0);
       if (st != HYFFT_SUCCESS) break;
-      base = local ? loc : dst;
-      so = local ? 0 : dof;
+      base = dst;
+      so = dof;
     } else if (local) {
       memcpy(loc, src + 2 * so, (size_t)tbytes);
       base = loc;
