@@ -36,6 +36,7 @@ static const struct {
     {"HYFFT_REVERSE", offsetof(hy_settings, reverse_raw)},
     {"HYFFT_PLANES", offsetof(hy_settings, planes_raw)},
     {"HYFFT_CPU_CHUNKS", offsetof(hy_settings, cpu_chunks_raw)},
+    {"HYFFT_CPU_LOCAL", offsetof(hy_settings, cpu_local_raw)},
     {"HYFFT_BLUESTEIN_UNFUSED", offsetof(hy_settings, bluestein_unfused)},
     {"HYFFT_REAL_UNFUSED", offsetof(hy_settings, real_unfused)},
     {"HYFFT_CONV_UNFUSED", offsetof(hy_settings, conv_unfused)},
@@ -100,6 +101,8 @@ static void hy_settings_parse(hy_settings *s) {
   s->multi_exchange_host = hy_settings_is(s->multi_exchange, "host");
   s->cpu_chunks_off = hy_settings_is(s->cpu_chunks_raw, "0");
   s->cpu_chunk_bytes = s->cpu_chunks_raw && !s->cpu_chunks_off ? hy_settings_bytes(s->cpu_chunks_raw) : 0;
+  s->cpu_local_off = hy_settings_is(s->cpu_local_raw, "0");
+  s->cpu_local_bytes = s->cpu_local_raw && !s->cpu_local_off ? hy_settings_bytes(s->cpu_local_raw) : 0;
   s->device_memory_limit =
       s->device_memory_limit_raw ? hy_settings_bytes(s->device_memory_limit_raw) : 0;
   s->cpu_share = -1;
@@ -201,6 +204,9 @@ hy_status hy_settings_check(void) {
   if (s->cpu_chunk_bytes < 0)
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_CPU_CHUNKS='%s' is neither 0 nor "
                     "a byte count (digits, optionally K, M or G)", s->cpu_chunks_raw);
+  if (s->cpu_local_bytes < 0)
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_CPU_LOCAL='%s' is neither 0 nor "
+                    "a byte count (digits, optionally K, M or G)", s->cpu_local_raw);
   if (s->cpu_share == -3)
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_CPU_SHARE='%s' is neither 'off', "
                     "'auto' nor a fraction from 0 to 1", s->cpu_share_raw);

@@ -63,7 +63,7 @@ static int64_t hy_cpu_memory_bytes(void) {
   return pages > 0 && page > 0 ? (int64_t)pages * page : 0;
 }
 
-static int64_t hy_cpu_l2_bytes(void) {
+int64_t hy_cpu_l2_bytes(void) {
 #ifdef _SC_LEVEL2_CACHE_SIZE
   long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
   if (l2 > 0) return l2;

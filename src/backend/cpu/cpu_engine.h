@@ -82,6 +82,9 @@ typedef struct hy_cpu_node {
   /* LARGE */
   int64_t n1, n2;
   struct hy_cpu_node *a, *b; /* a: n2 transforms of n1 (twiddled), b: n1 of n2 */
+  /* LARGE: two copies of one transform fit the L2 cache, so transforms of
+   * unit stride run on local copies (hy_large_range). */
+  int local;
   /* BLUESTEIN: chirp c[j] = exp(sign*pi*i*j^2/n) (j < n) and the spectrum
    * of conj(c) wrapped to length m, divided by m. RADER: the spectrum of
    * the kernel b_q = exp(sign*2*pi*i*(g^-q mod n)/n), divided by m, and

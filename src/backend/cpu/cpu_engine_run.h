@@ -114,19 +114,36 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
    * DFT input into its output first: the DFT is then in place there. */
   const int pre = run->real_step == HY_CPU_REAL_PRE, post = run->real_step == HY_CPU_REAL_POST;
   const int in_place = run->src == run->dst || pre;
+  /* Local (node->local: two copies of a transform fit the L2 cache): each
+   * transform of unit stride on both sides is copied in whole (loc), its
+   * first half writes tmp, a second local array, in the layout of the
+   * short-column path, the second half runs on tmp's columns in place,
+   * and tmp is copied out whole. Memory then sees one sequential read and
+   * one sequential write per transform, which the hardware prefetches,
+   * instead of the first half's column reads and strided stores into the
+   * destination, which stall on DRAM for every line; the copies run in
+   * cache. Any layout of the destination, in place included, works alike,
+   * as the whole input is read before anything is written. A C2R step
+   * keeps the direct path: it already writes each transform in order into
+   * the destination, where the DFT finds it in cache, and the local arrays
+   * measured slower there (docs/performance.md). */
+  const int local = node->local && !pre && run->axis.in_stride == 1 && run->axis.out_stride == 1;
+  const int64_t tbytes = n * 2 * (int64_t)sizeof(hy_r);
   /* In place with n1 = n2: the columns in place, the rows in place, then
    * a square transpose in place, all on the one array (no scratch). */
-  const int square = in_place && n1 == n2 && (pre || run->axis.in_stride == run->axis.out_stride);
+  const int square = !local && in_place && n1 == n2 && (pre || run->axis.in_stride == run->axis.out_stride);
   /* Out of place, long columns (n2 >= 128) go through tmp as well: the
    * column half reads and writes lines n1 elements apart, a multiple of
    * 2 KiB for the usual n1 = 256, which fall on one or two L1 sets and
    * miss from the second line on; tmp's rows are padded (ld). Up to
    * transforms of 16 MiB, whose tmp a thread keeps between runs. */
-  const int64_t tbytes = n * 2 * (int64_t)sizeof(hy_r);
-  const int via_tmp = in_place ? !square : n2 >= 128 && tbytes <= ((int64_t)16 << 20);
-  const size_t bytes = via_tmp ? sizeof(hy_r) * 2 * (size_t)(n1 * ld) : 0;
-  hy_r *tmp = via_tmp ? hy_cpu_scratch_get(1, bytes) : NULL;
-  if (via_tmp && !tmp) {
+  const int via_tmp =
+      !local && (in_place ? !square : n2 >= 128 && tbytes <= ((int64_t)16 << 20));
+  const size_t bytes = via_tmp ? sizeof(hy_r) * 2 * (size_t)(n1 * ld) : local ? (size_t)tbytes : 0;
+  hy_r *tmp = via_tmp || local ? hy_cpu_scratch_get(1, bytes) : NULL;
+  hy_r *loc = local ? hy_cpu_scratch_get(2, (size_t)tbytes) : NULL;
+  if (((via_tmp || local) && !tmp) || (local && !loc)) {
+    hy_cpu_scratch_put(1, tmp, bytes);
     __atomic_store_n(&job->failed, (int)HYFFT_OUT_OF_MEMORY, __ATOMIC_RELAXED);
     return;
   }
@@ -145,6 +162,10 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
       if (st != HYFFT_SUCCESS) break;
       base = dst;
       so = dof;
+    } else if (local) {
+      memcpy(loc, src + 2 * so, (size_t)tbytes);
+      base = loc;
+      so = 0;
     }
     hy_cpu_run ra = {0}, rb = {0};
     ra.src = base + 2 * so;
@@ -161,7 +182,16 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
     rb.loops[0] = (hyfft_dim){n1, ld, os};
     rb.twiddle_loop = -1;
     rb.scale = twiddled || post ? 1.0 : run->scale;
-    if (square) {
+    if (local) {
+      /* The short-column layout on tmp: row b of the first half's
+       * output at tmp[c + n1*b], then the columns c in place. */
+      ra.dst = tmp;
+      ra.axis = (hyfft_dim){n1, n2, 1};
+      ra.loops[0] = (hyfft_dim){n2, 1, n1};
+      rb.src = rb.dst = tmp;
+      rb.axis = (hyfft_dim){n2, n1, n1};
+      rb.loops[0] = (hyfft_dim){n1, 1, 1};
+    } else if (square) {
       ra.dst = dst + 2 * dof;
       ra.axis = (hyfft_dim){n1, n2 * is, n2 * os};
       ra.loops[0] = (hyfft_dim){n2, is, os};
@@ -179,6 +209,7 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
     st = HY_SFX(hy_cpu_node_run)(node->a, &ra);
     if (st == HYFFT_SUCCESS) st = HY_SFX(hy_cpu_node_run)(node->b, &rb);
     if (st == HYFFT_SUCCESS && square) hy_transpose_sq(dst + 2 * dof, n1, os);
+    if (st == HYFFT_SUCCESS && local) memcpy(dst + 2 * dof, tmp, (size_t)tbytes);
     if (st == HYFFT_SUCCESS && twiddled) {
       int64_t p = 0, d = m % node->tw.n;
       for (int64_t k = 0; k < n; k++) {
@@ -196,6 +227,7 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
                               run->scale);
   }
   hy_cpu_scratch_put(1, tmp, bytes);
+  hy_cpu_scratch_put(2, loc, (size_t)tbytes);
   if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, (int)st, __ATOMIC_RELAXED);
 }
 

@@ -8,6 +8,7 @@
 #include "backend/cpu/cpu_node.h"
 #include "tables/spectra.h"
 #include "tables/twiddle.h"
+#include "util/settings.h"
 
 void hy_cpu_kp_free(hy_cpu_kp *kp) {
   for (int s = 0; s < kp->nstages; s++) {
@@ -274,6 +275,18 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
     if (st == HYFFT_SUCCESS)
       st = hy_cpu_node_build(prec, sign, n / n1, HY_ALGO_MIXED_RADIX, factors + best,
                              nfactors - best, 0, 0, &node->b);
+    /* Local copies (hy_large_range) while the transform's two copies fit
+     * the L2 cache (HYFFT_CPU_LOCAL: 0 never, a byte count in place of
+     * the cache's size; an unknown size counts as 512 KiB). Beyond it the
+     * copies go to L3 and back: 1 MiB transforms on a 1 MiB L2 gained
+     * nothing from them (docs/performance.md). */
+    if (st == HYFFT_SUCCESS) {
+      const hy_settings *env = hy_settings_get();
+      int64_t l2 = env->cpu_local_bytes > 0 ? env->cpu_local_bytes : hy_cpu_l2_bytes();
+      if (l2 <= 0) l2 = (int64_t)512 << 10;
+      const int64_t tbytes = n * 2 * (int64_t)(prec == HYFFT_F64 ? sizeof(double) : sizeof(float));
+      node->local = !env->cpu_local_off && 2 * tbytes <= l2;
+    }
     /* The second half runs on rows of unit stride in place (the square
      * split) but on strided output through the intermediate out of place:
      * without the row path both take the lane groups and round alike, so

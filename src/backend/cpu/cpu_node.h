@@ -13,4 +13,8 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
                             int64_t twiddle_n, hy_cpu_node **out);
 void hy_cpu_node_free(hy_cpu_node *node);
 
+/* The L2 cache of one core in bytes (sysconf), 0 when unknown
+ * (cpu_backend.c). */
+int64_t hy_cpu_l2_bytes(void);
+
 #endif /* HY_CPU_NODE_H */
