@@ -253,6 +253,11 @@ static hy_status hy_wisdom_parse_line(const char *line, const char *origin, int 
   size_t dn = strlen(s);
   if (dn == 0) return HY_BAD("%s:%d: expected a device name", origin, lineno);
   if (dn >= sizeof e->device) return HY_BAD("%s:%d: device name too long", origin, lineno);
+  /* Control characters (a stray carriage return past the CRLF the reader
+   * strips) would not survive export and import: refused. */
+  for (size_t i = 0; i < dn; i++)
+    if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+      return HY_BAD("%s:%d: device name has a control character (byte %zu)", origin, lineno, i);
   memcpy(e->device, s, dn + 1);
   return HYFFT_SUCCESS;
 }

@@ -93,6 +93,17 @@ static void test_text(void) {
   expect_bad(bad, 3, "bad version field (and the good line 2 not kept)");
   snprintf(bad, sizeof bad, "hyfft-wisdom 1\n%d  c2c:f32:fwd:64 axis-passes - D\n", HY_CODEGEN_VERSION);
   expect_bad(bad, 2, "double space");
+  /* A device name of control characters (here a second carriage return
+   * past the CRLF's, found by fuzz_wisdom: it exported as a line that did
+   * not import again). */
+  snprintf(bad, sizeof bad, "hyfft-wisdom 1\n%d c2c:f32:fwd:64 axis-passes tdiv=2,mmul=2 \r\r\n",
+           HY_CODEGEN_VERSION);
+  expect_bad(bad, 2, "a carriage return as the device name");
+  snprintf(bad, sizeof bad, "hyfft-wisdom 1\n%d c2c:f32:fwd:64 axis-passes - D\tX\n", HY_CODEGEN_VERSION);
+  expect_bad(bad, 2, "a tab in the device name");
+  snprintf(bad, sizeof bad, "hyfft-wisdom 1\r\n%d c2c:f32:fwd:64 axis-passes - Dev 1\r\n", HY_CODEGEN_VERSION);
+  CHECK_OK(hyfft_wisdom_import_string(bad)); /* CRLF lines, a space inside the name */
+  hyfft_wisdom_forget();
   CHECK_STATUS(hyfft_wisdom_import_string(NULL), HYFFT_NULL_POINTER);
 
   /* Format 2 adds hybrid shares; a table without shares still exports as
