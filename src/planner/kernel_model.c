@@ -460,9 +460,7 @@ int hy_persist_pays(const hy_device_caps *caps, int uses_ring, int64_t slot_byte
  * C2C): the launch gaps and the idle SMs at each chunk's tail cost more
  * than the DRAM traffic L2 saves (docs/performance.md). $HYFFT_L2_CHUNK
  * sets the budget for every plan (0: never). */
-static int64_t hy_model_l2_chunk(const hy_plan_tree *tree, const hy_device_caps *caps) {
-  (void)tree;
-  (void)caps;
+static int64_t hy_model_l2_chunk(void) {
   int64_t budget = 0;
   const char *env = hy_settings_get()->l2_chunk_raw;
   if (env && *env) budget = strtoll(env, NULL, 10);
@@ -533,9 +531,9 @@ hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *c
   const char *env_spec = hy_settings_get()->kernel_spec;
   const char *rev = hy_settings_get()->reverse_raw;
   const char *chunk_env = hy_settings_get()->l2_chunk_raw;
-  /* Whether the passes will run chunk by chunk of the batch, known from
-   * the tree's passes and work areas before any spec. */
-  const int chunked = hy_model_l2_chunk(tree, caps) > 0;
+  /* Whether the passes will run chunk by chunk of the batch, known
+   * before any spec. */
+  const int chunked = hy_model_l2_chunk() > 0;
   for (int i = 0; i < tree->npasses; i++) {
     hy_pass *pass = &tree->passes[i];
     hy_pass chosen;
@@ -570,7 +568,7 @@ hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *c
     spec.rader = pass->algo == HY_ALGO_RADER;
     pass->spec = spec;
   }
-  tree->l2_chunk_bytes = hy_model_l2_chunk(tree, caps);
+  tree->l2_chunk_bytes = hy_model_l2_chunk();
   tree->specs_ready = 1;
   return HYFFT_SUCCESS;
 }
