@@ -8,18 +8,232 @@
  *
  *   hyfft_peer_bw [DEVICE_LIST [MIB [REPS]]]   default cuda:all 256 10
  *
+ * Then an all-to-all over every device of the list (up to 8): each device
+ * holds MIB MiB cut into one block per device and sends block e to device
+ * e, as the slab exchange does; first by the backend's device-to-device
+ * copies (each device pulls its blocks on its own queue, all devices at
+ * once: the exchange's pattern), then, when NCCL loads (libnccl.so.2, or
+ * the file HYFFT_NCCL_LIBRARY names; CUDA lists only), by NCCL's grouped
+ * send/receive on the same buffers in the same process. Both results are
+ * checked block by block. The line gives the bytes each device receives
+ * from the others over the time (NCCL's "bus bandwidth" of an
+ * all-to-all: its algorithm bandwidth, which counts the block a device
+ * keeps, times (n - 1) / n).
+ *
  * Prints one line per copy: GB/s (1e9 bytes per second, the bytes copied
  * once, not read plus written). Exit 0, 1 on a failure, 77 when the list
  * does not open or the backend has no device-to-device copy. */
+#include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/exec.h"
 
+#define HY_A2A_MAX 8
+
 static int failed(const char *what, hyfft_status st) {
   fprintf(stderr, "hyfft_peer_bw: %s: %s: %s\n", what, hyfft_status_name(st), hyfft_last_error());
   return 1;
+}
+
+/* ---- all-to-all ------------------------------------------------------------- */
+
+/* The NCCL entry points used, by their C signatures (nccl.h: ncclComm_t
+ * and cudaStream_t are pointers, ncclResult_t and ncclDataType_t enums;
+ * ncclInt8 is 0). */
+typedef int (*hy_nccl_init_all_fn)(void **comms, int ndev, const int *devlist);
+typedef int (*hy_nccl_destroy_fn)(void *comm);
+typedef int (*hy_nccl_group_fn)(void);
+typedef int (*hy_nccl_send_fn)(const void *buf, size_t count, int type, int peer, void *comm,
+                               void *stream);
+typedef int (*hy_nccl_recv_fn)(void *buf, size_t count, int type, int peer, void *comm,
+                               void *stream);
+typedef const char *(*hy_nccl_error_fn)(int result);
+
+typedef struct hy_nccl {
+  void *lib;
+  hy_nccl_init_all_fn init_all;
+  hy_nccl_destroy_fn destroy;
+  hy_nccl_group_fn group_start, group_end;
+  hy_nccl_send_fn send;
+  hy_nccl_recv_fn recv;
+  hy_nccl_error_fn error;
+} hy_nccl;
+
+/* Loads NCCL; 0 with `why` set when it is not there. */
+static int hy_nccl_load(hy_nccl *n, const char **why) {
+  memset(n, 0, sizeof *n);
+  const char *path = getenv("HYFFT_NCCL_LIBRARY");
+  n->lib = dlopen(path && *path ? path : "libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!n->lib) {
+    *why = dlerror();
+    return 0;
+  }
+  *(void **)&n->init_all = dlsym(n->lib, "ncclCommInitAll");
+  *(void **)&n->destroy = dlsym(n->lib, "ncclCommDestroy");
+  *(void **)&n->group_start = dlsym(n->lib, "ncclGroupStart");
+  *(void **)&n->group_end = dlsym(n->lib, "ncclGroupEnd");
+  *(void **)&n->send = dlsym(n->lib, "ncclSend");
+  *(void **)&n->recv = dlsym(n->lib, "ncclRecv");
+  *(void **)&n->error = dlsym(n->lib, "ncclGetErrorString");
+  if (!n->init_all || !n->destroy || !n->group_start || !n->group_end || !n->send || !n->recv ||
+      !n->error) {
+    *why = "a symbol is missing (NCCL older than 2.7)";
+    dlclose(n->lib);
+    n->lib = NULL;
+    return 0;
+  }
+  return 1;
+}
+
+static int nccl_failed(const hy_nccl *n, const char *what, int r) {
+  fprintf(stderr, "hyfft_peer_bw: %s: NCCL error %d: %s\n", what, r, n->error(r));
+  return 1;
+}
+
+/* The byte block e of device d's send buffer holds: distinct per pair, so
+ * a block delivered to the wrong place or not at all shows. */
+static unsigned char hy_a2a_byte(int d, int e) { return (unsigned char)(0x11 + 16 * d + e); }
+
+/* Fills the send buffers, poisons the receive buffers. */
+static int hy_a2a_fill(hyfft_context ctx, int n, size_t blk, void **send, void **recv,
+                       unsigned char *host) {
+  const hy_backend *b = ctx->backend;
+  for (int d = 0; d < n; d++) {
+    void *dev = ctx->sub[d]->device;
+    for (int e = 0; e < n; e++) memset(host + (size_t)e * blk, hy_a2a_byte(d, e), blk);
+    hy_status st = b->write(dev, NULL, send[d], 0, host, blk * (size_t)n, 1);
+    if (st != HYFFT_SUCCESS) return failed("write (all-to-all send)", st);
+    memset(host, 0xA5, blk * (size_t)n);
+    st = b->write(dev, NULL, recv[d], 0, host, blk * (size_t)n, 1);
+    if (st != HYFFT_SUCCESS) return failed("write (all-to-all poison)", st);
+  }
+  return 0;
+}
+
+/* Device d's receive block e must hold what device e sent to d. */
+static int hy_a2a_check(hyfft_context ctx, int n, size_t blk, void **recv, unsigned char *host,
+                        const char *who) {
+  const hy_backend *b = ctx->backend;
+  for (int d = 0; d < n; d++) {
+    hy_status st = b->read(ctx->sub[d]->device, NULL, recv[d], 0, host, blk * (size_t)n, 1);
+    if (st != HYFFT_SUCCESS) return failed("read (all-to-all check)", st);
+    for (int e = 0; e < n; e++) {
+      if (e == d) continue;
+      const unsigned char *p = host + (size_t)e * blk;
+      unsigned char want = hy_a2a_byte(e, d);
+      for (size_t k = 0; k < blk; k += 4093)
+        if (p[k] != want || p[blk - 1] != want) {
+          fprintf(stderr, "hyfft_peer_bw: %s all-to-all: %s block from %s holds 0x%02x, not 0x%02x\n",
+                  who, ctx->sub[d]->info.spec, ctx->sub[e]->info.spec, p[k], want);
+          return 1;
+        }
+    }
+  }
+  return 0;
+}
+
+static void hy_a2a_print(const char *who, int n, size_t blk, double best) {
+  printf("  all-to-all, %-34s %8.2f GB/s per device (%.3f ms)\n", who,
+         (double)blk * (double)(n - 1) / best * 1e-9, best * 1e3);
+}
+
+/* The all-to-all over the first n devices of ctx, each sending n blocks of
+ * blk bytes (its own block stays): by device-to-device copies, then by
+ * NCCL where it loads. */
+static int hy_all_to_all(hyfft_context ctx, int n, size_t blk, int reps) {
+  const hy_backend *b = ctx->backend;
+  void *send[HY_A2A_MAX] = {0}, *recv[HY_A2A_MAX] = {0}, *queue[HY_A2A_MAX] = {0};
+  size_t bytes = blk * (size_t)n;
+  unsigned char *host = malloc(bytes);
+  int rc = host ? 0 : failed("host memory", HYFFT_OUT_OF_MEMORY);
+  for (int d = 0; d < n && !rc; d++) {
+    void *dev = ctx->sub[d]->device;
+    hy_status st = b->alloc(dev, bytes, &send[d]);
+    if (st == HYFFT_SUCCESS) st = b->alloc(dev, bytes, &recv[d]);
+    if (st == HYFFT_SUCCESS && b->queue_create) st = b->queue_create(dev, &queue[d]);
+    if (st != HYFFT_SUCCESS) rc = failed("alloc (all-to-all)", st);
+  }
+  printf("hyfft_peer_bw: all-to-all over %d devices, %zu MiB per device (blocks of %.2f MiB), "
+         "best of %d\n", n, bytes >> 20, (double)blk / (1 << 20), reps);
+  /* Device-to-device copies: device d pulls block d of every other device
+   * into its block e, on its own queue; all devices at once. */
+  if (!rc) rc = hy_a2a_fill(ctx, n, blk, send, recv, host);
+  double best = 0;
+  for (int r = 0; r <= reps && !rc; r++) {
+    double t0 = hy_now();
+    for (int d = 0; d < n && !rc; d++)
+      for (int e = 0; e < n && !rc; e++) {
+        if (e == d) continue;
+        hy_status st = b->copy_peer(ctx->sub[d]->device, queue[d], recv[d], (size_t)e * blk, blk,
+                                    ctx->sub[e]->device, send[e], (size_t)d * blk, blk, blk, 1);
+        if (st != HYFFT_SUCCESS) rc = failed("copy_peer (all-to-all)", st);
+      }
+    for (int d = 0; d < n && !rc; d++) {
+      hy_status st = b->synchronize(ctx->sub[d]->device, queue[d]);
+      if (st != HYFFT_SUCCESS) rc = failed("synchronize (all-to-all)", st);
+    }
+    double dt = hy_now() - t0;
+    if (r > 0 && (best == 0 || dt < best)) best = dt;
+  }
+  if (!rc) rc = hy_a2a_check(ctx, n, blk, recv, host, "device-to-device");
+  if (!rc) hy_a2a_print("hyfft's device-to-device copies:", n, blk, best);
+
+  /* NCCL on the same buffers and queues. */
+  hy_nccl nc;
+  const char *why = NULL;
+  int cuda = strcmp(b->name, "cuda") == 0;
+  if (!rc && !cuda) printf("  all-to-all by NCCL: not run (the %s backend is not CUDA)\n", b->name);
+  if (!rc && cuda && !hy_nccl_load(&nc, &why))
+    printf("  all-to-all by NCCL: not run (NCCL did not load: %s)\n", why ? why : "unknown");
+  else if (!rc && cuda) {
+    void *comm[HY_A2A_MAX] = {0};
+    int ordinal[HY_A2A_MAX];
+    for (int d = 0; d < n; d++) {
+      const char *colon = strchr(ctx->sub[d]->info.spec, ':');
+      ordinal[d] = colon ? atoi(colon + 1) : d;
+    }
+    int r = nc.init_all(comm, n, ordinal);
+    if (r != 0) rc = nccl_failed(&nc, "ncclCommInitAll", r);
+    if (!rc) rc = hy_a2a_fill(ctx, n, blk, send, recv, host);
+    best = 0;
+    for (int k = 0; k <= reps && !rc; k++) {
+      double t0 = hy_now();
+      r = nc.group_start();
+      for (int d = 0; d < n && r == 0; d++)
+        for (int e = 0; e < n && r == 0; e++) {
+          if (e == d) continue;
+          r = nc.send((const char *)send[d] + (size_t)e * blk, blk, 0, e, comm[d], queue[d]);
+          if (r == 0) r = nc.recv((char *)recv[d] + (size_t)e * blk, blk, 0, e, comm[d], queue[d]);
+        }
+      int r2 = nc.group_end();
+      if (r != 0 || r2 != 0) {
+        rc = nccl_failed(&nc, "ncclSend/ncclRecv in a group", r ? r : r2);
+        break;
+      }
+      for (int d = 0; d < n && !rc; d++) {
+        hy_status st = b->synchronize(ctx->sub[d]->device, queue[d]);
+        if (st != HYFFT_SUCCESS) rc = failed("synchronize (NCCL all-to-all)", st);
+      }
+      double dt = hy_now() - t0;
+      if (k > 0 && (best == 0 || dt < best)) best = dt;
+    }
+    if (!rc) rc = hy_a2a_check(ctx, n, blk, recv, host, "NCCL");
+    if (!rc) hy_a2a_print("NCCL (grouped ncclSend/ncclRecv):", n, blk, best);
+    for (int d = 0; d < n; d++)
+      if (comm[d]) nc.destroy(comm[d]);
+    /* NCCL stays loaded: its threads may outlive the communicators. */
+  }
+  for (int d = 0; d < n; d++) {
+    void *dev = ctx->sub[d]->device;
+    if (queue[d]) b->queue_release(dev, queue[d]);
+    if (send[d]) b->release(dev, send[d]);
+    if (recv[d]) b->release(dev, recv[d]);
+  }
+  free(host);
+  return rc;
 }
 
 int main(int argc, char **argv) {
@@ -109,6 +323,10 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < n; i++)
     if (buf[i]) b->release(ctx->sub[i]->device, buf[i]);
+  if (!rc) {
+    int all = ctx->n_sub < HY_A2A_MAX ? ctx->n_sub : HY_A2A_MAX;
+    rc = hy_all_to_all(ctx, all, bytes / (size_t)all, reps);
+  }
   hyfft_context_destroy(ctx);
   return rc;
 }
