@@ -133,15 +133,18 @@ typedef struct hy_backend {
   /* Optional, both or neither: device-to-device copies between two
    * devices of this backend (or within one), for the global transpose of
    * a multi-device slab plan (exec/multi_slab.c). peer_access returns 1
-   * when `device` can copy from `src_device`'s buffers without the host
-   * (enabling that access, e.g. CUDA peer access, on the first call), 0
-   * when it cannot: the caller then bounces through host memory.
-   * copy_peer is a strided copy into a buffer of `device`, asynchronous
-   * on `queue` of `device`: `height` rows of `width` bytes, rows
-   * src_pitch bytes apart from byte src_offset of `src` (a buffer of
-   * `src_device`, which may be `device`) and dst_pitch bytes apart from
-   * byte dst_offset of `dst`. The caller makes sure `src` is complete
-   * before the call (its device synchronized). */
+   * when `device` can read and write `src_device`'s buffers without the
+   * host (enabling that access, e.g. CUDA peer access, on the first call),
+   * 0 when it cannot: the caller then bounces through host memory.
+   * copy_peer is a strided copy, asynchronous on `queue` of `device`:
+   * `height` rows of `width` bytes, rows src_pitch bytes apart from byte
+   * src_offset of `src` (a buffer of `src_device`) and dst_pitch bytes
+   * apart from byte dst_offset of `dst`. One end is a buffer of `device`,
+   * the other of `device` or of a device that peer_access(device, it)
+   * allows: the slab exchange writes from its own buffers into the
+   * others' (`src_device` is then `device`). The caller makes sure `src`
+   * is complete before the call (its device synchronized) and that no one
+   * uses `dst` until the copy is waited for. */
   int (*peer_access)(void *device, void *src_device);
   hy_status (*copy_peer)(void *device, void *queue, void *dst, size_t dst_offset,
                          size_t dst_pitch, void *src_device, const void *src, size_t src_offset,

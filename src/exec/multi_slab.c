@@ -223,11 +223,12 @@ hy_status hy_slab_create(struct hyfft_plan_s *plan, unsigned flags, struct hy_sl
   s->bounce_why = s->peer  ? NULL
                   : forced ? "HYFFT_MULTI_EXCHANGE=host"
                            : "the backend has no device-to-device copy";
+  /* Device e writes into device d (hy_slab_push) where d receives from e. */
   for (int d = 0; d < s->devices && s->peer; d++)
     for (int e = 0; e < s->devices && s->peer; e++)
       if ((s->kind == HYFFT_C2R ? s->dev[d].cnt > 0 && s->dev[e].w > 0
                                 : s->dev[d].w > 0 && s->dev[e].cnt > 0) &&
-          !b->peer_access(ctx->sub[d]->device, ctx->sub[e]->device)) {
+          !b->peer_access(ctx->sub[e]->device, ctx->sub[d]->device)) {
         s->peer = 0;
         s->bounce_why = "two of the devices have no peer access";
       }
@@ -309,12 +310,49 @@ static hy_status hy_slab_columns(struct hyfft_context_s *sub, const struct hy_sl
   return st;
 }
 
-/* Rows: the host's rows [a, a + cnt) in, the axes after 0, and through
- * the host the slab out into the bounce buffer (C2C, R2C: phase 0); or
- * the slab gathered (device to device or from the bounce buffer), the
- * axes after 0, the rows out (C2R: phase 1). */
-static hy_status hy_slab_rows(hy_slab_job *job) {
+/* The exchange device to device, at the end of the first phase: device i
+ * writes (pushes) its part of every device's block into that device's
+ * buffer, on its own queue, all devices at once; the join between the
+ * phases is the barrier before anyone reads what it received. C2C and R2C:
+ * its rows' column block c_e .. c_e + w_e of each device e into e's
+ * receive block at row a_i. C2R: rows a_e .. a_e + cnt_e of its column
+ * block into e's slab at column c_i. Each device takes the others in the
+ * order i, i + 1, ... (mod devices), so that each step pairs every device
+ * with a different one. Writes, not reads: a device pulling from its peers
+ * this way reached a third of the links' speed on four H100s, pushing
+ * reached all of it (docs/performance.md, "One transform over four GPUs"). */
+static hy_status hy_slab_push(hy_slab_job *job) {
   struct hyfft_context_s *ctx = job->plan->context, *sub = ctx->sub[job->i];
+  const struct hy_slab *s = job->s;
+  const hy_slab_dev *d = &s->dev[job->i];
+  const hy_backend *b = sub->backend;
+  size_t crow = (size_t)(s->n1 * s->rest) * s->elem;
+  for (int k = 0; k < s->devices; k++) {
+    int e = (job->i + k) % s->devices;
+    const hy_slab_dev *to = &s->dev[e];
+    if (s->kind != HYFFT_C2R) {
+      size_t width = (size_t)(to->w * s->rest) * s->elem;
+      if (to->w == 0 || d->cnt == 0) continue;
+      HY_TRY(b->copy_peer(sub->device, NULL, to->recv, (size_t)d->a * width, width, sub->device,
+                          d->slab, (size_t)(to->c * s->rest) * s->elem, crow, width,
+                          (size_t)d->cnt));
+    } else {
+      size_t width = (size_t)(d->w * s->rest) * s->elem;
+      if (to->cnt == 0 || d->w == 0) continue;
+      HY_TRY(b->copy_peer(sub->device, NULL, to->slab, (size_t)(d->c * s->rest) * s->elem, crow,
+                          sub->device, d->recv, (size_t)to->a * width, width, width,
+                          (size_t)to->cnt));
+    }
+  }
+  return b->synchronize(sub->device, NULL);
+}
+
+/* Rows: the host's rows [a, a + cnt) in, the axes after 0, and the slab
+ * out to the others (device to device) or into the bounce buffer (C2C,
+ * R2C: phase 0); or the slab as received (from the others or the bounce
+ * buffer), the axes after 0, the rows out (C2R: phase 1). */
+static hy_status hy_slab_rows(hy_slab_job *job) {
+  struct hyfft_context_s *sub = job->plan->context->sub[job->i];
   const struct hy_slab *s = job->s;
   const hy_slab_dev *d = &s->dev[job->i];
   const hy_backend *b = sub->backend;
@@ -327,35 +365,24 @@ static hy_status hy_slab_rows(hy_slab_job *job) {
                     1));
     HY_TRY(hy_exec_dispatch(d->rows, real, d->slab, NULL, NULL));
     HY_TRY(b->synchronize(sub->device, NULL));
-    if (!s->peer)
-      HY_TRY(b->read(sub->device, NULL, d->slab, 0, job->bounce + (size_t)d->a * crow,
-                     d->slab_bytes, 1));
-    return HYFFT_SUCCESS;
+    if (s->peer) return hy_slab_push(job);
+    return b->read(sub->device, NULL, d->slab, 0, job->bounce + (size_t)d->a * crow,
+                   d->slab_bytes, 1);
   }
-  if (s->peer) {
-    for (int e = 0; e < s->devices; e++) {
-      const hy_slab_dev *src = &s->dev[e];
-      if (src->w == 0) continue;
-      size_t width = (size_t)(src->w * s->rest) * s->elem;
-      HY_TRY(b->copy_peer(sub->device, NULL, d->slab, (size_t)(src->c * s->rest) * s->elem, crow,
-                          ctx->sub[e]->device, src->recv, (size_t)d->a * width, width, width,
-                          (size_t)d->cnt));
-    }
-  } else {
+  if (!s->peer)
     HY_TRY(b->write(sub->device, NULL, d->slab, 0, job->bounce + (size_t)d->a * crow,
                     d->slab_bytes, 1));
-  }
   HY_TRY(hy_exec_dispatch(d->rows, d->slab, real, NULL, NULL));
   HY_TRY(b->synchronize(sub->device, NULL));
   return b->read(sub->device, NULL, real, 0, job->out + (size_t)d->a * s->real_row, real_bytes, 1);
 }
 
-/* Columns: gathered (device to device or from the bounce buffer), axis 0,
+/* Columns: as received (from the others or the bounce buffer), axis 0,
  * out into the host output (C2C, R2C: phase 1); or in from the host
- * input, axis 0, and through the host out into the bounce buffer (C2R:
- * phase 0). */
+ * input, axis 0, and out to the others (device to device) or into the
+ * bounce buffer (C2R: phase 0). */
 static hy_status hy_slab_cols(hy_slab_job *job) {
-  struct hyfft_context_s *ctx = job->plan->context, *sub = ctx->sub[job->i];
+  struct hyfft_context_s *sub = job->plan->context->sub[job->i];
   const struct hy_slab *s = job->s;
   const hy_slab_dev *d = &s->dev[job->i];
   const hy_backend *b = sub->backend;
@@ -364,21 +391,9 @@ static hy_status hy_slab_cols(hy_slab_job *job) {
     HY_TRY(hy_slab_columns(sub, s, d, (char *)job->in, 1));
     HY_TRY(hy_exec_dispatch(d->cols, d->recv, d->recv, NULL, NULL));
     HY_TRY(b->synchronize(sub->device, NULL));
-    return s->peer ? HYFFT_SUCCESS : hy_slab_columns(sub, s, d, job->bounce, 0);
+    return s->peer ? hy_slab_push(job) : hy_slab_columns(sub, s, d, job->bounce, 0);
   }
-  size_t crow = (size_t)(s->n1 * s->rest) * s->elem;
-  size_t width = (size_t)(d->w * s->rest) * s->elem;
-  if (s->peer) {
-    for (int e = 0; e < s->devices; e++) {
-      const hy_slab_dev *src = &s->dev[e];
-      if (src->cnt == 0) continue;
-      HY_TRY(b->copy_peer(sub->device, NULL, d->recv, (size_t)src->a * width, width,
-                          ctx->sub[e]->device, src->slab, (size_t)(d->c * s->rest) * s->elem, crow,
-                          width, (size_t)src->cnt));
-    }
-  } else {
-    HY_TRY(hy_slab_columns(sub, s, d, job->bounce, 1));
-  }
+  if (!s->peer) HY_TRY(hy_slab_columns(sub, s, d, job->bounce, 1));
   HY_TRY(hy_exec_dispatch(d->cols, d->recv, d->recv, NULL, NULL));
   HY_TRY(b->synchronize(sub->device, NULL));
   return hy_slab_columns(sub, s, d, job->out, 0);

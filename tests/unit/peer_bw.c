@@ -140,12 +140,46 @@ static void hy_a2a_print(const char *who, int n, size_t blk, double best) {
          (double)blk * (double)(n - 1) / best * 1e-9, best * 1e3);
 }
 
+/* One all-to-all by device-to-device copies, waited for: device d's block
+ * e goes to device e's block d. Pull: each device copies into itself on
+ * its queues; push: each device copies out of itself. Rotated: device d
+ * takes its peers in the order d + 1, d + 2, ... (mod n), so that each
+ * step pairs every device with a different one; in order: 0, 1, ...
+ * Spread: one queue per peer (the copies of a device at once), else one
+ * queue per device (one after the other). A push writes another device's
+ * buffer from the source's queue, which backend.h's copy_peer does not
+ * promise; CUDA's unified addressing and the CPU's memory allow it, and
+ * the check after each schedule shows that it happened. */
+static int hy_a2a_copies(hyfft_context ctx, int n, size_t blk, void **send, void **recv,
+                         void **queue, void *spread[][HY_A2A_MAX], int push, int rotate,
+                         int spread_queues) {
+  const hy_backend *b = ctx->backend;
+  for (int d = 0; d < n; d++)
+    for (int k = 1; k < n; k++) {
+      int e = rotate ? (d + k) % n : (k <= d ? k - 1 : k);
+      void *q = spread_queues ? spread[d][k] : queue[d];
+      int dst = push ? e : d, src = push ? d : e;
+      hy_status st = b->copy_peer(ctx->sub[d]->device, q, recv[dst], (size_t)src * blk, blk,
+                                  ctx->sub[src]->device, send[src],
+                                  (size_t)dst * blk, blk, blk, 1);
+      if (st != HYFFT_SUCCESS) return failed("copy_peer (all-to-all)", st);
+    }
+  for (int d = 0; d < n; d++)
+    for (int k = 0; k < n; k++) {
+      if (k > 0 && !spread_queues) break;
+      hy_status st = b->synchronize(ctx->sub[d]->device, k ? spread[d][k] : queue[d]);
+      if (st != HYFFT_SUCCESS) return failed("synchronize (all-to-all)", st);
+    }
+  return 0;
+}
+
 /* The all-to-all over the first n devices of ctx, each sending n blocks of
  * blk bytes (its own block stays): by device-to-device copies, then by
  * NCCL where it loads. */
 static int hy_all_to_all(hyfft_context ctx, int n, size_t blk, int reps) {
   const hy_backend *b = ctx->backend;
   void *send[HY_A2A_MAX] = {0}, *recv[HY_A2A_MAX] = {0}, *queue[HY_A2A_MAX] = {0};
+  void *spread[HY_A2A_MAX][HY_A2A_MAX] = {{0}};
   size_t bytes = blk * (size_t)n;
   unsigned char *host = malloc(bytes);
   int rc = host ? 0 : failed("host memory", HYFFT_OUT_OF_MEMORY);
@@ -154,32 +188,35 @@ static int hy_all_to_all(hyfft_context ctx, int n, size_t blk, int reps) {
     hy_status st = b->alloc(dev, bytes, &send[d]);
     if (st == HYFFT_SUCCESS) st = b->alloc(dev, bytes, &recv[d]);
     if (st == HYFFT_SUCCESS && b->queue_create) st = b->queue_create(dev, &queue[d]);
+    for (int k = 1; k < n && st == HYFFT_SUCCESS && b->queue_create; k++)
+      st = b->queue_create(dev, &spread[d][k]);
     if (st != HYFFT_SUCCESS) rc = failed("alloc (all-to-all)", st);
   }
   printf("hyfft_peer_bw: all-to-all over %d devices, %zu MiB per device (blocks of %.2f MiB), "
          "best of %d\n", n, bytes >> 20, (double)blk / (1 << 20), reps);
-  /* Device-to-device copies: device d pulls block d of every other device
-   * into its block e, on its own queue; all devices at once. */
-  if (!rc) rc = hy_a2a_fill(ctx, n, blk, send, recv, host);
+  /* Device-to-device copies, all devices at once, in several schedules
+   * (hy_a2a_copies); the slab exchange (exec/multi_slab.c) uses the
+   * first. */
+  static const struct { int push, rotate, spread; const char *name; } sched[] = {
+      {1, 1, 0, "push, rotated, one queue:"},  {0, 1, 0, "pull, rotated, one queue:"},
+      {0, 0, 0, "pull, in order, one queue:"}, {1, 0, 0, "push, in order, one queue:"},
+      {1, 1, 1, "push, one queue per peer:"},  {0, 1, 1, "pull, one queue per peer:"},
+  };
   double best = 0;
-  for (int r = 0; r <= reps && !rc; r++) {
-    double t0 = hy_now();
-    for (int d = 0; d < n && !rc; d++)
-      for (int e = 0; e < n && !rc; e++) {
-        if (e == d) continue;
-        hy_status st = b->copy_peer(ctx->sub[d]->device, queue[d], recv[d], (size_t)e * blk, blk,
-                                    ctx->sub[e]->device, send[e], (size_t)d * blk, blk, blk, 1);
-        if (st != HYFFT_SUCCESS) rc = failed("copy_peer (all-to-all)", st);
-      }
-    for (int d = 0; d < n && !rc; d++) {
-      hy_status st = b->synchronize(ctx->sub[d]->device, queue[d]);
-      if (st != HYFFT_SUCCESS) rc = failed("synchronize (all-to-all)", st);
+  for (size_t v = 0; v < sizeof sched / sizeof sched[0] && !rc; v++) {
+    if (sched[v].spread && !b->queue_create) continue;
+    rc = hy_a2a_fill(ctx, n, blk, send, recv, host);
+    best = 0;
+    for (int r = 0; r <= reps && !rc; r++) {
+      double t0 = hy_now();
+      rc = hy_a2a_copies(ctx, n, blk, send, recv, queue, spread, sched[v].push, sched[v].rotate,
+                         sched[v].spread);
+      double dt = hy_now() - t0;
+      if (r > 0 && (best == 0 || dt < best)) best = dt;
     }
-    double dt = hy_now() - t0;
-    if (r > 0 && (best == 0 || dt < best)) best = dt;
+    if (!rc) rc = hy_a2a_check(ctx, n, blk, recv, host, sched[v].name);
+    if (!rc) hy_a2a_print(sched[v].name, n, blk, best);
   }
-  if (!rc) rc = hy_a2a_check(ctx, n, blk, recv, host, "device-to-device");
-  if (!rc) hy_a2a_print("hyfft's device-to-device copies:", n, blk, best);
 
   /* NCCL on the same buffers and queues. */
   hy_nccl nc;
@@ -229,6 +266,8 @@ static int hy_all_to_all(hyfft_context ctx, int n, size_t blk, int reps) {
   for (int d = 0; d < n; d++) {
     void *dev = ctx->sub[d]->device;
     if (queue[d]) b->queue_release(dev, queue[d]);
+    for (int k = 1; k < n; k++)
+      if (spread[d][k]) b->queue_release(dev, spread[d][k]);
     if (send[d]) b->release(dev, send[d]);
     if (recv[d]) b->release(dev, recv[d]);
   }
@@ -320,6 +359,49 @@ int main(int argc, char **argv) {
     }
     if (pinned) b->host_release(dev, host);
     else free(host);
+  }
+  /* The bus of every device at once: host to device, device to host, and
+   * both (each device up on one queue, down on another), page-locked where
+   * the backend has it: the floor of a host transform spread over the
+   * devices, where host memory or the host's links may be shared. */
+  void *hostbuf[4] = {NULL, NULL, NULL, NULL}, *up[4] = {NULL, NULL, NULL, NULL};
+  int pinned_all = b->host_alloc && b->queue_create;
+  for (int d = 0; d < n && !rc && pinned_all; d++) {
+    void *dev = ctx->sub[d]->device;
+    if (b->host_alloc(dev, bytes, &hostbuf[d]) != HYFFT_SUCCESS ||
+        b->queue_create(dev, &up[d]) != HYFFT_SUCCESS)
+      pinned_all = 0;
+  }
+  for (int dir = 0; dir < 3 && !rc && pinned_all; dir++) {
+    double best = 0;
+    for (int r = 0; r <= reps && !rc; r++) {
+      double t0 = hy_now();
+      for (int d = 0; d < n && !rc; d++) {
+        void *dev = ctx->sub[d]->device;
+        /* Both ways: the first half of the buffer up, the second down. */
+        size_t part = dir == 2 ? bytes / 2 : bytes;
+        st = HYFFT_SUCCESS;
+        if (dir != 1) st = b->write(dev, up[d], buf[d], 0, hostbuf[d], part, 0);
+        if (st == HYFFT_SUCCESS && dir != 0)
+          st = b->read(dev, NULL, buf[d], bytes - part, (char *)hostbuf[d] + (bytes - part), part, 0);
+        if (st != HYFFT_SUCCESS) rc = failed("bus copy (all devices)", st);
+      }
+      for (int d = 0; d < n && !rc; d++) {
+        st = b->synchronize(ctx->sub[d]->device, up[d]);
+        if (st == HYFFT_SUCCESS) st = b->synchronize(ctx->sub[d]->device, NULL);
+        if (st != HYFFT_SUCCESS) rc = failed("synchronize (bus, all devices)", st);
+      }
+      double dt = hy_now() - t0;
+      if (r > 0 && (best == 0 || dt < best)) best = dt;
+    }
+    static const char *what[3] = {"host to device", "device to host", "both ways, half each"};
+    if (!rc)
+      printf("  all %d devices at once, page-locked, %-22s %8.2f GB/s in all\n", n, what[dir],
+             (double)bytes * n / best * 1e-9);
+  }
+  for (int d = 0; d < n; d++) {
+    if (up[d]) b->queue_release(ctx->sub[d]->device, up[d]);
+    if (hostbuf[d]) b->host_release(ctx->sub[d]->device, hostbuf[d]);
   }
   for (int i = 0; i < n; i++)
     if (buf[i]) b->release(ctx->sub[i]->device, buf[i]);

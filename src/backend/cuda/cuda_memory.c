@@ -193,7 +193,7 @@ hy_status hy_cuda_copy_2d(void *device, void *queue, int to_device, void *buffer
 
 /* ---- device to device (multi-device slab plans) ------------------------- */
 
-/* 1 when `device` may read `src_device`'s memory directly: the same
+/* 1 when `device` may read and write `src_device`'s memory directly: the same
  * context, or peer access the driver allows (enabled here, once per
  * context pair; the driver keeps it for the context's life). */
 int hy_cuda_peer_access(void *device, void *src_device) {
