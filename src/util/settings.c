@@ -37,6 +37,7 @@ static const struct {
     {"HYFFT_PLANES", offsetof(hy_settings, planes_raw)},
     {"HYFFT_CPU_CHUNKS", offsetof(hy_settings, cpu_chunks_raw)},
     {"HYFFT_CPU_LOCAL", offsetof(hy_settings, cpu_local_raw)},
+    {"HYFFT_CPU_SHORT", offsetof(hy_settings, cpu_short_raw)},
     {"HYFFT_BLUESTEIN_UNFUSED", offsetof(hy_settings, bluestein_unfused)},
     {"HYFFT_REAL_UNFUSED", offsetof(hy_settings, real_unfused)},
     {"HYFFT_CONV_UNFUSED", offsetof(hy_settings, conv_unfused)},
@@ -102,6 +103,7 @@ static void hy_settings_parse(hy_settings *s) {
   s->cpu_chunks_off = hy_settings_is(s->cpu_chunks_raw, "0");
   s->cpu_chunk_bytes = s->cpu_chunks_raw && !s->cpu_chunks_off ? hy_settings_bytes(s->cpu_chunks_raw) : 0;
   s->cpu_local_off = hy_settings_is(s->cpu_local_raw, "0");
+  s->cpu_short_off = hy_settings_is(s->cpu_short_raw, "0");
   s->cpu_local_bytes = s->cpu_local_raw && !s->cpu_local_off ? hy_settings_bytes(s->cpu_local_raw) : 0;
   s->device_memory_limit =
       s->device_memory_limit_raw ? hy_settings_bytes(s->device_memory_limit_raw) : 0;

@@ -79,6 +79,10 @@ typedef struct hy_cpu_node {
    * later), in `precision`. NULL where not built. */
   hy_cpu_kp rkp;
   void *rtw;
+  /* DIRECT: runs of transforms stored back to back take the straight-line
+   * kernel of the kernel plan where there is one (hy_short_pick: one or
+   * two stages of up to 16 points); 0 with HYFFT_CPU_SHORT=0. */
+  int fused;
   /* LARGE */
   int64_t n1, n2;
   struct hy_cpu_node *a, *b; /* a: n2 transforms of n1 (twiddled), b: n1 of n2 */

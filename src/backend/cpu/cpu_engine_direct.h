@@ -188,6 +188,160 @@ static int hy_row_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
          run->axis.in_stride == 1 && run->axis.out_stride == 1;
 }
 
+/* Short transforms in registers: a run of transforms stored back to back
+ * whose kernel plan is one or two stages of the generated codelets (n up
+ * to 16 points) runs each full lane group as one straight-line piece of
+ * code: the group's complex tiles are loaded straight from memory into
+ * local lane vectors, the stages run on them with n a constant (the
+ * arrays stay in registers and every loop unrolls), and the tiles are
+ * stored back. The general driver instead passes the lane arrays through
+ * memory between the gather, each stage (called through a table) and the
+ * scatter, which costs more than the butterflies at these lengths. */
+HY_INLINE void hy_short_in(const hy_r *b, const int n, hy_v *restrict xr, hy_v *restrict xi) {
+  const hy_r *rows[L_];
+  hy_r seq[L_ * 2 * 16] __attribute__((aligned(64)));
+  /* Groups past HY_CROW_BYTES with n not a multiple of the tile go
+   * through a copy in memory order into rows padded to whole tiles, as
+   * hy_gather_cblock does (13 and 15 points from memory: 1.3x faster
+   * than tiles straight from the rows); the stores need no copy. */
+  if (n % HY_CT && (int)sizeof(hy_r) * 2 * L_ * n > HY_CROW_BYTES) {
+    const int P = 2 * ((n + HY_CT - 1) / HY_CT * HY_CT);
+    for (int v = 0; v < L_; v++) {
+      hy_copy_ctiles(seq + v * P, b + 2 * v * n, n);
+      rows[v] = seq + v * P;
+    }
+  } else {
+    for (int v = 0; v < L_; v++) rows[v] = b + 2 * v * n;
+  }
+  int j0 = 0;
+  for (; j0 + HY_CT <= n; j0 += HY_CT) hy_gather_ctile(rows, j0, xr, xi);
+  if (j0 < n) hy_gather_ctile(rows, n - HY_CT, xr, xi);
+}
+
+HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
+                            const hy_v *restrict xi, hy_r sc, int scaled) {
+  hy_r *rows[L_];
+  for (int v = 0; v < L_; v++) rows[v] = b + 2 * v * n;
+  /* The tile ending at n first: the whole tiles after it rewrite its
+   * overlap with the same values. */
+  if (n % HY_CT) hy_scatter_ctile(rows, L_, n - HY_CT, xr, xi, sc, scaled);
+  for (int k0 = 0; k0 + HY_CT <= n; k0 += HY_CT) hy_scatter_ctile(rows, L_, k0, xr, xi, sc, scaled);
+}
+
+/* One stage: the whole transform is one codelet of N points. */
+#define HY_SHORT1(N)                                                                        \
+  HY_INLINE void hy_short1_##N##_impl(const hy_r *src, hy_r *dst, int64_t g0, int64_t g1,   \
+                                      hy_r sc, int scaled, const int s) {                   \
+    for (int64_t g = g0; g < g1; g++) {                                                     \
+      const int64_t off = 2 * g * L_ * (N);                                                 \
+      hy_v xr[N], xi[N];                                                                    \
+      hy_short_in(src + off, N, xr, xi);                                                    \
+      HY_GEN_DFT(N, xr, xi, s);                                                             \
+      hy_short_out(dst + off, N, xr, xi, sc, scaled);                                       \
+    }                                                                                       \
+  }                                                                                         \
+  HY_NO_LIBCALLS HY_CLONES static void hy_short1_##N(const hy_cpu_kp *kp, const hy_r *src,  \
+                                                      hy_r *dst, int64_t g0, int64_t g1,    \
+                                                      hy_r sc, int scaled) {                \
+    if (kp->sign < 0) hy_short1_##N##_impl(src, dst, g0, g1, sc, scaled, -1);              \
+    else hy_short1_##N##_impl(src, dst, g0, g1, sc, scaled, 1);                             \
+  }
+
+/* Two stages, N = R0 * R1, as hy_kp_exec runs them: radix R0 on
+ * x[j + r*R1] (j < R1) into y[j*R0 + r], then radix R1 on y[k + r*R0]
+ * (k < R0) twiddled by the second stage's table into z[k + r*R0]. */
+#define HY_SHORT2(R0, R1)                                                                   \
+  HY_INLINE void hy_short2_##R0##_##R1##_impl(const hy_cpu_kp *kp, const hy_r *src,         \
+                                              hy_r *dst, int64_t g0, int64_t g1, hy_r sc,   \
+                                              int scaled, const int s) {                    \
+    enum { N = (R0) * (R1) };                                                               \
+    const hy_r *twr = kp->stages[1].tw, *twi = twr + ((R1) - 1) * (R0);                     \
+    for (int64_t g = g0; g < g1; g++) {                                                     \
+      const int64_t off = 2 * g * L_ * N;                                                   \
+      hy_v xr[N], xi[N], yr[N], yi[N];                                                      \
+      hy_short_in(src + off, N, xr, xi);                                                    \
+      for (int j = 0; j < (R1); j++) {                                                      \
+        hy_v ar[R0], ai[R0];                                                                \
+        for (int r = 0; r < (R0); r++) {                                                    \
+          ar[r] = xr[j + r * (R1)];                                                         \
+          ai[r] = xi[j + r * (R1)];                                                         \
+        }                                                                                   \
+        HY_GEN_DFT(R0, ar, ai, s);                                                          \
+        for (int r = 0; r < (R0); r++) {                                                    \
+          yr[j * (R0) + r] = ar[r];                                                         \
+          yi[j * (R0) + r] = ai[r];                                                         \
+        }                                                                                   \
+      }                                                                                     \
+      for (int k = 0; k < (R0); k++) {                                                      \
+        hy_v br[R1], bi[R1];                                                                \
+        for (int r = 0; r < (R1); r++) {                                                    \
+          br[r] = yr[k + r * (R0)];                                                         \
+          bi[r] = yi[k + r * (R0)];                                                         \
+          if (r > 0) hy_cmul(&br[r], &bi[r], twr[(r - 1) * (R0) + k], twi[(r - 1) * (R0) + k]); \
+        }                                                                                   \
+        HY_GEN_DFT(R1, br, bi, s);                                                          \
+        for (int r = 0; r < (R1); r++) {                                                    \
+          xr[k + r * (R0)] = br[r];                                                         \
+          xi[k + r * (R0)] = bi[r];                                                         \
+        }                                                                                   \
+      }                                                                                     \
+      hy_short_out(dst + off, N, xr, xi, sc, scaled);                                       \
+    }                                                                                       \
+  }                                                                                         \
+  HY_NO_LIBCALLS HY_CLONES static void hy_short2_##R0##_##R1(                               \
+      const hy_cpu_kp *kp, const hy_r *src, hy_r *dst, int64_t g0, int64_t g1, hy_r sc,     \
+      int scaled) {                                                                         \
+    if (kp->sign < 0) hy_short2_##R0##_##R1##_impl(kp, src, dst, g0, g1, sc, scaled, -1);   \
+    else hy_short2_##R0##_##R1##_impl(kp, src, dst, g0, g1, sc, scaled, 1);                 \
+  }
+
+#if HY_LANES == 4
+HY_SHORT1(2)
+HY_SHORT1(3)
+#endif
+HY_SHORT1(4)
+HY_SHORT1(5)
+HY_SHORT1(6)
+HY_SHORT1(7)
+HY_SHORT1(8)
+HY_SHORT1(11)
+HY_SHORT1(13)
+HY_SHORT2(3, 3)
+HY_SHORT2(2, 5)
+HY_SHORT2(4, 3)
+HY_SHORT2(2, 7)
+HY_SHORT2(3, 5)
+
+typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, int64_t, hy_r, int);
+
+/* The straight-line kernel of a kernel plan, NULL where there is none. */
+static hy_short_fn hy_short_pick(const hy_cpu_kp *kp) {
+  if (kp->n < HY_CT) return NULL;
+  if (kp->nstages == 1) switch (kp->stages[0].radix) {
+#if HY_LANES == 4
+      case 2: return hy_short1_2;
+      case 3: return hy_short1_3;
+#endif
+      case 4: return hy_short1_4;
+      case 5: return hy_short1_5;
+      case 6: return hy_short1_6;
+      case 7: return hy_short1_7;
+      case 8: return hy_short1_8;
+      case 11: return hy_short1_11;
+      case 13: return hy_short1_13;
+      default: return NULL;
+    }
+  if (kp->nstages == 2) {
+    const int a = kp->stages[0].radix, b = kp->stages[1].radix;
+    if (a == 3 && b == 3) return hy_short2_3_3;
+    if (a == 2 && b == 5) return hy_short2_2_5;
+    if (a == 4 && b == 3) return hy_short2_4_3;
+    if (a == 2 && b == 7) return hy_short2_2_7;
+    if (a == 3 && b == 5) return hy_short2_3_5;
+  }
+  return NULL;
+}
+
 static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
   hy_job *job = arg;
@@ -255,7 +409,11 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     const hy_r sc = (hy_r)run->scale;
     const int scaled = run->scale != 1.0;
     const int64_t gb = (int64_t)sizeof(hy_r) * 2 * L_ * n;
-    if (n >= HY_CT && gb <= HY_CROW_BYTES) {
+    const hy_short_fn fused = node->fused ? hy_short_pick(&node->kp) : NULL;
+    if (fused) {
+      fused(&node->kp, run->src, run->dst, begin, stop, sc, scaled);
+      begin = stop < begin ? begin : stop;
+    } else if (n >= HY_CT && gb <= HY_CROW_BYTES) {
       for (; begin < stop; begin++) {
         const int64_t off = 2 * begin * L_ * n;
         const hy_r *in[L_];
