@@ -197,7 +197,97 @@ static int hy_row_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
  * stored back. The general driver instead passes the lane arrays through
  * memory between the gather, each stage (called through a table) and the
  * scatter, which costs more than the butterflies at these lengths. */
+#if HY_LANES == 8
+/* f32 groups of 2 and 3 points, shorter than a complex tile: the group's
+ * 2n vectors (8n complex values back to back) are permuted into the lane
+ * vectors directly, with complex values (64-bit units) moved first and
+ * re/im split last; the stores are the same steps backwards. */
+typedef int64_t hy_cu __attribute__((vector_size(32)));
+/* The same 32 bytes seen as complex units or as lane values. */
+#define HY_AS_CU(v) ({ hy_cu u_; hy_v v_ = (v); memcpy(&u_, &v_, sizeof u_); u_; })
+#define HY_AS_V(u) ({ hy_v v_; hy_cu u_ = (u); memcpy(&v_, &u_, sizeof v_); v_; })
+
+/* Complex value c of the group (transform c / n, point c % n) is slot
+ * c % 4 of vector c / 4. n = 2: A_j = (c_j, c_2+j, c_4+j, c_6+j) for the
+ * first four transforms, B_j the same for the last four; n = 3 likewise
+ * with c_3t+j, each taken from three vectors. */
+HY_INLINE void hy_short_in_tiny(const hy_r *b, const int n, hy_v *restrict xr,
+                                hy_v *restrict xi) {
+  const hy_vi even = HY_EVEN, odd = HY_ODD;
+  hy_cu u[6];
+  for (int k = 0; k < 2 * n; k++) {
+    hy_v t;
+    memcpy(&t, b + k * L_, sizeof t);
+    u[k] = HY_AS_CU(t);
+  }
+  for (int h = 0; h < 2; h++) {
+    const hy_cu *w = u + h * n;
+    hy_cu a[3];
+    if (n == 2) {
+      a[0] = __builtin_shuffle(w[0], w[1], (hy_cu){0, 2, 4, 6});
+      a[1] = __builtin_shuffle(w[0], w[1], (hy_cu){1, 3, 5, 7});
+    } else {
+      a[0] = __builtin_shuffle(__builtin_shuffle(w[0], w[1], (hy_cu){0, 3, 6, 0}), w[2],
+                               (hy_cu){0, 1, 2, 5});
+      a[1] = __builtin_shuffle(__builtin_shuffle(w[0], w[1], (hy_cu){1, 4, 7, 0}), w[2],
+                               (hy_cu){0, 1, 2, 6});
+      a[2] = __builtin_shuffle(__builtin_shuffle(w[0], w[1], (hy_cu){2, 5, 0, 0}), w[2],
+                               (hy_cu){0, 1, 4, 7});
+    }
+    for (int j = 0; j < n; j++) {
+      if (h == 0) {
+        xr[j] = HY_AS_V(a[j]);
+      } else {
+        const hy_v lo = xr[j], hi = HY_AS_V(a[j]);
+        xr[j] = __builtin_shuffle(lo, hi, even);
+        xi[j] = __builtin_shuffle(lo, hi, odd);
+      }
+    }
+  }
+}
+
+HY_INLINE void hy_short_out_tiny(hy_r *b, const int n, const hy_v *restrict xr,
+                                 const hy_v *restrict xi, hy_r sc, int scaled) {
+  const hy_vi ilo = HY_ILO, ihi = HY_IHI;
+  hy_cu a[2][3];
+  for (int j = 0; j < n; j++) {
+    hy_v r = xr[j], i = xi[j];
+    if (scaled) {
+      r *= sc;
+      i *= sc;
+    }
+    a[0][j] = HY_AS_CU(__builtin_shuffle(r, i, ilo));
+    a[1][j] = HY_AS_CU(__builtin_shuffle(r, i, ihi));
+  }
+  for (int h = 0; h < 2; h++) {
+    const hy_cu *A = a[h];
+    hy_cu u[3];
+    if (n == 2) {
+      u[0] = __builtin_shuffle(A[0], A[1], (hy_cu){0, 4, 1, 5});
+      u[1] = __builtin_shuffle(A[0], A[1], (hy_cu){2, 6, 3, 7});
+    } else {
+      u[0] = __builtin_shuffle(__builtin_shuffle(A[0], A[1], (hy_cu){0, 4, 1, 0}), A[2],
+                               (hy_cu){0, 1, 4, 2});
+      u[1] = __builtin_shuffle(__builtin_shuffle(A[1], A[2], (hy_cu){1, 5, 2, 0}), A[0],
+                               (hy_cu){0, 1, 6, 2});
+      u[2] = __builtin_shuffle(A[2], __builtin_shuffle(A[0], A[1], (hy_cu){3, 7, 0, 0}),
+                               (hy_cu){2, 4, 5, 3});
+    }
+    for (int k = 0; k < n; k++) {
+      const hy_v t = HY_AS_V(u[k]);
+      memcpy(b + (h * n + k) * L_, &t, sizeof t);
+    }
+  }
+}
+#endif
+
 HY_INLINE void hy_short_in(const hy_r *b, const int n, hy_v *restrict xr, hy_v *restrict xi) {
+#if HY_LANES == 8
+  if (n < HY_CT) {
+    hy_short_in_tiny(b, n, xr, xi);
+    return;
+  }
+#endif
   const hy_r *rows[L_];
   hy_r seq[L_ * 2 * 16] __attribute__((aligned(64)));
   /* Groups past HY_CROW_BYTES with n not a multiple of the tile go
@@ -220,6 +310,12 @@ HY_INLINE void hy_short_in(const hy_r *b, const int n, hy_v *restrict xr, hy_v *
 
 HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
                             const hy_v *restrict xi, hy_r sc, int scaled) {
+#if HY_LANES == 8
+  if (n < HY_CT) {
+    hy_short_out_tiny(b, n, xr, xi, sc, scaled);
+    return;
+  }
+#endif
   hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = b + 2 * v * n;
   /* The tile ending at n first: the whole tiles after it rewrite its
@@ -295,10 +391,8 @@ HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
     else hy_short2_##R0##_##R1##_impl(kp, src, dst, g0, g1, sc, scaled, 1);                 \
   }
 
-#if HY_LANES == 4
 HY_SHORT1(2)
 HY_SHORT1(3)
-#endif
 HY_SHORT1(4)
 HY_SHORT1(5)
 HY_SHORT1(6)
@@ -316,12 +410,9 @@ typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, in
 
 /* The straight-line kernel of a kernel plan, NULL where there is none. */
 static hy_short_fn hy_short_pick(const hy_cpu_kp *kp) {
-  if (kp->n < HY_CT) return NULL;
   if (kp->nstages == 1) switch (kp->stages[0].radix) {
-#if HY_LANES == 4
       case 2: return hy_short1_2;
       case 3: return hy_short1_3;
-#endif
       case 4: return hy_short1_4;
       case 5: return hy_short1_5;
       case 6: return hy_short1_6;
