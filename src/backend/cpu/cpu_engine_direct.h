@@ -189,11 +189,11 @@ static int hy_row_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
 }
 
 /* Short transforms in registers: a run of transforms stored back to back
- * whose kernel plan is one or two stages of the generated codelets (n up
- * to 16 points) runs each full lane group as one straight-line piece of
- * code: the group's complex tiles are loaded straight from memory into
+ * whose kernel plan is one or two stages of the generated codelets that
+ * hy_short_pick lists (2 to 16 points) runs each full lane group as one
+ * straight-line piece of code: the group's complex tiles are loaded into
  * local lane vectors, the stages run on them with n a constant (the
- * arrays stay in registers and every loop unrolls), and the tiles are
+ * arrays stay in registers, every loop unrolls), and the tiles are
  * stored back. The general driver instead passes the lane arrays through
  * memory between the gather, each stage (called through a table) and the
  * scatter, which costs more than the butterflies at these lengths. */
@@ -281,7 +281,8 @@ HY_INLINE void hy_short_out_tiny(hy_r *b, const int n, const hy_v *restrict xr,
 }
 #endif
 
-HY_INLINE void hy_short_in(const hy_r *b, const int n, hy_v *restrict xr, hy_v *restrict xi) {
+HY_INLINE void hy_short_in(const hy_r *b, const int n, hy_v *restrict xr, hy_v *restrict xi,
+                           hy_r *restrict seq) {
 #if HY_LANES == 8
   if (n < HY_CT) {
     hy_short_in_tiny(b, n, xr, xi);
@@ -289,12 +290,12 @@ HY_INLINE void hy_short_in(const hy_r *b, const int n, hy_v *restrict xr, hy_v *
   }
 #endif
   const hy_r *rows[L_];
-  hy_r seq[L_ * 2 * 16] __attribute__((aligned(64)));
-  /* Groups past HY_CROW_BYTES with n not a multiple of the tile go
-   * through a copy in memory order into rows padded to whole tiles, as
-   * hy_gather_cblock does (13 and 15 points from memory: 1.3x faster
-   * than tiles straight from the rows); the stores need no copy. */
-  if (n % HY_CT && (int)sizeof(hy_r) * 2 * L_ * n > HY_CROW_BYTES) {
+  /* Groups past HY_CROW_BYTES go through a copy in memory order into
+   * rows padded to whole tiles, as hy_gather_cblock does, and the stores
+   * likewise (hy_short_out): tiles straight from and to memory touch
+   * LANES lines at a time, and ran 11-16 point groups from memory up to
+   * 1.6x slower (docs/performance.md). */
+  if ((int)sizeof(hy_r) * 2 * L_ * n > HY_CROW_BYTES) {
     const int P = 2 * ((n + HY_CT - 1) / HY_CT * HY_CT);
     for (int v = 0; v < L_; v++) {
       hy_copy_ctiles(seq + v * P, b + 2 * v * n, n);
@@ -309,7 +310,7 @@ HY_INLINE void hy_short_in(const hy_r *b, const int n, hy_v *restrict xr, hy_v *
 }
 
 HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
-                            const hy_v *restrict xi, hy_r sc, int scaled) {
+                            const hy_v *restrict xi, hy_r sc, int scaled, hy_r *restrict seq) {
 #if HY_LANES == 8
   if (n < HY_CT) {
     hy_short_out_tiny(b, n, xr, xi, sc, scaled);
@@ -317,23 +318,34 @@ HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
   }
 #endif
   hy_r *rows[L_];
-  for (int v = 0; v < L_; v++) rows[v] = b + 2 * v * n;
+  /* Past HY_CROW_BYTES: the tiles into a copy of the group (tiles stay
+   * inside their row), then the group out in memory order. */
+  const int cp = (int)sizeof(hy_r) * 2 * L_ * n > HY_CROW_BYTES;
+  for (int v = 0; v < L_; v++) rows[v] = (cp ? seq : b) + 2 * v * n;
   /* The tile ending at n first: the whole tiles after it rewrite its
    * overlap with the same values. */
   if (n % HY_CT) hy_scatter_ctile(rows, L_, n - HY_CT, xr, xi, sc, scaled);
   for (int k0 = 0; k0 + HY_CT <= n; k0 += HY_CT) hy_scatter_ctile(rows, L_, k0, xr, xi, sc, scaled);
+  if (cp) hy_copy_ctiles(b, seq, L_ * n);
 }
+
+/* The local copy of a group that goes through one (past HY_CROW_BYTES):
+ * LANES rows padded to whole tiles; one element where none is needed. */
+#define HY_SHORT_SEQ(N)                                                                     \
+  ((int)sizeof(hy_r) * 2 * L_ * (N) > HY_CROW_BYTES ? L_ * 2 * (((N) + HY_CT - 1) / HY_CT * HY_CT) \
+                                                     : 1)
 
 /* One stage: the whole transform is one codelet of N points. */
 #define HY_SHORT1(N)                                                                        \
   HY_INLINE void hy_short1_##N##_impl(const hy_r *src, hy_r *dst, int64_t g0, int64_t g1,   \
                                       hy_r sc, int scaled, const int s) {                   \
+    hy_r seq[HY_SHORT_SEQ(N)] __attribute__((aligned(64)));                                 \
     for (int64_t g = g0; g < g1; g++) {                                                     \
       const int64_t off = 2 * g * L_ * (N);                                                 \
       hy_v xr[N], xi[N];                                                                    \
-      hy_short_in(src + off, N, xr, xi);                                                    \
+      hy_short_in(src + off, N, xr, xi, seq);                                                    \
       HY_GEN_DFT(N, xr, xi, s);                                                             \
-      hy_short_out(dst + off, N, xr, xi, sc, scaled);                                       \
+      hy_short_out(dst + off, N, xr, xi, sc, scaled, seq);                                       \
     }                                                                                       \
   }                                                                                         \
   HY_NO_LIBCALLS HY_CLONES static void hy_short1_##N(const hy_cpu_kp *kp, const hy_r *src,  \
@@ -352,10 +364,11 @@ HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
                                               int scaled, const int s) {                    \
     enum { N = (R0) * (R1) };                                                               \
     const hy_r *twr = kp->stages[1].tw, *twi = twr + ((R1) - 1) * (R0);                     \
+    hy_r seq[HY_SHORT_SEQ(N)] __attribute__((aligned(64)));                                 \
     for (int64_t g = g0; g < g1; g++) {                                                     \
       const int64_t off = 2 * g * L_ * N;                                                   \
       hy_v xr[N], xi[N], yr[N], yi[N];                                                      \
-      hy_short_in(src + off, N, xr, xi);                                                    \
+      hy_short_in(src + off, N, xr, xi, seq);                                                    \
       for (int j = 0; j < (R1); j++) {                                                      \
         hy_v ar[R0], ai[R0];                                                                \
         for (int r = 0; r < (R0); r++) {                                                    \
@@ -381,7 +394,7 @@ HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
           xi[k + r * (R0)] = bi[r];                                                         \
         }                                                                                   \
       }                                                                                     \
-      hy_short_out(dst + off, N, xr, xi, sc, scaled);                                       \
+      hy_short_out(dst + off, N, xr, xi, sc, scaled, seq);                                       \
     }                                                                                       \
   }                                                                                         \
   HY_NO_LIBCALLS HY_CLONES static void hy_short2_##R0##_##R1(                               \
@@ -400,6 +413,7 @@ HY_SHORT1(7)
 HY_SHORT1(8)
 HY_SHORT1(11)
 HY_SHORT1(13)
+HY_SHORT1(16)
 HY_SHORT2(3, 3)
 HY_SHORT2(2, 5)
 HY_SHORT2(4, 3)
@@ -420,6 +434,7 @@ static hy_short_fn hy_short_pick(const hy_cpu_kp *kp) {
       case 8: return hy_short1_8;
       case 11: return hy_short1_11;
       case 13: return hy_short1_13;
+      case 16: return hy_short1_16;
       default: return NULL;
     }
   if (kp->nstages == 2) {
