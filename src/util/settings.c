@@ -217,6 +217,7 @@ hy_status hy_settings_check(void) {
   } bits[] = {{"HYFFT_RADER", s->rader_raw},
               {"HYFFT_REVERSE", s->reverse_raw},
               {"HYFFT_PLANES", s->planes_raw},
+              {"HYFFT_CPU_SHORT", s->cpu_short_raw},
               {"HYFFT_CUDA_BACKGROUND", s->cuda_background_raw}};
   for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
     if (bits[i].raw && !hy_settings_one_of(bits[i].raw, bit))

@@ -69,7 +69,8 @@ typedef struct hy_settings {
   int cpu_chunks_off;            /* 1 for "0": batched CPU plans run unchunked */
   int64_t cpu_chunk_bytes;       /* a byte count given: a chunk's budget; 0 the model's; -1 bad */
   const char *cpu_short_raw;     /* HYFFT_CPU_SHORT */
-  int cpu_short_off;             /* 1 for "0": short CPU transforms run through the lane arrays */
+  int cpu_short_off;             /* 1 for "0": short back-to-back CPU transforms run through
+                                    the lane arrays instead of straight-line kernels */
   const char *cpu_local_raw;     /* HYFFT_CPU_LOCAL */
   int cpu_local_off;             /* 1 for "0": four-step CPU nodes never run local copies */
   int64_t cpu_local_bytes;       /* a byte count given: the L2 size the rule assumes; 0 the
