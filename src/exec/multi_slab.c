@@ -318,9 +318,9 @@ static hy_status hy_slab_columns(struct hyfft_context_s *sub, const struct hy_sl
  * receive block at row a_i. C2R: rows a_e .. a_e + cnt_e of its column
  * block into e's slab at column c_i. Each device takes the others in the
  * order i, i + 1, ... (mod devices), so that each step pairs every device
- * with a different one. Writes, not reads: a device pulling from its peers
- * this way reached a third of the links' speed on four H100s, pushing
- * reached all of it (docs/performance.md, "One transform over four GPUs"). */
+ * with a different one. Writes, not reads: the pattern hyfft_peer_bw
+ * times beside NCCL (docs/performance.md, "One transform over four
+ * GPUs", says what of it is measured). */
 static hy_status hy_slab_push(hy_slab_job *job) {
   struct hyfft_context_s *ctx = job->plan->context, *sub = ctx->sub[job->i];
   const struct hy_slab *s = job->s;

@@ -11,8 +11,10 @@
  * Then an all-to-all over every device of the list (up to 8): each device
  * holds MIB MiB cut into one block per device and sends block e to device
  * e, as the slab exchange does; first by the backend's device-to-device
- * copies (each device pulls its blocks on its own queue, all devices at
- * once: the exchange's pattern), then, when NCCL loads (libnccl.so.2, or
+ * copies, all devices at once, in six schedules (each device pushing its
+ * blocks to the others or pulling the others' blocks to itself, peers in
+ * rotated order or in order, on one queue or one per peer; the slab
+ * exchange's is the first, push rotated on one queue), then, when NCCL loads (libnccl.so.2, or
  * the file HYFFT_NCCL_LIBRARY names; CUDA lists only), by NCCL's grouped
  * send/receive on the same buffers in the same process. Both results are
  * checked block by block. The line gives the bytes each device receives
