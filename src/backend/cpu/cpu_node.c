@@ -309,9 +309,9 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
     st = hy_cpu_kp_init(&node->kp, prec, n, factors, nfactors, sign);
     if (st == HYFFT_SUCCESS && twiddle_n > 0) st = hy_cpu_lane_twiddles(node, twiddle_n);
     if (st == HYFFT_SUCCESS && twiddle_n == 0) st = hy_cpu_row_tables(node, factors, nfactors);
-    /* Back-to-back runs of up to 16 points as straight-line code (the
-     * engine's hy_short_pick names the kernel plans it has it for). */
-    node->fused = n <= 16 && !hy_settings_get()->cpu_short_off;
+    /* Back-to-back runs as straight-line code where the engine has it
+     * for the kernel plan (hy_short_pick decides; it alone knows which). */
+    node->fused = !hy_settings_get()->cpu_short_off;
   }
   if (st != HYFFT_SUCCESS) {
     hy_cpu_node_free(node);
