@@ -102,6 +102,28 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     if (hy_spec_radices(pass, &by32, radices) < hy_spec_radices(pass, &by16, radices))
       spec->pow2_radix = 32;
   }
+  /* A one-pass Bluestein DFT runs two transforms of m >= 2n - 2 points
+   * (and the chirp products) for each transform it loads and stores, so
+   * its exchanges through local memory, not its memory traffic, bound
+   * it. It takes the fewest stages the codelets allow: pairs of 3s and 5s
+   * merged inside mixed lengths too (2400 = 16 x 2 x 3 x 25, 4 stages
+   * instead of 5), and radix-32 stages where the powers of two take three
+   * radix-16 stages or more and 32s take one fewer (1024 = 32 x 32,
+   * 16384 = 32 x 32 x 16). Where 32 would only replace 16 x 2 it makes
+   * the block's threads fewer and longer and measured slower (2400).
+   * Measured on the H200 against the plain merges, docs/performance.md. */
+  if (pass->algo == HY_ALGO_BLUESTEIN) {
+    spec->merge_odd = 2;
+    int64_t twos = nc & -nc;
+    if (twos >= 512) {
+      hy_kernel_spec by16 = *spec, by32 = *spec;
+      int radices[HY_MAX_FACTORS];
+      by16.pow2_radix = 16;
+      by32.pow2_radix = 32;
+      if (hy_spec_radices(pass, &by32, radices) < hy_spec_radices(pass, &by16, radices))
+        spec->pow2_radix = 32;
+    }
+  }
   /* The merges decide the largest radix and so the threads below; the
    * environment and the pass's variant may change them first. */
   {
