@@ -48,6 +48,16 @@ static void hy_model_bank_layout(const hy_pass *pass, const hy_kernel_spec *name
   if (hy_spec_local_bytes(pass, &layout, (int)nc) <= caps->local_memory) *spec = layout;
 }
 
+/* Whether radix-32 stages for the powers of two take fewer stages than
+ * radix-16 ones under the rest of the spec. */
+static int hy_model_32s_save_a_stage(const hy_pass *pass, const hy_kernel_spec *spec) {
+  hy_kernel_spec by16 = *spec, by32 = *spec;
+  int radices[HY_MAX_FACTORS];
+  by16.pow2_radix = 16;
+  by32.pow2_radix = 32;
+  return hy_spec_radices(pass, &by32, radices) < hy_spec_radices(pass, &by16, radices);
+}
+
 hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
                              const hy_device_caps *caps, int l2_chunks, hy_kernel_spec *spec) {
   memset(spec, 0, sizeof *spec);
@@ -95,12 +105,7 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * points, where 32s need fewer stages than 16s. */
   if (pass->precision == HYFFT_F32 && pass->algo == HY_ALGO_MIXED_RADIX &&
       spec->transform_fastest && pass->plane_inner == 0 && nc >= 8192) {
-    hy_kernel_spec by16 = *spec, by32 = *spec;
-    int radices[HY_MAX_FACTORS];
-    by16.pow2_radix = 16;
-    by32.pow2_radix = 32;
-    if (hy_spec_radices(pass, &by32, radices) < hy_spec_radices(pass, &by16, radices))
-      spec->pow2_radix = 32;
+    if (hy_model_32s_save_a_stage(pass, spec)) spec->pow2_radix = 32;
   }
   /* A one-pass Bluestein DFT runs two transforms of m >= 2n - 2 points
    * (and the chirp products) for each transform it loads and stores, so
@@ -116,12 +121,7 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     spec->merge_odd = 2;
     int64_t twos = nc & -nc;
     if (twos >= 512) {
-      hy_kernel_spec by16 = *spec, by32 = *spec;
-      int radices[HY_MAX_FACTORS];
-      by16.pow2_radix = 16;
-      by32.pow2_radix = 32;
-      if (hy_spec_radices(pass, &by32, radices) < hy_spec_radices(pass, &by16, radices))
-        spec->pow2_radix = 32;
+      if (hy_model_32s_save_a_stage(pass, spec)) spec->pow2_radix = 32;
     }
   }
   /* The merges decide the largest radix and so the threads below; the
