@@ -94,7 +94,51 @@ int64_t hy_bluestein_length(int64_t n) {
   return pow2 * 4 <= smooth * 5 ? pow2 : smooth;
 }
 
-hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass) {
+/* Stages of a GPU one-pass convolution of m = 2^a 3^b 5^c points under
+ * the kernel model's Bluestein spec (hy_model_spec): radix-16 stages for
+ * the twos, radix 32 from 2^9 on, and 3s and 5s merged in pairs (9, 25). */
+static int hy_bluestein_gpu_stages(int64_t m) {
+  static const int primes[3] = {2, 3, 5};
+  int e[3] = {0, 0, 0};
+  for (int i = 0; i < 3; i++)
+    while (m % primes[i] == 0) {
+      m /= primes[i];
+      e[i]++;
+    }
+  int twos = e[0] >= 9 ? (e[0] + 4) / 5 : (e[0] + 3) / 4;
+  return twos + (e[1] + 1) / 2 + (e[2] + 1) / 2;
+}
+
+int64_t hy_bluestein_gpu_length(int64_t n) {
+  int64_t plain = hy_bluestein_length(n);
+  int64_t target = 2 * n - 2 > 1 ? 2 * n - 2 : 1;
+  if (plain > HY_BLUESTEIN_GPU_STAGED_MAX) return plain;
+  /* A one-pass GPU Bluestein DFT is bound by its exchanges through local
+   * memory, one per stage over all m points. A longer length is taken
+   * only where it saves a stage; of those, the one with the fewest points
+   * times stages (2129: 4608 = 9 x 32 x 16, three stages, instead of
+   * 4320 = 16 x 2 x 9 x 3 x 5, five). Ties go to the shorter length.
+   * Lengths of as many stages as the plain choice keep it (1009 stays at
+   * 2048 = 16 x 16 x 8 rather than 2025 = 9 x 9 x 25). */
+  const int plain_stages = hy_bluestein_gpu_stages(plain);
+  int64_t best = plain;
+  double best_cost = (double)plain * plain_stages;
+  for (int64_t a = 1; a <= 2 * target; a *= 2)
+    for (int64_t b = a; b <= 2 * target; b *= 3)
+      for (int64_t c = b; c <= 2 * target; c *= 5) {
+        if (c < target || c > HY_BLUESTEIN_GPU_STAGED_MAX) continue;
+        int stages = hy_bluestein_gpu_stages(c);
+        double cost = (double)c * stages;
+        if (stages >= plain_stages) continue;
+        if (cost < best_cost || (cost == best_cost && c < best)) {
+          best = c;
+          best_cost = cost;
+        }
+      }
+  return best;
+}
+
+hy_status hy_choose_dft_algo(int64_t n, const hy_device_caps *caps, hy_pass *pass) {
   hy_status st = hy_factorize(n, HY_MAX_DIRECT_PRIME, pass->factors, &pass->nfactors);
   if (st == HYFFT_SUCCESS) {
     pass->algo = HY_ALGO_MIXED_RADIX;
@@ -103,7 +147,8 @@ hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass) {
   }
   if (st != HYFFT_NO_SOLVER) return st;
   pass->algo = HY_ALGO_BLUESTEIN;
-  pass->bluestein_m = hy_bluestein_length(n);
+  pass->bluestein_m = caps && caps->backend != HYFFT_BACKEND_CPU ? hy_bluestein_gpu_length(n)
+                                                                : hy_bluestein_length(n);
   return hy_factorize(pass->bluestein_m, HY_MAX_DIRECT_PRIME, pass->factors, &pass->nfactors);
 }
 

@@ -102,9 +102,12 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * 16 x 16 x 16 x 4 on 1024). Measured faster for f32 only: f64 8192's
    * radix-32 threads need too many registers, and 4096-point columns take
    * two exchanges either way; hence f32 along the transform from 8192
-   * points, where 32s need fewer stages than 16s. */
+   * points, where 32s need fewer stages than 16s. Not with a fused real
+   * step (R2C/C2R of 16384-32768 points): there radix-16 stages measured
+   * 1.2-1.3x faster on the H200. */
   if (pass->precision == HYFFT_F32 && pass->algo == HY_ALGO_MIXED_RADIX &&
-      spec->transform_fastest && pass->plane_inner == 0 && nc >= 8192) {
+      spec->transform_fastest && pass->plane_inner == 0 && nc >= 8192 &&
+      !hy_fuse_is_real(pass->fuse)) {
     if (hy_model_32s_save_a_stage(pass, spec)) spec->pow2_radix = 32;
   }
   /* A one-pass Bluestein DFT runs two transforms of m >= 2n - 2 points
@@ -117,6 +120,13 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * 16384 = 32 x 32 x 16). Where 32 would only replace 16 x 2 it makes
    * the block's threads fewer and longer and measured slower (2400).
    * Measured on the H200 against the plain merges, docs/performance.md. */
+  /* A one-pass mixed-radix DFT of 2048 points or more holds a block (nearly)
+   * alone, so it is bound by its exchanges the same way: pairs of 3s and
+   * 5s merged inside mixed lengths too (13500 = 4 x 9 x 3 x 25 x 5, five
+   * stages instead of seven; 2400 measured 2x faster, 3375 in f64 1.35x,
+   * on the H200). Shorter ones keep the plain merges (1500 measured 4%
+   * slower with them). */
+  if (pass->algo == HY_ALGO_MIXED_RADIX && nc >= 2048) spec->merge_odd = 2;
   if (pass->algo == HY_ALGO_BLUESTEIN) {
     spec->merge_odd = 2;
     int64_t twos = nc & -nc;

@@ -83,8 +83,18 @@ int hy_rader_length_pays(int64_t p);
  * takes the generator's radix-2/3/4/5/8/16 stages only (planner/
  * kernel_model.c, hy_rader_one_pass). */
 int hy_rader_one_pass_pays(int64_t p);
-/* Choose the 1D algorithm for length n and fill pass->algo/factors/bluestein_m. */
-hy_status hy_choose_dft_algo(int64_t n, hy_pass *pass);
+/* Bluestein's convolution length for a one-pass DFT on a GPU: of the
+ * 2^a 3^b 5^c lengths from 2n - 2 to twice that, the fewest points times
+ * the stages the kernel model gives them, where hy_bluestein_length's
+ * choice is at most HY_BLUESTEIN_GPU_STAGED_MAX points; beyond it (an f32
+ * block filling its SM, where 9216 = 9 x 32 x 32 measured slower than
+ * 8640's five stages on more threads) hy_bluestein_length's. */
+#define HY_BLUESTEIN_GPU_STAGED_MAX 8192
+int64_t hy_bluestein_gpu_length(int64_t n);
+/* Choose the 1D algorithm for length n and fill pass->algo/factors/bluestein_m:
+ * the convolution length by hy_bluestein_gpu_length on GPU backends (caps
+ * not NULL and not the CPU), by hy_bluestein_length otherwise. */
+hy_status hy_choose_dft_algo(int64_t n, const hy_device_caps *caps, hy_pass *pass);
 
 /* Columns (neighbouring transforms) a GPU block of a strided pass of this
  * length holds: 128 bytes' worth, halved until they fit local memory. */

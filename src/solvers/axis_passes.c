@@ -37,8 +37,8 @@ static int hy_axis_plane(const hy_problem *problem, const hy_device_caps *caps, 
   hy_pass pa, pb;
   hy_pass_init(&pa, HY_PASS_DFT, problem->precision, problem->sign);
   hy_pass_init(&pb, HY_PASS_DFT, problem->precision, problem->sign);
-  if (hy_choose_dft_algo(a->n, &pa) != HYFFT_SUCCESS || pa.algo != HY_ALGO_MIXED_RADIX ||
-      hy_choose_dft_algo(b->n, &pb) != HYFFT_SUCCESS || pb.algo != HY_ALGO_MIXED_RADIX ||
+  if (hy_choose_dft_algo(a->n, caps, &pa) != HYFFT_SUCCESS || pa.algo != HY_ALGO_MIXED_RADIX ||
+      hy_choose_dft_algo(b->n, caps, &pb) != HYFFT_SUCCESS || pb.algo != HY_ALGO_MIXED_RADIX ||
       pa.nfactors + pb.nfactors > HY_MAX_FACTORS)
     return 0;
   pass->axis = (hyfft_dim){n, 1, 1};
@@ -68,7 +68,7 @@ static hy_status hy_axis_passes_plan(const hy_problem *problem, const hy_device_
     } else {
       pass->axis = problem->dims[axis];
       if (step > 0) pass->axis.in_stride = pass->axis.out_stride;
-      HY_TRY(hy_choose_dft_algo(pass->axis.n, pass));
+      HY_TRY(hy_choose_dft_algo(pass->axis.n, caps, pass));
       int64_t on_chip = pass->algo == HY_ALGO_BLUESTEIN ? pass->bluestein_m : pass->axis.n;
       if (on_chip > limit) return HYFFT_NO_SOLVER;
     }

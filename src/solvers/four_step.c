@@ -27,7 +27,7 @@ hy_fs_ctx hy_fs_context(const hy_problem *problem, const hy_device_caps *caps, h
 
 /* Whether a length fits one pass, with its algorithm chosen in *pass. */
 int hy_fs_fits(hy_fs_ctx *c, int64_t n, hy_pass *pass, hy_status *st) {
-  *st = hy_choose_dft_algo(n, pass);
+  *st = hy_choose_dft_algo(n, c->caps, pass);
   if (*st != HYFFT_SUCCESS) return 0;
   int64_t on_chip = pass->algo == HY_ALGO_BLUESTEIN ? pass->bluestein_m : n;
   return on_chip <= c->limit;
@@ -203,7 +203,7 @@ static hy_status hy_fs_axis_to(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src,
   HY_TRY(hy_fs_layout(c, n, in_stride, nloops, loops, work, dense, &inner));
 
   /* Pass A: along n2 (stride n1*in_stride), loop n1 carries the twiddle. */
-  HY_TRY(hy_choose_dft_algo(n2, pass));
+  HY_TRY(hy_choose_dft_algo(n2, c->caps, pass));
   pass->src = src;
   pass->dst = work;
   pass->axis = (hyfft_dim){n2, n1 * in_stride, inner * n1};

@@ -58,7 +58,7 @@ hy_status hy_fs_fused_chain(hy_fs_ctx *c, int64_t n, int64_t m, int64_t n1, int6
     hy_pass *a, *b;
     HY_TRY(hy_fs_add_pass(c, &a));
     hy_pass_init(a, HY_PASS_DFT, p->precision, sign);
-    HY_TRY(hy_choose_dft_algo(n2, a));
+    HY_TRY(hy_choose_dft_algo(n2, c->caps, a));
     a->src = rep == 0 ? src : HY_BUF_WORK0;
     a->dst = HY_BUF_WORK1;
     int64_t is = rep == 0 ? in_stride : 1;
@@ -75,7 +75,7 @@ hy_status hy_fs_fused_chain(hy_fs_ctx *c, int64_t n, int64_t m, int64_t n1, int6
     }
     HY_TRY(hy_fs_add_pass(c, &b));
     hy_pass_init(b, HY_PASS_DFT, p->precision, sign);
-    HY_TRY(hy_choose_dft_algo(n1, b));
+    HY_TRY(hy_choose_dft_algo(n1, c->caps, b));
     b->src = HY_BUF_WORK1;
     b->dst = rep == 0 ? HY_BUF_WORK0 : dst;
     int64_t os = rep == 0 ? 1 : out_stride;

@@ -97,7 +97,7 @@ static hy_status hy_r2r_dft(hy_r2r_ctx *c, int64_t N, int sign, int nloops,
     hy_pass probe;
     hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, sign);
     probe.axis.n = N;
-    HY_TRY(hy_choose_dft_algo(N, &probe));
+    HY_TRY(hy_choose_dft_algo(N, c->caps, &probe));
     if (hy_pass_computed_length(&probe) > limit) {
       if (limit < 4) return HYFFT_NO_SOLVER;
       hy_fs_ctx fs = hy_fs_context(c->problem, c->caps, c->tree);
@@ -107,7 +107,7 @@ static hy_status hy_r2r_dft(hy_r2r_ctx *c, int64_t N, int sign, int nloops,
   hy_pass *pass = NULL;
   HY_TRY(hy_r2r_add(c, HY_PASS_DFT, sign, HY_BUF_WORK0, HY_BUF_WORK0, (hyfft_dim){N, 1, 1},
                     nloops, loops, &pass));
-  return hy_choose_dft_algo(N, pass);
+  return hy_choose_dft_algo(N, c->caps, pass);
 }
 
 /* Whether the DFT pass just added (index `before`, after the PRE pass)

@@ -102,7 +102,7 @@ static hy_status hy_real_dft(hy_real_ctx *c, int64_t n, int sign, hy_buffer src,
     hy_pass probe;
     hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, sign);
     probe.axis.n = n;
-    HY_TRY(hy_choose_dft_algo(n, &probe));
+    HY_TRY(hy_choose_dft_algo(n, c->caps, &probe));
     if (hy_pass_computed_length(&probe) > limit) {
       if (src_offset != 0 || dst_offset != 0 || limit < 4) return HYFFT_NO_SOLVER;
       hy_fs_ctx fs = hy_fs_context(c->problem, c->caps, c->tree);
@@ -113,7 +113,7 @@ static hy_status hy_real_dft(hy_real_ctx *c, int64_t n, int sign, hy_buffer src,
   HY_TRY(hy_real_add(c, HY_PASS_DFT, sign, src, src_offset, dst, dst_offset, &pass));
   pass->axis = axis;
   pass->axis.n = n;
-  HY_TRY(hy_choose_dft_algo(n, pass));
+  HY_TRY(hy_choose_dft_algo(n, c->caps, pass));
   pass->nloops = nloops;
   for (int l = 0; l < nloops; l++) pass->loops[l] = loops[l];
   return HYFFT_SUCCESS;
@@ -195,7 +195,7 @@ static int hy_real_odd_fusable(hy_real_ctx *c, int64_t n) {
   hy_pass probe;
   hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, -1);
   probe.axis.n = n;
-  if (hy_choose_dft_algo(n, &probe) != HYFFT_SUCCESS) return 0;
+  if (hy_choose_dft_algo(n, c->caps, &probe) != HYFFT_SUCCESS) return 0;
   return (probe.algo == HY_ALGO_MIXED_RADIX || probe.algo == HY_ALGO_BLUESTEIN) &&
          hy_pass_computed_length(&probe) <= c->caps->max_pass_length[c->problem->precision];
 }

@@ -54,6 +54,15 @@ static const expected hy_cases[] = {
     {"c2c:f32:fwd:2187:b30685", "axis-passes", 1, 0, {0}, 4, 0},
     {"c2c:f64:fwd:3125:b10737", "axis-passes", 1, 0, {0}, 3, 0},
     {"c2c:f64:fwd:1000:b33554", "axis-passes", 1, 0, {0}, 4, 0},
+    /* ... and inside mixed lengths from 2048 points on (13500: 4*9*3*25*5,
+     * not 4*3*3*3*5*5*5; 1500 keeps 4*3*5*5*5) */
+    {"c2c:f32:bwd:13500:b4971", "axis-passes", 1, 0, {0}, 5, 0},
+    {"c2c:f64:fwd:3375:b16000", "axis-passes", 1, 0, {0}, 4, 0},
+    {"c2c:f32:fwd:1500:b60000", "axis-passes", 1, 0, {0}, 5, 0},
+    /* f32 C2C of 16384 points in radix-32 stages (32*32*16), the same
+     * length with a fused R2C step in radix-16 ones (8192: 16*16*16*2) */
+    {"c2c:f32:fwd:16384:b4096", "axis-passes", 1, 0, {0}, 3, 0},
+    {"r2c:f32:16384:b4096", "real", 1, 1, {0}, 4, 0},
     /* 3D: the two inner axes as one plane pass where the plane fits the
      * shared memory (H100 against cuFFT: 64^3 0.91 -> 1.31, f64 64^3
      * 1.00 -> 1.44), then the outer axis */
@@ -195,6 +204,46 @@ int main(void) {
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
   hy_settings_reload();
+  /* One-pass Bluestein convolution lengths: a longer one where it saves a
+   * stage (2129: 4608 = 9*32*16 over 4320 = 16*2*9*3*5; 1087: 2304 over
+   * 3^7), the plain one where it does not (1009: 2048) or past 8192
+   * points (4099: 8640); on the CPU always the plain one. */
+  static const struct { const char *token; int64_t m, cpu_m; } bluestein_cases[] = {
+      {"c2c:f32:bwd:2129:b31521:ip", 4608, 4320}, {"c2c:f64:bwd:1087:b30868:ip", 2304, 2187},
+      {"c2c:f32:fwd:1009:b66510", 2048, 2048},    {"c2c:f32:fwd:4099:b16372", 8640, 8640}};
+  hy_device_caps cpu_caps = caps;
+  cpu_caps.backend = HYFFT_BACKEND_CPU;
+  for (size_t i = 0; i < sizeof bluestein_cases / sizeof bluestein_cases[0]; i++) {
+    hyfft_problem user;
+    hy_problem prob;
+    hy_pass gpu_pass, cpu_pass;
+    memset(&gpu_pass, 0, sizeof gpu_pass);
+    memset(&cpu_pass, 0, sizeof cpu_pass);
+    CHECK_OK(hy_token_parse(bluestein_cases[i].token, &user));
+    CHECK_OK(hy_problem_make(&user, &prob));
+    CHECK_OK(hy_choose_dft_algo(prob.dims[0].n, &caps, &gpu_pass));
+    CHECK_OK(hy_choose_dft_algo(prob.dims[0].n, &cpu_caps, &cpu_pass));
+    CHECK(gpu_pass.algo == HY_ALGO_BLUESTEIN && gpu_pass.bluestein_m == bluestein_cases[i].m,
+          "%s: GPU convolution length %lld, expected %lld", bluestein_cases[i].token,
+          (long long)gpu_pass.bluestein_m, (long long)bluestein_cases[i].m);
+    CHECK(cpu_pass.bluestein_m == bluestein_cases[i].cpu_m, "%s: CPU convolution length %lld, "
+          "expected %lld", bluestein_cases[i].token, (long long)cpu_pass.bluestein_m,
+          (long long)bluestein_cases[i].cpu_m);
+    printf("  %-28s Bluestein m = %lld (CPU %lld)\n", bluestein_cases[i].token,
+           (long long)gpu_pass.bluestein_m, (long long)cpu_pass.bluestein_m);
+  }
+  /* Every GPU length holds the lags, is 5-smooth and at most twice the
+   * lags. */
+  for (int64_t n = 2; n <= 6000; n++) {
+    int64_t m = hy_bluestein_gpu_length(n), plain = hy_bluestein_length(n), r = m;
+    for (int p = 2; p <= 5; p++)
+      while (r % p == 0) r /= p;
+    if (m < 2 * n - 2 || r != 1 || m > 2 * (2 * n - 2) + 2) {
+      CHECK(0, "n = %lld: GPU convolution length %lld (plain %lld)", (long long)n, (long long)m,
+            (long long)plain);
+      break;
+    }
+  }
   /* Primes too long for one pass: Rader's steps fused into the four-step
    * passes where p - 1 is 2^a x 1, 3 or 5 (a >= 4) in f64; in f32 where
    * the chain also runs as one persistent kernel (65537 x1023: split
