@@ -125,8 +125,10 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * 5s merged inside mixed lengths too (13500 = 4 x 9 x 3 x 25 x 5, five
    * stages instead of seven; 2400 measured 2x faster, 3375 in f64 1.35x,
    * on the H200). Shorter ones keep the plain merges (1500 measured 4%
-   * slower with them). */
-  if (pass->algo == HY_ALGO_MIXED_RADIX && nc >= 2048) spec->merge_odd = 2;
+   * slower with them), and so do plane passes, whose 100 x 100 planes
+   * measured 10-18% slower as 4 x 25 per axis than as 4 x 5 x 5. */
+  if (pass->algo == HY_ALGO_MIXED_RADIX && nc >= 2048 && pass->plane_inner == 0)
+    spec->merge_odd = 2;
   if (pass->algo == HY_ALGO_BLUESTEIN) {
     spec->merge_odd = 2;
     int64_t twos = nc & -nc;
