@@ -114,7 +114,7 @@ int64_t hy_bluestein_gpu_length(int64_t n) {
   int64_t target = 2 * n - 2 > 1 ? 2 * n - 2 : 1;
   if (plain > HY_BLUESTEIN_GPU_STAGED_MAX) return plain;
   /* A one-pass GPU Bluestein DFT is bound by its exchanges through local
-   * memory, one per stage over all m points. A longer length is taken
+   * memory, one per stage over all m points. Another length is taken
    * only where it saves a stage; of those, the one with the fewest points
    * times stages (2129: 4608 = 9 x 32 x 16, three stages, instead of
    * 4320 = 16 x 2 x 9 x 3 x 5, five). Ties go to the shorter length.

@@ -103,8 +103,9 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * radix-32 threads need too many registers, and 4096-point columns take
    * two exchanges either way; hence f32 along the transform from 8192
    * points, where 32s need fewer stages than 16s. Not with a fused real
-   * step (R2C/C2R of 16384-32768 points): there radix-16 stages measured
-   * 1.2-1.3x faster on the H200. */
+   * step (R2C/C2R of 16384-32768 points), whose pairing pass through
+   * local memory makes the block's 32-point threads the slower form
+   * (measured, docs/performance.md). */
   if (pass->precision == HYFFT_F32 && pass->algo == HY_ALGO_MIXED_RADIX &&
       spec->transform_fastest && pass->plane_inner == 0 && nc >= 8192 &&
       !hy_fuse_is_real(pass->fuse)) {
@@ -123,10 +124,10 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   /* A one-pass mixed-radix DFT of 2048 points or more holds a block (nearly)
    * alone, so it is bound by its exchanges the same way: pairs of 3s and
    * 5s merged inside mixed lengths too (13500 = 4 x 9 x 3 x 25 x 5, five
-   * stages instead of seven; 2400 measured 2x faster, 3375 in f64 1.35x,
-   * on the H200). Shorter ones keep the plain merges (1500 measured 4%
-   * slower with them), and so do plane passes, whose 100 x 100 planes
-   * measured 10-18% slower as 4 x 25 per axis than as 4 x 5 x 5. */
+   * stages instead of seven). Shorter ones keep the plain merges, whose
+   * blocks share the SM; so do plane passes, whose two short axes gain
+   * nothing from the longer butterflies (both measured slower with them:
+   * docs/performance.md, "GPU: fewer stages where the exchanges bind"). */
   if (pass->algo == HY_ALGO_MIXED_RADIX && nc >= 2048 && pass->plane_inner == 0)
     spec->merge_odd = 2;
   if (pass->algo == HY_ALGO_BLUESTEIN) {

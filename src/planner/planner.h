@@ -86,9 +86,9 @@ int hy_rader_one_pass_pays(int64_t p);
 /* Bluestein's convolution length for a one-pass DFT on a GPU: of the
  * 2^a 3^b 5^c lengths from 2n - 2 to twice that, the fewest points times
  * the stages the kernel model gives them, where hy_bluestein_length's
- * choice is at most HY_BLUESTEIN_GPU_STAGED_MAX points; beyond it (an f32
- * block filling its SM, where 9216 = 9 x 32 x 32 measured slower than
- * 8640's five stages on more threads) hy_bluestein_length's. */
+ * choice is at most HY_BLUESTEIN_GPU_STAGED_MAX points; beyond it, where
+ * an f32 block fills its SM and the thread rules give radix-32 stages
+ * idle slots, hy_bluestein_length's (docs/design.md, "Bluestein length"). */
 #define HY_BLUESTEIN_GPU_STAGED_MAX 8192
 int64_t hy_bluestein_gpu_length(int64_t n);
 /* Choose the 1D algorithm for length n and fill pass->algo/factors/bluestein_m:
