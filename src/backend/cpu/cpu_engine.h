@@ -81,7 +81,7 @@ typedef struct hy_cpu_node {
   void *rtw;
   /* DIRECT: runs of transforms stored back to back take the straight-line
    * kernel of the kernel plan where there is one (hy_short_pick: one or
-   * two codelet stages, up to 16 points); 0 with HYFFT_CPU_SHORT=0, and
+   * two codelet stages, up to 16 points and 64 out of place); 0 with HYFFT_CPU_SHORT=0, and
    * for the nodes of other kinds. */
   int fused;
   /* LARGE */

@@ -190,7 +190,7 @@ static int hy_row_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
 
 /* Short transforms in registers: a run of transforms stored back to back
  * whose kernel plan is one or two stages of the generated codelets that
- * hy_short_pick lists (2 to 16 points) runs each full lane group as one
+ * hy_short_pick lists (2 to 16 points, and 64 out of place) runs each full lane group as one
  * straight-line piece of code: the group's complex tiles are loaded into
  * local lane vectors, the stages run on them with n a constant (the
  * arrays stay in registers, every loop unrolls), and the tiles are
@@ -419,11 +419,17 @@ HY_SHORT2(2, 5)
 HY_SHORT2(4, 3)
 HY_SHORT2(2, 7)
 HY_SHORT2(3, 5)
+HY_SHORT2(16, 4)
 
 typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, int64_t, hy_r, int);
 
-/* The straight-line kernel of a kernel plan, NULL where there is none. */
-static hy_short_fn hy_short_pick(const hy_cpu_kp *kp) {
+/* The straight-line kernel of a kernel plan, NULL where there is none.
+ * 64 = 16 x 4 holds 64 points per lane in local vectors, more than the
+ * registers, so the compiler keeps them on the stack: that still saves the
+ * table calls and lane bookkeeping where the run reads one array and
+ * writes another, while in place the lane arrays stay the faster form
+ * (measured, docs/performance.md), hence out of place only. */
+static hy_short_fn hy_short_pick(const hy_cpu_kp *kp, int in_place) {
   if (kp->nstages == 1) switch (kp->stages[0].radix) {
       case 2: return hy_short1_2;
       case 3: return hy_short1_3;
@@ -444,6 +450,7 @@ static hy_short_fn hy_short_pick(const hy_cpu_kp *kp) {
     if (a == 4 && b == 3) return hy_short2_4_3;
     if (a == 2 && b == 7) return hy_short2_2_7;
     if (a == 3 && b == 5) return hy_short2_3_5;
+    if (a == 16 && b == 4 && !in_place) return hy_short2_16_4;
   }
   return NULL;
 }
@@ -515,7 +522,7 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     const hy_r sc = (hy_r)run->scale;
     const int scaled = run->scale != 1.0;
     const int64_t gb = (int64_t)sizeof(hy_r) * 2 * L_ * n;
-    const hy_short_fn fused = node->fused ? hy_short_pick(&node->kp) : NULL;
+    const hy_short_fn fused = node->fused ? hy_short_pick(&node->kp, run->src == run->dst) : NULL;
     if (fused) {
       fused(&node->kp, run->src, run->dst, begin, stop, sc, scaled);
       begin = stop < begin ? begin : stop;

@@ -467,14 +467,16 @@ static void test_threads(int64_t n, int64_t batch, hyfft_precision prec) {
   CHECK_OK(hyfft_context_destroy(ctx));
 }
 
-/* Back-to-back runs of 2..16 points: the straight-line kernels
+/* Back-to-back runs of 2..16 and 64 points: the straight-line kernels
  * (hy_short_pick) and the lane arrays (HYFFT_CPU_SHORT=0) run the same
  * codelets in the same order, so they give the same bits; both
  * directions, scaled, in place and out of place, a partial last group. */
 static void test_short_same_bits(hyfft_precision prec) {
   const size_t esz = prec == HYFFT_F64 ? 16 : 8;
-  for (int64_t n = 2; n <= 16; n++)
+  static const int64_t lengths[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 64};
+  for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
     for (int ip = 0; ip < 2; ip++) {
+      const int64_t n = lengths[li];
       const int64_t batch = 8 * 12 + 5;
       const size_t bytes = esz * (size_t)(n * batch);
       char *in = malloc(bytes), *out[2] = {malloc(bytes), malloc(bytes)};
