@@ -1,5 +1,10 @@
 /* Factorisation of transform lengths into codelet radices. */
+#include <string.h>
+
+#include "planner/kernel_model.h"
+#include "planner/kernel_spec.h"
 #include "planner/planner.h"
+#include "util/hy_util.h"
 
 int64_t hy_largest_prime_factor(int64_t n) {
   int64_t largest = 1;
@@ -94,19 +99,20 @@ int64_t hy_bluestein_length(int64_t n) {
   return pow2 * 4 <= smooth * 5 ? pow2 : smooth;
 }
 
-/* Stages of a GPU one-pass convolution of m = 2^a 3^b 5^c points under
- * the kernel model's Bluestein spec (hy_model_spec): radix-16 stages for
- * the twos, radix 32 from 2^9 on, and 3s and 5s merged in pairs (9, 25). */
+/* Stages of a GPU one-pass convolution of m points under the kernel
+ * model's Bluestein radices (0 where m does not factor into codelets). */
 static int hy_bluestein_gpu_stages(int64_t m) {
-  static const int primes[3] = {2, 3, 5};
-  int e[3] = {0, 0, 0};
-  for (int i = 0; i < 3; i++)
-    while (m % primes[i] == 0) {
-      m /= primes[i];
-      e[i]++;
-    }
-  int twos = e[0] >= 9 ? (e[0] + 4) / 5 : (e[0] + 3) / 4;
-  return twos + (e[1] + 1) / 2 + (e[2] + 1) / 2;
+  hy_pass probe;
+  hy_kernel_spec spec;
+  memset(&probe, 0, sizeof probe);
+  memset(&spec, 0, sizeof spec);
+  probe.algo = HY_ALGO_BLUESTEIN;
+  probe.bluestein_m = m;
+  if (hy_factorize(m, HY_MAX_DIRECT_PRIME, probe.factors, &probe.nfactors) != HYFFT_SUCCESS) {
+    hy_error_clear();
+    return 0;
+  }
+  return hy_model_bluestein_radices(&probe, &spec);
 }
 
 int64_t hy_bluestein_gpu_length(int64_t n) {
@@ -129,7 +135,7 @@ int64_t hy_bluestein_gpu_length(int64_t n) {
         if (c < target || c > HY_BLUESTEIN_GPU_STAGED_MAX) continue;
         int stages = hy_bluestein_gpu_stages(c);
         double cost = (double)c * stages;
-        if (stages >= plain_stages) continue;
+        if (stages == 0 || stages >= plain_stages) continue;
         if (cost < best_cost || (cost == best_cost && c < best)) {
           best = c;
           best_cost = cost;

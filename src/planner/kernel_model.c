@@ -58,6 +58,24 @@ static int hy_model_32s_save_a_stage(const hy_pass *pass, const hy_kernel_spec *
   return hy_spec_radices(pass, &by32, radices) < hy_spec_radices(pass, &by16, radices);
 }
 
+/* A one-pass Bluestein DFT runs two transforms of m >= 2n - 2 points
+ * (and the chirp products) for each transform it loads and stores, so its
+ * exchanges through local memory, not its memory traffic, bound it. It
+ * takes the fewest stages the codelets allow: pairs of 3s and 5s merged
+ * inside mixed lengths too (2400 = 16 x 2 x 3 x 25, 4 stages instead of
+ * 5), and radix-32 stages where the powers of two take three radix-16
+ * stages or more and 32s take one fewer (1024 = 32 x 32, 16384 = 32 x 32
+ * x 16). Where 32 would only replace 16 x 2 it makes the block's threads
+ * fewer and longer and measured slower (2400). Measured on the H200
+ * against the plain merges, docs/performance.md. */
+int hy_model_bluestein_radices(const hy_pass *pass, hy_kernel_spec *spec) {
+  spec->merge_odd = 2;
+  if ((pass->bluestein_m & -pass->bluestein_m) >= 512 && hy_model_32s_save_a_stage(pass, spec))
+    spec->pow2_radix = 32;
+  int radices[HY_MAX_FACTORS];
+  return hy_spec_radices(pass, spec, radices);
+}
+
 hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
                              const hy_device_caps *caps, int l2_chunks, hy_kernel_spec *spec) {
   memset(spec, 0, sizeof *spec);
@@ -111,32 +129,17 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
       !hy_fuse_is_real(pass->fuse)) {
     if (hy_model_32s_save_a_stage(pass, spec)) spec->pow2_radix = 32;
   }
-  /* A one-pass Bluestein DFT runs two transforms of m >= 2n - 2 points
-   * (and the chirp products) for each transform it loads and stores, so
-   * its exchanges through local memory, not its memory traffic, bound
-   * it. It takes the fewest stages the codelets allow: pairs of 3s and 5s
-   * merged inside mixed lengths too (2400 = 16 x 2 x 3 x 25, 4 stages
-   * instead of 5), and radix-32 stages where the powers of two take three
-   * radix-16 stages or more and 32s take one fewer (1024 = 32 x 32,
-   * 16384 = 32 x 32 x 16). Where 32 would only replace 16 x 2 it makes
-   * the block's threads fewer and longer and measured slower (2400).
-   * Measured on the H200 against the plain merges, docs/performance.md. */
   /* A one-pass mixed-radix DFT of 2048 points or more holds a block (nearly)
-   * alone, so it is bound by its exchanges the same way: pairs of 3s and
-   * 5s merged inside mixed lengths too (13500 = 4 x 9 x 3 x 25 x 5, five
-   * stages instead of seven). Shorter ones keep the plain merges, whose
-   * blocks share the SM; so do plane passes, whose two short axes gain
-   * nothing from the longer butterflies (both measured slower with them:
+   * alone, so, like a Bluestein pass (hy_model_bluestein_radices), it is
+   * bound by its exchanges through local memory: pairs of 3s and 5s merged
+   * inside mixed lengths too (13500 = 4 x 9 x 3 x 25 x 5, five stages
+   * instead of seven). Shorter ones keep the plain merges, whose blocks
+   * share the SM; so do plane passes, whose two short axes gain nothing
+   * from the longer butterflies (both measured slower with them:
    * docs/performance.md, "GPU: fewer stages where the exchanges bind"). */
   if (pass->algo == HY_ALGO_MIXED_RADIX && nc >= 2048 && pass->plane_inner == 0)
     spec->merge_odd = 2;
-  if (pass->algo == HY_ALGO_BLUESTEIN) {
-    spec->merge_odd = 2;
-    int64_t twos = nc & -nc;
-    if (twos >= 512) {
-      if (hy_model_32s_save_a_stage(pass, spec)) spec->pow2_radix = 32;
-    }
-  }
+  if (pass->algo == HY_ALGO_BLUESTEIN) hy_model_bluestein_radices(pass, spec);
   /* The merges decide the largest radix and so the threads below; the
    * environment and the pass's variant may change them first. */
   {

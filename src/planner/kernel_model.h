@@ -23,6 +23,12 @@ hy_status hy_planner_finalize(const hy_problem *problem, const hy_device_caps *c
 hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
                         const hy_device_caps *caps, int l2_chunks, hy_kernel_spec *spec);
 
+/* The stage radices of a one-pass Bluestein pass (factors of its
+ * convolution length bluestein_m): sets spec's merge_odd and pow2_radix as
+ * the model does for such a pass and returns the number of stages. Also
+ * what hy_bluestein_gpu_length counts stages with. */
+int hy_model_bluestein_radices(const hy_pass *pass, hy_kernel_spec *spec);
+
 /* Whether the even-length step of a real transform may go into its
  * one-pass DFT of length m (HY_FUSE_R2C_POST / HY_FUSE_C2R_PRE): a GPU
  * whose local memory holds one transform as complex values. */
