@@ -13,6 +13,11 @@ typedef struct hy_device_caps {
   int compute_units;
   int64_t local_memory;   /* bytes of shared/local memory one block may use */
   int max_work_group;     /* threads per block */
+  /* The smallest block that can still fill a compute unit with threads:
+   * its most resident threads over its most resident blocks (CUDA: 2048 /
+   * 32 = 64 on sm_80 and sm_90); 0 where the backend does not know. */
+  int min_full_block;
+  int warp_size;          /* threads that issue together (CUDA: 32); 0 if unknown */
   int64_t l2_cache;       /* bytes, 0 if unknown */
   int64_t last_level_cache; /* CPU: bytes of the last cache level the cores share, 0 if unknown */
   int64_t global_memory;  /* bytes */

@@ -68,6 +68,40 @@ static int hy_model_32s_save_a_stage(const hy_pass *pass, const hy_kernel_spec *
  * x 16). Where 32 would only replace 16 x 2 it makes the block's threads
  * fewer and longer and measured slower (2400). Measured on the H200
  * against the plain merges, docs/performance.md. */
+/* The share of a block's warp slots its threads fill (1: whole warps). */
+static double hy_model_warp_fill(int64_t threads, int warp) {
+  int64_t warps = (threads + warp - 1) / warp;
+  return (double)threads / (double)(warps * warp);
+}
+
+/* A pass with a fused even-length real step (the R2C post-processing or
+ * the C2R pre-processing) takes the fewest transforms per block that keep
+ * at least the smallest block that can still fill a compute unit
+ * (caps->min_full_block, 64 threads on sm_90) and warps at least as full
+ * as the model's block. Such a pass adds barrier-separated phases to the
+ * C2C kernel (the pairing of X_k and X_m-k, the C2R step's loads), and a
+ * block waits at each barrier for its slowest warp: many small blocks per
+ * SM keep some loading while others wait, and pack the local memory
+ * finer (three f64 blocks of 64 KB leave 35 KB of 227 KB unused, fourteen
+ * of 16 KB leave 3 KB). Measured faster on the H200 over 256-2048 points
+ * in f32 and f64 (docs/performance.md, "GPU: real one-pass blocks of two
+ * warps"); the C2C passes of the same lengths do not gain, so it stays
+ * with the real step. Only where each transform is one contiguous row:
+ * strided passes and the split step's paired rows keep the transforms
+ * that give them whole 128-byte chunks. */
+static void hy_model_real_step_block(const hy_pass *pass, const hy_device_caps *caps,
+                                     hy_kernel_spec *spec) {
+  if (!hy_fuse_is_real(pass->fuse) || caps->min_full_block <= 0 || caps->warp_size <= 0) return;
+  if (!spec->transform_fastest || spec->store_transposed || pass->fuse_loop >= 0) return;
+  int64_t t = spec->threads_per_transform, m = spec->transforms_per_block;
+  double fill = hy_model_warp_fill(t * m, caps->warp_size);
+  for (int64_t d = 1; d < m; d++)
+    if (t * d >= caps->min_full_block && hy_model_warp_fill(t * d, caps->warp_size) >= fill) {
+      spec->transforms_per_block = (int)d;
+      return;
+    }
+}
+
 int hy_model_bluestein_radices(const hy_pass *pass, hy_kernel_spec *spec) {
   spec->merge_odd = 2;
   if ((pass->bluestein_m & -pass->bluestein_m) >= 512 && hy_model_32s_save_a_stage(pass, spec))
@@ -294,6 +328,7 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * short rows of many transforms per block, so that one stays a variant
    * for the measuring planner (docs/performance.md). */
   if (pass->fuse == HY_FUSE_C2R_PRE) spec->stage_load = 2;
+  hy_model_real_step_block(pass, caps, spec);
   hy_kernel_spec_apply(spec, hy_settings_get()->kernel_spec);
   hy_kernel_spec_apply(spec, pass->kernel_spec);
   /* A fused real step pairs elements k and m - k of a whole transform in

@@ -87,6 +87,19 @@ static const expected hy_cases[] = {
      * itself and needs no pairing */
     {"r2c:f32:39366:b64", "real", 3, 0, {0}, 0, 0},
     {"c2r:f32:39366:b64", "real", 2, 1, {0}, 0, 0},
+    /* one-pass real rows in blocks of two warps (the smallest block that
+     * still fills an SM), whole warps kept: 1024 points on 32 threads x 2
+     * (the model's C2C block would take 8), 256 on 16 x 4, 768 on 24 x 4
+     * (96 threads, not 24 x 3 = 72 in three part-filled warps); the 3D
+     * real axis too (512 on 16 x 4), while the paired rows of the long
+     * transforms above keep 8 and 16 */
+    {"c2r:f32:1024:b131072", "real", 1, 1, {2}, 0, 0},
+    {"r2c:f64:1024:b65536", "real", 1, 1, {2}, 0, 0},
+    {"r2c:f32:256:b524288", "real", 1, 1, {4}, 0, 0},
+    {"c2r:f64:768:b43690", "real", 1, 1, {4}, 0, 0},
+    {"r2c:f32:512x512x512", "real", 3, 1, {4}, 0, 0},
+    /* C2C rows of the same length keep the model's block */
+    {"c2c:f32:fwd:1024:b131072", "axis-passes", 1, 0, {4}, 0, 0},
 };
 
 /* Radix stages of kernel k: every stage after the first twiddles, with

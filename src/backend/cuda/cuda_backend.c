@@ -74,6 +74,10 @@ static void hy_cuda_fill_caps(hy_cuda_device *d, const hyfft_device_info *info) 
   c->max_work_group = info->max_work_group;
   c->l2_cache = info->l2_cache;
   c->global_memory = info->global_memory;
+  int sm_threads = hy_cuda_attr(cu, d->dev, HY_CU_ATTR_MAX_THREADS_PER_MULTIPROCESSOR);
+  int sm_blocks = hy_cuda_attr(cu, d->dev, HY_CU_ATTR_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  c->min_full_block = sm_threads > 0 && sm_blocks > 0 ? (sm_threads + sm_blocks - 1) / sm_blocks : 0;
+  c->warp_size = hy_cuda_attr(cu, d->dev, HY_CU_ATTR_WARP_SIZE);
   /* Peak DRAM bandwidth is 2 transfers per memory clock over the bus; a
    * device-to-device copy reaches about 90% of it. */
   double mem_khz = hy_cuda_attr(cu, d->dev, HY_CU_ATTR_MEMORY_CLOCK_RATE);

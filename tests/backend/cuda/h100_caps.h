@@ -15,6 +15,8 @@ static inline hy_device_caps hy_h100_caps(void) {
   c.compute_units = 132;
   c.local_memory = 227 * 1024;
   c.max_work_group = 1024;
+  c.min_full_block = 64; /* 2048 threads, 32 blocks per SM */
+  c.warp_size = 32;
   c.l2_cache = 50 * 1024 * 1024;
   c.global_memory = (int64_t)80 << 30;
   c.bandwidth = 3.0e12;
