@@ -240,7 +240,7 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
     else if (pass->op == HY_PASS_COPY) {
       static const int one[1] = {1};
       st = hy_cpu_node_build(pass->precision, pass->sign, 1, HY_ALGO_MIXED_RADIX, one, 1, 0,
-                             tw_n, &plan->nodes[i]);
+                             tw_n, 0, &plan->nodes[i]);
     } else if (pass->op == HY_PASS_DFT && pass->plane_inner > 0) {
       /* A plane pass runs as its two axes: B's factors come first. */
       int split = 0;
@@ -251,14 +251,20 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
         st = hy_error(HYFFT_INTERNAL, "cpu backend: pass %d is not a well-formed plane pass", i);
       else
         st = hy_cpu_node_build(pass->precision, pass->sign, pass->plane_inner, pass->algo,
-                               pass->factors, split, 0, 0, &plan->nodes[i]);
+                               pass->factors, split, 0, 0, 0, &plan->nodes[i]);
       if (st == HYFFT_SUCCESS)
         st = hy_cpu_node_build(pass->precision, pass->sign, pass->axis.n / pass->plane_inner,
                                pass->algo, pass->factors + split, pass->nfactors - split, 0, 0,
-                               &plan->plane_nodes[i]);
+                               0, &plan->plane_nodes[i]);
     } else if (pass->op == HY_PASS_DFT) {
+      /* Runs of unit stride without a real or chirp step: the node may
+       * then take the row path for a few long transforms. */
+      const int64_t unit_runs =
+          pass->axis.in_stride == 1 && pass->axis.out_stride == 1 && pass->fuse == HY_FUSE_NONE
+              ? hy_pass_count(pass)
+              : 0;
       st = hy_cpu_node_build(pass->precision, pass->sign, pass->axis.n, pass->algo,
-                             pass->factors, pass->nfactors, pass->bluestein_m, tw_n,
+                             pass->factors, pass->nfactors, pass->bluestein_m, tw_n, unit_runs,
                              &plan->nodes[i]);
       /* A real transform's step in the node's gather or scatter: the
        * twiddles of the pass it stands for, from the same table. */
@@ -301,11 +307,13 @@ static hy_status hy_cpu_plan_source(void *device, const void *plan_state, hy_str
 }
 
 /* [lo, hi] element range a layout touches. */
-static void hy_cpu_extent(const hy_pass *pass, int input, int64_t off, int64_t *lo, int64_t *hi) {
-  int64_t a = off, b = off;
+static void hy_cpu_extent(const hy_pass *pass, int input, int64_t axis_extra, int64_t *lo,
+                          int64_t *hi) {
+  int64_t a = 0, b = 0;
   for (int l = -1; l < pass->nloops; l++) {
     const hyfft_dim *d = l < 0 ? &pass->axis : &pass->loops[l];
-    int64_t s = input ? d->in_stride : d->out_stride, span = (d->n - 1) * s;
+    const int64_t len = l < 0 ? d->n + axis_extra : d->n;
+    int64_t s = input ? d->in_stride : d->out_stride, span = (len - 1) * s;
     if (span > 0) b += span;
     else a += span;
   }
@@ -388,10 +396,8 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
   int64_t slo, shi, dlo, dhi;
   /* A fused real step reads (C2R) or writes (R2C) m + 1 elements along
    * the axis of length m. */
-  hy_pass wide = *layout;
-  wide.axis.n++;
-  hy_cpu_extent(run.real_step == HY_CPU_REAL_PRE ? &wide : layout, 1, 0, &slo, &shi);
-  hy_cpu_extent(run.real_step == HY_CPU_REAL_POST ? &wide : layout, 0, 0, &dlo, &dhi);
+  hy_cpu_extent(layout, 1, run.real_step == HY_CPU_REAL_PRE, &slo, &shi);
+  hy_cpu_extent(layout, 0, run.real_step == HY_CPU_REAL_POST, &dlo, &dhi);
   const char *s0 = src + slo * (int64_t)elem, *s1 = src + (shi + 1) * (int64_t)elem;
   const char *d0 = dst + dlo * (int64_t)elem, *d1 = dst + (dhi + 1) * (int64_t)elem;
   if (may_overlap && s0 < d1 && d0 < s1 && !(src == dst && hy_cpu_same_layout(layout))) {
@@ -476,10 +482,14 @@ static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tr
     }
     /* Fused Bluestein steps run as the pointwise passes they stand for:
      * the input chirp into a dense scratch that the DFT then reads, the
-     * output chirp from a dense scratch the DFT writes. */
-    hy_pass fused = *pass;
+     * output chirp from a dense scratch the DFT writes. Other passes run
+     * with their own strides (no copy of the pass on the way). */
+    hy_pass fused;
+    const hy_pass *strides = pass;
     void *scratch = NULL;
     if (pass->fuse == HY_FUSE_CHIRP_IN || pass->fuse == HY_FUSE_CHIRP_OUT) {
+      fused = *pass;
+      strides = &fused;
       int64_t count = hy_pass_count(pass) / pass->loops[pass->fuse_loop].n * pass->bluestein_m;
       scratch = hy_calloc((size_t)count, elem);
       if (!scratch) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: Bluestein scratch");
@@ -502,7 +512,7 @@ static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tr
         fused.scale = 1.0;
       }
     }
-    hy_status st = hy_cpu_run_dft(plan->nodes[i], pass, &fused, src,
+    hy_status st = hy_cpu_run_dft(plan->nodes[i], pass, strides, src,
                                   pass->fuse == HY_FUSE_CHIRP_OUT ? scratch : dst, !scratch,
                                   plan->tables[i]);
     if (st == HYFFT_SUCCESS && pass->fuse == HY_FUSE_SPECTRUM_OUT) {

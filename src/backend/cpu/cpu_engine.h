@@ -79,6 +79,12 @@ typedef struct hy_cpu_node {
    * later), in `precision`. NULL where not built. */
   hy_cpu_kp rkp;
   void *rtw;
+  /* Whether full lane groups take the row path too (n >= LANES^3). The
+   * shorter rows that have tables (n >= LANES^2) take it only in runs of
+   * fewer than LANES transforms, whose one lane group would be mostly
+   * empty lanes: a single 256-point f32 transform gathered into a group
+   * of eight does eight transforms' work. */
+  int rows_batched;
   /* DIRECT: runs of transforms stored back to back take the straight-line
    * kernel of the kernel plan where there is one (hy_short_pick: one or
    * two codelet stages, up to 16 points and 64 out of place); 0 with HYFFT_CPU_SHORT=0, and

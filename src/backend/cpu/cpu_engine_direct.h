@@ -181,11 +181,14 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
   }
 }
 
-/* Whether a run takes hy_row_one: the node has its row tables, unit
- * stride on both sides, and no twiddle or real step. */
-static int hy_row_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
-  return node->rtw && !run->real_step && !(run->twiddle_loop >= 0 && node->tw.n > 0) &&
-         run->axis.in_stride == 1 && run->axis.out_stride == 1;
+/* Whether a run of `count` transforms takes hy_row_one: the node has its
+ * row tables, unit stride on both sides, no twiddle or real step, and
+ * either long rows or too few transforms to fill one lane group
+ * (hy_cpu_node.rows_batched). */
+static int hy_row_fits(const hy_cpu_node *node, const hy_cpu_run *run, int64_t count) {
+  return node->rtw && (node->rows_batched || count < L_) && !run->real_step &&
+         !(run->twiddle_loop >= 0 && node->tw.n > 0) && run->axis.in_stride == 1 &&
+         run->axis.out_stride == 1;
 }
 
 /* Short transforms in registers: a run of transforms stored back to back
@@ -461,10 +464,13 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   const hy_cpu_node *node = job->node;
   const int64_t n = node->n;
   const int colblk = hy_col_block_fits(job->run, n);
+  /* Rows transform n / LANES vectors per array; lane groups n. */
+  const int rows = hy_row_fits(node, job->run, job->count);
+  const int64_t nv = rows ? n / L_ : n;
   /* Four arrays P vectors apart (hy_lane_stride), and LANES vectors of
    * slack after the last: the scatter of n < LANES reads a whole tile
    * from any of them; then the column block, if any. */
-  const int64_t P = hy_lane_stride(n);
+  const int64_t P = hy_lane_stride(nv);
   const size_t lane_bytes = sizeof(hy_v) * (4 * (size_t)P + L_);
   const size_t bytes = lane_bytes + (colblk ? (size_t)(n * HY_COL_BYTES) : 0);
   hy_v *buf = hy_cpu_scratch_get(0, bytes);
@@ -473,7 +479,7 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     return;
   }
   hy_v *ar = buf, *ai = buf + P, *br = buf + 2 * P, *bi = buf + 3 * P;
-  for (int k = 1; k <= 4; k++) memset(buf + k * P - (P - n), 0, sizeof(hy_v) * (size_t)(P - n));
+  for (int k = 1; k <= 4; k++) memset(buf + k * P - (P - nv), 0, sizeof(hy_v) * (size_t)(P - nv));
   memset(buf + 4 * P, 0, sizeof(hy_v) * L_);
   /* Prefetch about HY_PF_BYTES ahead: one group is too close to hide
    * DRAM latency when groups are small. */
@@ -496,7 +502,7 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     unscaled = *run;
     unscaled.scale = 1.0;
   }
-  if (hy_row_fits(node, run)) {
+  if (rows) {
     const hy_r sc = (hy_r)run->scale;
     const int scaled = run->scale != 1.0;
     hy_lanes ln;

@@ -76,19 +76,19 @@ static hy_status hy_cpu_kp_init(hy_cpu_kp *kp, hyfft_precision prec, int64_t n,
 }
 
 /* The row tables of a DIRECT node (hy_cpu_node.rkp, rtw) where LANES^2
- * divides n and n >= LANES^3: the kernel plan of n / LANES (powers of two
- * as radix 16, 8 and 4, no radix-2 stage unless n / LANES is 2 times a
- * power of 16; the odd factors of `factors`) and the twiddles w_n^(v*k).
- * Shorter rows keep the lane groups: with n / LANES < LANES^2 the
- * LANES x LANES transposes of the row path outweigh what it saves (such
- * rows measured slower on it, longer ones faster: docs/performance.md).
- * Skipped (no error) where n / LANES has
- * factors the codelets lack. */
-static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nfactors) {
-  const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
-  const int64_t n = node->n, m = n / L;
-  if (n % ((int64_t)L * L) != 0 || n < (int64_t)L * L * L) return HYFFT_SUCCESS;
-  int f[HY_MAX_FACTORS], nf = 0, k = 0;
+ * divides n: the kernel plan of n / LANES (powers of two as radix 16, 8
+ * and 4, no radix-2 stage unless n / LANES is 2 times a power of 16; the
+ * odd factors of `factors`) and the twiddles w_n^(v*k). Rows shorter than
+ * LANES^3 keep the lane groups for full groups (rows_batched = 0): with
+ * n / LANES < LANES^2 the LANES x LANES transposes of the row path
+ * outweigh what it saves when every lane holds a transform (such rows
+ * measured slower on it, longer ones faster: docs/performance.md).
+ * Skipped (no error) where n / LANES has factors the codelets lack. */
+static int hy_cpu_row_factors(int L, int64_t n, const int *factors, int nfactors,
+                              int f[HY_MAX_FACTORS], int *nf_out) {
+  const int64_t m = n / L;
+  if (n % ((int64_t)L * L) != 0) return 0;
+  int nf = 0, k = 0;
   int64_t odd = m;
   while (odd % 2 == 0) {
     odd /= 2;
@@ -105,7 +105,15 @@ static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nf
       f[nf++] = factors[i];
       rest /= factors[i];
     }
-  if (rest != 1 || k != 0) return HYFFT_SUCCESS;
+  *nf_out = nf;
+  return rest == 1 && k == 0;
+}
+
+static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nfactors) {
+  const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+  const int64_t n = node->n, m = n / L;
+  int f[HY_MAX_FACTORS], nf = 0;
+  if (!hy_cpu_row_factors(L, n, factors, nfactors, f, &nf)) return HYFFT_SUCCESS;
   HY_TRY(hy_cpu_kp_init(&node->rkp, node->precision, m, f, nf, node->sign));
   const size_t esz = node->precision == HYFFT_F64 ? sizeof(double) : sizeof(float);
   char *tw = hy_malloc(esz * 2 * (size_t)n);
@@ -123,6 +131,7 @@ static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nf
       }
     }
   node->rtw = tw;
+  node->rows_batched = n >= (int64_t)L * L * L || n > HY_CPU_DIRECT_MAX;
   return HYFFT_SUCCESS;
 }
 
@@ -173,7 +182,8 @@ static hy_status hy_cpu_bluestein_tables(hy_cpu_node *node, const int *factors, 
   if (!node->chirp || !node->spec || !buf)
     st = hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: Bluestein tables for n = %lld", (long long)n);
   if (st == HYFFT_SUCCESS)
-    st = hy_cpu_node_build(HYFFT_F64, -1, M, HY_ALGO_MIXED_RADIX, factors, nfactors, 0, 0, &f64);
+    st = hy_cpu_node_build(HYFFT_F64, -1, M, HY_ALGO_MIXED_RADIX, factors, nfactors, 0, 0, 1,
+                           &f64);
   if (st == HYFFT_SUCCESS) {
     double *in = buf, *out = buf + 2 * M;
     for (int64_t j = 0; j < n; j++) {
@@ -224,9 +234,30 @@ static hy_status hy_cpu_rader_tables(hy_cpu_node *node) {
   return hy_cpu_split_table(node->spec, node->precision, M);
 }
 
+/* Whether a transform too long for one gathered lane group still runs as
+ * one row (hy_cpu_row_tables) rather than four-step: runs of fewer than
+ * LANES transforms of unit stride, without a twiddle, whose two copies
+ * fit the L2 cache of one core (the rule of hy_cpu_node.local). The row's
+ * stages then pass over a ping-pong pair of n elements in cache, where
+ * the four-step split's two halves each gather and scatter through
+ * lane groups; past the L2 the split's blocking wins (both measured,
+ * docs/performance.md). */
+static int hy_cpu_long_row(hyfft_precision prec, int64_t n, const int *factors, int nfactors,
+                           int64_t unit_runs, int64_t twiddle_n) {
+  const int L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+  if (unit_runs <= 0 || unit_runs >= L || twiddle_n > 0) return 0;
+  const hy_settings *env = hy_settings_get();
+  int64_t l2 = env->cpu_local_bytes > 0 ? env->cpu_local_bytes : hy_cpu_l2_bytes();
+  if (l2 <= 0) l2 = (int64_t)512 << 10;
+  const int64_t tbytes = n * 2 * (int64_t)(prec == HYFFT_F64 ? sizeof(double) : sizeof(float));
+  int f[HY_MAX_FACTORS], nf = 0;
+  return !env->cpu_local_off && 2 * tbytes <= l2 &&
+         hy_cpu_row_factors(L, n, factors, nfactors, f, &nf);
+}
+
 hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_algo algo,
                             const int *factors, int nfactors, int64_t bluestein_m,
-                            int64_t twiddle_n, hy_cpu_node **out) {
+                            int64_t twiddle_n, int64_t unit_runs, hy_cpu_node **out) {
   hy_cpu_node *node = hy_calloc(1, sizeof *node);
   if (!node) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: node for n = %lld", (long long)n);
   node->precision = prec;
@@ -249,10 +280,11 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
     if (st == HYFFT_SUCCESS) st = hy_cpu_kp_init(&node->kp, prec, bluestein_m, factors, nfactors, -1);
     if (st == HYFFT_SUCCESS)
       st = hy_cpu_node_build(prec, -1, bluestein_m, HY_ALGO_MIXED_RADIX, factors, nfactors, 0, 0,
-                             &node->fft);
+                             1, &node->fft);
     if (st == HYFFT_SUCCESS)
       st = rader ? hy_cpu_rader_tables(node) : hy_cpu_bluestein_tables(node, factors, nfactors);
-  } else if (st == HYFFT_SUCCESS && n > HY_CPU_DIRECT_MAX && nfactors >= 2) {
+  } else if (st == HYFFT_SUCCESS && n > HY_CPU_DIRECT_MAX && nfactors >= 2 &&
+             !hy_cpu_long_row(prec, n, factors, nfactors, unit_runs, twiddle_n)) {
     /* Split where the prefix product is closest to sqrt(n). */
     int best = 1;
     double best_d = 1e300;
@@ -271,10 +303,11 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
     node->kind = HY_CPU_LARGE;
     node->n1 = n1;
     node->n2 = n / n1;
-    st = hy_cpu_node_build(prec, sign, n1, HY_ALGO_MIXED_RADIX, factors, best, 0, n, &node->a);
+    st = hy_cpu_node_build(prec, sign, n1, HY_ALGO_MIXED_RADIX, factors, best, 0, n, 0,
+                             &node->a);
     if (st == HYFFT_SUCCESS)
       st = hy_cpu_node_build(prec, sign, n / n1, HY_ALGO_MIXED_RADIX, factors + best,
-                             nfactors - best, 0, 0, &node->b);
+                             nfactors - best, 0, 0, 0, &node->b);
     /* Local copies (hy_large_range) while the transform's two copies fit
      * the L2 cache (HYFFT_CPU_LOCAL: 0 never, a byte count in place of
      * the cache's size; an unknown size counts as 512 KiB). Beyond it the

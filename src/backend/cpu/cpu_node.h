@@ -5,12 +5,14 @@
 #include "backend/cpu/cpu_engine.h"
 
 /* Build the node for a length-n DFT: Bluestein if algo says so, a
- * four-step split if n > HY_CPU_DIRECT_MAX, else one gathered transform.
- * twiddle_n > 0: the runs it serves carry a four-step twiddle of that
- * period. */
+ * four-step split if n > HY_CPU_DIRECT_MAX (but for the single long rows
+ * of hy_cpu_long_row), else one gathered transform. twiddle_n > 0: the
+ * runs it serves carry a four-step twiddle of that period. unit_runs > 0:
+ * every run it serves is that many transforms of unit stride on both
+ * sides with no real step; 0 where runs are other or unknown. */
 hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_algo algo,
                             const int *factors, int nfactors, int64_t bluestein_m,
-                            int64_t twiddle_n, hy_cpu_node **out);
+                            int64_t twiddle_n, int64_t unit_runs, hy_cpu_node **out);
 void hy_cpu_node_free(hy_cpu_node *node);
 
 /* The L2 cache of one core in bytes (sysconf), 0 when unknown
