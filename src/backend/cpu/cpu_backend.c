@@ -257,12 +257,12 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
                                pass->algo, pass->factors + split, pass->nfactors - split, 0, 0,
                                0, &plan->plane_nodes[i]);
     } else if (pass->op == HY_PASS_DFT) {
-      /* Runs of unit stride without a real or chirp step: the node may
-       * then take the row path for a few long transforms. */
-      const int64_t unit_runs =
-          pass->axis.in_stride == 1 && pass->axis.out_stride == 1 && pass->fuse == HY_FUSE_NONE
-              ? hy_pass_count(pass)
-              : 0;
+      /* Runs of unit stride without a chirp step: the node may then take
+       * the row path for a few long transforms. */
+      const int64_t unit_runs = pass->axis.in_stride == 1 && pass->axis.out_stride == 1 &&
+                                        (pass->fuse == HY_FUSE_NONE || hy_fuse_is_real(pass->fuse))
+                                    ? hy_pass_count(pass)
+                                    : 0;
       st = hy_cpu_node_build(pass->precision, pass->sign, pass->axis.n, pass->algo,
                              pass->factors, pass->nfactors, pass->bluestein_m, tw_n, unit_runs,
                              &plan->nodes[i]);

@@ -182,11 +182,13 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
 }
 
 /* Whether a run of `count` transforms takes hy_row_one: the node has its
- * row tables, unit stride on both sides, no twiddle or real step, and
- * either long rows or too few transforms to fill one lane group
- * (hy_cpu_node.rows_batched). */
+ * row tables, unit stride on both sides, no twiddle, and either long rows
+ * or too few transforms to fill one lane group (hy_cpu_node.rows_batched).
+ * Long rows with a real step keep the lane groups, which do the step in
+ * their gather or scatter; runs of fewer than LANES take it beside each
+ * row (hy_direct_range). */
 static int hy_row_fits(const hy_cpu_node *node, const hy_cpu_run *run, int64_t count) {
-  return node->rtw && (node->rows_batched || count < L_) && !run->real_step &&
+  return node->rtw && (count < L_ || (node->rows_batched && !run->real_step)) &&
          !(run->twiddle_loop >= 0 && node->tw.n > 0) && run->axis.in_stride == 1 &&
          run->axis.out_stride == 1;
 }
@@ -503,14 +505,28 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     unscaled.scale = 1.0;
   }
   if (rows) {
+    /* A real step runs per transform beside its row, in cache: C2R's from
+     * the input into the transform's output, whose row is then
+     * transformed in place; R2C's in place on the output, with the scale. */
     const hy_r sc = (hy_r)run->scale;
-    const int scaled = run->scale != 1.0;
+    const int scaled = run->scale != 1.0 && !post;
+    const hyfft_precision prec = sizeof(hy_r) == sizeof(double) ? HYFFT_F64 : HYFFT_F32;
     hy_lanes ln;
     for (int64_t g = begin; g < end; g++) {
       hy_lanes_make(run, g * L_, job->count, L_, &ln);
-      for (int v = 0; v < ln.count; v++)
-        hy_row_one(node, (const hy_r *)run->src + 2 * ln.so[v], (hy_r *)run->dst + 2 * ln.dof[v],
-                   sc, scaled, ar, ai, br, bi);
+      for (int v = 0; v < ln.count; v++) {
+        const hy_r *x = (const hy_r *)run->src + 2 * ln.so[v];
+        hy_r *y = (hy_r *)run->dst + 2 * ln.dof[v];
+        hy_status st = HYFFT_SUCCESS;
+        if (pre) {
+          st = hy_cpu_op_real_one(0, prec, run->real_tw, n, x, run->axis.in_stride, y, 1, 1.0);
+          x = y;
+        }
+        if (st == HYFFT_SUCCESS) hy_row_one(node, x, y, sc, scaled, ar, ai, br, bi);
+        if (st == HYFFT_SUCCESS && post)
+          st = hy_cpu_op_real_one(1, prec, run->real_tw, n, y, 1, y, 1, run->scale);
+        if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+      }
     }
     begin = end;
   }

@@ -9,7 +9,7 @@
  * of hy_cpu_long_row), else one gathered transform. twiddle_n > 0: the
  * runs it serves carry a four-step twiddle of that period. unit_runs > 0:
  * every run it serves is that many transforms of unit stride on both
- * sides with no real step; 0 where runs are other or unknown. */
+ * sides with no chirp step; 0 where runs are other or unknown. */
 hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_algo algo,
                             const int *factors, int nfactors, int64_t bluestein_m,
                             int64_t twiddle_n, int64_t unit_runs, hy_cpu_node **out);
