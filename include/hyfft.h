@@ -507,13 +507,13 @@ HYFFT_API hyfft_status hyfft_execute(hyfft_plan plan, const void *in, void *out)
 /* Enqueue the plan on a user queue (cudaStream_t / CUstream, cl_command_queue;
  * NULL means the context's own queue) and return. `workspace` may be NULL
  * or a device buffer of hyfft_plan_workspace_size bytes. NULL uses the
- * buffer of hyfft_plan_set_workspace, else the plan's own work area (which
- * serialises concurrent executions of one plan: each waits for the one
- * before), else the context's shared area: on the context's own queue an
- * execution only enqueues (the in-order queue orders the users of the
- * area); on another queue it waits for the context's queue, runs, and
- * waits for its queue before returning, so that no two queues use the
- * area at once (docs/api.md, "Work areas"). On the CPU backend
+ * buffer of hyfft_plan_set_workspace, else the plan's own work area, else
+ * the context's shared area. The uses of a plan's own or the shared area
+ * run one after the other: on CUDA ordered on the device (a queue other
+ * than the last user's waits for an event recorded after that use; the
+ * call only enqueues), on OpenCL by waiting on the host for the context's
+ * queue before and this queue after an execution on another queue
+ * (docs/api.md, "Work areas"). On the CPU backend
  * this runs synchronously, and so does a host-memory plan on a GPU: it
  * returns when the output is in host memory. A host-memory C2C plan of 2 or
  * 3 dims larger than the device memory budget ($HYFFT_DEVICE_MEMORY_LIMIT,

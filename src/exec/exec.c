@@ -114,7 +114,51 @@ void hy_context_work_init(struct hyfft_context_s *context) {
   context->work_bytes[0] = context->work_bytes[1] = 0;
 }
 
+/* Whether the backend orders a work area's users by events on the device
+ * (struct hy_work_order); the CPU backend runs synchronously. */
+static int hy_work_events(const hy_backend *b) {
+  return b->id != HYFFT_BACKEND_CPU && b->event_create && b->event_release && b->event_record &&
+         b->queue_wait && b->event_wait;
+}
+
+/* Before a use of the area on `queue`: the queue waits on the device for
+ * the last use, if that was on another queue. */
+static hy_status hy_work_order_before(struct hyfft_context_s *ctx, struct hy_work_order *o,
+                                      void *queue) {
+  if (!o->used || o->queue == queue) return HYFFT_SUCCESS;
+  return ctx->backend->queue_wait(ctx->device, queue, o->event);
+}
+
+/* After it: the event, recorded on `queue`, marks this use as the last. */
+static hy_status hy_work_order_after(struct hyfft_context_s *ctx, struct hy_work_order *o,
+                                     void *queue) {
+  const hy_backend *b = ctx->backend;
+  if (!o->event) HY_TRY(b->event_create(ctx->device, &o->event));
+  hy_status st = b->event_record(ctx->device, o->event, queue);
+  if (st != HYFFT_SUCCESS) {
+    /* No event marks this use: wait for it here, so that none is pending. */
+    b->synchronize(ctx->device, queue);
+    o->used = 0;
+    return st;
+  }
+  o->queue = queue;
+  o->used = 1;
+  return HYFFT_SUCCESS;
+}
+
+void hy_work_order_drain(struct hyfft_context_s *ctx, struct hy_work_order *o) {
+  const hy_backend *b = ctx->backend;
+  if (o->event) {
+    if (o->used) b->event_wait(ctx->device, o->event);
+    b->event_release(ctx->device, o->event);
+  }
+  o->event = NULL;
+  o->queue = NULL;
+  o->used = 0;
+}
+
 void hy_context_work_release(struct hyfft_context_s *context) {
+  hy_work_order_drain(context, &context->work_order);
   for (int w = 0; w < 2; w++)
     if (context->work[w]) context->backend->release(context->device, context->work[w]);
   pthread_mutex_destroy(&context->work_lock);
@@ -138,16 +182,18 @@ hy_status hy_exec_check_budget(const struct hyfft_context_s *context, size_t byt
 }
 
 /* Grow the context's shared area to `need` bytes per slot. Caller holds
- * work_lock. Work queued earlier on the context's queue may still use the
- * old buffer, so it is waited for before the buffer is freed; work on
- * other queues never outlives the lock. */
+ * work_lock. Work queued earlier may still use the old buffer, so its
+ * last use is waited for before the buffer is freed: the event of that
+ * use where the backend orders by events, else the context's queue (work
+ * on other queues then never outlives the lock). */
 static hy_status hy_exec_grow_shared(struct hyfft_context_s *ctx, const size_t need[2]) {
   const hy_backend *b = ctx->backend;
   int synced = 0;
   for (int w = 0; w < 2; w++) {
     if (need[w] <= ctx->work_bytes[w]) continue;
     if (ctx->work[w]) {
-      if (!synced) HY_TRY(b->synchronize(ctx->device, NULL));
+      if (!synced && hy_work_events(b)) hy_work_order_drain(ctx, &ctx->work_order);
+      else if (!synced) HY_TRY(b->synchronize(ctx->device, NULL));
       synced = 1;
       b->release(ctx->device, ctx->work[w]);
       ctx->work[w] = NULL;
@@ -167,16 +213,24 @@ static hy_status hy_exec_shared(struct hyfft_plan_s *plan, void *buffers[HY_BUF_
   size_t elem = hy_complex_size(&plan->problem);
   size_t need[2] = {(size_t)plan->tree.work_elems[0] * elem, (size_t)plan->tree.work_elems[1] * elem};
   pthread_mutex_lock(&ctx->work_lock);
+  const int events = hy_work_events(b);
   hy_status st = hy_exec_grow_shared(ctx, need);
-  /* Another queue starts after the context's queue has finished with the
-   * area and returns once its own use is over. */
-  if (st == HYFFT_SUCCESS && queue) st = b->synchronize(ctx->device, NULL);
+  /* Ordered on the device after the area's last use (events), or, without
+   * events, another queue starts after the context's queue has finished
+   * with the area and returns once its own use is over. */
+  if (st == HYFFT_SUCCESS) {
+    if (events) st = hy_work_order_before(ctx, &ctx->work_order, queue);
+    else if (queue) st = b->synchronize(ctx->device, NULL);
+  }
   if (st == HYFFT_SUCCESS) {
     buffers[HY_BUF_WORK0] = ctx->work[0];
     buffers[HY_BUF_WORK1] = ctx->work[1];
     st = b->execute(ctx->device, plan->backend_state, &plan->tree, buffers, queue);
   }
-  if (st == HYFFT_SUCCESS && queue) st = b->synchronize(ctx->device, queue);
+  if (st == HYFFT_SUCCESS) {
+    if (events) st = hy_work_order_after(ctx, &ctx->work_order, queue);
+    else if (queue) st = b->synchronize(ctx->device, queue);
+  }
   pthread_mutex_unlock(&ctx->work_lock);
   return st;
 }
@@ -209,16 +263,23 @@ hy_status hy_exec_direct(struct hyfft_plan_s *plan, const void *in, void *out, v
     return ctx->backend->execute(ctx->device, plan->backend_state, &plan->tree, buffers, queue);
   if (needs && plan->work_shared) return hy_exec_shared(plan, buffers, queue);
   int locked = 0;
+  const int events = hy_work_events(ctx->backend);
+  hy_status st = HYFFT_SUCCESS;
   if (needs) {
     pthread_mutex_lock(&plan->work_lock);
     locked = 1;
+    if (events) st = hy_work_order_before(ctx, &plan->work_order, queue);
   }
   buffers[HY_BUF_WORK0] = plan->work[0];
   buffers[HY_BUF_WORK1] = plan->work[1];
-  hy_status st = ctx->backend->execute(ctx->device, plan->backend_state, &plan->tree, buffers, queue);
-  /* The plan-owned workspace may be reused as soon as the work completes. */
+  if (st == HYFFT_SUCCESS)
+    st = ctx->backend->execute(ctx->device, plan->backend_state, &plan->tree, buffers, queue);
+  /* The plan-owned workspace may be reused once this use is over: on the
+   * device after its event, else when the host has waited for it. */
   if (locked) {
-    if (st == HYFFT_SUCCESS) st = ctx->backend->synchronize(ctx->device, queue);
+    if (st == HYFFT_SUCCESS)
+      st = events ? hy_work_order_after(ctx, &plan->work_order, queue)
+                  : ctx->backend->synchronize(ctx->device, queue);
     pthread_mutex_unlock(&plan->work_lock);
   }
   return st;
@@ -265,7 +326,9 @@ hy_status hy_exec_set_workspace(struct hyfft_plan_s *plan, void *workspace, size
     pthread_mutex_lock(&plan->work_lock);
     plan->user_work = workspace;
     plan->user_work_bytes = bytes;
-    /* The memory is really given back: the plan's own area goes. */
+    /* The memory is really given back: the plan's own area goes, once its
+     * last use is over. */
+    hy_work_order_drain(ctx, &plan->work_order);
     for (int w = 0; w < 2; w++) {
       if (plan->work[w]) ctx->backend->release(ctx->device, plan->work[w]);
       plan->work[w] = NULL;
@@ -285,6 +348,7 @@ hy_status hy_exec_set_workspace(struct hyfft_plan_s *plan, void *workspace, size
     plan->user_work = NULL;
     plan->user_work_bytes = 0;
   } else if (plan->user_work) {
+    hy_work_order_drain(ctx, &plan->work_order);
     for (int w = 0; w < 2; w++) {
       if (plan->work[w]) ctx->backend->release(ctx->device, plan->work[w]);
       plan->work[w] = NULL;

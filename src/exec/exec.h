@@ -28,15 +28,26 @@ struct hyfft_context_s {
   /* The work area shared by the plans of a GPU context (docs/design.md
    * section 10): one device buffer per work slot, each grown to the
    * largest need of the executions that used it, freed with the context.
-   * Executions take work_lock while they enqueue on the context's own
-   * in-order queue (later work on that queue runs after theirs, so the
-   * lock need not wait for it); an execution on another queue also waits
-   * for the own queue before it starts and for its queue before it
-   * unlocks; growing waits for the own queue before freeing the old
-   * buffer. */
+   * Executions take work_lock while they enqueue; work_order orders them
+   * on the device (hy_work_order). Growing waits for the area's last use
+   * before freeing the old buffer. */
   pthread_mutex_t work_lock;
   void *work[2];
   size_t work_bytes[2];
+  struct hy_work_order {
+    /* The queue of a work area's last use and an event recorded there
+     * after it (backends with events: CUDA). An execution on another
+     * queue makes its queue wait for that event on the device, then
+     * records the event on its own queue: the users of one area run one
+     * after the other on the device while the host never waits, and each
+     * user's queue stays free of waits on its own earlier work (in
+     * order). Without events (OpenCL, CPU) an execution on another queue
+     * waits for the context's queue on the host before it starts and for
+     * its own before it returns. */
+    void *event;
+    void *queue;
+    int used;
+  } work_order;
 };
 
 /* Drop one reference to a context; the last one closes the device (a
@@ -58,6 +69,9 @@ struct hyfft_plan_s {
    * caller's (user_work). */
   void *work[2];
   pthread_mutex_t work_lock;
+  /* The order of the plan-owned area's users, as the context's for its
+   * shared one. */
+  struct hy_work_order work_order;
   /* 1: without a caller's workspace the plan's executions use the
    * context's shared work area (GPU contexts, unless HYFFT_OWN_WORKSPACE). */
   int work_shared;
@@ -188,6 +202,9 @@ hy_status hy_exec_set_workspace(struct hyfft_plan_s *plan, void *workspace, size
  * the last reference). */
 void hy_context_work_init(struct hyfft_context_s *context);
 void hy_context_work_release(struct hyfft_context_s *context);
+/* Wait on the host for the last use of a work area that `order` records,
+ * and release its event: before the area is freed. */
+void hy_work_order_drain(struct hyfft_context_s *context, struct hy_work_order *order);
 /* Bytes the context's shared work area holds now. */
 size_t hy_context_work_bytes(struct hyfft_context_s *context);
 /* Whether a device memory limit is set and a plan's workspace of `bytes`

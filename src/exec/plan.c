@@ -268,6 +268,7 @@ void hy_exec_plan_destroy(struct hyfft_plan_s *plan) {
     return;
   }
   hy_stage_destroy(plan);
+  hy_work_order_drain(plan->context, &plan->work_order);
   for (int w = 0; w < 2; w++)
     if (plan->work[w]) b->release(plan->context->device, plan->work[w]);
   b->plan_release(plan->context->device, plan->backend_state);

@@ -13,7 +13,10 @@
  * threads and on another queue; on a fake that tracks pending work per
  * queue, no execution on another queue overlaps the context's queue on the
  * shared area, own-queue executions do not wait, and growing waits before
- * it frees the old buffer; HYFFT_OWN_WORKSPACE keeps a plan out of it; a workspace over HYFFT_DEVICE_MEMORY_LIMIT fails with
+ * it frees the old buffer; on a fake with events, executions on either
+ * queue never wait on the host, the queues wait for each other on the
+ * device where a work area changes queue, and areas are freed only after
+ * their last use; HYFFT_OWN_WORKSPACE keeps a plan out of it; a workspace over HYFFT_DEVICE_MEMORY_LIMIT fails with
  * HYFFT_OUT_OF_MEMORY naming the bytes. */
 #include <pthread.h>
 #include <stdio.h>
@@ -366,6 +369,152 @@ static void ordering(void) {
   CHECK_OK(hyfft_context_destroy(order_ctx));
 }
 
+/* ---- ordering by events on an asynchronous fake ------------------------------------- */
+
+/* A fake GPU with events, as CUDA has them: queue 0 is the context's own
+ * (NULL), queue 1 any other. Each execution is a numbered piece of work on
+ * its queue; a queue's later work runs after the work of another queue
+ * that it waited for through an event (transitively), and the host knows
+ * work complete after synchronize or event_wait. A use of a work area
+ * must come after the area's last use on the other queue in that order,
+ * and an area may only be freed once its uses are complete. */
+typedef struct ev_fake_event {
+  int queue;
+  int gen[2]; /* work of each queue that precedes the recording */
+} ev_fake_event;
+static hy_backend ev_fake;
+static hyfft_context ev_ctx;
+static int ev_gen[2], ev_done[2], ev_after[2][2]; /* ev_after[q][r]: q's next work follows r's */
+static int ev_syncs, ev_waits, ev_violations;
+#define EV_AREAS 8
+static const void *ev_area[EV_AREAS];
+static int ev_area_gen[EV_AREAS][2];
+
+static int ev_q(void *queue) { return queue ? 1 : 0; }
+
+static void ev_use(const void *area, int q) {
+  if (!area) return;
+  int k = 0;
+  while (k < EV_AREAS && ev_area[k] && ev_area[k] != area) k++;
+  if (k == EV_AREAS) return;
+  ev_area[k] = area;
+  int r = 1 - q;
+  if (ev_area_gen[k][r] > ev_after[q][r] && ev_area_gen[k][r] > ev_done[r]) ev_violations++;
+  ev_area_gen[k][q] = ev_gen[q];
+}
+static hy_status ev_execute(void *device, const void *plan_state, const hy_plan_tree *tree,
+                            void *const buffers[HY_BUF_COUNT], void *queue) {
+  int q = ev_q(queue);
+  ev_gen[q]++;
+  ev_after[q][q] = ev_gen[q];
+  ev_use(buffers[HY_BUF_WORK0], q);
+  ev_use(buffers[HY_BUF_WORK1], q);
+  return hy_backend_cpu.execute(device, plan_state, tree, buffers, queue);
+}
+static hy_status ev_synchronize(void *device, void *queue) {
+  ev_syncs++;
+  ev_done[ev_q(queue)] = ev_gen[ev_q(queue)];
+  return hy_backend_cpu.synchronize(device, queue);
+}
+static hy_status ev_event_create(void *device, void **event) {
+  (void)device;
+  *event = calloc(1, sizeof(ev_fake_event));
+  return *event ? HYFFT_SUCCESS : HYFFT_OUT_OF_MEMORY;
+}
+static void ev_event_release(void *device, void *event) {
+  (void)device;
+  free(event);
+}
+static hy_status ev_event_record(void *device, void *event, void *queue) {
+  (void)device;
+  ev_fake_event *e = event;
+  e->queue = ev_q(queue);
+  for (int r = 0; r < 2; r++) e->gen[r] = ev_after[e->queue][r];
+  return HYFFT_SUCCESS;
+}
+static hy_status ev_queue_wait(void *device, void *queue, void *event) {
+  (void)device;
+  const ev_fake_event *e = event;
+  int q = ev_q(queue);
+  ev_waits++;
+  for (int r = 0; r < 2; r++)
+    if (e->gen[r] > ev_after[q][r]) ev_after[q][r] = e->gen[r];
+  return HYFFT_SUCCESS;
+}
+static hy_status ev_event_wait(void *device, void *event) {
+  (void)device;
+  const ev_fake_event *e = event;
+  for (int r = 0; r < 2; r++)
+    if (e->gen[r] > ev_done[r]) ev_done[r] = e->gen[r];
+  return HYFFT_SUCCESS;
+}
+static void ev_release(void *device, void *buffer) {
+  for (int k = 0; k < EV_AREAS; k++)
+    if (ev_area[k] == buffer) {
+      for (int r = 0; r < 2; r++)
+        if (ev_area_gen[k][r] > ev_done[r]) ev_violations++;
+      ev_area[k] = NULL;
+      ev_area_gen[k][0] = ev_area_gen[k][1] = 0;
+    }
+  hy_backend_cpu.release(device, buffer);
+}
+
+/* Executions on the context's queue and another one, alternating, on the
+ * shared area (growing on the way) and on a plan's own area: the host
+ * never waits, the queues wait for each other on the device where they
+ * switch, no use overlaps the other queue's and nothing is freed early. */
+static void ordering_events(void) {
+  CHECK_OK(hyfft_context_create("cpu", &ev_ctx));
+  if (!ev_ctx) return;
+  ev_fake = hy_backend_cpu;
+  ev_fake.id = HYFFT_BACKEND_CUDA;
+  ev_fake.execute = ev_execute;
+  ev_fake.synchronize = ev_synchronize;
+  ev_fake.release = ev_release;
+  ev_fake.event_create = ev_event_create;
+  ev_fake.event_release = ev_event_release;
+  ev_fake.event_record = ev_event_record;
+  ev_fake.queue_wait = ev_queue_wait;
+  ev_fake.event_wait = ev_event_wait;
+  ev_ctx->backend = &ev_fake;
+  const char *const tokens[NPLANS] = {"r2r:f32:dct2:1000:dev", "c2r:f32:64x64:dev",
+                                      "c2r:f32:30x32:b7:dev"};
+  hyfft_plan plans[NPLANS] = {NULL}, own = NULL;
+  data d[NPLANS];
+  int other = 0;
+  for (int i = 0; i < NPLANS; i++) {
+    CHECK_OK(hyfft_plan_token(ev_ctx, tokens[i], HYFFT_ESTIMATE, &plans[i]));
+    if (!plans[i]) return;
+    data_make(&d[i], ev_ctx, plans[i], 0, 17u + (unsigned)i);
+    memcpy(d[i].in, d[i].hin, d[i].in_bytes);
+  }
+  CHECK_OK(hyfft_plan_token(ev_ctx, tokens[2], HYFFT_OWN_WORKSPACE, &own));
+  if (!own) return;
+  CHECK(own->work[0] != NULL, "the HYFFT_OWN_WORKSPACE plan holds no area");
+  int syncs = ev_syncs;
+  for (int i = 0; i < NPLANS; i++) {
+    CHECK_OK(hyfft_execute_async(plans[i], d[i].in, d[i].out, NULL, NULL));
+    CHECK_OK(hyfft_execute_async(plans[i], d[i].in, d[i].out, NULL, &other));
+    CHECK_OK(hyfft_execute_async(own, d[2].in, d[2].out, NULL, NULL));
+    CHECK_OK(hyfft_execute_async(own, d[2].in, d[2].out, NULL, &other));
+  }
+  CHECK_OK(hyfft_execute_async(plans[0], d[0].in, d[0].out, NULL, NULL));
+  CHECK(ev_syncs == syncs, "%d host waits for queues in asynchronous executions", ev_syncs - syncs);
+  /* Switches of queue: 5 on the own area, 6 on the shared one less the
+   * two right after it grew (a fresh buffer has no earlier use). */
+  CHECK(ev_waits == 3 * NPLANS, "%d waits between queues, expected %d", ev_waits, 3 * NPLANS);
+  CHECK(ev_violations == 0, "%d uses of a work area overlapped the other queue's or freed it early",
+        ev_violations);
+  /* Destroying plans and the context waits for the areas' last uses. */
+  CHECK_OK(hyfft_plan_destroy(own));
+  for (int i = 0; i < NPLANS; i++) {
+    data_free(&d[i]);
+    CHECK_OK(hyfft_plan_destroy(plans[i]));
+  }
+  CHECK_OK(hyfft_context_destroy(ev_ctx));
+  CHECK(ev_violations == 0, "%d work areas freed before their last use completed", ev_violations);
+}
+
 static const char *const fake_tokens[NPLANS] = {"c2r:f32:64x64:dev", "r2r:f32:dct2:1000:dev",
                                                 "c2r:f32:30x32:b7:dev"};
 
@@ -402,6 +551,7 @@ static int test_cpu_and_fake(void) {
   CHECK_STATUS(hyfft_context_workspace_bytes(gpu, NULL), HYFFT_NULL_POINTER);
   budget(gpu, "c2r:f32:64x64:dev", "4K", "16896");
   ordering();
+  ordering_events();
   CHECK_OK(hyfft_context_destroy(cpu));
   CHECK_OK(hyfft_context_destroy(gpu));
   return hy_test_summary();
