@@ -492,7 +492,9 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   /* A C2R step in the gather reads X_0..X_n of each transform. */
   const int pre = run->real_step == HY_CPU_REAL_PRE, post = run->real_step == HY_CPU_REAL_POST;
   const int64_t pf_n = pre ? n + 1 : n;
-  for (int64_t g = begin; g < begin + ahead && g < end; g++) {
+  /* Rows read each transform in order as they go, which the hardware
+   * prefetches; lane groups touch LANES rows at once. */
+  for (int64_t g = begin; !rows && g < begin + ahead && g < end; g++) {
     hy_lanes pl;
     hy_lanes_make(job->run, g * L_, job->count, L_, &pl);
     hy_prefetch_group(job->run, &pl, pf_n);

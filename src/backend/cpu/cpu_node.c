@@ -234,6 +234,18 @@ static hy_status hy_cpu_rader_tables(hy_cpu_node *node) {
   return hy_cpu_split_table(node->spec, node->precision, M);
 }
 
+/* Whether two copies of one length-n transform fit the L2 cache of one
+ * core (HYFFT_CPU_LOCAL: 0 never, a byte count in place of the cache's
+ * size; an unknown size counts as 512 KiB): the rule of the four-step
+ * node's local copies and of the long rows. */
+static int hy_cpu_two_copies_fit(hyfft_precision prec, int64_t n) {
+  const hy_settings *env = hy_settings_get();
+  int64_t l2 = env->cpu_local_bytes > 0 ? env->cpu_local_bytes : hy_cpu_l2_bytes();
+  if (l2 <= 0) l2 = (int64_t)512 << 10;
+  const int64_t tbytes = n * 2 * (int64_t)(prec == HYFFT_F64 ? sizeof(double) : sizeof(float));
+  return !env->cpu_local_off && 2 * tbytes <= l2;
+}
+
 /* Whether a transform too long for one gathered lane group still runs as
  * one row (hy_cpu_row_tables) rather than four-step: runs of fewer than
  * LANES transforms of unit stride, without a twiddle, whose two copies
@@ -246,13 +258,8 @@ static int hy_cpu_long_row(hyfft_precision prec, int64_t n, const int *factors, 
                            int64_t unit_runs, int64_t twiddle_n) {
   const int L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
   if (unit_runs <= 0 || unit_runs >= L || twiddle_n > 0) return 0;
-  const hy_settings *env = hy_settings_get();
-  int64_t l2 = env->cpu_local_bytes > 0 ? env->cpu_local_bytes : hy_cpu_l2_bytes();
-  if (l2 <= 0) l2 = (int64_t)512 << 10;
-  const int64_t tbytes = n * 2 * (int64_t)(prec == HYFFT_F64 ? sizeof(double) : sizeof(float));
   int f[HY_MAX_FACTORS], nf = 0;
-  return !env->cpu_local_off && 2 * tbytes <= l2 &&
-         hy_cpu_row_factors(L, n, factors, nfactors, f, &nf);
+  return hy_cpu_two_copies_fit(prec, n) && hy_cpu_row_factors(L, n, factors, nfactors, f, &nf);
 }
 
 hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_algo algo,
@@ -309,17 +316,10 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
       st = hy_cpu_node_build(prec, sign, n / n1, HY_ALGO_MIXED_RADIX, factors + best,
                              nfactors - best, 0, 0, 0, &node->b);
     /* Local copies (hy_large_range) while the transform's two copies fit
-     * the L2 cache (HYFFT_CPU_LOCAL: 0 never, a byte count in place of
-     * the cache's size; an unknown size counts as 512 KiB). Beyond it the
-     * copies go to L3 and back: 1 MiB transforms on a 1 MiB L2 gained
-     * nothing from them (docs/performance.md). */
-    if (st == HYFFT_SUCCESS) {
-      const hy_settings *env = hy_settings_get();
-      int64_t l2 = env->cpu_local_bytes > 0 ? env->cpu_local_bytes : hy_cpu_l2_bytes();
-      if (l2 <= 0) l2 = (int64_t)512 << 10;
-      const int64_t tbytes = n * 2 * (int64_t)(prec == HYFFT_F64 ? sizeof(double) : sizeof(float));
-      node->local = !env->cpu_local_off && 2 * tbytes <= l2;
-    }
+     * the L2 cache. Beyond it the copies go to L3 and back: 1 MiB
+     * transforms on a 1 MiB L2 gained nothing from them
+     * (docs/performance.md). */
+    if (st == HYFFT_SUCCESS) node->local = hy_cpu_two_copies_fit(prec, n);
     /* The second half runs on rows of unit stride in place (the square
      * split) but on strided output through the intermediate out of place:
      * without the row path both take the lane groups and round alike, so
