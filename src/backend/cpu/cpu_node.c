@@ -75,15 +75,11 @@ static hy_status hy_cpu_kp_init(hy_cpu_kp *kp, hyfft_precision prec, int64_t n,
                            : hy_cpu_kp_init_f32(kp, n, factors, nfactors, sign);
 }
 
-/* The row tables of a DIRECT node (hy_cpu_node.rkp, rtw) where LANES^2
- * divides n: the kernel plan of n / LANES (powers of two as radix 16, 8
- * and 4, no radix-2 stage unless n / LANES is 2 times a power of 16; the
- * odd factors of `factors`) and the twiddles w_n^(v*k). Rows shorter than
- * LANES^3 keep the lane groups for full groups (rows_batched = 0): with
- * n / LANES < LANES^2 the LANES x LANES transposes of the row path
- * outweigh what it saves when every lane holds a transform (such rows
- * measured slower on it, longer ones faster: docs/performance.md).
- * Skipped (no error) where n / LANES has factors the codelets lack. */
+/* The radices of the row path's kernel plan for length n (hy_cpu_node.rkp,
+ * of n / LANES points: powers of two as radix 16, 8 and 4, no radix-2
+ * stage unless n / LANES is 2 times a power of 16; the odd factors of
+ * `factors`) into f[0..*nf_out). 0 where LANES^2 does not divide n or
+ * n / LANES has factors the codelets lack: no row path. */
 static int hy_cpu_row_factors(int L, int64_t n, const int *factors, int nfactors,
                               int f[HY_MAX_FACTORS], int *nf_out) {
   const int64_t m = n / L;
@@ -109,6 +105,14 @@ static int hy_cpu_row_factors(int L, int64_t n, const int *factors, int nfactors
   return rest == 1 && k == 0;
 }
 
+/* The row tables of a DIRECT node (hy_cpu_node.rkp, rtw) where
+ * hy_cpu_row_factors has a plan: the kernel plan of n / LANES and the
+ * twiddles w_n^(v*k). Rows shorter than LANES^3 keep the lane groups for
+ * full groups (rows_batched = 0): with n / LANES < LANES^2 the
+ * LANES x LANES transposes of the row path outweigh what it saves when
+ * every lane holds a transform (such rows measured slower on it, longer
+ * ones faster: docs/performance.md). Skipped (no error) where there is no
+ * plan. */
 static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nfactors) {
   const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
   const int64_t n = node->n, m = n / L;
