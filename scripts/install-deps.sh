@@ -8,12 +8,13 @@ set -euo pipefail
 # only for its scipy.fft backend tests, which skip without it. clang and its
 # libFuzzer runtime: scripts/fuzz.sh. Open MPI and FFTW-MPI: libhyfft_mpi (mpi/),
 # its tests and its benchmark. The aarch64 cross compiler and qemu-user: the
-# 64-bit Arm build and its run under emulation (scripts/test-all.sh).
+# 64-bit Arm build and its run under emulation (scripts/test-all.sh). ccache:
+# test-all.sh's builds reuse what an earlier run compiled.
 packages=(cmake ninja-build gcc pkg-config libfftw3-dev pocl-opencl-icd
           libopenmpi-dev openmpi-bin libfftw3-mpi-dev
           ocl-icd-opencl-dev opencl-headers clinfo
           python3-numpy python3-pytest python3-scipy clang libclang-rt-14-dev
-          gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
+          gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

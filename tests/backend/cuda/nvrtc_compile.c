@@ -13,17 +13,27 @@
  * load callback (hy_conv_snippet), as hyfft_plan_convolution builds them,
  * checking that the inverse's first kernel calls it.
  * --print also writes each plan tree and its generated source (a way to
- * read, or feed to ptxas -v, the kernels an H100 would get, without one). */
+ * read, or feed to ptxas -v, the kernels an H100 would get, without one).
+ *
+ * HYFFT_TEST_NVRTC_CACHE=DIR keeps each successful CUBIN in DIR, keyed by
+ * the exact source text, the target, the NVRTC library (version and path)
+ * and the line-table option: a later run that generates the same text
+ * reads the image instead of compiling it again, and still runs every
+ * check on it. A changed generator gives new text, so new compiles.
+ * CI sets it (scripts/test-all.sh), as PoCL keeps its kernels between
+ * runs; without it every program is compiled. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend/cuda/cuda_compile.h"
 #include "codegen/codegen.h"
 #include "exec/conv.h"
 #include "common/check.h"
 #include "planner/planner.h"
+#include "util/settings.h"
 #include "h100_caps.h"
 
 /* All radices and odd primes, Bluestein, batched, multi-dimensional,
@@ -90,7 +100,82 @@ static int hy_strided_problems(hyfft_problem *out, int max) {
   return n;
 }
 
-static long hy_compiled_programs, hy_not_planned, hy_split_programs;
+static long hy_compiled_programs, hy_not_planned, hy_split_programs, hy_cached_images;
+
+/* ---- the test cache of compiled images (HYFFT_TEST_NVRTC_CACHE) ----------- */
+
+static const char *hy_image_cache_dir;
+
+static uint64_t hy_image_key(const char *source, int arch) {
+  const hy_nvrtc *nv = NULL;
+  uint64_t h = hy_hash_str(HY_HASH_INIT, "hyfft-nvrtc-test-image");
+  h = hy_hash_str(h, source);
+  h = hy_hash_u64(h, (uint64_t)arch);
+  h = hy_hash_u64(h, (uint64_t)hy_settings_get()->cuda_lineinfo);
+  if (hy_cuda_nvrtc_get(&nv) == HYFFT_SUCCESS) {
+    h = hy_hash_u64(h, (uint64_t)nv->version);
+    h = hy_hash_str(h, nv->path);
+  }
+  return h;
+}
+
+static void hy_image_path(uint64_t key, char *path, size_t size) {
+  snprintf(path, size, "%s/%016llx.cubin", hy_image_cache_dir, (unsigned long long)key);
+}
+
+/* 1 and the image (hy_malloc'd) when DIR holds it, else 0. */
+static int hy_image_load(uint64_t key, void **image, size_t *size) {
+  if (!hy_image_cache_dir) return 0;
+  char path[4096];
+  hy_image_path(key, path, sizeof path);
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  int ok = 0;
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long len = ftell(f);
+    if (len > 0 && fseek(f, 0, SEEK_SET) == 0) {
+      void *buf = hy_malloc((size_t)len);
+      if (buf && fread(buf, 1, (size_t)len, f) == (size_t)len) {
+        *image = buf;
+        *size = (size_t)len;
+        ok = 1;
+      } else {
+        hy_free(buf);
+      }
+    }
+  }
+  fclose(f);
+  return ok;
+}
+
+/* Written to a name of its own, then renamed: a reader never sees half an
+ * image, and two tests storing one key at once both leave a whole one. */
+static void hy_image_store(uint64_t key, const void *image, size_t size) {
+  if (!hy_image_cache_dir) return;
+  char path[4096], tmp[4200];
+  hy_image_path(key, path, sizeof path);
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return;
+  int ok = fwrite(image, 1, size, f) == size;
+  ok = fclose(f) == 0 && ok;
+  if (!ok || rename(tmp, path) != 0) remove(tmp);
+}
+
+/* hy_cuda_compile through the test cache; *cached says which it was. */
+static hy_status hy_test_compile(const char *source, int arch, void **image, size_t *size,
+                                 int *is_ptx, int *cached) {
+  uint64_t key = hy_image_key(source, arch);
+  *cached = hy_image_load(key, image, size);
+  if (*cached) {
+    *is_ptx = 0;
+    hy_cached_images++;
+    return HYFFT_SUCCESS;
+  }
+  hy_status st = hy_cuda_compile(source, arch, image, size, is_ptx);
+  if (st == HYFFT_SUCCESS && !*is_ptx) hy_image_store(key, *image, *size);
+  return st;
+}
 static double hy_time_whole, hy_time_split; /* over the programs compiled both ways */
 
 static double hy_seconds_since(const struct timespec *t0) {
@@ -102,7 +187,9 @@ static double hy_seconds_since(const struct timespec *t0) {
 /* What the CUDA backend does on a cache miss for a multi-kernel program:
  * one translation unit per kernel (prelude + its block), all compiled at
  * once on parallel threads. Each image must hold its own kernel and no
- * other. `whole` is the one-unit compile time, printed beside. */
+ * other. `whole` is the one-unit compile time, printed beside (negative:
+ * the one unit came from the test cache). Units in the test cache are read
+ * and the others compiled. */
 static void hy_compile_split(const char *name, const hy_gpu_program *program, int arch,
                              double whole) {
   int n = program->nkernels;
@@ -117,12 +204,33 @@ static void hy_compile_split(const char *name, const hy_gpu_program *program, in
     units[k].source = text[k].data;
   }
   CHECK(st == HYFFT_SUCCESS, "%s: kernel units: %s", name, hyfft_last_error());
+  int threads = hy_num_threads() < n ? hy_num_threads() : n;
+  double split = 0;
+  int from_cache = 0;
   if (st == HYFFT_SUCCESS) {
-    int threads = hy_num_threads() < n ? hy_num_threads() : n;
+    /* Units the test cache holds are read; the others compiled at once. */
+    uint64_t keys[HY_MAX_KERNELS];
+    hy_cuda_unit build[HY_MAX_KERNELS];
+    int pending[HY_MAX_KERNELS], nb = 0;
+    for (int k = 0; k < n; k++) {
+      keys[k] = hy_image_key(units[k].source, arch);
+      if (hy_image_load(keys[k], &units[k].image, &units[k].size)) {
+        from_cache++;
+        hy_cached_images++;
+      } else {
+        pending[nb] = k;
+        build[nb++] = units[k];
+      }
+    }
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    st = hy_cuda_compile_units(units, n, arch, threads);
-    double split = hy_seconds_since(&t0);
+    if (nb) st = hy_cuda_compile_units(build, nb, arch, threads < nb ? threads : nb);
+    split = hy_seconds_since(&t0);
+    for (int j = 0; j < nb; j++) {
+      units[pending[j]] = build[j];
+      if (st == HYFFT_SUCCESS && build[j].image && !build[j].is_ptx)
+        hy_image_store(keys[pending[j]], build[j].image, build[j].size);
+    }
     CHECK(st == HYFFT_SUCCESS, "%s: split compile: %s", name, hyfft_last_error());
     if (st != HYFFT_SUCCESS)
       for (int k = 0; k < n; k++) printf("--- unit %d ---\n%s", k, units[k].source);
@@ -136,12 +244,14 @@ static void hy_compile_split(const char *name, const hy_gpu_program *program, in
               has ? "holds" : "lacks", program->names[j]);
       }
     }
-    if (st == HYFFT_SUCCESS) {
+    if (st == HYFFT_SUCCESS && from_cache == 0 && whole >= 0) {
       hy_split_programs++;
       hy_time_whole += whole;
       hy_time_split += split;
       printf("     %-36s split into %d units on %d threads: %.2f s (one unit %.2f s)\n", "",
              n, threads, split, whole);
+    } else if (st == HYFFT_SUCCESS) {
+      printf("     %-36s split into %d units, %d from the test cache\n", "", n, from_cache);
     }
   }
   for (int k = 0; k < n; k++) {
@@ -287,9 +397,10 @@ static void hy_compile_problem(const char *name, const hyfft_problem *user, int 
   clock_gettime(CLOCK_MONOTONIC, &t0);
   void *image = NULL;
   size_t size = 0;
-  int is_ptx = 0;
-  st = hy_cuda_compile(program.source.data, arch, &image, &size, &is_ptx);
+  int is_ptx = 0, cached = 0;
+  st = hy_test_compile(program.source.data, arch, &image, &size, &is_ptx, &cached);
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  double whole = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   CHECK(st == HYFFT_SUCCESS, "%s: %s\n--- source ---\n%s", name, hyfft_last_error(),
         program.source.data);
   if (st == HYFFT_SUCCESS) {
@@ -299,9 +410,12 @@ static void hy_compile_problem(const char *name, const hyfft_problem *user, int 
     for (int k = 0; k < program.nkernels; k++)
       CHECK(memmem(image, size, program.names[k], strlen(program.names[k])) != NULL,
             "%s: kernel %s not in the image", name, program.names[k]);
-    printf("  ok %-36s %d kernel(s) %d launch(es) %7zu bytes  %.2f s\n", name, program.nkernels,
-           program.nlaunches, size,
-           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    if (cached)
+      printf("  ok %-36s %d kernel(s) %d launch(es) %7zu bytes  (test cache)\n", name,
+             program.nkernels, program.nlaunches, size);
+    else
+      printf("  ok %-36s %d kernel(s) %d launch(es) %7zu bytes  %.2f s\n", name,
+             program.nkernels, program.nlaunches, size, whole);
   }
   hy_free(image);
   if (st == HYFFT_SUCCESS && hy_callbacks)
@@ -320,8 +434,7 @@ static void hy_compile_problem(const char *name, const hyfft_problem *user, int 
   }
   CHECK(hy_gpu_program_has_units(&program), "%s: no valid prelude/kernel layout", name);
   if (st == HYFFT_SUCCESS && program.nkernels > 1 && hy_gpu_program_has_units(&program))
-    hy_compile_split(name, &program, arch,
-                     (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    hy_compile_split(name, &program, arch, cached ? -1.0 : whole);
   hy_gpu_program_free(&program);
 }
 
@@ -348,6 +461,8 @@ int main(int argc, char **argv) {
     ooc_twiddle = 1;
     first_token++;
   }
+  hy_image_cache_dir = getenv("HYFFT_TEST_NVRTC_CACHE");
+  if (hy_image_cache_dir && !hy_image_cache_dir[0]) hy_image_cache_dir = NULL;
   const hy_nvrtc *nv;
   if (hy_cuda_nvrtc_get(&nv) != HYFFT_SUCCESS) {
     printf("SKIP: NVRTC is not installed (%s)\n", hyfft_last_error());
@@ -454,8 +569,10 @@ int main(int argc, char **argv) {
       hy_compile_problem(name, &strided[i], arch, &caps);
     }
   }
-  printf("%ld programs compiled for sm_%d, %ld problems not planned or generated\n",
+  printf("%ld programs built for sm_%d, %ld problems not planned or generated\n",
          hy_compiled_programs, arch, hy_not_planned);
+  if (hy_image_cache_dir)
+    printf("%ld images read from the test cache %s\n", hy_cached_images, hy_image_cache_dir);
   if (hy_split_programs)
     printf("%ld multi-kernel programs: %.2f s as one unit each, %.2f s split per kernel in "
            "parallel (%d threads at most)\n",
