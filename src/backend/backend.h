@@ -12,6 +12,9 @@ typedef struct hy_device_caps {
   hyfft_backend_id backend;
   int compute_units;
   int64_t local_memory;   /* bytes of shared/local memory one block may use */
+  /* Bytes of shared memory one compute unit holds for all its resident
+   * blocks (CUDA: 228 KB on sm_90); 0 where the backend does not know. */
+  int64_t unit_local_memory;
   int max_work_group;     /* threads per block */
   /* The smallest block that can still fill a compute unit with threads:
    * its most resident threads over its most resident blocks (CUDA: 2048 /

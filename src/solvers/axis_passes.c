@@ -8,8 +8,8 @@
  * plane pass (hy_pass.plane_inner) when the plane is dense on both sides
  * and fits one pass: the 64 x 64 planes of 64^3 are transformed in local
  * memory, so the data crosses global memory twice instead of three times
- * (the Wu & JaJa idea of fusing axis sub-steps). $HYFFT_PLANES=0 keeps one
- * pass per axis. */
+ * (the Wu & JaJa idea of fusing axis sub-steps), when two planes' blocks
+ * fit one compute unit. $HYFFT_PLANES=0 keeps one pass per axis. */
 #include <string.h>
 
 #include "planner/planner.h"
@@ -34,6 +34,13 @@ static int hy_axis_plane(const hy_problem *problem, const hy_device_caps *caps, 
   int fits = n <= limit || (caps->backend == HYFFT_BACKEND_CUDA && n <= 2 * limit &&
                             (n + n / 32 + 2) * elem <= (int64_t)caps->local_memory);
   if (!fits) return 0;
+  /* The block of a plane holds the whole plane. When two such blocks (and
+   * the 1 KB CUDA reserves per block) do not fit one compute unit, each
+   * unit runs one plane at a time and its loads, butterflies and stores
+   * never overlap; one pass per axis keeps several blocks per unit busy
+   * and is then faster (docs/performance.md, "Plane passes"). */
+  int64_t plane_bytes = (n + n / 32 + 2) * elem;
+  if (caps->unit_local_memory > 0 && 2 * (plane_bytes + 1024) > caps->unit_local_memory) return 0;
   hy_pass pa, pb;
   hy_pass_init(&pa, HY_PASS_DFT, problem->precision, problem->sign);
   hy_pass_init(&pb, HY_PASS_DFT, problem->precision, problem->sign);

@@ -63,18 +63,19 @@ static const expected hy_cases[] = {
      * length with a fused R2C step in radix-16 ones (8192: 16*16*16*2) */
     {"c2c:f32:fwd:16384:b4096", "axis-passes", 1, 0, {0}, 3, 0},
     {"r2c:f32:16384:b4096", "real", 1, 1, {0}, 4, 0},
-    /* 3D: the two inner axes as one plane pass where the plane fits the
-     * shared memory (H100 against cuFFT: 64^3 0.91 -> 1.31, f64 64^3
-     * 1.00 -> 1.44), then the outer axis */
+    /* 3D: the two inner axes as one plane pass where two planes' blocks
+     * fit one SM's shared memory, then the outer axis */
     {"c2c:f32:fwd:64x64x64:b256", "axis-passes", 2, 0, {1}, 0, 1},
-    {"c2c:f32:fwd:128x128x128:b32", "axis-passes", 2, 0, {1}, 0, 1},
     {"c2c:f32:fwd:100x100x100:b64", "axis-passes", 2, 0, {1}, 0, 1},
     {"c2c:f64:fwd:64x64x64:b128", "axis-passes", 2, 0, {1}, 0, 1},
-    /* 100^2 f64 (165 KB) fits although 10000 is past the pass limit */
-    {"c2c:f64:fwd:100x100x100:b32", "axis-passes", 2, 0, {1}, 0, 1},
-    /* 128^2 f64 (256 KB) does not: three axis passes */
-    {"c2c:f64:fwd:128x128x128:b16", "axis-passes", 3, 0, {0}, 0, 0},
     {"c2c:f32:fwd:64x64:b32768", "axis-passes", 1, 0, {1}, 0, 1},
+    /* 128^2 f32 and 100^2 f64 planes (135 and 165 KB) fit one block but
+     * not two per SM: one pass per axis */
+    {"c2c:f32:fwd:128x128x128:b32", "axis-passes", 3, 0, {0}, 0, 0},
+    {"c2c:f64:fwd:100x100x100:b32", "axis-passes", 3, 0, {0}, 0, 0},
+    {"c2c:f32:fwd:128x128:b8", "axis-passes", 2, 0, {0}, 0, 0},
+    /* 128^2 f64 (256 KB) does not fit at all: three axis passes */
+    {"c2c:f64:fwd:128x128x128:b16", "axis-passes", 3, 0, {0}, 0, 0},
     /* long 1D real transforms: the half-length DFT's two four-step passes,
      * the R2C step in the last one's store and the C2R step in the first
      * one's load (rows paired, 8 and 16 per block), not a third pass */
@@ -557,7 +558,7 @@ int main(void) {
     const char *token;
     int quick_passes; /* 0: no quick tree */
   } quick_cases[] = {{"c2c:f32:fwd:100x100x100:b64", 3}, {"c2c:f64:fwd:64x64x64:b128", 3},
-                     {"c2c:f32:fwd:128x128x128:b32", 3}, {"c2c:f32:fwd:1024:b64", 0},
+                     {"c2c:f32:fwd:64x64x64:b256", 3}, {"c2c:f32:fwd:1024:b64", 0},
                      {"c2c:f32:fwd:65536:b1024", 0}};
   for (size_t i = 0; i < sizeof quick_cases / sizeof quick_cases[0]; i++) {
     const char *token = quick_cases[i].token;

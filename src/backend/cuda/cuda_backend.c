@@ -71,6 +71,8 @@ static void hy_cuda_fill_caps(hy_cuda_device *d, const hyfft_device_info *info) 
   c->backend = HYFFT_BACKEND_CUDA;
   c->compute_units = info->compute_units;
   c->local_memory = info->local_memory;
+  int unit_shared = hy_cuda_attr(cu, d->dev, HY_CU_ATTR_MAX_SHARED_PER_MULTIPROCESSOR);
+  c->unit_local_memory = unit_shared > 0 ? unit_shared : 0;
   c->max_work_group = info->max_work_group;
   c->l2_cache = info->l2_cache;
   c->global_memory = info->global_memory;

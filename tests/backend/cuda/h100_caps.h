@@ -14,6 +14,7 @@ static inline hy_device_caps hy_h100_caps(void) {
   c.backend = HYFFT_BACKEND_CUDA;
   c.compute_units = 132;
   c.local_memory = 227 * 1024;
+  c.unit_local_memory = 228 * 1024;
   c.max_work_group = 1024;
   c.min_full_block = 64; /* 2048 threads, 32 blocks per SM */
   c.warp_size = 32;
