@@ -149,7 +149,7 @@ typedef struct hy_cg_table_args {
 } hy_cg_table_args;
 
 #define HY_CG_DISK_TABLE_MIN 4096
-static const hy_disk_kind hy_cg_disk_tables = {"table", "HYFFTTB3"};
+static const hy_disk_kind hy_cg_disk_tables = {"table", "HYFFTTB3", NULL};
 
 static hy_status hy_cg_table_cached(hy_gpu_program *prog, const char *what,
                                     const hy_cg_table_args *a, int64_t count,

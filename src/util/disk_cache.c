@@ -20,10 +20,11 @@ typedef struct hy_cache_header {
   uint64_t checksum;
 } hy_cache_header;
 
-/* The cache directory, or 0 when caching on disk is off. */
-static int hy_cache_dir(char *dir, size_t size) {
+/* The cache directory of `kind` (NULL: the configured one), or 0 when
+ * caching on disk is off. */
+static int hy_cache_dir(const hy_disk_kind *kind, char *dir, size_t size) {
   const hy_settings *set = hy_settings_get();
-  const char *env = set->cache_dir;
+  const char *env = kind && kind->dir ? kind->dir : set->cache_dir;
   int n;
   if (env) {
     if (strcmp(env, "off") == 0 || strcmp(env, "none") == 0) return 0;
@@ -41,7 +42,7 @@ static int hy_cache_dir(char *dir, size_t size) {
 void hy_disk_cache_path(const hy_disk_kind *kind, uint64_t key, char *path, size_t path_size) {
   char dir[512];
   path[0] = '\0';
-  if (!hy_cache_dir(dir, sizeof dir)) return;
+  if (!hy_cache_dir(kind, dir, sizeof dir)) return;
   int n = snprintf(path, path_size, "%s/%s-%016llx.bin", dir, kind->kind, (unsigned long long)key);
   if (n < 0 || (size_t)n >= path_size) path[0] = '\0';
 }
@@ -124,14 +125,14 @@ static int hy_mkdirs(const char *dir) {
 }
 
 int hy_disk_cache_usable(char *dir, size_t size) {
-  if (!hy_cache_dir(dir, size)) return 1; /* off: nothing to use */
+  if (!hy_cache_dir(NULL, dir, size)) return 1; /* off: nothing to use */
   return hy_mkdirs(dir) && access(dir, W_OK | X_OK) == 0;
 }
 
 int hy_disk_cache_store(const hy_disk_kind *kind, uint64_t key, const void *image, size_t size) {
   static atomic_uint counter;
   char dir[512], path[640], tmp[700];
-  if (!hy_cache_dir(dir, sizeof dir) || !hy_mkdirs(dir)) return 0;
+  if (!hy_cache_dir(kind, dir, sizeof dir) || !hy_mkdirs(dir)) return 0;
   hy_disk_cache_path(kind, key, path, sizeof path);
   if (!path[0]) return 0;
   /* pid + per-process counter: unique among processes and threads. */

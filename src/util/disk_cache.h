@@ -18,10 +18,13 @@
 #include "util/hy_util.h"
 
 /* kind: a short lowercase name ("cuda", "spectrum") used in the file name;
- * magic: exactly 8 bytes identifying the format of that kind. */
+ * magic: exactly 8 bytes identifying the format of that kind; dir: a fixed
+ * directory for this kind (tests keep their own caches), NULL for the
+ * configured one. */
 typedef struct hy_disk_kind {
   const char *kind;
   const char *magic;
+  const char *dir;
 } hy_disk_kind;
 
 /* *blob is hy_malloc'ed. HYFFT_NOT_SUPPORTED: no entry, a bad entry, or no

@@ -4,7 +4,7 @@
 #include "backend/cuda/cuda_api.h"
 #include "util/disk_cache.h"
 
-static const hy_disk_kind hy_cuda_images = {"cuda", "HYFFTCU3"};
+static const hy_disk_kind hy_cuda_images = {"cuda", "HYFFTCU3", NULL};
 
 void hy_cuda_cache_path(uint64_t key, char *path, size_t path_size) {
   hy_disk_cache_path(&hy_cuda_images, key, path, path_size);

@@ -9,7 +9,7 @@
 #include "backend/opencl/cl_internal.h"
 #include "util/disk_cache.h"
 
-static const hy_disk_kind hy_cl_programs = {"opencl", "HYFFTCL3"};
+static const hy_disk_kind hy_cl_programs = {"opencl", "HYFFTCL3", NULL};
 
 static uint64_t hy_cl_cache_key(const hy_cl_device *dev, uint64_t hash) {
   uint64_t h = hy_hash_u64(HY_HASH_INIT, hash);

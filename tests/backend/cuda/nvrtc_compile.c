@@ -15,7 +15,8 @@
  * --print also writes each plan tree and its generated source (a way to
  * read, or feed to ptxas -v, the kernels an H100 would get, without one).
  *
- * HYFFT_TEST_NVRTC_CACHE=DIR keeps each successful CUBIN in DIR, keyed by
+ * HYFFT_TEST_NVRTC_CACHE=DIR keeps each successful CUBIN in DIR (files
+ * nvrtc-test-<key>.bin of the disk cache's format, util/disk_cache.h), keyed by
  * the exact source text, the target, the NVRTC library (version and path)
  * and the line-table option: a later run that generates the same text
  * reads the image instead of compiling it again, and still runs every
@@ -33,6 +34,7 @@
 #include "exec/conv.h"
 #include "common/check.h"
 #include "planner/planner.h"
+#include "util/disk_cache.h"
 #include "util/settings.h"
 #include "h100_caps.h"
 
@@ -104,7 +106,9 @@ static long hy_compiled_programs, hy_not_planned, hy_split_programs, hy_cached_i
 
 /* ---- the test cache of compiled images (HYFFT_TEST_NVRTC_CACHE) ----------- */
 
-static const char *hy_image_cache_dir;
+/* Entries of the shared disk cache's format (util/disk_cache.h: header,
+ * checksum, atomic rename) in a directory of the test's own. */
+static hy_disk_kind hy_test_images = {"nvrtc-test", "HYNVTST1", NULL};
 
 static uint64_t hy_image_key(const char *source, int arch) {
   const hy_nvrtc *nv = NULL;
@@ -119,47 +123,13 @@ static uint64_t hy_image_key(const char *source, int arch) {
   return h;
 }
 
-static void hy_image_path(uint64_t key, char *path, size_t size) {
-  snprintf(path, size, "%s/%016llx.cubin", hy_image_cache_dir, (unsigned long long)key);
-}
-
-/* 1 and the image (hy_malloc'd) when DIR holds it, else 0. */
+/* 1 and the image (hy_malloc'd) when the test cache holds it, else 0. */
 static int hy_image_load(uint64_t key, void **image, size_t *size) {
-  if (!hy_image_cache_dir) return 0;
-  char path[4096];
-  hy_image_path(key, path, sizeof path);
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  int ok = 0;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long len = ftell(f);
-    if (len > 0 && fseek(f, 0, SEEK_SET) == 0) {
-      void *buf = hy_malloc((size_t)len);
-      if (buf && fread(buf, 1, (size_t)len, f) == (size_t)len) {
-        *image = buf;
-        *size = (size_t)len;
-        ok = 1;
-      } else {
-        hy_free(buf);
-      }
-    }
-  }
-  fclose(f);
-  return ok;
+  return hy_test_images.dir && hy_disk_cache_load(&hy_test_images, key, image, size) == HYFFT_SUCCESS;
 }
 
-/* Written to a name of its own, then renamed: a reader never sees half an
- * image, and two tests storing one key at once both leave a whole one. */
 static void hy_image_store(uint64_t key, const void *image, size_t size) {
-  if (!hy_image_cache_dir) return;
-  char path[4096], tmp[4200];
-  hy_image_path(key, path, sizeof path);
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return;
-  int ok = fwrite(image, 1, size, f) == size;
-  ok = fclose(f) == 0 && ok;
-  if (!ok || rename(tmp, path) != 0) remove(tmp);
+  if (hy_test_images.dir) hy_disk_cache_store(&hy_test_images, key, image, size);
 }
 
 /* hy_cuda_compile through the test cache; *cached says which it was. */
@@ -461,8 +431,8 @@ int main(int argc, char **argv) {
     ooc_twiddle = 1;
     first_token++;
   }
-  hy_image_cache_dir = getenv("HYFFT_TEST_NVRTC_CACHE");
-  if (hy_image_cache_dir && !hy_image_cache_dir[0]) hy_image_cache_dir = NULL;
+  const char *test_cache = getenv("HYFFT_TEST_NVRTC_CACHE");
+  hy_test_images.dir = test_cache && test_cache[0] ? test_cache : NULL;
   const hy_nvrtc *nv;
   if (hy_cuda_nvrtc_get(&nv) != HYFFT_SUCCESS) {
     printf("SKIP: NVRTC is not installed (%s)\n", hyfft_last_error());
@@ -571,8 +541,8 @@ int main(int argc, char **argv) {
   }
   printf("%ld programs built for sm_%d, %ld problems not planned or generated\n",
          hy_compiled_programs, arch, hy_not_planned);
-  if (hy_image_cache_dir)
-    printf("%ld images read from the test cache %s\n", hy_cached_images, hy_image_cache_dir);
+  if (hy_test_images.dir)
+    printf("%ld images read from the test cache %s\n", hy_cached_images, hy_test_images.dir);
   if (hy_split_programs)
     printf("%ld multi-kernel programs: %.2f s as one unit each, %.2f s split per kernel in "
            "parallel (%d threads at most)\n",
