@@ -227,11 +227,19 @@ static int hy_real_odd_chain(hy_real_ctx *c, int64_t n, int real_end, hy_buffer 
                              int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops,
                              const hyfft_dim *loops) {
   int64_t limit = c->caps->max_pass_length[c->problem->precision];
-  if (c->caps->backend == HYFFT_BACKEND_CPU || limit < 4 || n <= limit) return 0;
+  if (c->caps->backend == HYFFT_BACKEND_CPU || limit < 4) return 0;
+  /* Lengths whose DFT fits one pass take that pass. "Fits" counts what the
+   * pass computes: a prime below the limit may still need a Bluestein
+   * length past it (f64 4099: 8748 > 8192). */
+  hy_pass probe;
+  hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, -1);
+  probe.axis.n = n;
+  if (hy_choose_dft_algo(n, c->caps, &probe) == HYFFT_SUCCESS &&
+      hy_pass_computed_length(&probe) <= limit)
+    return 0;
   hy_fs_ctx fs = hy_fs_context(c->problem, c->caps, c->tree);
   /* Only where a four-step split cannot hold the length's largest prime
    * factor: a smooth length splits at about half Bluestein's cost. */
-  hy_pass probe;
   hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, -1);
   hy_status st;
   if (hy_fs_fits(&fs, hy_largest_prime_factor(n), &probe, &st)) return 0;

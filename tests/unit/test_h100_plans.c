@@ -11,6 +11,7 @@
 #include "util/settings.h"
 #include "check.h"
 #include "codegen/codegen.h"
+#include "planner/kernel_spec.h"
 #include "planner/planner.h"
 #include "../backend/cuda/h100_caps.h"
 
@@ -581,6 +582,29 @@ int main(void) {
       CHECK(!plane && !found, "%s: no plane pass, no quick tree (%d, %d)", token, plane, found);
     }
     printf("  %-28s %s\n", token, found ? "quick tier: one pass per axis" : "no quick tier");
+  }
+  /* Odd real axes whose DFT fits no single pass although the length is
+   * under the pass limit (f64 primes past about 4096: Bluestein's length
+   * is not) plan as the fused Bluestein chain, not NO_SOLVER; every DFT
+   * pass of the tree fits one pass. */
+  static const char *const odd_real[] = {"c2r:f64:4099", "r2c:f64:4099", "c2r:f64:8191:b3",
+                                         "r2c:f64:8191", "c2r:f64:3x4099", "r2c:f64:5x4099"};
+  for (size_t i = 0; i < sizeof odd_real / sizeof odd_real[0]; i++) {
+    hyfft_problem user;
+    hy_problem prob;
+    hy_plan_tree tree;
+    CHECK_OK(hy_token_parse(odd_real[i], &user));
+    CHECK_OK(hy_problem_make(&user, &prob));
+    hy_status st = hy_planner_plan(&prob, &caps, 0, &tree);
+    CHECK(st == HYFFT_SUCCESS && strcmp(tree.solver, "real") == 0, "%s: status %d (%s)",
+          odd_real[i], st, st ? hyfft_last_error() : tree.solver);
+    if (st != HYFFT_SUCCESS) continue;
+    int fits = 1;
+    for (int p = 0; p < tree.npasses; p++)
+      fits &= tree.passes[p].op != HY_PASS_DFT ||
+              hy_pass_computed_length(&tree.passes[p]) <= caps.max_pass_length[prob.precision];
+    CHECK(fits, "%s: a DFT pass longer than one pass holds", odd_real[i]);
+    printf("  %-28s %d passes\n", odd_real[i], tree.npasses);
   }
   return hy_test_summary();
 }
