@@ -79,7 +79,16 @@ hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int
                              const hy_device_caps *caps, hy_gpu_program *prog) {
   hy_strbuf *sb = &prog->source;
   int64_t n = pass->chirp_n, m = pass->bluestein_m, len = pass->axis.n;
-  if (n < 1 || m < 2 * n - 2 || (pass->chirp_step == HY_CHIRP_POST ? len != n : len != m))
+  /* The ends of a real transform's chain (hy_pass.real_end): PRE reads
+   * reals (R2C) or the Hermitian extension of h = N/2 + 1 inputs (C2R);
+   * POST stores outputs k < h (R2C, axis h long) or real parts (C2R). */
+  const int real_in = pass->real_end == 1 && pass->chirp_step == HY_CHIRP_PRE;
+  const int half_in = pass->real_end == 2 && pass->chirp_step == HY_CHIRP_PRE;
+  const int real_out = pass->real_end == 2 && pass->chirp_step == HY_CHIRP_POST;
+  const int half_out = pass->real_end == 1 && pass->chirp_step == HY_CHIRP_POST;
+  int64_t post_len = half_out ? n / 2 + 1 : n;
+  if (n < 1 || m < 2 * n - 2 || (pass->real_end && (n % 2 == 0 || pass->chirp_step == HY_CHIRP_SPECTRUM)) ||
+      (pass->chirp_step == HY_CHIRP_POST ? len != post_len : len != m))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: chirp lengths N=%lld M=%lld axis %lld",
                     pass_index, (long long)n, (long long)m, (long long)len);
   int64_t total;
@@ -103,15 +112,30 @@ hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int
   hy_strbuf_appendf(sb, "/* pass %d: Bluestein %s, N=%lld M=%lld */\n", pass_index,
                     what[pass->chirp_step], (long long)n, (long long)m);
   hy_cg_kernel_open(sb, prog->dialect, prog->names[prog->nkernels], block, 0);
-  hy_strbuf_appendf(sb, "%sconst real2 *src, %sreal2 *dst, %sconst real2 *tab, const hy_i64 hy_block0) {\n",
-                    g, g, g);
+  hy_strbuf_appendf(sb, "%sconst %s *src, %s%s *dst, %sconst real2 *tab, const hy_i64 hy_block0) {\n",
+                    g, real_in ? "real" : "real2", g, real_out ? "real" : "real2", g);
   hy_cg_emit_block_index(sb, 0);
   int64_t grid, batch_blocks;
   hy_cg_pointwise_index(sb, problem, pass, len, total, block, idx, 1, &grid, &batch_blocks);
   switch (pass->chirp_step) {
     case HY_CHIRP_PRE:
-      hy_strbuf_appendf(sb, "  dst[ob] = e < %lld ? cmul(src[ib], tab[e]) : MK(0, 0);\n",
-                        (long long)n);
+      if (real_in) {
+        hy_strbuf_appendf(sb, "  dst[ob] = e < %lld ? cmul(MK(src[ib], (real)0), tab[e]) : MK(0, 0);\n",
+                          (long long)n);
+      } else if (half_in) {
+        /* X_e for e >= h is conj(X_(N-e)), read from the row's start
+         * (ib less e strides); X_0's imaginary part counts as 0. */
+        long long h = (long long)(n / 2 + 1);
+        hy_strbuf_appendf(sb, "  if (e >= %lld) { dst[ob] = MK(0, 0); return; }\n", (long long)n);
+        hy_strbuf_appendf(sb, "  const int he = e < %lld ? e : %lld - e;\n", h, (long long)n);
+        hy_strbuf_appendf(sb, "  const real2 hv = src[ib + ((%s)he - (%s)e) * %lld];\n", idx, idx,
+                          (long long)pass->axis.in_stride);
+        hy_strbuf_appendf(sb, "  dst[ob] = cmul(MK(hv.x, e == 0 ? (real)0 : e < %lld ? hv.y : -hv.y), tab[e]);\n",
+                          h);
+      } else {
+        hy_strbuf_appendf(sb, "  dst[ob] = e < %lld ? cmul(src[ib], tab[e]) : MK(0, 0);\n",
+                          (long long)n);
+      }
       break;
     case HY_CHIRP_SPECTRUM:
       hy_strbuf_append(sb, "  dst[ob] = cmul(src[ib], tab[e]);\n");
@@ -123,7 +147,7 @@ hy_status hy_cg_chirp_kernel(const hy_problem *problem, const hy_pass *pass, int
         hy_cg_literal(sb, pass->precision, (long double)pass->scale);
         hy_strbuf_append(sb, ");\n");
       }
-      hy_strbuf_append(sb, "  dst[ob] = v;\n");
+      hy_strbuf_append(sb, real_out ? "  dst[ob] = v.x;\n" : "  dst[ob] = v;\n");
       break;
   }
   hy_strbuf_append(sb, "}\n\n");

@@ -164,6 +164,8 @@ void hy_plan_tree_describe(const hy_plan_tree *tree, hy_strbuf *sb) {
                         p->fuse_loop, (long long)p->fuse_split, (long long)p->chirp_n,
                         (long long)p->bluestein_m);
       if (p->real_end) hy_strbuf_append(sb, p->real_end == 1 ? " r2c-end" : " c2r-end");
+    } else if (p->op == HY_PASS_CHIRP && p->real_end) {
+      hy_strbuf_append(sb, p->real_end == 1 ? " r2c-end" : " c2r-end");
     }
     if (p->scale != 1.0) hy_strbuf_appendf(sb, " scale %.17g", p->scale);
     hy_strbuf_append(sb, "\n");

@@ -363,7 +363,9 @@ typedef struct hy_pass {
    * chirp_n odd, h = N/2 + 1: 1 for R2C (the first pass reads reals,
    * imaginary parts 0; the last stores outputs k < h only), 2 for C2R (the
    * first reads the Hermitian extension of h inputs, X_0's imaginary part
-   * as 0; the last stores real parts, dst in reals). */
+   * as 0; the last stores real parts, dst in reals). The same on the
+   * HY_CHIRP_PRE and HY_CHIRP_POST passes of the unfused chain, whose
+   * R2C POST pass is h long. */
   int real_end;
   int64_t r2r_n;
   /* The variant of the generator switches the tuner or wisdom chose for

@@ -68,6 +68,19 @@ hy_status hy_fs_bluestein_real(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer 
   return HYFFT_SUCCESS;
 }
 
+static hy_status hy_fs_bluestein_chain(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer src,
+                                       int64_t in_stride, hy_buffer dst, int64_t out_stride,
+                                       int nloops, const hyfft_dim *loops);
+
+hy_status hy_fs_bluestein_real_chain(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer src,
+                                     int64_t in_stride, hy_buffer dst, int64_t out_stride,
+                                     int nloops, const hyfft_dim *loops) {
+  hy_fs_mark mark = hy_fs_mark_tree(c->tree);
+  hy_status st = hy_fs_bluestein_chain(c, n, real_end, src, in_stride, dst, out_stride, nloops, loops);
+  if (st != HYFFT_SUCCESS) hy_fs_rollback(c->tree, mark);
+  return st;
+}
+
 /* A transform of the convolution, length m, from WORK0 in place there; or,
  * where that needs a buffer the two work buffers do not leave (three or
  * more passes), with its passes alternating between them, *at then naming
@@ -97,7 +110,20 @@ hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_str
   hy_fs_rollback(c->tree, mark);
   fused = hy_fs_bluestein_fused(c, n, src, in_stride, dst, out_stride, nloops, loops);
   if (fused != HYFFT_NO_SOLVER) return fused;
-  c->tree->npasses = mark.npasses;
+  hy_fs_rollback(c->tree, mark);
+  return hy_fs_bluestein_chain(c, n, 0, src, in_stride, dst, out_stride, nloops, loops);
+}
+
+/* The unfused chain itself; with real_end (hy_pass.real_end) its first
+ * pointwise pass reads a real transform's real end or half spectrum and
+ * its last stores the other (the first h outputs for R2C: the POST
+ * pass's axis is h long). */
+static hy_status hy_fs_bluestein_chain(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer src,
+                                       int64_t in_stride, hy_buffer dst, int64_t out_stride,
+                                       int nloops, const hyfft_dim *loops) {
+  if (src == HY_BUF_WORK0 || src == HY_BUF_WORK1 || dst == HY_BUF_WORK0 || dst == HY_BUF_WORK1 ||
+      (real_end && n % 2 == 0))
+    return HYFFT_NO_SOLVER;
   int64_t m = hy_bluestein_length(n);
   int64_t dense[HY_MAX_LOOPS];
   int64_t inner = 1;
@@ -109,9 +135,14 @@ hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_str
     out_of[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
   }
   HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, n, m, src, in_stride, HY_BUF_WORK0, 1, nloops, into));
+  c->tree->passes[c->tree->npasses - 1].real_end = real_end;
   hy_buffer at = HY_BUF_WORK0;
   HY_TRY(hy_fs_conv_axis(c, m, -1, nloops, within, &at));
   HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, at, 1, HY_BUF_WORK0, 1, nloops, within));
   HY_TRY(hy_fs_conv_axis(c, m, 1, nloops, within, &at));
-  return hy_fs_chirp(c, HY_CHIRP_POST, n, m, at, 1, dst, out_stride, nloops, out_of);
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_POST, n, m, at, 1, dst, out_stride, nloops, out_of));
+  hy_pass *post = &c->tree->passes[c->tree->npasses - 1];
+  post->real_end = real_end;
+  if (real_end == 1) post->axis.n = n / 2 + 1;
+  return HYFFT_SUCCESS;
 }

@@ -94,16 +94,32 @@ double hy_fs_best(hy_fs_ctx *c, int64_t n, int contiguous, int depth, int64_t *s
   }
   /* The longest pass A that fits, the rest splitting again, where every
    * prime factor of the rest fits one pass (else -1: Bluestein over all of
-   * n, since no split of n can hold that factor). */
-  if (best < 0)
+   * n, since no split of n can hold that factor). Pass A is a mixed-radix
+   * pass where one serves; where none does (n holds two or more prime
+   * factors past HY_MAX_DIRECT_PRIME, each needing Bluestein, and nothing
+   * smooth enough to split them apart: 367 * 1181 * 63), a one-pass
+   * Bluestein DFT, whose store takes the twiddle like any other, at twice
+   * a pass's cost. */
+  for (int bluestein_a = 0; best < 0 && bluestein_a < 2; bluestein_a++)
     for (int i = nd - 1; i >= 0; i--) {
       hy_pass a, q;
       hy_pass_init(&a, HY_PASS_DFT, p->precision, p->sign);
       hy_pass_init(&q, HY_PASS_DFT, p->precision, p->sign);
-      if (hy_fs_fits(c, divisors[i], &a, &st) && a.algo != HY_ALGO_BLUESTEIN &&
+      if (hy_fs_fits(c, divisors[i], &a, &st) &&
+          (a.algo != HY_ALGO_BLUESTEIN || bluestein_a) &&
           hy_fs_fits(c, hy_largest_prime_factor(n / divisors[i]), &q, &st)) {
+        /* Pass A, then the rest: its own model cost where it has one
+         * within the depth, else two more passes of its largest prime
+         * factor (twice that where it takes Bluestein). */
+        int64_t rest_split;
+        double rest = hy_fs_best(c, n / divisors[i], 0, depth + 1, &rest_split);
+        if (rest < 0)
+          rest = 2.0 * (q.algo == HY_ALGO_BLUESTEIN ? 2.0 : 1.0) *
+                 hy_strided_factor(hy_largest_prime_factor(n / divisors[i]), p->precision, c->caps);
         *split = divisors[i];
-        return 3.0 * hy_strided_factor(divisors[i], p->precision, c->caps);
+        return (a.algo == HY_ALGO_BLUESTEIN ? 2.0 : 1.0) *
+                   hy_strided_factor(divisors[i], p->precision, c->caps) +
+               rest;
       }
     }
   return best;

@@ -64,6 +64,11 @@ hy_status hy_fs_bluestein_fused(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t 
 /* The fused Bluestein chain of a real transform's odd axis, from its real
  * end to the other (bluestein.c; real_end as in hy_pass). */
 hy_status hy_fs_bluestein_real(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
+/* The same as the unfused chain of pointwise chirp passes around two
+ * transforms of the convolution length, where the fused chain does not
+ * apply (a convolution too long for two passes); src and dst not work
+ * buffers. HYFFT_NO_SOLVER (nothing added) where it does not apply. */
+hy_status hy_fs_bluestein_real_chain(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
 hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
 
 #endif /* HY_SOLVERS_FOUR_STEP_H */

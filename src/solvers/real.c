@@ -31,7 +31,9 @@
  *     fused Bluestein chain (four passes) from the reals to the half
  *     spectrum (R2C) or, from the input, the other way (C2R), its ends
  *     marked by hy_pass.real_end; a four-step split could not hold the
- *     factor.
+ *     factor. Where the convolution is too long for the fused chain, the
+ *     unfused chain (chirp passes around two transforms of the
+ *     convolution) with the same ends.
  *   n = 1: one WIDEN (R2C) or NARROW (C2R) pass.
  * C2R follows FFTW: the result is as if the imaginary parts of the
  * self-conjugate bins (0, and n/2 for even n) were 0. An out-of-place C2R
@@ -243,8 +245,14 @@ static int hy_real_odd_chain(hy_real_ctx *c, int64_t n, int real_end, hy_buffer 
   hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, -1);
   hy_status st;
   if (hy_fs_fits(&fs, hy_largest_prime_factor(n), &probe, &st)) return 0;
-  return hy_fs_bluestein_real(&fs, n, real_end, src, in_stride, dst, out_stride, nloops, loops) ==
-         HYFFT_SUCCESS;
+  if (hy_fs_bluestein_real(&fs, n, real_end, src, in_stride, dst, out_stride, nloops, loops) ==
+      HYFFT_SUCCESS)
+    return 1;
+  /* A convolution too long for the fused chain's two passes per
+   * transform (2^26 points and more on an H100 in f64): the unfused
+   * chain, its pointwise ends reading and writing the real sides. */
+  return hy_fs_bluestein_real_chain(&fs, n, real_end, src, in_stride, dst, out_stride, nloops,
+                                    loops) == HYFFT_SUCCESS;
 }
 
 static void hy_real_set_fuse(hy_pass *p, hy_fuse step, int64_t n) {

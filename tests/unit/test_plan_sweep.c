@@ -1,0 +1,265 @@
+/* Every problem a user may send plans on every kind of device: problems
+ * drawn at random by written rules (kinds, precisions, ranks 1..3,
+ * lengths from each size class up to 2^27 points, batches, in place,
+ * strided and padded layouts) are planned for an H100, for a GPU with
+ * 48 KiB of local memory (the OpenCL devices of older and smaller GPUs)
+ * and for the CPU, and their GPU programs generated (not compiled). A
+ * problem that validates must get a plan whose every DFT pass fits one
+ * pass of that device, and a program; HYFFT_NO_SOLVER for a valid
+ * problem fails the test and names it, except for the one layout a GPU
+ * refuses by design (documented_refusal), which is counted.
+ *
+ * The draws come from a fixed seed, so CI checks the same problems every
+ * run; HYFFT_SWEEP_SEED=N draws another sample (a number, or "time"),
+ * HYFFT_SWEEP_COUNT=N draws more, HYFFT_SWEEP_TOKEN=TOKEN plans one
+ * problem, HYFFT_SWEEP_VERBOSE=1 prints each token first. No GPU or compiler needed. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../backend/cuda/h100_caps.h"
+#include "check.h"
+#include "codegen/codegen.h"
+#include "codegen/program.h"
+#include "planner/kernel_spec.h"
+#include "planner/planner.h"
+#include "problem/problem.h"
+
+static uint64_t hy_rng_state;
+
+static uint64_t rng_next(void) {
+  /* splitmix64 */
+  uint64_t z = (hy_rng_state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static int64_t rng_range(int64_t lo, int64_t hi) { /* inclusive */
+  return lo + (int64_t)(rng_next() % (uint64_t)(hi - lo + 1));
+}
+
+static int is_prime(int64_t n) {
+  if (n < 2) return 0;
+  for (int64_t d = 2; d * d <= n; d++)
+    if (n % d == 0) return 0;
+  return 1;
+}
+
+static int64_t largest_factor(int64_t n) {
+  int64_t big = 1;
+  for (int64_t d = 2; d * d <= n; d++)
+    while (n % d == 0) {
+      big = d;
+      n /= d;
+    }
+  return n > 1 ? n : big;
+}
+
+/* A length of about 2^bits points (log-uniform below max_bits) in one of
+ * the size classes of bench/suites/broad.txt: powers of two, 7-smooth,
+ * 13-smooth, one larger prime factor, primes. */
+static int64_t draw_length(int max_bits) {
+  int cls = (int)rng_range(0, 4);
+  for (int tries = 0; tries < 1000; tries++) {
+    double bits = 1.0 + (double)(rng_next() % 10000) / 10000.0 * (max_bits - 1);
+    int64_t target = (int64_t)(__builtin_exp2(bits));
+    if (target < 2) target = 2;
+    switch (cls) {
+    case 0:
+      return (int64_t)1 << (int)bits;
+    case 1:
+    case 2: {
+      static const int p7[] = {2, 3, 5, 7}, p13[] = {2, 3, 5, 7, 11, 13};
+      const int *ps = cls == 1 ? p7 : p13;
+      int np = cls == 1 ? 4 : 6;
+      int64_t n = 1;
+      while (n * 13 <= target) n *= ps[rng_range(0, np - 1)];
+      if (n >= 2) return n;
+      break;
+    }
+    case 3: {
+      int64_t n = rng_range(target / 2 + 2, target + 2);
+      if (largest_factor(n) > 13 && !is_prime(n)) return n;
+      break;
+    }
+    default: {
+      int64_t n = rng_range(target / 2 + 2, target + 2);
+      while (!is_prime(n)) n++;
+      return n;
+    }
+    }
+  }
+  return 2;
+}
+
+/* One random token: kind, precision, shape, batch and layout. */
+static void draw_token(char *buf, size_t size) {
+  static const char *const kinds[] = {"c2c", "r2c", "c2r"};
+  const char *kind = kinds[rng_range(0, 2)];
+  int f64 = (int)rng_range(0, 1);
+  int rank = (int)rng_range(1, 3);
+  int64_t lens[3];
+  /* At most 2^27 points in one transform, at most 2^14 per axis of a 2D
+   * and 2^10 of a 3D one (the suites' shapes: long 1D, images, volumes). */
+  int axis_bits = rank == 1 ? 27 : rank == 2 ? 14 : 10;
+  for (int d = 0; d < rank; d++) lens[d] = draw_length(axis_bits);
+  int64_t points = 1;
+  for (int d = 0; d < rank; d++) points *= lens[d];
+  int64_t batch = 1;
+  if (rng_range(0, 3) != 0) {
+    int64_t room = ((int64_t)1 << 26) / points;
+    if (room > 1) batch = rng_range(1, room > 65536 ? 65536 : room);
+  }
+  int pos = snprintf(buf, size, "%s:%s%s:", kind, f64 ? "f64" : "f32",
+                     kind[0] == 'c' && kind[2] == 'c' ? (rng_range(0, 1) ? ":fwd" : ":bwd") : "");
+  for (int d = 0; d < rank; d++)
+    pos += snprintf(buf + pos, size - (size_t)pos, "%s%lld", d ? "x" : "", (long long)lens[d]);
+  if (batch > 1) pos += snprintf(buf + pos, size - (size_t)pos, ":b%lld", (long long)batch);
+  int layout = (int)rng_range(0, 5);
+  if (layout == 0) {
+    pos += snprintf(buf + pos, size - (size_t)pos, ":ip");
+  } else if (layout == 1 && strcmp(kind, "c2c") == 0 && rank == 1 && batch > 1) {
+    /* Along the slow axis of a row-major matrix: stride = batch count,
+     * batch distance 1. */
+    pos += snprintf(buf + pos, size - (size_t)pos, ":is=%lld:os=%lld:idist=1:odist=1",
+                    (long long)batch, (long long)batch);
+  } else if (layout == 2 && strcmp(kind, "c2c") == 0 && rank == 2) {
+    /* Padded rows on both sides. */
+    int64_t pad = lens[1] + rng_range(1, 17);
+    pos += snprintf(buf + pos, size - (size_t)pos, ":is=%lld,1:os=%lld,1", (long long)pad,
+                    (long long)pad);
+  }
+  (void)pos;
+}
+
+static hy_device_caps small_gpu_caps(void) {
+  hy_device_caps c = hy_h100_caps();
+  c.backend = HYFFT_BACKEND_OPENCL;
+  c.compute_units = 20;
+  c.local_memory = 48 * 1024;
+  c.unit_local_memory = 64 * 1024;
+  c.max_work_group = 256;
+  c.min_full_block = 64;
+  c.l2_cache = 4 * 1024 * 1024;
+  c.global_memory = (int64_t)8 << 30;
+  c.max_pass_length[HYFFT_F32] = 4096;
+  c.max_pass_length[HYFFT_F64] = 2048;
+  return c;
+}
+
+static hy_device_caps cpu_caps(void) {
+  hy_device_caps c;
+  memset(&c, 0, sizeof c);
+  c.backend = HYFFT_BACKEND_CPU;
+  c.compute_units = 2;
+  c.local_memory = 32 * 1024;
+  c.unit_local_memory = 32 * 1024;
+  c.max_work_group = 1;
+  c.min_full_block = 1;
+  c.warp_size = 1;
+  c.l2_cache = 1024 * 1024;
+  c.global_memory = (int64_t)24 << 30;
+  c.bandwidth = 2.0e10;
+  c.launch_overhead = 1e-7;
+  c.flop_rate = 1.0e11;
+  c.supports_f64 = 1;
+  c.max_pass_length[HYFFT_F32] = INT64_MAX;
+  c.max_pass_length[HYFFT_F64] = INT64_MAX;
+  return c;
+}
+
+typedef struct device_case {
+  const char *name;
+  hy_device_caps caps;
+  hy_dialect dialect; /* generated for GPUs only */
+  int gpu;
+} device_case;
+
+/* The one layout a GPU refuses (solvers/real.c, docs/api.md): an
+ * out-of-place multi-dimensional C2R with an outer axis whose largest
+ * prime factor does not fit one pass. */
+static int documented_refusal(const hy_problem *prob, const device_case *dev) {
+  if (!dev->gpu || prob->kind != HYFFT_C2R || prob->rank < 2 || prob->inplace) return 0;
+  for (int d = 0; d + 1 < prob->rank; d++) {
+    hy_pass probe;
+    hy_pass_init(&probe, HY_PASS_DFT, prob->precision, 1);
+    int64_t p = hy_largest_prime_factor(prob->dims[d].n);
+    probe.axis.n = p;
+    if (hy_choose_dft_algo(p, &dev->caps, &probe) == HYFFT_SUCCESS &&
+        hy_pass_computed_length(&probe) > dev->caps.max_pass_length[prob->precision])
+      return 1;
+  }
+  return 0;
+}
+
+static void plan_one(const char *token, const device_case *dev, int *planned, int *refused) {
+  hyfft_problem user;
+  hy_problem prob;
+  if (hy_token_parse(token, &user) != HYFFT_SUCCESS || hy_problem_make(&user, &prob) != HYFFT_SUCCESS)
+    return; /* an invalid draw (e.g. an in-place layout that does not fit) */
+  hy_plan_tree tree;
+  hy_status st = hy_planner_plan(&prob, &dev->caps, 0, &tree);
+  if (st == HYFFT_NO_SOLVER && documented_refusal(&prob, dev)) {
+    ++*refused;
+    return;
+  }
+  CHECK(st == HYFFT_SUCCESS, "%s on %s: %s (%s)", token, dev->name, hyfft_status_name(st),
+        st ? hyfft_last_error() : "");
+  if (st != HYFFT_SUCCESS) return;
+  ++*planned;
+  if (!dev->gpu) return;
+  for (int p = 0; p < tree.npasses; p++)
+    CHECK(tree.passes[p].op != HY_PASS_DFT ||
+              hy_pass_computed_length(&tree.passes[p]) <= dev->caps.max_pass_length[prob.precision],
+          "%s on %s: pass %d computes %lld points, past the pass limit", token, dev->name, p,
+          (long long)hy_pass_computed_length(&tree.passes[p]));
+  /* Programs of transforms past 2^22 points are planned but not
+   * generated here: their Bluestein chirps and spectra (tables of the
+   * whole length, computed in long double) take seconds each. */
+  int64_t points = 1;
+  for (int d = 0; d < prob.rank; d++) points *= prob.dims[d].n;
+  if (points > ((int64_t)1 << 22)) return;
+  hy_gpu_program prog;
+  memset(&prog, 0, sizeof prog);
+  st = hy_codegen_plan(&prob, &tree, &dev->caps, dev->dialect, &prog);
+  CHECK(st == HYFFT_SUCCESS, "%s on %s: codegen: %s", token, dev->name,
+        st ? hyfft_last_error() : "");
+  if (st == HYFFT_SUCCESS) hy_gpu_program_free(&prog);
+}
+
+int main(void) {
+  const char *seed_env = getenv("HYFFT_SWEEP_SEED"), *count_env = getenv("HYFFT_SWEEP_COUNT");
+  uint64_t seed = 20261205;
+  if (seed_env && strcmp(seed_env, "time") == 0)
+    seed = (uint64_t)time(NULL);
+  else if (seed_env)
+    seed = strtoull(seed_env, NULL, 10);
+  int count = count_env ? atoi(count_env) : 300;
+  hy_rng_state = seed;
+  printf("plan sweep: %d problems, seed %llu\n", count, (unsigned long long)seed);
+  device_case devs[] = {{"H100 (CUDA)", hy_h100_caps(), HY_DIALECT_CUDA, 1},
+                        {"48 KiB GPU (OpenCL)", small_gpu_caps(), HY_DIALECT_OPENCL, 1},
+                        {"CPU", cpu_caps(), HY_DIALECT_CUDA, 0}};
+  int ndev = (int)(sizeof devs / sizeof devs[0]);
+  int planned[3] = {0, 0, 0}, refused[3] = {0, 0, 0};
+  char token[256];
+  const char *one = getenv("HYFFT_SWEEP_TOKEN");
+  if (one) {
+    /* Reproduce one problem of an earlier sweep. */
+    for (int d = 0; d < ndev; d++) plan_one(one, &devs[d], &planned[d], &refused[d]);
+    count = 0;
+  }
+  for (int i = 0; i < count; i++) {
+    draw_token(token, sizeof token);
+    if (getenv("HYFFT_SWEEP_VERBOSE")) printf("%s\n", token), fflush(stdout);
+    for (int d = 0; d < ndev; d++) plan_one(token, &devs[d], &planned[d], &refused[d]);
+  }
+  for (int d = 0; d < ndev; d++)
+    printf("  %-22s %d planned, %d refused as documented (C2R, outer prime too long)\n",
+           devs[d].name, planned[d], refused[d]);
+  return hy_test_summary();
+}
