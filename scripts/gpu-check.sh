@@ -301,6 +301,17 @@ run_step long_paths_cuda 150 "$build/tools/hyfft/hyfft" verify c2r:f64:875:b38 c
   r2c:f32:1048583 c2r:f32:1048583 r2c:f64:48828125 c2r:f64:48828125 c2c:f64:fwd:248696:b2 \
   c2c:f64:fwd:33600023 c2r:f64:31x1619:b8 r2c:f64:1699:b64 r2c:f32:4099:b4:ip c2r:f32:1009:b66 \
   c2r:f32:3x1048583 c2r:f64:2x9765625 c2c:f32:bwd:47084837 --device cuda
+# Problems nobody picked: unit.plan_sweep's rules (kinds, precisions,
+# ranks, size classes, batches, layouts) from a fresh seed, printed in
+# the log (GPU_CHECK_SWEEP_SEED repeats one), 1D lengths up to 2^22,
+# verified on CUDA against FFTW in long double.
+sweep_seed=${GPU_CHECK_SWEEP_SEED:-$(date +%s)}
+sweep_tokens=$(HYFFT_SWEEP_SEED=$sweep_seed HYFFT_SWEEP_COUNT=${GPU_CHECK_SWEEP_COUNT:-40} \
+  HYFFT_SWEEP_MAX_BITS=22 HYFFT_SWEEP_VERBOSE=1 "$build/tests/unit/hyfft_unit_plan_sweep" |
+  grep -E '^(c2c|r2c|c2r):' | tr '\n' ' ')
+echo "unseen_cuda: seed $sweep_seed"
+run_step unseen_cuda 240 "$build/tools/hyfft/hyfft" verify --device cuda --check-elems 8 \
+  $sweep_tokens
 # Host data staged through the device: chunked C2C, R2C, C2R and R2R, the
 # whole-buffer path through the bounce buffers, and a hybrid CPU share.
 run_step staging_cuda 90 "$build/tools/hyfft/hyfft" verify c2c:f32:fwd:4096:b8192 \

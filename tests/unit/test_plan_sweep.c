@@ -11,8 +11,10 @@
  *
  * The draws come from a fixed seed, so CI checks the same problems every
  * run; HYFFT_SWEEP_SEED=N draws another sample (a number, or "time"),
- * HYFFT_SWEEP_COUNT=N draws more, HYFFT_SWEEP_TOKEN=TOKEN plans one
- * problem, HYFFT_SWEEP_VERBOSE=1 prints each token first. No GPU or compiler needed. */
+ * HYFFT_SWEEP_COUNT=N draws more, HYFFT_SWEEP_MAX_BITS=B caps 1D lengths
+ * at 2^B points (scripts/gpu-check.sh verifies such a sample on the
+ * GPU), HYFFT_SWEEP_TOKEN=TOKEN plans one problem,
+ * HYFFT_SWEEP_VERBOSE=1 prints each token first. No GPU or compiler needed. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +31,7 @@
 #include "problem/problem.h"
 
 static uint64_t hy_rng_state;
+static int hy_max_bits = 27; /* longest 1D transform: 2^hy_max_bits points */
 
 static uint64_t rng_next(void) {
   /* splitmix64 */
@@ -105,7 +108,8 @@ static void draw_token(char *buf, size_t size) {
   int64_t lens[3];
   /* At most 2^27 points in one transform, at most 2^14 per axis of a 2D
    * and 2^10 of a 3D one (the suites' shapes: long 1D, images, volumes). */
-  int axis_bits = rank == 1 ? 27 : rank == 2 ? 14 : 10;
+  int axis_bits = rank == 1 ? hy_max_bits : rank == 2 ? 14 : 10;
+  if (axis_bits > hy_max_bits) axis_bits = hy_max_bits;
   for (int d = 0; d < rank; d++) lens[d] = draw_length(axis_bits);
   int64_t points = 1;
   for (int d = 0; d < rank; d++) points *= lens[d];
@@ -239,6 +243,8 @@ int main(void) {
   else if (seed_env)
     seed = strtoull(seed_env, NULL, 10);
   int count = count_env ? atoi(count_env) : 300;
+  const char *bits_env = getenv("HYFFT_SWEEP_MAX_BITS");
+  if (bits_env && atoi(bits_env) >= 4 && atoi(bits_env) <= 27) hy_max_bits = atoi(bits_env);
   hy_rng_state = seed;
   printf("plan sweep: %d problems, seed %llu\n", count, (unsigned long long)seed);
   device_case devs[] = {{"H100 (CUDA)", hy_h100_caps(), HY_DIALECT_CUDA, 1},
