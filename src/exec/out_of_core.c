@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "exec/ooc_real.h"
 #include "exec/out_of_core.h"
 #include "util/half.h"
 #include "planner/planner.h"
@@ -128,6 +129,16 @@ struct hy_ooc {
   /* The 1D first sweep's pieces' first columns (page-locked, so that
    * their uploads are asynchronous), one per piece. */
   int64_t *bases;
+  /* 1D R2C and C2R of even length n = 2m: the sweeps are the m-point C2C
+   * of the reals viewed as complex (o->in of R2C, o->out of C2R), and
+   * the host step of exec/ooc_real.h runs after them (R2C, in place on
+   * the output) or before them (C2R, from the input to the input itself
+   * in place or with HYFFT_DESTROY_INPUT, else to a host scratch of m
+   * complex values per transform, `pre_scratch`). `x` is the side of the
+   * m + 1 bins: the output of R2C, the input of C2R. */
+  int real1d, pre_scratch;
+  hy_ooc_side x;
+  hy_ooc_real_tables tw;
 };
 
 /* ---- budget and decision -------------------------------------------------- */
@@ -193,9 +204,24 @@ static const char *hy_ooc_unsupported(const hy_problem *p) {
     return "take C2C, R2C and C2R problems only (R2R out of core is a later step)";
   if (hy_precision_is_half(p->storage))
     return "take f32 and f64 data only (half-precision storage out of core is a later step)";
-  if (p->rank == 1 && p->kind != HYFFT_C2C)
-    return "take 1D C2C problems only (1D R2C/C2R out of core is a later step)";
-  if (p->rank == 1 && hy_ooc_split(p->dims[0].n) == 1)
+  if (p->rank == 1 && p->kind != HYFFT_C2C) {
+    /* The m-point complex view of n = 2m reals. */
+    const hyfft_dim *d = &p->dims[0];
+    int64_t rs = p->kind == HYFFT_R2C ? d->in_stride : d->out_stride;
+    int64_t rb = p->batch_rank == 1
+                     ? (p->kind == HYFFT_R2C ? p->batch[0].in_stride : p->batch[0].out_stride)
+                     : 0;
+    if (d->n % 2 != 0)
+      return "take 1D R2C/C2R problems of even length only (odd lengths out of core are a "
+             "later step)";
+    if (rs != 1 || rb % 2 != 0)
+      return "take 1D R2C/C2R problems whose reals are contiguous along the axis, with an "
+             "even batch distance, only (the reals are viewed as complex)";
+    if (hy_ooc_split(d->n / 2) == 1)
+      return "split a 1D real length n = 2m through m = n1 x n2 by four-step, and this m is "
+             "prime (Bluestein out of core is a later step)";
+  }
+  if (p->rank == 1 && p->kind == HYFFT_C2C && hy_ooc_split(p->dims[0].n) == 1)
     return "split a 1D length n = n1 x n2 by four-step, and a prime length has no such split "
            "(Bluestein out of core is a later step)";
   if (p->rank < 1 || p->rank > 3)
@@ -412,6 +438,7 @@ void hy_ooc_destroy(struct hyfft_plan_s *plan) {
   if (!o) return;
   const hy_backend *b = plan->context->backend;
   hy_ooc_unoverlap(plan);
+  hy_ooc_real_tables_free(&o->tw);
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < 2; i++)
       if (o->sweep[k].sub[i].state) b->plan_release(plan->context->device, o->sweep[k].sub[i].state);
@@ -473,6 +500,8 @@ static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
   struct hy_ooc *o = plan->ooc;
   const hy_problem *p = &plan->problem;
   int64_t n = p->dims[0].n;
+  o->real1d = p->kind != HYFFT_C2C;
+  if (o->real1d) n /= 2;
   o->n0 = n;
   o->na = o->nc = o->nr = o->m = 1;
   o->n1 = hy_ooc_split(n);
@@ -482,6 +511,20 @@ static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
   const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
   o->in = (hy_ooc_side){bd ? bd->in_stride : 0, p->dims[0].in_stride, 0, 0};
   o->out = (hy_ooc_side){bd ? bd->out_stride : 0, p->dims[0].out_stride, 0, 0};
+  if (o->real1d) {
+    /* The sweeps' complex view of the reals: unit stride, half the batch
+     * distance (hy_ooc_unsupported checked both). */
+    if (p->kind == HYFFT_R2C) {
+      o->x = o->out;
+      o->in = (hy_ooc_side){o->in.bs / 2, 1, 0, 0};
+    } else {
+      o->x = o->in;
+      o->out = (hy_ooc_side){o->out.bs / 2, 1, 0, 0};
+      o->pre_scratch = !p->inplace && !p->destroy_input;
+      if (o->pre_scratch) o->in = (hy_ooc_side){n, 1, 0, 0};
+    }
+    HY_TRY(hy_ooc_real_tables_make(&o->tw, 2 * n, p->sign));
+  }
   hy_ooc_sweep *s1 = &o->sweep[0], *s2 = &o->sweep[1];
   *s1 = (hy_ooc_sweep){.bn0 = o->n1, .bm = o->n2, .bnc = o->n2, .twiddle = 1};
   *s2 = (hy_ooc_sweep){.bn0 = o->n2, .bm = o->n1, .bnc = o->n1, .scaled = 1};
@@ -930,13 +973,31 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
    * the input into `mid` (the input itself in place or with
    * HYFFT_DESTROY_INPUT, else a host scratch), then the slabs go from
    * there to the real output. 1D: see hy_ooc_setup_1d. */
-  char *src = (char *)(uintptr_t)in, *scratch = NULL;
+  char *src = (char *)(uintptr_t)in, *scratch = NULL, *pre = NULL;
   if (o->scratch) {
     size_t bytes = (size_t)(o->nb * o->n0 * o->m) * o->elem;
     scratch = hy_malloc(bytes);
     if (!scratch)
       return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no %zu bytes of host memory for the %s",
                       bytes, o->n1 ? "1D in-place scratch" : "C2R scratch");
+  }
+  if (o->real1d && o->kind == HYFFT_C2R) {
+    /* The C2R step first: the m + 1 bins to the m values whose inverse
+     * DFT the sweeps take, in place or into a host scratch. */
+    if (o->pre_scratch) {
+      size_t bytes = (size_t)(o->nb * o->n0) * o->elem;
+      pre = hy_malloc(bytes);
+      if (!pre) {
+        free(scratch);
+        return hy_error(HYFFT_OUT_OF_MEMORY,
+                        "out of core: no %zu bytes of host memory for the C2R scratch", bytes);
+      }
+    }
+    hy_ooc_real_step step = {&o->tw,  0,          o->elem == 16, src, o->x.s0,
+                             o->x.bs, pre ? pre : src, pre ? 1 : o->x.s0,
+                             pre ? o->n0 : o->x.bs};
+    hy_ooc_real_run(&step, o->nb);
+    if (pre) src = pre;
   }
   hy_ooc_ends e[2];
   hy_ooc_side packed = {o->n0 * o->m, o->m, o->nc, 1};
@@ -972,6 +1033,13 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
     if (st == HYFFT_SUCCESS) st = hy_ooc_sweep_pipeline(plan, 1, &e[1], queue);
     pthread_mutex_unlock(&o->lock);
   }
+  if (st == HYFFT_SUCCESS && o->real1d && o->kind == HYFFT_R2C) {
+    /* The R2C step last, in place on the output's m + 1 bins. */
+    hy_ooc_real_step step = {&o->tw, 1, o->elem == 16, out, o->x.s0, o->x.bs, out, o->x.s0,
+                             o->x.bs};
+    hy_ooc_real_run(&step, o->nb);
+  }
+  free(pre);
   free(scratch);
   return st;
 }
@@ -1029,15 +1097,27 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                       "after sweep 1's n1-point DFTs, which store each block transposed%s\n",
                       (long long)o->n0, (long long)o->n1, (long long)o->n2,
                       o->scratch ? "; in place, sweep 1 writes a host scratch" : "");
+  if (o->real1d)
+    hy_strbuf_appendf(sb,
+                      "    %s of %lld points: the sweeps are the %lld-point C2C of the reals "
+                      "viewed as complex; %s on the host (one pass over the %lld bins, pairs "
+                      "k and m-k)%s\n",
+                      o->kind == HYFFT_R2C ? "R2C" : "C2R", (long long)(2 * o->n0),
+                      (long long)o->n0,
+                      o->kind == HYFFT_R2C ? "the R2C step after them" : "the C2R step before them",
+                      (long long)(o->n0 + 1),
+                      o->kind == HYFFT_R2C ? ", in place on the output"
+                      : o->pre_scratch     ? ", into a host scratch (the input is kept)"
+                                           : ", in place on the input");
   for (int k = 0; k < 2; k++) hy_ooc_describe_sweep(o, k, sb);
   hy_strbuf_appendf(sb,
                     "    bus: %zu bytes to the device, %zu bytes back (every element twice each "
                     "way%s); pieces packed on the host, %s\n",
                     2 * total, 2 * total,
-                    o->kind == HYFFT_C2C ? "" : ", real lines padded to n/2+1 complex",
+                    o->kind == HYFFT_C2C || o->real1d ? "" : ", real lines padded to n/2+1 complex",
                     o->overlap ? "double-buffered on two queues (copies overlap compute)"
                                : "one blocking round trip each (copies not overlapped)");
-  if (o->kind == HYFFT_C2R)
+  if (o->kind == HYFFT_C2R && !o->real1d)
     hy_strbuf_appendf(sb,
                       "    C2R: sweep 1 writes %s\n",
                       o->scratch ? "a host scratch of the half spectrum (the input is kept; "

@@ -1,7 +1,7 @@
 /* Host C2C, R2C and C2R transforms larger than the device memory budget
  * (DESIGN.md section 5): a rank-2 or rank-3 problem (and a 1D C2C one), batched or not, goes
  * through the device in two sweeps of sub-plans instead of being staged
- * whole.
+ * whole; so does a 1D R2C or C2R one of even length.
  *
  *   slabs:  ranges of the index pairs (batch, i0) of dim 0, each with all
  *           the other transform dims done by one sub-plan (C2C, or R2C /
@@ -18,7 +18,10 @@
  * n2 in two sweeps of blocks: the n1-point DFTs of strided columns,
  * stored transposed and twiddled on the device (the sub-plans' last pass,
  * HY_PASS_TWIDDLE), then the n2-point DFTs, the output in natural order
- * (out_of_core.c, hy_ooc_setup_1d).
+ * (out_of_core.c, hy_ooc_setup_1d). A 1D R2C or C2R problem of even
+ * length n = 2m is the same for the m-point C2C of its reals viewed as
+ * complex, with a host step after it (R2C) or before it (C2R) that pairs
+ * bins k and m - k (exec/ooc_real.h).
  *
  * Pieces are packed into contiguous host buffers, so any positive user
  * strides work; the budget is HYFFT_DEVICE_MEMORY_LIMIT, else the device's

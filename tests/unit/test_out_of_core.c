@@ -478,6 +478,21 @@ static void run_cases(hyfft_context cpu, hyfft_context gpu) {
   run_case(cpu, gpu, "c2c:f32:bwd:10000:scale=1/N", "16K", 16384, 1);
   run_case(cpu, gpu, "c2c:f32:fwd:2000:b2:is=2:os=3:idist=4100:odist=6100", "4K", 4096, 1);
   run_case(cpu, gpu, "c2c:f32:bwd:1024:b3:ip:is=2:os=2:idist=2100:odist=2100", "4K", 4096, 1);
+  /* 1D R2C and C2R of even length (the m-point C2C of the reals viewed
+   * as complex and the host step pairing bins k and m - k): m a power of
+   * two and not, odd m (no self-paired bin), batched, in place (padded
+   * rows, through the 1D scratch), gaps between transforms, scaled,
+   * both precisions; C2R keeping its input (a host scratch) and with
+   * HYFFT_DESTROY_INPUT (the step in place on the input). */
+  run_case(cpu, gpu, "r2c:f32:8192", "8K", 8192, 1);
+  run_case(cpu, gpu, "c2r:f32:8192", "8K", 8192, 1);
+  run_case(cpu, gpu, "r2c:f64:6000:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2r:f64:6000:b3", "4K", 4096, 1);
+  run_case(cpu, gpu, "r2c:f32:4050:b2:ip", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2r:f32:4050:b2:ip", "4K", 4096, 1);
+  run_case(cpu, gpu, "r2c:f64:3000:b2:idist=3100:odist=1600", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2r:f32:8192:b2:scale=1/N:idist=4200:odist=8400", "8K", 8192, 1);
+  run_case_flags(cpu, gpu, "c2r:f64:6000:b2", "4K", 4096, 1, HYFFT_DESTROY_INPUT);
   /* Within the budget: the ordinary path. */
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", "1M", 1 << 20, 0);
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", NULL, 0, 0);
@@ -525,7 +540,11 @@ static void test_suite_problems(hyfft_context gpu) {
       /* opencl.paths.out_of_core_1d_odd, _packed and _multipass */
       "c2c:f32:fwd:200000", "c2c:f64:bwd:150000", "c2c:f32:bwd:300125", "c2c:f64:fwd:255255",
       "c2c:f32:fwd:98304:b3", "c2c:f64:bwd:135135:ip", "c2c:f32:bwd:200000:scale=1/N",
-      "c2c:f64:fwd:300125", "c2c:f64:fwd:262144:ip"};
+      "c2c:f64:fwd:300125", "c2c:f64:fwd:262144:ip",
+      /* opencl.paths.out_of_core_1d_real */
+      "r2c:f32:524288", "c2r:f32:524288", "r2c:f64:200000:b2", "c2r:f64:200000:b2:ip",
+      "r2c:f32:262144:ip", "c2r:f32:300000:scale=1/N", "c2r:f64:131072:b3",
+      "r2c:f32:131072:b2:idist=131200:odist=65600"};
   set_limit("1M");
   for (size_t i = 0; i < sizeof tokens / sizeof *tokens; i++) {
     hyfft_plan plan = NULL;
@@ -575,7 +594,9 @@ static void test_refusals(hyfft_context gpu) {
 
   static const struct { const char *token, *reason; } unsupported[] = {
       {"c2c:f32:fwd:65537", "prime"},
-      {"r2c:f32:65536", "1D"},
+      {"r2c:f32:65537", "even length"},
+      {"c2r:f32:65536:os=2", "contiguous"},
+      {"r2c:f64:2:b40000", "prime"},
       {"r2r:f32:dct2xdct2:256x256", "R2R"},
       {"c2c:f32:fwd:64x64:b3x5:idist=30000,4096", "batch"},
       {"c2c:f32:fwd:16x16x16x16", "3"}};
