@@ -304,14 +304,10 @@ run_step long_paths_cuda 150 "$build/tools/hyfft/hyfft" verify c2r:f64:875:b38 c
 # Problems nobody picked: unit.plan_sweep's rules (kinds, precisions,
 # ranks, size classes, batches, layouts) from a fresh seed, printed in
 # the log (GPU_CHECK_SWEEP_SEED repeats one), 1D lengths up to 2^22,
-# verified on CUDA against FFTW in long double.
-sweep_seed=${GPU_CHECK_SWEEP_SEED:-$(date +%s)}
-sweep_tokens=$(HYFFT_SWEEP_SEED=$sweep_seed HYFFT_SWEEP_COUNT=${GPU_CHECK_SWEEP_COUNT:-40} \
-  HYFFT_SWEEP_MAX_BITS=22 HYFFT_SWEEP_VERBOSE=1 "$build/tests/unit/hyfft_unit_plan_sweep" |
-  grep -E '^(c2c|r2c|c2r):' | tr '\n' ' ')
-echo "unseen_cuda: seed $sweep_seed"
-run_step unseen_cuda 240 "$build/tools/hyfft/hyfft" verify --device cuda --check-elems 8 \
-  $sweep_tokens
+# verified on CUDA against FFTW in long double (tests/common/verify_unseen.sh).
+run_step unseen_cuda 240 bash tests/common/verify_unseen.sh "$build/tests/unit/hyfft_unit_plan_sweep" \
+  "$build/tools/hyfft/hyfft" cuda "${GPU_CHECK_SWEEP_COUNT:-40}" 22 "${GPU_CHECK_SWEEP_SEED:-time}" \
+  --check-elems 8
 # Host data staged through the device: chunked C2C, R2C, C2R and R2R, the
 # whole-buffer path through the bounce buffers, and a hybrid CPU share.
 run_step staging_cuda 90 "$build/tools/hyfft/hyfft" verify c2c:f32:fwd:4096:b8192 \

@@ -12,8 +12,9 @@
  * The draws come from a fixed seed, so CI checks the same problems every
  * run; HYFFT_SWEEP_SEED=N draws another sample (a number, or "time"),
  * HYFFT_SWEEP_COUNT=N draws more, HYFFT_SWEEP_MAX_BITS=B caps 1D lengths
- * at 2^B points (scripts/gpu-check.sh verifies such a sample on the
- * GPU), HYFFT_SWEEP_TOKEN=TOKEN plans one problem,
+ * at 2^B points, multi-dimensional ones near that, and below 22 a batch
+ * at 2^(B+4) points (scripts/gpu-check.sh and the verify.unseen tests
+ * run such samples through hyfft verify), HYFFT_SWEEP_TOKEN=TOKEN plans one problem,
  * HYFFT_SWEEP_VERBOSE=1 prints each token first. No GPU or compiler needed. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -109,13 +110,16 @@ static void draw_token(char *buf, size_t size) {
   /* At most 2^27 points in one transform, at most 2^14 per axis of a 2D
    * and 2^10 of a 3D one (the suites' shapes: long 1D, images, volumes). */
   int axis_bits = rank == 1 ? hy_max_bits : rank == 2 ? 14 : 10;
-  if (axis_bits > hy_max_bits) axis_bits = hy_max_bits;
+  /* Under a cap, a multi-dimensional transform keeps about 2^cap points. */
+  if (hy_max_bits < 27 && rank > 1 && axis_bits > hy_max_bits / rank + 1)
+    axis_bits = hy_max_bits / rank + 1;
   for (int d = 0; d < rank; d++) lens[d] = draw_length(axis_bits);
   int64_t points = 1;
   for (int d = 0; d < rank; d++) points *= lens[d];
   int64_t batch = 1;
   if (rng_range(0, 3) != 0) {
-    int64_t room = ((int64_t)1 << 26) / points;
+    /* Batches fill 2^26 points (2^(cap + 4) under a cap). */
+    int64_t room = ((int64_t)1 << (hy_max_bits < 22 ? hy_max_bits + 4 : 26)) / points;
     if (room > 1) batch = rng_range(1, room > 65536 ? 65536 : room);
   }
   int pos = snprintf(buf, size, "%s:%s%s:", kind, f64 ? "f64" : "f32",
