@@ -8,8 +8,8 @@
 
 /* HY_CODEGEN_VERSION (planner/plan.h) keys the kernel caches and wisdom. */
 
-#define HY_MAX_KERNELS 16
-#define HY_MAX_TABLES 16
+#define HY_MAX_KERNELS 32
+#define HY_MAX_TABLES 32
 #define HY_MAX_LAUNCHES 64
 #define HY_MAX_KERNEL_ARGS 24
 

@@ -207,8 +207,9 @@ static hy_status hy_exec_plan_create_full(struct hyfft_context_s *context,
                   "in place, or with HYFFT_DESTROY_INPUT, plans",
                   context->backend->name,
                   (long long)context->caps.max_pass_length[p->problem.precision]);
-  /* R2R's DFTs work in place in the workspace, where the four-step
-   * solver's chains for a long prime factor find no room yet. */
+  /* R2R's DFTs work in the workspace; the solver places every split and
+   * Bluestein chain there (solvers/r2r.c), so this is a refusal no
+   * problem of unit.plan_sweep meets: named, should one ever. */
   if (st == HYFFT_NO_SOLVER && p->problem.kind == HYFFT_R2R &&
       context->caps.backend != HYFFT_BACKEND_CPU)
     st = hy_error(HYFFT_NOT_SUPPORTED,

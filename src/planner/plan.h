@@ -24,7 +24,7 @@
 
 #define HY_MAX_LOOPS (HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK + 2)
 #define HY_MAX_FACTORS 48
-#define HY_MAX_PASSES 16
+#define HY_MAX_PASSES 32
 /* Bytes of a kernel-spec string, terminator included. */
 #define HY_KERNEL_SPEC_LEN 96
 

@@ -146,3 +146,35 @@ static hy_status hy_fs_bluestein_chain(hy_fs_ctx *c, int64_t n, int real_end, hy
   if (real_end == 1) post->axis.n = n / 2 + 1;
   return HYFFT_SUCCESS;
 }
+
+hy_status hy_fs_bluestein_in_work(hy_fs_ctx *c, int64_t n, int sign, int nloops,
+                                  const hyfft_dim *loops, hy_buffer *landed) {
+  int first = c->tree->npasses;
+  int64_t m = hy_bluestein_length(n);
+  int64_t dense[HY_MAX_LOOPS];
+  int64_t inner = 1;
+  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK0, dense, &inner));
+  hyfft_dim into[HY_MAX_LOOPS], within[HY_MAX_LOOPS], out_of[HY_MAX_LOOPS];
+  for (int l = 0; l < nloops; l++) {
+    into[l] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
+    within[l] = (hyfft_dim){loops[l].n, dense[l], dense[l]};
+    out_of[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
+  }
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, n, m, HY_BUF_WORK1, 1, HY_BUF_WORK0, 1, nloops, into));
+  hy_buffer at = HY_BUF_WORK0;
+  HY_TRY(hy_fs_conv_axis(c, m, -1, nloops, within, &at));
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, at, 1, HY_BUF_WORK0, 1, nloops, within));
+  HY_TRY(hy_fs_conv_axis(c, m, 1, nloops, within, &at));
+  *landed = at == HY_BUF_WORK0 ? HY_BUF_WORK1 : HY_BUF_WORK0;
+  /* The rows of n land in the buffer the transform did not end in. */
+  int64_t extent = n;
+  for (int l = 0; l < nloops; l++) extent += (loops[l].n - 1) * loops[l].out_stride;
+  int w = *landed - HY_BUF_WORK0;
+  if (extent > c->tree->work_elems[w]) c->tree->work_elems[w] = extent;
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_POST, n, m, at, 1, *landed, 1, nloops, out_of));
+  /* The chirps follow the DFT's own sign, not the problem's (an R2R
+   * problem's sign is not read; DCT-III's DFT is a backward one). */
+  for (int i = first; i < c->tree->npasses; i++)
+    if (c->tree->passes[i].op == HY_PASS_CHIRP) c->tree->passes[i].sign = sign;
+  return HYFFT_SUCCESS;
+}

@@ -9,7 +9,10 @@
  *                     complex values in WORK0, dense rows of N;
  *   HY_PASS_DFT       a complex DFT of length N in place in WORK0 (on a
  *                     GPU, the four-step solver's passes where N does not
- *                     fit one pass);
+ *                     fit one pass, alternating between WORK0 and WORK1
+ *                     where they are three or more; for a prime factor
+ *                     too long for a pass, PRE writes WORK1 and the
+ *                     unfused Bluestein chain goes from there);
  *   HY_PASS_R2R_POST  the N values become the n reals of the output row.
  * PRE reads every row of its axis before POST writes any, so in-place
  * problems need nothing else, and an out-of-place input is never written.
@@ -88,9 +91,13 @@ static hy_status hy_r2r_add(hy_r2r_ctx *c, hy_pass_op op, int sign, hy_buffer sr
 }
 
 /* A DFT of length N in place in WORK0 along a unit-stride axis: one pass,
- * or on a GPU where that would not fit, the four-step solver's passes. */
+ * or on a GPU where that would not fit, the four-step solver's passes;
+ * where those need a third buffer (a split into three or more passes),
+ * with the passes alternating between WORK0 and WORK1 instead. *at names
+ * the buffer that holds the result. */
 static hy_status hy_r2r_dft(hy_r2r_ctx *c, int64_t N, int sign, int nloops,
-                            const hyfft_dim *loops) {
+                            const hyfft_dim *loops, hy_buffer *at) {
+  *at = HY_BUF_WORK0;
   if (N == 1) return HYFFT_SUCCESS; /* the identity */
   if (c->caps->backend != HYFFT_BACKEND_CPU) {
     int64_t limit = c->caps->max_pass_length[c->problem->precision];
@@ -101,7 +108,23 @@ static hy_status hy_r2r_dft(hy_r2r_ctx *c, int64_t N, int sign, int nloops,
     if (hy_pass_computed_length(&probe) > limit) {
       if (limit < 4) return HYFFT_NO_SOLVER;
       hy_fs_ctx fs = hy_fs_context(c->problem, c->caps, c->tree);
-      return hy_fs_axis(&fs, N, sign, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, loops);
+      hy_fs_mark mark = hy_fs_mark_tree(c->tree);
+      hy_status st = hy_fs_axis(&fs, N, sign, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, loops);
+      if (st != HYFFT_NO_SOLVER) return st;
+      hy_fs_rollback(c->tree, mark);
+      st = hy_fs_axis_alternating(&fs, N, sign, HY_BUF_WORK0, 1, 1, nloops, loops, at);
+      if (st != HYFFT_NO_SOLVER) return st;
+      hy_fs_rollback(c->tree, mark);
+      /* A prime factor too long for a pass: Bluestein, whose chain needs
+       * both work buffers. The PRE pass just before writes WORK1 instead,
+       * which the chain reads once and then takes over. */
+      hy_pass *pre = c->tree->npasses > 0 ? &c->tree->passes[c->tree->npasses - 1] : NULL;
+      if (!pre || pre->op != HY_PASS_R2R_PRE || pre->dst != HY_BUF_WORK0) return HYFFT_NO_SOLVER;
+      int64_t extent = N;
+      for (int l = 0; l < nloops; l++) extent += (loops[l].n - 1) * loops[l].out_stride;
+      pre->dst = HY_BUF_WORK1;
+      if (extent > c->tree->work_elems[1]) c->tree->work_elems[1] = extent;
+      return hy_fs_bluestein_in_work(&fs, N, sign, nloops, loops, at);
     }
   }
   hy_pass *pass = NULL;
@@ -150,6 +173,7 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
       kind == HYFFT_REDFT01 || kind == HYFFT_RODFT01 ? HYFFT_BACKWARD : HYFFT_FORWARD;
   hyfft_dim loops[HY_MAX_LOOPS];
   hy_pass *pass = NULL;
+  hy_buffer at = HY_BUF_WORK0; /* where the DFT leaves its result */
   int64_t axis_in = from_out ? p->dims[d].out_stride : p->dims[d].in_stride;
   /* On a GPU, DCT-II/III, DST-II/III and the DHT of even n and DCT-I/DST-I
    * first take the half-length form (the real DFT of Makhoul's v, of x or
@@ -180,7 +204,7 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
     pass->r2r_len = Nf;
     for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], dense[l]};
     int before = c->tree->npasses;
-    hy_status st = hy_r2r_dft(c, Nf, dft_sign, k, loops);
+    hy_status st = hy_r2r_dft(c, Nf, dft_sign, k, loops, &at);
     if (attempt == 0 && (st != HYFFT_SUCCESS || !hy_r2r_fusable(c, before, Nf))) {
       hy_fs_rollback(c->tree, mark);
       continue;
@@ -210,7 +234,7 @@ static hy_status hy_r2r_axis(hy_r2r_ctx *c, int d, hy_buffer src, int from_out) 
   }
   if (s > c->tree->work_elems[0]) c->tree->work_elems[0] = s;
   for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, dense[l], outer[l].out_stride};
-  HY_TRY(hy_r2r_add(c, HY_PASS_R2R_POST, dft_sign, HY_BUF_WORK0, HY_BUF_OUT,
+  HY_TRY(hy_r2r_add(c, HY_PASS_R2R_POST, dft_sign, at, HY_BUF_OUT,
                     (hyfft_dim){n, 1, p->dims[d].out_stride}, k, loops, &pass));
   pass->r2r_kind = (int)kind;
   pass->r2r_len = N;

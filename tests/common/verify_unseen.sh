@@ -11,7 +11,7 @@ shift 6
 if [ "$seed" = time ]; then seed=$(date +%s); fi
 echo "verify_unseen: $count problems on $device, 1D lengths up to 2^$bits, seed $seed"
 tokens=$(HYFFT_SWEEP_SEED=$seed HYFFT_SWEEP_COUNT=$count HYFFT_SWEEP_MAX_BITS=$bits \
-  HYFFT_SWEEP_VERBOSE=1 "$sweep" | grep -E '^(c2c|r2c|c2r):' || true)
+  HYFFT_SWEEP_VERBOSE=1 "$sweep" | grep -E '^(c2c|r2c|c2r|r2r):' || true)
 if [ -z "$tokens" ]; then
   echo "verify_unseen: the sweep printed no problems" >&2
   exit 1

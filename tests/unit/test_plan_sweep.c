@@ -100,11 +100,20 @@ static int64_t draw_length(int max_bits) {
   return 2;
 }
 
+/* Draw R2R problems and half-precision storage too (HYFFT_SWEEP_R2R=0,
+ * HYFFT_SWEEP_HALF=0 leave them out). */
+static int hy_with_r2r, hy_with_half;
+
 /* One random token: kind, precision, shape, batch and layout. */
 static void draw_token(char *buf, size_t size) {
-  static const char *const kinds[] = {"c2c", "r2c", "c2r"};
-  const char *kind = kinds[rng_range(0, 2)];
+  static const char *const kinds[] = {"c2c", "r2c", "c2r", "r2r"};
+  const char *kind = kinds[rng_range(0, hy_with_r2r ? 3 : 2)];
   int f64 = (int)rng_range(0, 1);
+  const char *half = NULL;
+  if (hy_with_half && strcmp(kind, "r2r") != 0 && rng_range(0, 2) == 0) {
+    half = rng_range(0, 1) ? "f16" : "bf16";
+    f64 = 0;
+  }
   int rank = (int)rng_range(1, 3);
   int64_t lens[3];
   /* At most 2^27 points in one transform, at most 2^14 per axis of a 2D
@@ -122,8 +131,19 @@ static void draw_token(char *buf, size_t size) {
     int64_t room = ((int64_t)1 << (hy_max_bits < 22 ? hy_max_bits + 4 : 26)) / points;
     if (room > 1) batch = rng_range(1, room > 65536 ? 65536 : room);
   }
-  int pos = snprintf(buf, size, "%s:%s%s:", kind, f64 ? "f64" : "f32",
+  int pos = snprintf(buf, size, "%s:%s%s:", kind, half ? half : f64 ? "f64" : "f32",
                      kind[0] == 'c' && kind[2] == 'c' ? (rng_range(0, 1) ? ":fwd" : ":bwd") : "");
+  if (strcmp(kind, "r2r") == 0) {
+    static const char *const r2r[] = {"dct1", "dct2", "dct3", "dct4", "dst1",
+                                      "dst2", "dst3", "dst4", "dht"};
+    for (int d = 0; d < rank; d++) {
+      const char *k = r2r[rng_range(0, 8)];
+      /* DCT-I needs at least 2 points. */
+      if (strcmp(k, "dct1") == 0 && lens[d] < 2) k = "dct2";
+      pos += snprintf(buf + pos, size - (size_t)pos, "%s%s", d ? "x" : "", k);
+    }
+    pos += snprintf(buf + pos, size - (size_t)pos, ":");
+  }
   for (int d = 0; d < rank; d++)
     pos += snprintf(buf + pos, size - (size_t)pos, "%s%lld", d ? "x" : "", (long long)lens[d]);
   if (batch > 1) pos += snprintf(buf + pos, size - (size_t)pos, ":b%lld", (long long)batch);
@@ -247,6 +267,8 @@ int main(void) {
   else if (seed_env)
     seed = strtoull(seed_env, NULL, 10);
   int count = count_env ? atoi(count_env) : 300;
+  hy_with_r2r = !getenv("HYFFT_SWEEP_R2R") || atoi(getenv("HYFFT_SWEEP_R2R"));
+  hy_with_half = !getenv("HYFFT_SWEEP_HALF") || atoi(getenv("HYFFT_SWEEP_HALF"));
   const char *bits_env = getenv("HYFFT_SWEEP_MAX_BITS");
   if (bits_env && atoi(bits_env) >= 4 && atoi(bits_env) <= 27) hy_max_bits = atoi(bits_env);
   hy_rng_state = seed;
