@@ -191,20 +191,15 @@ static hy_status hy_exec_plan_create_full(struct hyfft_context_s *context,
   if (st == HYFFT_SUCCESS)
     st = hy_exec_plan_prepare(context, &p->problem, flags, tree, &p->tree, &p->quick,
                               &p->has_quick, &p->backend_state);
-  /* Real transforms on a GPU split a DFT longer than one pass by
-   * four-step or a Bluestein chain (solvers/real.c) except where that
-   * chain would start in a work buffer: an out-of-place multi-dimensional
-   * C2R, whose outer axes go from the kept input into the workspace, with
-   * an outer axis whose prime factor is too long for a pass. Say so
-   * plainly, and what serves instead, rather than NO_SOLVER. */
+  /* Real transforms on a GPU place every DFT longer than one pass as a
+   * four-step split or a Bluestein chain (solvers/real.c), so this is a
+   * refusal no problem of unit.plan_sweep meets: named, should one ever. */
   if (st == HYFFT_NO_SOLVER && (p->problem.kind == HYFFT_R2C || p->problem.kind == HYFFT_C2R) &&
       context->caps.backend != HYFFT_BACKEND_CPU)
     st = hy_error(HYFFT_NOT_SUPPORTED,
                   "R2C/C2R on the %s backend: this problem needs a DFT longer than one pass "
-                  "(%lld points) that the planner cannot place here (an out-of-place "
-                  "multi-dimensional C2R whose outer axis has a prime factor too long for a "
-                  "pass keeps its input only with a third work buffer); the same transform "
-                  "in place, or with HYFFT_DESTROY_INPUT, plans",
+                  "(%lld points) that the planner cannot place in its buffers; the same "
+                  "transform in place, or with HYFFT_DESTROY_INPUT, may plan",
                   context->backend->name,
                   (long long)context->caps.max_pass_length[p->problem.precision]);
   /* R2R's DFTs work in the workspace; the solver places every split and

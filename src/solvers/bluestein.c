@@ -85,14 +85,14 @@ hy_status hy_fs_bluestein_real_chain(hy_fs_ctx *c, int64_t n, int real_end, hy_b
  * where that needs a buffer the two work buffers do not leave (three or
  * more passes), with its passes alternating between them, *at then naming
  * the one that holds the result. */
-static hy_status hy_fs_conv_axis(hy_fs_ctx *c, int64_t m, int sign, int nloops,
+static hy_status hy_fs_conv_axis(hy_fs_ctx *c, int64_t m, int sign, hy_buffer start, int nloops,
                                  const hyfft_dim *within, hy_buffer *at) {
   hy_fs_mark mark = hy_fs_mark_tree(c->tree);
-  *at = HY_BUF_WORK0;
-  hy_status st = hy_fs_axis(c, m, sign, HY_BUF_WORK0, 1, HY_BUF_WORK0, 1, nloops, within);
+  *at = start;
+  hy_status st = hy_fs_axis(c, m, sign, start, 1, start, 1, nloops, within);
   if (st != HYFFT_NO_SOLVER) return st;
   hy_fs_rollback(c->tree, mark);
-  return hy_fs_axis_alternating(c, m, sign, HY_BUF_WORK0, 1, 1, nloops, within, at);
+  return hy_fs_axis_alternating(c, m, sign, start, 1, 1, nloops, within, at);
 }
 
 /* Bluestein whose convolution does not fit one pass (a large prime): the
@@ -137,9 +137,9 @@ static hy_status hy_fs_bluestein_chain(hy_fs_ctx *c, int64_t n, int real_end, hy
   HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, n, m, src, in_stride, HY_BUF_WORK0, 1, nloops, into));
   c->tree->passes[c->tree->npasses - 1].real_end = real_end;
   hy_buffer at = HY_BUF_WORK0;
-  HY_TRY(hy_fs_conv_axis(c, m, -1, nloops, within, &at));
+  HY_TRY(hy_fs_conv_axis(c, m, -1, HY_BUF_WORK0, nloops, within, &at));
   HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, at, 1, HY_BUF_WORK0, 1, nloops, within));
-  HY_TRY(hy_fs_conv_axis(c, m, 1, nloops, within, &at));
+  HY_TRY(hy_fs_conv_axis(c, m, 1, HY_BUF_WORK0, nloops, within, &at));
   HY_TRY(hy_fs_chirp(c, HY_CHIRP_POST, n, m, at, 1, dst, out_stride, nloops, out_of));
   hy_pass *post = &c->tree->passes[c->tree->npasses - 1];
   post->real_end = real_end;
@@ -147,31 +147,37 @@ static hy_status hy_fs_bluestein_chain(hy_fs_ctx *c, int64_t n, int real_end, hy
   return HYFFT_SUCCESS;
 }
 
-hy_status hy_fs_bluestein_in_work(hy_fs_ctx *c, int64_t n, int sign, int nloops,
+hy_status hy_fs_bluestein_in_work(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src,
+                                  int64_t in_stride, int64_t out_stride, int nloops,
                                   const hyfft_dim *loops, hy_buffer *landed) {
+  if (src != HY_BUF_WORK0 && src != HY_BUF_WORK1) return HYFFT_NO_SOLVER;
+  const hy_buffer conv = src == HY_BUF_WORK0 ? HY_BUF_WORK1 : HY_BUF_WORK0;
   int first = c->tree->npasses;
   int64_t m = hy_bluestein_length(n);
   int64_t dense[HY_MAX_LOOPS];
   int64_t inner = 1;
-  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK0, dense, &inner));
+  /* The convolution's rows in the other work buffer, dense, each transform contiguous
+   * (hy_fs_layout keeps loops of smaller stride than the axis innermost;
+   * here the axis of the convolution is unit-stride). */
+  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, conv, dense, &inner));
   hyfft_dim into[HY_MAX_LOOPS], within[HY_MAX_LOOPS], out_of[HY_MAX_LOOPS];
   for (int l = 0; l < nloops; l++) {
     into[l] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
     within[l] = (hyfft_dim){loops[l].n, dense[l], dense[l]};
     out_of[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
   }
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, n, m, HY_BUF_WORK1, 1, HY_BUF_WORK0, 1, nloops, into));
-  hy_buffer at = HY_BUF_WORK0;
-  HY_TRY(hy_fs_conv_axis(c, m, -1, nloops, within, &at));
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, at, 1, HY_BUF_WORK0, 1, nloops, within));
-  HY_TRY(hy_fs_conv_axis(c, m, 1, nloops, within, &at));
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, n, m, src, in_stride, conv, 1, nloops, into));
+  hy_buffer at = conv;
+  HY_TRY(hy_fs_conv_axis(c, m, -1, conv, nloops, within, &at));
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, at, 1, conv, 1, nloops, within));
+  HY_TRY(hy_fs_conv_axis(c, m, 1, conv, nloops, within, &at));
   *landed = at == HY_BUF_WORK0 ? HY_BUF_WORK1 : HY_BUF_WORK0;
   /* The rows of n land in the buffer the transform did not end in. */
-  int64_t extent = n;
+  int64_t extent = 1 + (n - 1) * out_stride;
   for (int l = 0; l < nloops; l++) extent += (loops[l].n - 1) * loops[l].out_stride;
   int w = *landed - HY_BUF_WORK0;
   if (extent > c->tree->work_elems[w]) c->tree->work_elems[w] = extent;
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_POST, n, m, at, 1, *landed, 1, nloops, out_of));
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_POST, n, m, at, 1, *landed, out_stride, nloops, out_of));
   /* The chirps follow the DFT's own sign, not the problem's (an R2R
    * problem's sign is not read; DCT-III's DFT is a backward one). */
   for (int i = first; i < c->tree->npasses; i++)

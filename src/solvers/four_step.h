@@ -69,13 +69,15 @@ hy_status hy_fs_bluestein_real(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer 
  * apply (a convolution too long for two passes); src and dst not work
  * buffers. HYFFT_NO_SOLVER (nothing added) where it does not apply. */
 hy_status hy_fs_bluestein_real_chain(hy_fs_ctx *c, int64_t n, int real_end, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
-/* The unfused chain over rows of n in WORK1 (loops' strides: where the
- * rows are, in and out alike, positive): WORK1 is read by the first
- * pointwise pass alone and is free for the convolution's transforms
- * after it; the output chirp writes the rows, laid out as the loops'
- * out strides say, into the work buffer the convolution did not end in,
- * *landed (R2R's long prime DFTs, solvers/r2r.c). `sign` is the DFT's. */
-hy_status hy_fs_bluestein_in_work(hy_fs_ctx *c, int64_t n, int sign, int nloops, const hyfft_dim *loops, hy_buffer *landed);
+/* The unfused chain over rows of n in the work buffer src (the axis at
+ * in_stride and the loops' in strides; positive, offset 0): src is read
+ * by the first pointwise pass alone and is free for the convolution's
+ * transforms after it, which start in the other work buffer; the output
+ * chirp writes the rows, laid out by out_stride and the loops' out
+ * strides, into the work buffer the convolution did not end in, *landed
+ * (long prime DFTs in R2R's and real transforms' work buffers,
+ * solvers/r2r.c, real.c). `sign` is the DFT's. */
+hy_status hy_fs_bluestein_in_work(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride, int64_t out_stride, int nloops, const hyfft_dim *loops, hy_buffer *landed);
 hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
 
 #endif /* HY_SOLVERS_FOUR_STEP_H */

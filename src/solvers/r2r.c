@@ -124,7 +124,7 @@ static hy_status hy_r2r_dft(hy_r2r_ctx *c, int64_t N, int sign, int nloops,
       for (int l = 0; l < nloops; l++) extent += (loops[l].n - 1) * loops[l].out_stride;
       pre->dst = HY_BUF_WORK1;
       if (extent > c->tree->work_elems[1]) c->tree->work_elems[1] = extent;
-      return hy_fs_bluestein_in_work(&fs, N, sign, nloops, loops, at);
+      return hy_fs_bluestein_in_work(&fs, N, sign, HY_BUF_WORK1, 1, 1, nloops, loops, at);
     }
   }
   hy_pass *pass = NULL;

@@ -57,10 +57,13 @@
  * not fit one pass takes the four-step solver's passes for that DFT
  * (hy_real_dft); a multi-dimensional out-of-place C2R whose long odd real
  * axis cannot take them behind its half spectrum in WORK0 keeps that half
- * spectrum in WORK1 instead (hy_real_c2r). Where none of this serves (a
- * prime factor too long for a pass inside a split that has no third
- * buffer) the solver gives HYFFT_NO_SOLVER, which exec/plan.c reports as
- * HYFFT_NOT_SUPPORTED. */
+ * spectrum in WORK1 instead (hy_real_c2r); one whose outer axis has a
+ * prime factor too long for a pass copies the half spectrum into WORK1
+ * and runs that axis's Bluestein chain from there
+ * (hy_real_c2r_copy_outer), and a long DFT in the work buffers takes the
+ * chain from WORK0 (hy_real_dft_in_work). unit.plan_sweep checks that
+ * every problem it draws plans; were one not to, the solver gives
+ * HYFFT_NO_SOLVER, which exec/plan.c reports as HYFFT_NOT_SUPPORTED. */
 #include <string.h>
 
 #include "planner/kernel_model.h"
@@ -218,7 +221,13 @@ static hy_status hy_real_dft_in_work(hy_real_ctx *c, int64_t n, int sign, int64_
     return st;
   hy_fs_rollback(c->tree, mark);
   hy_fs_ctx fs = hy_fs_context(c->problem, c->caps, c->tree);
-  return hy_fs_axis_alternating(&fs, n, sign, HY_BUF_WORK0, 1, 1, nloops, loops, at);
+  st = hy_fs_axis_alternating(&fs, n, sign, HY_BUF_WORK0, 1, 1, nloops, loops, at);
+  if (st != HYFFT_NO_SOLVER) return st;
+  /* A prime factor too long for a pass: the unfused Bluestein chain from
+   * WORK0, the result in whichever work buffer it lands. */
+  hy_fs_rollback(c->tree, mark);
+  fs = hy_fs_context(c->problem, c->caps, c->tree);
+  return hy_fs_bluestein_in_work(&fs, n, sign, HY_BUF_WORK0, 1, 1, nloops, loops, at);
 }
 
 /* An odd real axis of length n too long for one GPU pass, from the real
@@ -443,9 +452,63 @@ static void hy_real_fuse_pre(hy_real_ctx *c, int before, int64_t m, int64_t n) {
   c->tree->npasses--;
 }
 
+/* The half spectrum of an out-of-place multi-dimensional C2R copied
+ * into WORK1 (dense rows of h, strides ss[] per outer loop, ss[k] = 1)
+ * and its outer axes transformed there in place: for an outer axis with
+ * a prime factor too long for a pass, whose Bluestein chain cannot start
+ * from the kept input into a work buffer. The chain reads WORK1 once and
+ * lands in either work buffer (solvers/bluestein.c); where it lands in
+ * WORK0, a copy brings the spectrum back. */
+static hy_status hy_real_c2r_copy_outer(hy_real_ctx *c, int64_t *ss, int64_t *s_elems) {
+  const hy_problem *p = c->problem;
+  const hyfft_dim last = p->dims[p->rank - 1];
+  const int64_t h = last.n / 2 + 1;
+  hyfft_dim outer[HY_MAX_LOOPS], loops[HY_MAX_LOOPS];
+  int k = hy_real_outer(p, outer), nb = p->batch_rank;
+  HY_TRY(hy_real_dense(k, outer, h, ss, s_elems));
+  ss[k] = 1;
+  if (*s_elems > c->tree->work_elems[1]) c->tree->work_elems[1] = *s_elems;
+  for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, outer[l].in_stride, ss[l]};
+  loops[k] = (hyfft_dim){h, last.in_stride, 1};
+  hy_pass *copy = NULL;
+  HY_TRY(hy_real_add(c, HY_PASS_COPY, 1, HY_BUF_IN, 0, HY_BUF_WORK1, 0, &copy));
+  copy->axis = (hyfft_dim){1, 1, 1};
+  copy->nloops = k + 1;
+  for (int l = 0; l <= k; l++) copy->loops[l] = loops[l];
+  for (int d = p->rank - 2; d >= 0; d--) {
+    int nloops = 0;
+    for (int l = 0; l < k; l++)
+      if (l != nb + d) loops[nloops++] = (hyfft_dim){outer[l].n, ss[l], ss[l]};
+    loops[nloops++] = (hyfft_dim){h, 1, 1};
+    int64_t ax = ss[nb + d];
+    hy_fs_mark mark = hy_fs_mark_tree(c->tree);
+    hy_status st = hy_real_dft(c, p->dims[d].n, 1, HY_BUF_WORK1, 0, HY_BUF_WORK1, 0,
+                               (hyfft_dim){0, ax, ax}, nloops, loops);
+    if (st != HYFFT_NO_SOLVER) {
+      HY_TRY(st);
+      continue;
+    }
+    hy_fs_rollback(c->tree, mark);
+    hy_fs_ctx fs = hy_fs_context(c->problem, c->caps, c->tree);
+    hy_buffer landed;
+    HY_TRY(hy_fs_bluestein_in_work(&fs, p->dims[d].n, 1, HY_BUF_WORK1, ax, ax, nloops, loops,
+                                   &landed));
+    if (landed == HY_BUF_WORK0) {
+      for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ss[l], ss[l]};
+      loops[k] = (hyfft_dim){h, 1, 1};
+      HY_TRY(hy_real_add(c, HY_PASS_COPY, 1, HY_BUF_WORK0, 0, HY_BUF_WORK1, 0, &copy));
+      copy->axis = (hyfft_dim){1, 1, 1};
+      copy->nloops = k + 1;
+      for (int l = 0; l <= k; l++) copy->loops[l] = loops[l];
+    }
+  }
+  return HYFFT_SUCCESS;
+}
+
 /* C2R with the half spectrum of a multi-dimensional out-of-place problem
- * (after its other axes) in the work buffer `spectrum` (WORK0 or WORK1). */
-static hy_status hy_real_c2r_via(hy_real_ctx *c, hy_buffer spectrum) {
+ * (after its other axes) in the work buffer `spectrum` (WORK0 or WORK1);
+ * with `copied`, in WORK1 by hy_real_c2r_copy_outer. */
+static hy_status hy_real_c2r_via(hy_real_ctx *c, hy_buffer spectrum, int copied) {
   const hy_problem *p = c->problem;
   const hyfft_dim last = p->dims[p->rank - 1];
   const int64_t n = last.n, h = n / 2 + 1, m = n / 2;
@@ -456,7 +519,11 @@ static hy_status hy_real_c2r_via(hy_real_ctx *c, hy_buffer spectrum) {
   hy_buffer s = HY_BUF_IN;
   int64_t ss[HY_MAX_LOOPS], s_axis = last.in_stride, s_elems = 0;
   for (int l = 0; l < k; l++) ss[l] = outer[l].in_stride;
-  if (p->rank > 1) {
+  if (copied) {
+    HY_TRY(hy_real_c2r_copy_outer(c, ss, &s_elems));
+    s = HY_BUF_WORK1;
+    s_axis = 1;
+  } else if (p->rank > 1) {
     int64_t is[HY_MAX_LOOPS];
     for (int l = 0; l < k; l++) is[l] = outer[l].in_stride;
     is[k] = last.in_stride;
@@ -551,12 +618,27 @@ static hy_status hy_real_c2r_via(hy_real_ctx *c, hy_buffer spectrum) {
   return HYFFT_SUCCESS;
 }
 
+/* The plain order: the outer axes from the input into WORK0 (or in place
+ * on the input), then the real axis; an out-of-place multi-dimensional
+ * C2R whose outer axis that cannot take (a prime factor too long for a
+ * pass) copies the half spectrum into WORK1 first. */
+static hy_status hy_real_c2r_outer_first(hy_real_ctx *c) {
+  const hy_problem *p = c->problem;
+  hy_fs_mark mark = hy_fs_mark_tree(c->tree);
+  hy_status st = hy_real_c2r_via(c, HY_BUF_WORK0, 0);
+  if (st != HYFFT_NO_SOLVER || p->rank == 1 || p->inplace || p->destroy_input ||
+      c->caps->backend == HYFFT_BACKEND_CPU)
+    return st;
+  hy_fs_rollback(c->tree, mark);
+  return hy_real_c2r_via(c, HY_BUF_WORK1, 1);
+}
+
 static hy_status hy_real_c2r(hy_real_ctx *c) {
   const hy_problem *p = c->problem;
   const int64_t n = p->dims[p->rank - 1].n;
   if (p->rank == 1 || p->inplace || p->destroy_input || n % 2 == 0 || n == 1 ||
       c->caps->backend == HYFFT_BACKEND_CPU || hy_real_odd_fusable(c, n))
-    return hy_real_c2r_via(c, HY_BUF_WORK0);
+    return hy_real_c2r_outer_first(c);
   /* An odd real axis too long for one GPU pass behind the other axes of
    * an out-of-place problem: with the half spectrum in WORK0, either the
    * fused chain reads it from there, or the whole spectrum is rebuilt
@@ -564,10 +646,13 @@ static hy_status hy_real_c2r(hy_real_ctx *c) {
    * Then the half spectrum waits in WORK1 instead, which the split may
    * take again once the extension into WORK0 has read it. */
   hy_fs_mark mark = hy_fs_mark_tree(c->tree);
-  hy_status st = hy_real_c2r_via(c, HY_BUF_WORK0);
+  hy_status st = hy_real_c2r_via(c, HY_BUF_WORK0, 0);
   if (st != HYFFT_NO_SOLVER) return st;
   hy_fs_rollback(c->tree, mark);
-  return hy_real_c2r_via(c, HY_BUF_WORK1);
+  st = hy_real_c2r_via(c, HY_BUF_WORK1, 0);
+  if (st != HYFFT_NO_SOLVER) return st;
+  hy_fs_rollback(c->tree, mark);
+  return hy_real_c2r_via(c, HY_BUF_WORK1, 1);
 }
 
 static hy_status hy_real_plan(const hy_problem *problem, const hy_device_caps *caps,

@@ -442,12 +442,9 @@ int hyt_is_skip(const hyt_device *dev, const hyfft_problem *prob, hyfft_status s
   /* A multi-device context (a device list: its spec holds a comma) refuses
    * device data, which belongs to one device (docs/api.md). */
   if (prob->memory == HYFFT_MEMORY_DEVICE && strchr(dev->info.spec, ',')) return 1;
-  /* The one real layout a GPU backend refuses (solvers/real.c): an
-   * out-of-place multi-dimensional C2R whose outer axis holds a prime
-   * factor too long for one pass, which would need a third work buffer
-   * beside the kept input. Every other refusal fails the test. */
-  return prob->kind == HYFFT_C2R && prob->rank > 1 && !prob->inplace &&
-         dev->info.backend != HYFFT_BACKEND_CPU && st == HYFFT_NOT_SUPPORTED;
+  /* Every valid C2C, R2C and C2R problem plans on every backend
+   * (unit.plan_sweep): any other refusal fails the test. */
+  return 0;
 }
 
 void hyt_token(const hyfft_problem *prob, char *buf, size_t size) {

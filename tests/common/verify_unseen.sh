@@ -16,10 +16,8 @@ if [ -z "$tokens" ]; then
   echo "verify_unseen: the sweep printed no problems" >&2
   exit 1
 fi
-# --strict: a refusal (HYFFT_NOT_SUPPORTED) fails too, except the one
-# layout GPU backends refuse by design, which the sweep never draws for
-# the CPU and which hyfft verify lists as UNSUPPORTED on others.
-strict=()
-[ "$device" = cpu ] && strict=(--strict)
+# --strict: a refusal (HYFFT_NOT_SUPPORTED) fails too; every problem the
+# sweep draws plans on every backend.
+strict=(--strict)
 # shellcheck disable=SC2086
 exec "$cli" verify --device "$device" "${strict[@]}" "$@" $tokens
