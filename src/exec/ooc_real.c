@@ -139,3 +139,55 @@ void hy_ooc_real_run(const hy_ooc_real_step *step, int64_t batch) {
   hy_ooc_real_job job = {step, step->tables->n / 4 + 1};
   hy_parallel_for(batch * job.pairs, 4096, hy_ooc_real_range, &job);
 }
+
+/* Elements [begin, end) of an odd-length step, one direction, over the
+ * flat index b * len + j (len = n, or h where only the half spectrum is
+ * written). */
+typedef struct hy_ooc_odd_job {
+  const hy_ooc_real_odd *a;
+  int after;
+  int64_t len;
+} hy_ooc_odd_job;
+
+static void hy_ooc_odd_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_ooc_odd_job *job = arg;
+  const hy_ooc_real_odd *a = job->a;
+  const int f64 = a->f64;
+  const size_t re = f64 ? 8 : 4;
+  const int64_t n = a->n, h = n / 2 + 1;
+  for (int64_t i = begin; i < end; i++) {
+    int64_t b = i / job->len, j = i % job->len;
+    char *w = a->work + (size_t)(b * n) * 2 * re;
+    char *r = a->real_side + (size_t)(b * a->real_batch) * re;
+    char *c = a->cplx_side + (size_t)(b * a->cplx_batch) * 2 * re;
+    if (!job->after && a->r2c) {
+      double x = f64 ? ((const double *)r)[j * a->real_stride]
+                     : ((const float *)r)[j * a->real_stride];
+      hy_put(w, j, (hy_cplx){x, 0.0}, f64);
+    } else if (!job->after) {
+      hy_cplx v = hy_get(c, (j < h ? j : n - j) * a->cplx_stride, f64);
+      if (j == 0) v.im = 0.0;
+      else if (j >= h) v.im = -v.im;
+      hy_put(w, j, v, f64);
+    } else if (a->r2c) {
+      hy_put(c, j * a->cplx_stride, hy_get(w, j, f64), f64);
+    } else {
+      double x = hy_get(w, j, f64).re;
+      if (f64)
+        ((double *)r)[j * a->real_stride] = x;
+      else
+        ((float *)r)[j * a->real_stride] = (float)x;
+    }
+  }
+}
+
+void hy_ooc_real_odd_before(const hy_ooc_real_odd *a) {
+  hy_ooc_odd_job job = {a, 0, a->n};
+  hy_parallel_for(a->batch * a->n, 1 << 16, hy_ooc_odd_range, &job);
+}
+
+void hy_ooc_real_odd_after(const hy_ooc_real_odd *a) {
+  hy_ooc_odd_job job = {a, 1, a->r2c ? a->n / 2 + 1 : a->n};
+  hy_parallel_for(a->batch * job.len, 1 << 16, hy_ooc_odd_range, &job);
+}

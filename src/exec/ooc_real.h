@@ -1,5 +1,7 @@
 /* The host steps that turn a 1D real transform of even length n = 2m into
- * a complex one of length m, for out-of-core plans (exec/out_of_core.c):
+ * a complex one of length m (and one of odd length into a complex one of
+ * length n, through a host buffer), for out-of-core plans
+ * (exec/out_of_core.c):
  * the R2C step after the m-point DFT of the reals viewed as complex (in
  * place on the output's m + 1 bins), and the C2R step before the
  * m-point inverse DFT (from the m + 1 input bins to m complex values,
@@ -35,5 +37,25 @@ typedef struct hy_ooc_real_step {
 } hy_ooc_real_step;
 
 void hy_ooc_real_run(const hy_ooc_real_step *step, int64_t batch);
+
+/* Odd n: the sweeps take the whole n-point complex DFT in a host buffer
+ * `work` of n complex values per transform (packed, batch distance n).
+ * Before them, R2C widens the reals into it (imaginary parts 0) and C2R
+ * rebuilds the Hermitian spectrum from the h = n/2 + 1 bins (X_0's
+ * imaginary part as 0); after them, R2C keeps the first h bins and C2R
+ * the real parts. `real` is the real side (element strides in reals),
+ * `cplx` the complex side (in complex elements). */
+typedef struct hy_ooc_real_odd {
+  int64_t n, batch;
+  int r2c, f64;
+  char *real_side;
+  int64_t real_stride, real_batch;
+  char *cplx_side;
+  int64_t cplx_stride, cplx_batch;
+  char *work;
+} hy_ooc_real_odd;
+
+void hy_ooc_real_odd_before(const hy_ooc_real_odd *a);
+void hy_ooc_real_odd_after(const hy_ooc_real_odd *a);
 
 #endif /* HY_EXEC_OOC_REAL_H */

@@ -139,6 +139,12 @@ struct hy_ooc {
   int real1d, pre_scratch;
   hy_ooc_side x;
   hy_ooc_real_tables tw;
+  /* Odd n: the sweeps take the n-point complex DFT in place in a host
+   * buffer of n complex values per transform (allocated per execution),
+   * filled and emptied by the steps of exec/ooc_real.h; `r` is the real
+   * side (in reals), `x` the complex one. */
+  int odd;
+  hy_ooc_side r;
 };
 
 /* ---- budget and decision -------------------------------------------------- */
@@ -211,9 +217,12 @@ static const char *hy_ooc_unsupported(const hy_problem *p) {
     int64_t rb = p->batch_rank == 1
                      ? (p->kind == HYFFT_R2C ? p->batch[0].in_stride : p->batch[0].out_stride)
                      : 0;
-    if (d->n % 2 != 0)
-      return "take 1D R2C/C2R problems of even length only (odd lengths out of core are a "
-             "later step)";
+    if (d->n % 2 != 0) {
+      if (hy_ooc_split(d->n) == 1)
+        return "split a 1D length n = n1 x n2 by four-step, and a prime length has no such "
+               "split (Bluestein out of core is a later step)";
+      return NULL; /* through a host buffer of n complex values */
+    }
     if (rs != 1 || rb % 2 != 0)
       return "take 1D R2C/C2R problems whose reals are contiguous along the axis, with an "
              "even batch distance, only (the reals are viewed as complex)";
@@ -501,7 +510,8 @@ static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
   const hy_problem *p = &plan->problem;
   int64_t n = p->dims[0].n;
   o->real1d = p->kind != HYFFT_C2C;
-  if (o->real1d) n /= 2;
+  o->odd = o->real1d && n % 2 != 0;
+  if (o->real1d && !o->odd) n /= 2;
   o->n0 = n;
   o->na = o->nc = o->nr = o->m = 1;
   o->n1 = hy_ooc_split(n);
@@ -511,7 +521,15 @@ static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
   const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
   o->in = (hy_ooc_side){bd ? bd->in_stride : 0, p->dims[0].in_stride, 0, 0};
   o->out = (hy_ooc_side){bd ? bd->out_stride : 0, p->dims[0].out_stride, 0, 0};
-  if (o->real1d) {
+  if (o->odd) {
+    /* The n-point C2C in place in the host buffer (packed), through the
+     * 1D scratch. */
+    int r2c = p->kind == HYFFT_R2C;
+    o->x = r2c ? o->out : o->in;
+    o->r = r2c ? o->in : o->out;
+    o->in = o->out = (hy_ooc_side){n, 1, 0, 0};
+    o->scratch = 1;
+  } else if (o->real1d) {
     /* The sweeps' complex view of the reals: unit stride, half the batch
      * distance (hy_ooc_unsupported checked both). */
     if (p->kind == HYFFT_R2C) {
@@ -973,7 +991,8 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
    * the input into `mid` (the input itself in place or with
    * HYFFT_DESTROY_INPUT, else a host scratch), then the slabs go from
    * there to the real output. 1D: see hy_ooc_setup_1d. */
-  char *src = (char *)(uintptr_t)in, *scratch = NULL, *pre = NULL;
+  char *src = (char *)(uintptr_t)in, *scratch = NULL, *pre = NULL, *odd = NULL;
+  hy_ooc_real_odd odd_step;
   if (o->scratch) {
     size_t bytes = (size_t)(o->nb * o->n0 * o->m) * o->elem;
     scratch = hy_malloc(bytes);
@@ -981,7 +1000,31 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
       return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no %zu bytes of host memory for the %s",
                       bytes, o->n1 ? "1D in-place scratch" : "C2R scratch");
   }
-  if (o->real1d && o->kind == HYFFT_C2R) {
+  if (o->odd) {
+    /* Odd n: the DFT of n complex values in a host buffer, in place. */
+    size_t bytes = (size_t)(o->nb * o->n0) * o->elem;
+    odd = hy_malloc(bytes);
+    if (!odd) {
+      free(scratch);
+      return hy_error(HYFFT_OUT_OF_MEMORY,
+                      "out of core: no %zu bytes of host memory for the odd-length buffer", bytes);
+    }
+    int r2c = o->kind == HYFFT_R2C;
+    odd_step = (hy_ooc_real_odd){o->n0,
+                                 o->nb,
+                                 r2c,
+                                 o->elem == 16,
+                                 r2c ? src : (char *)out,
+                                 o->r.s0,
+                                 o->r.bs,
+                                 r2c ? (char *)out : src,
+                                 o->x.s0,
+                                 o->x.bs,
+                                 odd};
+    hy_ooc_real_odd_before(&odd_step);
+    src = odd;
+    out = odd;
+  } else if (o->real1d && o->kind == HYFFT_C2R) {
     /* The C2R step first: the m + 1 bins to the m values whose inverse
      * DFT the sweeps take, in place or into a host scratch. */
     if (o->pre_scratch) {
@@ -1033,12 +1076,15 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
     if (st == HYFFT_SUCCESS) st = hy_ooc_sweep_pipeline(plan, 1, &e[1], queue);
     pthread_mutex_unlock(&o->lock);
   }
-  if (st == HYFFT_SUCCESS && o->real1d && o->kind == HYFFT_R2C) {
+  if (st == HYFFT_SUCCESS && o->odd) {
+    hy_ooc_real_odd_after(&odd_step);
+  } else if (st == HYFFT_SUCCESS && o->real1d && o->kind == HYFFT_R2C) {
     /* The R2C step last, in place on the output's m + 1 bins. */
     hy_ooc_real_step step = {&o->tw, 1, o->elem == 16, out, o->x.s0, o->x.bs, out, o->x.s0,
                              o->x.bs};
     hy_ooc_real_run(&step, o->nb);
   }
+  free(odd);
   free(pre);
   free(scratch);
   return st;
@@ -1097,7 +1143,16 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                       "after sweep 1's n1-point DFTs, which store each block transposed%s\n",
                       (long long)o->n0, (long long)o->n1, (long long)o->n2,
                       o->scratch ? "; in place, sweep 1 writes a host scratch" : "");
-  if (o->real1d)
+  if (o->odd)
+    hy_strbuf_appendf(sb,
+                      "    %s of odd length %lld: the sweeps are the %lld-point C2C in place in "
+                      "a host buffer of n complex values per transform, %s\n",
+                      o->kind == HYFFT_R2C ? "R2C" : "C2R", (long long)o->n0, (long long)o->n0,
+                      o->kind == HYFFT_R2C
+                          ? "the reals widened into it before, the first n/2+1 bins kept after"
+                          : "the Hermitian spectrum rebuilt in it before, the real parts kept "
+                            "after");
+  else if (o->real1d)
     hy_strbuf_appendf(sb,
                       "    %s of %lld points: the sweeps are the %lld-point C2C of the reals "
                       "viewed as complex; %s on the host (one pass over the %lld bins, pairs "

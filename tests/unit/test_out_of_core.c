@@ -493,6 +493,14 @@ static void run_cases(hyfft_context cpu, hyfft_context gpu) {
   run_case(cpu, gpu, "r2c:f64:3000:b2:idist=3100:odist=1600", "4K", 4096, 1);
   run_case(cpu, gpu, "c2r:f32:8192:b2:scale=1/N:idist=4200:odist=8400", "8K", 8192, 1);
   run_case_flags(cpu, gpu, "c2r:f64:6000:b2", "4K", 4096, 1, HYFFT_DESTROY_INPUT);
+  /* Odd lengths through the host buffer of n complex values: batched, in
+   * place, strided reals and bins with gaps, scaled, both precisions. */
+  run_case(cpu, gpu, "r2c:f32:3375", "8K", 8192, 1);
+  run_case(cpu, gpu, "c2r:f32:3375", "8K", 8192, 1);
+  run_case(cpu, gpu, "r2c:f64:1225:b3:ip", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2r:f64:1225:b3:ip", "4K", 4096, 1);
+  run_case(cpu, gpu, "r2c:f32:2025:b2:is=2:idist=4100:odist=1100", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2r:f32:2025:b2:os=3:idist=1100:odist=6100:scale=1/N", "4K", 4096, 1);
   /* Within the budget: the ordinary path. */
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", "1M", 1 << 20, 0);
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", NULL, 0, 0);
@@ -544,7 +552,11 @@ static void test_suite_problems(hyfft_context gpu) {
       /* opencl.paths.out_of_core_1d_real */
       "r2c:f32:524288", "c2r:f32:524288", "r2c:f64:200000:b2", "c2r:f64:200000:b2:ip",
       "r2c:f32:262144:ip", "c2r:f32:300000:scale=1/N", "c2r:f64:131072:b3",
-      "r2c:f32:131072:b2:idist=131200:odist=65600"};
+      "r2c:f32:131072:b2:idist=131200:odist=65600",
+      /* opencl.paths.out_of_core_1d_real_odd */
+      "r2c:f32:531441", "c2r:f32:531441", "r2c:f64:135135:b2", "c2r:f64:135135:b2:ip",
+      "r2c:f32:300125:ip", "c2r:f32:300125:scale=1/N", "r2c:f32:99225:b3:is=2:idist=200000",
+      "c2r:f64:99225:b2:os=3:odist=300000"};
   set_limit("1M");
   for (size_t i = 0; i < sizeof tokens / sizeof *tokens; i++) {
     hyfft_plan plan = NULL;
@@ -594,7 +606,7 @@ static void test_refusals(hyfft_context gpu) {
 
   static const struct { const char *token, *reason; } unsupported[] = {
       {"c2c:f32:fwd:65537", "prime"},
-      {"r2c:f32:65537", "even length"},
+      {"r2c:f32:65537", "prime"},
       {"c2r:f32:65536:os=2", "contiguous"},
       {"r2c:f64:2:b40000", "prime"},
       {"r2r:f32:dct2xdct2:256x256", "R2R"},
