@@ -182,12 +182,26 @@ static hy_status hy_cg_table_cached(hy_gpu_program *prog, const char *what,
   return hy_cg_table_add_keyed(prog, count, hy_cg_complex(a->p), data, key, index);
 }
 
-static hy_status hy_cg_fill_chirp(const hy_cg_table_args *a, void *data) {
-  for (int64_t j = 0; j < a->n; j++) {
+/* Chirp entries [begin, end) (threads: a long prime's chirp is tens of
+ * millions of long double sines). */
+typedef struct hy_cg_chirp_job {
+  const hy_cg_table_args *a;
+  void *data;
+} hy_cg_chirp_job;
+
+static void hy_cg_chirp_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_cg_chirp_job *job = arg;
+  for (int64_t j = begin; j < end; j++) {
     long double re, im;
-    hy_chirp_ld(j, a->n, a->sign, &re, &im);
-    hy_tables_store(data, a->p, j, re, im);
+    hy_chirp_ld(j, job->a->n, job->a->sign, &re, &im);
+    hy_tables_store(job->data, job->a->p, j, re, im);
   }
+}
+
+static hy_status hy_cg_fill_chirp(const hy_cg_table_args *a, void *data) {
+  hy_cg_chirp_job job = {a, data};
+  hy_parallel_for(a->n, 1 << 12, hy_cg_chirp_range, &job);
   return HYFFT_SUCCESS;
 }
 

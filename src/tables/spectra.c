@@ -57,44 +57,81 @@ static void hy_tables_fft_ld_rec(long double *re, long double *im, int64_t n, lo
   }
 }
 
-/* The same transform for a power of two, iteratively: bit-reversed
- * order, then radix-2 butterflies, much faster than the recursive
- * transform at the lengths of long Rader and Bluestein spectra. */
-static void hy_tables_fft_ld_pow2(long double *re, long double *im, int64_t n, const long double *wr,
-                              const long double *wi) {
-  for (int64_t i = 1, j = 0; i < n; i++) {
-    int64_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j |= bit;
+/* The power-of-two transform's work, shared by the threads: the
+ * bit-reversal swaps (each pair by its smaller index) and, per stage of
+ * length `len`, the n/2 butterflies by their flat index. */
+typedef struct hy_tables_pow2_job {
+  long double *re, *im;
+  const long double *wr, *wi;
+  int64_t n, len;
+  int bits;
+} hy_tables_pow2_job;
+
+static void hy_tables_pow2_swap(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_tables_pow2_job *a = arg;
+  for (int64_t i = begin; i < end; i++) {
+    int64_t j = 0;
+    for (int b = 0; b < a->bits; b++) j |= ((i >> b) & 1) << (a->bits - 1 - b);
     if (i < j) {
-      long double t = re[i];
-      re[i] = re[j];
-      re[j] = t;
-      t = im[i];
-      im[i] = im[j];
-      im[j] = t;
+      long double t = a->re[i];
+      a->re[i] = a->re[j];
+      a->re[j] = t;
+      t = a->im[i];
+      a->im[i] = a->im[j];
+      a->im[j] = t;
     }
   }
-  for (int64_t len = 2; len <= n; len <<= 1) {
-    int64_t half = len / 2, step = n / len;
-    for (int64_t i = 0; i < n; i += len)
-      for (int64_t j = 0; j < half; j++) {
-        long double w_r = wr[j * step], w_i = wi[j * step];
-        long double *ar = &re[i + j], *ai = &im[i + j], *br = &re[i + j + half], *bi = &im[i + j + half];
-        long double tr = *br * w_r - *bi * w_i, ti = *br * w_i + *bi * w_r;
-        *br = *ar - tr;
-        *bi = *ai - ti;
-        *ar += tr;
-        *ai += ti;
-      }
+}
+
+static void hy_tables_pow2_stage(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_tables_pow2_job *a = arg;
+  int64_t half = a->len / 2, step = a->n / a->len;
+  for (int64_t b = begin; b < end; b++) {
+    int64_t i = b / half * a->len, j = b % half;
+    long double w_r = a->wr[j * step], w_i = a->wi[j * step];
+    long double *ar = &a->re[i + j], *ai = &a->im[i + j], *br = &a->re[i + j + half],
+                *bi = &a->im[i + j + half];
+    long double tr = *br * w_r - *bi * w_i, ti = *br * w_i + *bi * w_r;
+    *br = *ar - tr;
+    *bi = *ai - ti;
+    *ar += tr;
+    *ai += ti;
   }
+}
+
+/* The same transform for a power of two, iteratively: bit-reversed
+ * order, then radix-2 butterflies, much faster than the recursive
+ * transform at the lengths of long Rader and Bluestein spectra, and
+ * spread over the threads (hy_parallel_for): every butterfly computes
+ * what it did in one thread, so the table is the same bit for bit. */
+static void hy_tables_fft_ld_pow2(long double *re, long double *im, int64_t n, const long double *wr,
+                              const long double *wi) {
+  hy_tables_pow2_job a = {re, im, wr, wi, n, 0, 0};
+  while (((int64_t)1 << a.bits) < n) a.bits++;
+  hy_parallel_for(n, 1 << 14, hy_tables_pow2_swap, &a);
+  for (a.len = 2; a.len <= n; a.len <<= 1) hy_parallel_for(n / 2, 1 << 14, hy_tables_pow2_stage, &a);
+}
+
+/* exp(-2 pi i j / n), j in [begin, end), into wr/wi (threads). */
+typedef struct hy_tables_roots_job {
+  long double *wr, *wi;
+  int64_t n;
+} hy_tables_roots_job;
+
+static void hy_tables_roots_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_tables_roots_job *a = arg;
+  for (int64_t j = begin; j < end; j++) hy_twiddle_ld(j, a->n, -1, &a->wr[j], &a->wi[j]);
 }
 
 hy_status hy_tables_fft_ld(long double *re, long double *im, int64_t n, long double *sre,
                               long double *sim) {
   long double *w = hy_malloc((size_t)n * 2 * sizeof(long double));
   if (!w) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: roots of unity for length %lld", (long long)n);
-  for (int64_t j = 0; j < n; j++) hy_twiddle_ld(j, n, -1, &w[j], &w[n + j]);
+  hy_tables_roots_job roots = {w, w + n, n};
+  hy_parallel_for(n, 1 << 12, hy_tables_roots_range, &roots);
   if ((n & (n - 1)) == 0)
     hy_tables_fft_ld_pow2(re, im, n, w, w + n);
   else
@@ -161,6 +198,40 @@ static void hy_tables_memo_put(int64_t n, int64_t m, int sign, hyfft_precision p
   hy_free(old);
 }
 
+/* The Bluestein kernel b_j = conj(chirp_j), wrapped for negative j and
+ * zero between, entries [begin, end) (threads); then the spectrum over m
+ * rounded into data. */
+typedef struct hy_tables_chirp_job {
+  long double *re, *im;
+  int64_t n, m;
+  int sign;
+  hyfft_precision p;
+  void *data;
+} hy_tables_chirp_job;
+
+static void hy_tables_chirp_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_tables_chirp_job *a = arg;
+  for (int64_t j = begin; j < end; j++) {
+    int64_t at = j < a->n ? j : j > a->m - a->n ? a->m - j : -1;
+    if (at < 0) {
+      a->re[j] = a->im[j] = 0;
+      continue;
+    }
+    long double cr, ci;
+    hy_chirp_ld(at, a->n, a->sign, &cr, &ci);
+    a->re[j] = cr;
+    a->im[j] = -ci;
+  }
+}
+
+static void hy_tables_store_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_tables_chirp_job *a = arg;
+  for (int64_t k = begin; k < end; k++)
+    hy_tables_store(a->data, a->p, k, a->re[k] / a->m, a->im[k] / a->m);
+}
+
 /* Spectrum of the Bluestein kernel b_j = conj(chirp_j) (wrapped for
  * negative j), divided by m so the inverse transform needs no scaling,
  * rounded into data (m complex values of precision p). */
@@ -170,23 +241,14 @@ hy_status hy_tables_bluestein_spectrum(int64_t n, int64_t m, int sign, hyfft_pre
   long double *buf = hy_malloc((size_t)m * 4 * sizeof(long double));
   if (!buf) return hy_error(HYFFT_OUT_OF_MEMORY, "Bluestein spectrum of length %lld", (long long)m);
   long double *re = buf, *im = buf + m, *sre = buf + 2 * m, *sim = buf + 3 * m;
-  for (int64_t j = 0; j < m; j++) re[j] = im[j] = 0;
-  for (int64_t j = 0; j < n; j++) {
-    long double cr, ci;
-    hy_chirp_ld(j, n, sign, &cr, &ci);
-    re[j] = cr;
-    im[j] = -ci;
-    if (j > 0) {
-      re[m - j] = cr;
-      im[m - j] = -ci;
-    }
-  }
+  hy_tables_chirp_job job = {re, im, n, m, sign, p, data};
+  hy_parallel_for(m, 1 << 12, hy_tables_chirp_range, &job);
   hy_status st = hy_tables_fft_ld(re, im, m, sre, sim);
   if (st != HYFFT_SUCCESS) {
     hy_free(buf);
     return st;
   }
-  for (int64_t k = 0; k < m; k++) hy_tables_store(data, p, k, re[k] / m, im[k] / m);
+  hy_parallel_for(m, 1 << 14, hy_tables_store_range, &job);
   hy_free(buf);
   hy_tables_memo_put(n, m, sign, p, data, bytes);
   return HYFFT_SUCCESS;

@@ -10,6 +10,7 @@
  * Then the roots of unity all at once (hy_twiddle_roots_ld, which the
  * per-stage twiddle tables use) equal hy_twiddle_ld's one at a time, bit
  * for bit, for lengths with and without factors of 2, 4 and 8.
+ * The long double FFT gives the same bits on one thread and on four.
  * Last, the four-step twiddles of short f32 plans come from two short
  * tables (W_N^j for j < s, then W_N^(s*i)), each entry hy_twiddle_ld
  * rounded once, and the kernel indexes them by mask and shift; longer and
@@ -236,7 +237,42 @@ static void test_twiddle_pairs(void) {
   }
 }
 
+/* The long double FFT spreads its stages over the worker threads: with
+ * four workers it gives the same bits as with one, for powers of two
+ * (the parallel path) and other lengths, long enough for several
+ * workers' pieces. */
+static void test_fft_threads(void) {
+  static const int64_t lengths[] = {1 << 16, 1 << 17, 3 * 5 * 7 * 64};
+  for (size_t t = 0; t < sizeof lengths / sizeof lengths[0]; t++) {
+    int64_t n = lengths[t];
+    long double *a = malloc((size_t)n * 6 * sizeof(long double));
+    CHECK(a != NULL, "out of memory");
+    if (!a) return;
+    long double *re1 = a, *im1 = a + n, *re4 = a + 2 * n, *im4 = a + 3 * n, *sre = a + 4 * n,
+                *sim = a + 5 * n;
+    uint64_t x = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+    for (int64_t j = 0; j < n; j++) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      re1[j] = re4[j] = (long double)(int64_t)(x >> 11) / 4503599627370496.0L;
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      im1[j] = im4[j] = (long double)(int64_t)(x >> 11) / 4503599627370496.0L;
+    }
+    hy_set_num_threads(1);
+    CHECK_OK(hy_tables_fft_ld(re1, im1, n, sre, sim));
+    hy_set_num_threads(4);
+    CHECK_OK(hy_tables_fft_ld(re4, im4, n, sre, sim));
+    hy_set_num_threads(0);
+    /* Values, not bytes: a long double's storage has padding. */
+    int64_t differ = 0;
+    for (int64_t j = 0; j < n; j++) differ += re1[j] != re4[j] || im1[j] != im4[j];
+    CHECK(differ == 0, "n=%lld: the long double FFT differs in %lld entries between one and four threads",
+          (long long)n, (long long)differ);
+    free(a);
+  }
+}
+
 int main(void) {
+  test_fft_threads();
   test_roots();
   test_twiddle_pairs();
   /* References in order: every one computed before its key is in the memo
