@@ -108,9 +108,8 @@ static void hy_ooc_real_range(void *arg, int64_t begin, int64_t end, int thread_
       hy_cplx wo = {w.re * o.re - w.im * o.im, w.re * o.im + w.im * o.re};
       hy_put(dst, k * s->dst_stride, (hy_cplx){e.re + wo.re, e.im + wo.im}, f64);
       if (j != k) {
-        /* X_j = conj(E_k) + w^j O_j with O_j = conj(O_k)... written out:
-         * E_j = conj E_k, O_j = conj O_k, w^j = -conj w^k, so
-         * X_j = conj(E_k - w^k O_k). */
+        /* E_j = conj E_k, O_j = conj O_k and w^j = -conj w^k, so
+         * X_j = E_j + w^j O_j = conj(E_k - w^k O_k). */
         hy_put(dst, j * s->dst_stride, (hy_cplx){e.re - wo.re, -(e.im - wo.im)}, f64);
       }
     } else {
@@ -122,10 +121,9 @@ static void hy_ooc_real_range(void *arg, int64_t begin, int64_t end, int thread_
       }
       hy_cplx a = hy_get(src, k * s->src_stride, f64), c = hy_get(src, j * s->src_stride, f64);
       hy_cplx v = hy_tw(s->tables, k);
-      /* S = X_k + conj X_j, D = X_k - conj X_j; Z_k = S + i v^k D,
-       * Z_j = conj S + i v^j (-conj D) = conj(S - i v^k D)... with
-       * v^j = -conj v^k: Z_j = conj(S) + i conj(v^k D)
-       *                     = conj(S - i v^k D). */
+      /* S = X_k + conj X_j, D = X_k - conj X_j: Z_k = S + i v^k D, and
+       * with v^j = -conj v^k, Z_j = conj S + i v^j (-conj D)
+       * = conj S + i conj(v^k D) = conj(S - i v^k D). */
       hy_cplx sum = {a.re + c.re, a.im - c.im}, dif = {a.re - c.re, a.im + c.im};
       hy_cplx vd = {v.re * dif.re - v.im * dif.im, v.re * dif.im + v.im * dif.re};
       /* i * vd = (-vd.im, vd.re) */

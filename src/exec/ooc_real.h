@@ -6,7 +6,7 @@
  * place on the output's m + 1 bins), and the C2R step before the
  * m-point inverse DFT (from the m + 1 input bins to m complex values,
  * in place or into another buffer). One pass over the data on the host,
- * threads over the pairs of bins (k, m - k). */
+ * threads over the pairs of bins (k, m - k) or, for odd n, the elements. */
 #ifndef HY_EXEC_OOC_REAL_H
 #define HY_EXEC_OOC_REAL_H
 
@@ -43,8 +43,8 @@ void hy_ooc_real_run(const hy_ooc_real_step *step, int64_t batch);
  * Before them, R2C widens the reals into it (imaginary parts 0) and C2R
  * rebuilds the Hermitian spectrum from the h = n/2 + 1 bins (X_0's
  * imaginary part as 0); after them, R2C keeps the first h bins and C2R
- * the real parts. `real` is the real side (element strides in reals),
- * `cplx` the complex side (in complex elements). */
+ * the real parts. real_side is the user's real data (strides in reals),
+ * cplx_side the user's bins (strides in complex elements). */
 typedef struct hy_ooc_real_odd {
   int64_t n, batch;
   int r2c, f64;

@@ -8,12 +8,12 @@
 #include "solvers/four_step.h"
 #include "util/settings.h"
 
-hy_status hy_fs_chirp(hy_fs_ctx *c, hy_chirp_step step, int64_t n, int64_t m,
-                             hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride,
-                             int nloops, const hyfft_dim *loops) {
+hy_status hy_fs_chirp(hy_fs_ctx *c, hy_chirp_step step, int sign, int64_t n, int64_t m,
+                      hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride,
+                      int nloops, const hyfft_dim *loops) {
   hy_pass *pass;
   HY_TRY(hy_fs_add_pass(c, &pass));
-  hy_pass_init(pass, HY_PASS_CHIRP, c->problem->precision, c->problem->sign);
+  hy_pass_init(pass, HY_PASS_CHIRP, c->problem->precision, sign);
   pass->chirp_step = step;
   pass->chirp_n = n;
   pass->bluestein_m = m;
@@ -81,7 +81,8 @@ hy_status hy_fs_bluestein_real_chain(hy_fs_ctx *c, int64_t n, int real_end, hy_b
   return st;
 }
 
-/* A transform of the convolution, length m, from WORK0 in place there; or,
+/* A transform of the convolution, length m, from the work buffer `start`
+ * in place there; or,
  * where that needs a buffer the two work buffers do not leave (three or
  * more passes), with its passes alternating between them, *at then naming
  * the one that holds the result. */
@@ -114,6 +115,32 @@ hy_status hy_fs_bluestein(hy_fs_ctx *c, int64_t n, hy_buffer src, int64_t in_str
   return hy_fs_bluestein_chain(c, n, 0, src, in_stride, dst, out_stride, nloops, loops);
 }
 
+/* The unfused chain's first four steps, for a DFT of sign `sign`: the
+ * chirped, zero-padded input from src into the work buffer `conv` (dense
+ * rows of m, each transform contiguous), its transform there, the
+ * multiply by the chirp's spectrum, the transform back. *at names the work
+ * buffer holding the result, out_of[] gets the loops from its layout to
+ * the loops' out strides, *pre the index of the first pass. */
+static hy_status hy_fs_chirp_convolve(hy_fs_ctx *c, int64_t n, int64_t m, int sign, hy_buffer src,
+                                      int64_t in_stride, hy_buffer conv, int nloops,
+                                      const hyfft_dim *loops, hy_buffer *at, hyfft_dim *out_of,
+                                      int *pre) {
+  int64_t dense[HY_MAX_LOOPS];
+  int64_t inner = 1;
+  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, conv, dense, &inner));
+  hyfft_dim into[HY_MAX_LOOPS], within[HY_MAX_LOOPS];
+  for (int l = 0; l < nloops; l++) {
+    into[l] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
+    within[l] = (hyfft_dim){loops[l].n, dense[l], dense[l]};
+    out_of[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
+  }
+  *pre = c->tree->npasses;
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, sign, n, m, src, in_stride, conv, 1, nloops, into));
+  HY_TRY(hy_fs_conv_axis(c, m, -1, conv, nloops, within, at));
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, sign, n, m, *at, 1, conv, 1, nloops, within));
+  return hy_fs_conv_axis(c, m, 1, conv, nloops, within, at);
+}
+
 /* The unfused chain itself; with real_end (hy_pass.real_end) its first
  * pointwise pass reads a real transform's real end or half spectrum and
  * its last stores the other (the first h outputs for R2C: the POST
@@ -124,23 +151,15 @@ static hy_status hy_fs_bluestein_chain(hy_fs_ctx *c, int64_t n, int real_end, hy
   if (src == HY_BUF_WORK0 || src == HY_BUF_WORK1 || dst == HY_BUF_WORK0 || dst == HY_BUF_WORK1 ||
       (real_end && n % 2 == 0))
     return HYFFT_NO_SOLVER;
+  const int sign = c->problem->sign;
   int64_t m = hy_bluestein_length(n);
-  int64_t dense[HY_MAX_LOOPS];
-  int64_t inner = 1;
-  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, HY_BUF_WORK0, dense, &inner));
-  hyfft_dim into[HY_MAX_LOOPS], within[HY_MAX_LOOPS], out_of[HY_MAX_LOOPS];
-  for (int l = 0; l < nloops; l++) {
-    into[l] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
-    within[l] = (hyfft_dim){loops[l].n, dense[l], dense[l]};
-    out_of[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
-  }
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, n, m, src, in_stride, HY_BUF_WORK0, 1, nloops, into));
-  c->tree->passes[c->tree->npasses - 1].real_end = real_end;
-  hy_buffer at = HY_BUF_WORK0;
-  HY_TRY(hy_fs_conv_axis(c, m, -1, HY_BUF_WORK0, nloops, within, &at));
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, at, 1, HY_BUF_WORK0, 1, nloops, within));
-  HY_TRY(hy_fs_conv_axis(c, m, 1, HY_BUF_WORK0, nloops, within, &at));
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_POST, n, m, at, 1, dst, out_stride, nloops, out_of));
+  hyfft_dim out_of[HY_MAX_LOOPS];
+  hy_buffer at;
+  int pre;
+  HY_TRY(hy_fs_chirp_convolve(c, n, m, sign, src, in_stride, HY_BUF_WORK0, nloops, loops, &at,
+                              out_of, &pre));
+  c->tree->passes[pre].real_end = real_end;
+  HY_TRY(hy_fs_chirp(c, HY_CHIRP_POST, sign, n, m, at, 1, dst, out_stride, nloops, out_of));
   hy_pass *post = &c->tree->passes[c->tree->npasses - 1];
   post->real_end = real_end;
   if (real_end == 1) post->axis.n = n / 2 + 1;
@@ -151,36 +170,22 @@ hy_status hy_fs_bluestein_in_work(hy_fs_ctx *c, int64_t n, int sign, hy_buffer s
                                   int64_t in_stride, int64_t out_stride, int nloops,
                                   const hyfft_dim *loops, hy_buffer *landed) {
   if (src != HY_BUF_WORK0 && src != HY_BUF_WORK1) return HYFFT_NO_SOLVER;
+  /* The convolution starts in the other work buffer; src is free once
+   * the first pass has read it. The chirps follow the DFT's own sign, not
+   * the problem's (an R2R problem's sign is not read; DCT-III's DFT is a
+   * backward one). */
   const hy_buffer conv = src == HY_BUF_WORK0 ? HY_BUF_WORK1 : HY_BUF_WORK0;
-  int first = c->tree->npasses;
   int64_t m = hy_bluestein_length(n);
-  int64_t dense[HY_MAX_LOOPS];
-  int64_t inner = 1;
-  /* The convolution's rows in the other work buffer, dense, each transform contiguous
-   * (hy_fs_layout keeps loops of smaller stride than the axis innermost;
-   * here the axis of the convolution is unit-stride). */
-  HY_TRY(hy_fs_layout(c, m, 1, nloops, loops, conv, dense, &inner));
-  hyfft_dim into[HY_MAX_LOOPS], within[HY_MAX_LOOPS], out_of[HY_MAX_LOOPS];
-  for (int l = 0; l < nloops; l++) {
-    into[l] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
-    within[l] = (hyfft_dim){loops[l].n, dense[l], dense[l]};
-    out_of[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
-  }
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_PRE, n, m, src, in_stride, conv, 1, nloops, into));
-  hy_buffer at = conv;
-  HY_TRY(hy_fs_conv_axis(c, m, -1, conv, nloops, within, &at));
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_SPECTRUM, n, m, at, 1, conv, 1, nloops, within));
-  HY_TRY(hy_fs_conv_axis(c, m, 1, conv, nloops, within, &at));
-  *landed = at == HY_BUF_WORK0 ? HY_BUF_WORK1 : HY_BUF_WORK0;
+  hyfft_dim out_of[HY_MAX_LOOPS];
+  hy_buffer at;
+  int pre;
+  HY_TRY(hy_fs_chirp_convolve(c, n, m, sign, src, in_stride, conv, nloops, loops, &at, out_of,
+                              &pre));
   /* The rows of n land in the buffer the transform did not end in. */
+  *landed = at == HY_BUF_WORK0 ? HY_BUF_WORK1 : HY_BUF_WORK0;
   int64_t extent = 1 + (n - 1) * out_stride;
   for (int l = 0; l < nloops; l++) extent += (loops[l].n - 1) * loops[l].out_stride;
   int w = *landed - HY_BUF_WORK0;
   if (extent > c->tree->work_elems[w]) c->tree->work_elems[w] = extent;
-  HY_TRY(hy_fs_chirp(c, HY_CHIRP_POST, n, m, at, 1, *landed, out_stride, nloops, out_of));
-  /* The chirps follow the DFT's own sign, not the problem's (an R2R
-   * problem's sign is not read; DCT-III's DFT is a backward one). */
-  for (int i = first; i < c->tree->npasses; i++)
-    if (c->tree->passes[i].op == HY_PASS_CHIRP) c->tree->passes[i].sign = sign;
-  return HYFFT_SUCCESS;
+  return hy_fs_chirp(c, HY_CHIRP_POST, sign, n, m, at, 1, *landed, out_stride, nloops, out_of);
 }

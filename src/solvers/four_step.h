@@ -50,8 +50,8 @@ hy_status hy_fs_axis(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t i
 /* The same from a work buffer with the passes alternating between the two
  * work buffers; *landed gets the one holding the result (four_step.c). */
 hy_status hy_fs_axis_alternating(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src, int64_t in_stride, int64_t out_stride, int nloops, const hyfft_dim *loops, hy_buffer *landed);
-/* A pointwise Bluestein step (bluestein.c). */
-hy_status hy_fs_chirp(hy_fs_ctx *c, hy_chirp_step step, int64_t n, int64_t m, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
+/* A pointwise Bluestein step of a DFT of sign `sign` (bluestein.c). */
+hy_status hy_fs_chirp(hy_fs_ctx *c, hy_chirp_step step, int sign, int64_t n, int64_t m, hy_buffer src, int64_t in_stride, hy_buffer dst, int64_t out_stride, int nloops, const hyfft_dim *loops);
 /* The fused four-pass convolution chains (fused_chain.c). */
 int hy_fs_chain_fits(const hy_fs_ctx *c, int64_t in_stride, int64_t out_stride, int nloops, const hyfft_dim *loops);
 hy_status hy_fs_chain_split(hy_fs_ctx *c, int64_t m, int nloops, const hyfft_dim *loops, int64_t *n1, int64_t *n2, int64_t *dense);
