@@ -22,6 +22,11 @@
  * output. sweep[0] is the first of the two, sweep[1] the second. 1D C2C:
  * two sweeps of blocks by four-step (hy_ooc_setup_1d).
  *
+ * A batch whose single transform fits the budget runs one sweep only
+ * (o->entries): slabs whose units (b, i0) come in groups of the n0 rows of
+ * a batch entry, each piece's sub-plan the whole transform of its
+ * entries, from the host input to the host output.
+ *
  * Slab and block sizes are the largest whose data plus the sub-plan's
  * workspace fit the budget. Each execution allocates one sweep's device
  * buffers at a time, so at most one sweep's worth is live.
@@ -145,6 +150,12 @@ struct hy_ooc {
    * side (in reals), `x` the complex one. */
   int odd;
   hy_ooc_side r;
+  /* Batched problems whose single transform fits the budget: one sweep of
+   * pieces of whole batch entries (units (b, i0) in groups of n0), each
+   * piece's transforms done by one sub-plan, so every element crosses
+   * the bus once each way instead of twice. A 1D problem is then viewed
+   * as one line per entry (n0 = na = 1, the transform along jc). */
+  int entries;
 };
 
 /* ---- budget and decision -------------------------------------------------- */
@@ -260,21 +271,26 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
   u.inplace = 1;
   u.memory = HYFFT_MEMORY_DEVICE;
   if (o->sweep[sweep].rows) {
+    /* A slab transforms the dims after dim 0; a piece of entries all of
+     * them, count / n0 transforms. */
+    int first = o->entries ? 0 : 1;
+    int64_t transforms = o->entries ? count / o->n0 : count;
+    int64_t dist = o->entries ? o->n0 * o->m : o->m;
     u.kind = p->kind;
-    u.rank = p->rank - 1;
+    u.rank = p->rank - first;
     /* Strides of the complex side; the real side's are twice as many
      * reals, except along the last dim (unit stride on both). */
     int real_in = p->kind == HYFFT_R2C, real_out = p->kind == HYFFT_C2R;
     int64_t stride = 1;
-    for (int d = p->rank - 1; d >= 1; d--) {
+    for (int d = p->rank - 1; d >= first; d--) {
       int64_t rs = d == p->rank - 1 ? 1 : 2 * stride;
-      u.dims[d - 1].n = p->dims[d].n;
-      u.dims[d - 1].in_stride = real_in ? rs : stride;
-      u.dims[d - 1].out_stride = real_out ? rs : stride;
+      u.dims[d - first].n = p->dims[d].n;
+      u.dims[d - first].in_stride = real_in ? rs : stride;
+      u.dims[d - first].out_stride = real_out ? rs : stride;
       stride *= d == p->rank - 1 ? o->nc : p->dims[d].n;
     }
-    u.batch[0] = (hyfft_dim){count, real_in ? 2 * o->m : o->m, real_out ? 2 * o->m : o->m};
-    u.scale = 1.0;
+    u.batch[0] = (hyfft_dim){transforms, real_in ? 2 * dist : dist, real_out ? 2 * dist : dist};
+    u.scale = o->entries ? p->scale : 1.0;
   } else if (o->sweep[sweep].twiddle) {
     /* Out of place, from [i0][column] into [column][k0]. */
     u.rank = 1;
@@ -330,13 +346,17 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
   if (!sw->rows && (size_t)sw->bn0 * HY_OOC_MIN_BLOCK_ROW > cap)
     cap = (size_t)sw->bn0 * HY_OOC_MIN_BLOCK_ROW;
   if (o->overlap && room > cap) room = cap;
-  int64_t per = (int64_t)(room / sw->unit_bytes);
-  if (per > sw->units) per = sw->units;
+  /* Pieces hold whole groups of units: the n0 rows of a batch entry in a
+   * sweep of entries, else single units. */
+  const int64_t group = o->entries ? o->n0 : 1, groups = sw->units / group;
+  int64_t per = (int64_t)(room / sw->unit_bytes) / group;
+  if (per > groups) per = groups;
   if (per < 1) per = 1;
   for (;;) {
-    int64_t count = (sw->units + per - 1) / per;
-    per = (sw->units + count - 1) / count;
-    int64_t last = sw->units - (count - 1) * per;
+    int64_t count = (groups + per - 1) / per;
+    per = (groups + count - 1) / count;
+    int64_t last = (groups - (count - 1) * per) * group;
+    per *= group;
     int nsub = last != per ? 2 : 1;
     int64_t work[2] = {0, 0};
     sw->alias = sw->twiddle;
@@ -357,14 +377,17 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
       sw->peak = most;
       return HYFFT_SUCCESS;
     }
-    if (per == 1)
+    if (per == group)
       return hy_error(HYFFT_OUT_OF_MEMORY,
                       "out of core: the smallest %s (%zu bytes of data) needs %zu bytes of device "
                       "memory with its workspace, over the budget of %lld bytes (%s)",
-                      sw->rows ? "slab (one row of dim 0)" : "block (one column of dim 0)",
-                      sw->unit_bytes, most, (long long)o->budget, o->from);
+                      o->entries ? "piece (one batch entry)"
+                      : sw->rows ? "slab (one row of dim 0)"
+                                 : "block (one column of dim 0)",
+                      (size_t)group * sw->unit_bytes, most, (long long)o->budget, o->from);
     /* Shrink in proportion, and by at least a sixteenth so that the
      * search ends quickly when the workspace grows faster than the data. */
+    per /= group;
     int64_t next = (int64_t)((double)per * (double)budget / (double)most);
     int64_t most_next = per - (per / 16 > 1 ? per / 16 : 1);
     if (next > most_next) next = most_next;
@@ -553,6 +576,51 @@ static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
   return HYFFT_SUCCESS;
 }
 
+/* A sweep of whole batch entries (o->entries): the geometry of hy_ooc_setup_nd
+ * for rank 2 and 3; for rank 1 each entry is one line (n0 = na = 1) along
+ * jc, its unit the whole transform. */
+static void hy_ooc_setup_entries(struct hyfft_plan_s *plan) {
+  struct hy_ooc *o = plan->ooc;
+  const hy_problem *p = &plan->problem;
+  if (p->rank >= 2) {
+    hy_ooc_setup_nd(plan);
+    o->sweep[1] = (hy_ooc_sweep){0};
+  } else {
+    const hyfft_dim *bd = &p->batch[0], *d = &p->dims[0];
+    o->n0 = o->na = 1;
+    o->nr = d->n;
+    o->nc = p->kind == HYFFT_C2C ? o->nr : o->nr / 2 + 1;
+    o->m = o->nc;
+    o->nb = bd->n;
+    /* s0 = bs: the entries' lines are rows one batch distance apart. */
+    o->in = (hy_ooc_side){bd->in_stride, bd->in_stride, 0, d->in_stride};
+    o->out = (hy_ooc_side){bd->out_stride, bd->out_stride, 0, d->out_stride};
+  }
+  o->entries = 1;
+  o->scratch = 0;
+  hy_ooc_sweep *sw = &o->sweep[0];
+  *sw = (hy_ooc_sweep){.rows = 1};
+  sw->units = o->nb * o->n0;
+  sw->unit_bytes = (size_t)o->m * o->elem;
+}
+
+/* Sweeps and sub-plans of the geometry hy_ooc_setup_* left in plan->ooc:
+ * the largest pieces that fit, double-buffered where two fit. */
+static hy_status hy_ooc_fit_all(struct hyfft_plan_s *plan, unsigned flags) {
+  struct hy_ooc *o = plan->ooc;
+  int sweeps = o->entries ? 1 : 2;
+  hy_status st = HYFFT_SUCCESS;
+  for (int k = 0; k < sweeps && st == HYFFT_SUCCESS; k++) st = hy_ooc_fit(plan, k, flags);
+  /* Where two pieces do not fit but one does, one round trip at a time. */
+  if (st == HYFFT_OUT_OF_MEMORY && o->overlap) {
+    hy_error_clear();
+    o->overlap = 0;
+    st = HYFFT_SUCCESS;
+    for (int k = 0; k < sweeps && st == HYFFT_SUCCESS; k++) st = hy_ooc_fit(plan, k, flags);
+  }
+  return st;
+}
+
 hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   hyfft_context ctx = plan->context;
   const hy_problem *p = &plan->problem;
@@ -564,7 +632,12 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
     return HYFFT_SUCCESS;
   size_t whole = hy_ooc_whole(plan, flags, budget);
   if (whole <= (size_t)budget) return HYFFT_SUCCESS;
-  const char *why = hy_ooc_unsupported(p);
+  /* A batch whose single transform fits goes by whole entries (any length
+   * and layout the device plans take); otherwise by the two sweeps. */
+  int entries = p->batch_rank == 1 && p->batch[0].n > 1 && p->rank <= 3 &&
+                (p->kind == HYFFT_C2C || p->kind == HYFFT_R2C || p->kind == HYFFT_C2R) &&
+                !hy_precision_is_half(p->storage);
+  const char *why = entries ? NULL : hy_ooc_unsupported(p);
   if (why) {
     /* Without a user limit such a problem goes the whole way as before:
      * the budget is then only an estimate of what the device can hold. */
@@ -589,21 +662,41 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   o->relem = o->elem / 2;
   o->kind = p->kind;
   hy_status st = HYFFT_SUCCESS;
-  if (p->rank == 1)
-    st = hy_ooc_setup_1d(plan);
-  else
-    hy_ooc_setup_nd(plan);
-  if (st != HYFFT_SUCCESS) {
-    hy_ooc_destroy(plan);
-    return st;
+  int overlap = o->overlap;
+  if (entries) {
+    hy_ooc_setup_entries(plan);
+    st = hy_ooc_fit_all(plan, flags);
+    if (st == HYFFT_OUT_OF_MEMORY) {
+      /* Not even one entry fits: the two sweeps, when this file takes
+       * the problem. */
+      why = hy_ooc_unsupported(p);
+      if (why && hy_settings_get()->device_memory_limit <= 0) {
+        hy_error_clear();
+        hy_ooc_destroy(plan);
+        return HYFFT_SUCCESS;
+      }
+      if (why) {
+        hy_ooc_destroy(plan);
+        return hy_error(HYFFT_NOT_SUPPORTED,
+                        "the problem needs %zu bytes of device memory staged whole, over the "
+                        "budget of %lld bytes (%s), not even one of its transforms fits, and "
+                        "out-of-core plans %s",
+                        whole, (long long)budget, from, why);
+      }
+      hy_error_clear();
+      memset(o->sweep, 0, sizeof o->sweep);
+      o->entries = 0;
+      o->overlap = overlap;
+      entries = 0;
+      st = HYFFT_SUCCESS;
+    }
   }
-  for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_fit(plan, k, flags);
-  /* Where two pieces do not fit but one does, one round trip at a time. */
-  if (st == HYFFT_OUT_OF_MEMORY && o->overlap) {
-    hy_error_clear();
-    o->overlap = 0;
-    st = HYFFT_SUCCESS;
-    for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_fit(plan, k, flags);
+  if (!entries) {
+    if (p->rank == 1)
+      st = hy_ooc_setup_1d(plan);
+    else
+      hy_ooc_setup_nd(plan);
+    if (st == HYFFT_SUCCESS) st = hy_ooc_fit_all(plan, flags);
   }
   for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_prepare(plan, k, flags);
   /* Without pinned memory or queues the pieces, sized for two, go one
@@ -776,9 +869,10 @@ static hy_status hy_ooc_copy_direct(const struct hyfft_plan_s *plan, const hy_oo
   while (u < stop) {
     hy_status st;
     if (sw->rows) {
-      /* Units (b, i0): a run of rows of dim 0 within one batch entry. */
+      /* Units (b, i0): a run of rows of dim 0 within one batch entry, or
+       * across entries where their rows are one stride apart too. */
       int64_t bi = u / o->n0, i0 = u % o->n0;
-      int64_t run = o->n0 - i0 < stop - u ? o->n0 - i0 : stop - u;
+      int64_t run = s->bs == o->n0 * s->s0 || o->n0 - i0 > stop - u ? stop - u : o->n0 - i0;
       size_t width = (size_t)(real ? o->nr : o->m) * he;
       st = b->copy_2d(dev, q, to_device, d, (size_t)(u - first) * sw->unit_bytes, sw->unit_bytes,
                       host + (size_t)(bi * s->bs + i0 * s->s0) * he, (size_t)s->s0 * he, width,
@@ -1049,7 +1143,9 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   hy_ooc_side out2 = {o->out.bs, o->n1 * o->out.s0, 0, o->out.s0};
   hy_ooc_side tmp1 = {o->n0, 1, 0, o->n1}, tmp2 = {o->n0, o->n1, 0, 1};
   int64_t c0 = o->sweep[0].count;
-  if (o->n1) {
+  if (o->entries) {
+    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, o->kind == HYFFT_C2R, 0};
+  } else if (o->n1) {
     if (scratch) {
       e[0] = (hy_ooc_ends){src, &src1, 0, scratch, &tmp1, 0, 0};
       e[1] = (hy_ooc_ends){scratch, &tmp2, 0, out, &out2, 0, c0};
@@ -1067,13 +1163,14 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
     e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, c0};
   }
   hy_status st;
+  int sweeps = o->entries ? 1 : 2;
   if (!o->overlap) {
     st = hy_ooc_sweep_run(plan, 0, &e[0], queue);
-    if (st == HYFFT_SUCCESS) st = hy_ooc_sweep_run(plan, 1, &e[1], queue);
+    if (st == HYFFT_SUCCESS && sweeps == 2) st = hy_ooc_sweep_run(plan, 1, &e[1], queue);
   } else {
     pthread_mutex_lock(&o->lock);
     st = hy_ooc_sweep_pipeline(plan, 0, &e[0], queue);
-    if (st == HYFFT_SUCCESS) st = hy_ooc_sweep_pipeline(plan, 1, &e[1], queue);
+    if (st == HYFFT_SUCCESS && sweeps == 2) st = hy_ooc_sweep_pipeline(plan, 1, &e[1], queue);
     pthread_mutex_unlock(&o->lock);
   }
   if (st == HYFFT_SUCCESS && o->odd) {
@@ -1104,6 +1201,16 @@ hy_status hy_ooc_wait(struct hyfft_plan_s *plan) {
 /* One sweep's line of the description. */
 static void hy_ooc_describe_sweep(const struct hy_ooc *o, int k, hy_strbuf *sb) {
   const hy_ooc_sweep *sw = &o->sweep[k];
+  if (o->entries) {
+    hy_strbuf_appendf(sb,
+                      "    one sweep: %lld piece%s of %lld batch entries (last %lld; %lld in all), "
+                      "%zu bytes of data each, %zu on the device at once; the whole transforms "
+                      "there\n",
+                      (long long)sw->count, sw->count == 1 ? "" : "s",
+                      (long long)(sw->per / o->n0), (long long)(sw->last / o->n0),
+                      (long long)o->nb, (size_t)sw->per * sw->unit_bytes, sw->peak);
+    return;
+  }
   const char *what = o->n1 && k == 0           ? "the n1-point DFTs"
                      : o->n1                    ? "the n2-point DFTs"
                      : !sw->rows                ? "dim 0"
@@ -1129,9 +1236,10 @@ static void hy_ooc_describe_sweep(const struct hy_ooc *o, int k, hy_strbuf *sb) 
 void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   const struct hy_ooc *o = plan->ooc;
   if (!o) return;
-  /* Both sweeps move the (half) spectrum, nb * n0 * m complex elements,
+  /* Each sweep moves the (half) spectrum, nb * n0 * m complex elements,
    * each way; a real line travels padded to its complex line. */
   size_t total = (size_t)(o->nb * o->n0 * o->m) * o->elem;
+  int sweeps = o->entries ? 1 : 2;
   hy_strbuf_appendf(sb,
                     "  out of core: staged whole it needs %zu bytes of device memory, over the "
                     "budget of %lld bytes (%s)\n",
@@ -1164,15 +1272,15 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                       o->kind == HYFFT_R2C ? ", in place on the output"
                       : o->pre_scratch     ? ", into a host scratch (the input is kept)"
                                            : ", in place on the input");
-  for (int k = 0; k < 2; k++) hy_ooc_describe_sweep(o, k, sb);
+  for (int k = 0; k < sweeps; k++) hy_ooc_describe_sweep(o, k, sb);
   hy_strbuf_appendf(sb,
-                    "    bus: %zu bytes to the device, %zu bytes back (every element twice each "
+                    "    bus: %zu bytes to the device, %zu bytes back (every element %s each "
                     "way%s); pieces packed on the host, %s\n",
-                    2 * total, 2 * total,
+                    sweeps * total, sweeps * total, o->entries ? "once" : "twice",
                     o->kind == HYFFT_C2C || o->real1d ? "" : ", real lines padded to n/2+1 complex",
                     o->overlap ? "double-buffered on two queues (copies overlap compute)"
                                : "one blocking round trip each (copies not overlapped)");
-  if (o->kind == HYFFT_C2R && !o->real1d)
+  if (o->kind == HYFFT_C2R && !o->real1d && !o->entries)
     hy_strbuf_appendf(sb,
                       "    C2R: sweep 1 writes %s\n",
                       o->scratch ? "a host scratch of the half spectrum (the input is kept; "
@@ -1181,8 +1289,12 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   for (int k = 0; k < 2; k++) {
     const hy_ooc_sweep *sw = &o->sweep[k];
     for (int i = 0; i < sw->nsub; i++) {
-      hy_strbuf_appendf(sb, "  sweep %d sub-plan, %lld %s:\n", k + 1,
-                        (long long)(i == 0 ? sw->per : sw->last), sw->rows ? "rows" : "columns");
+      int64_t units = i == 0 ? sw->per : sw->last;
+      if (o->entries)
+        hy_strbuf_appendf(sb, "  sub-plan, %lld batch entries:\n", (long long)(units / o->n0));
+      else
+        hy_strbuf_appendf(sb, "  sweep %d sub-plan, %lld %s:\n", k + 1, (long long)units,
+                          sw->rows ? "rows" : "columns");
       hy_plan_tree_describe(&sw->sub[i].tree, sb);
     }
   }

@@ -1,7 +1,8 @@
 /* Host C2C, R2C and C2R transforms larger than the device memory budget
- * (DESIGN.md section 5): a rank-2 or rank-3 problem (and a 1D C2C one), batched or not, goes
- * through the device in two sweeps of sub-plans instead of being staged
- * whole; so does a 1D R2C or C2R one of even length.
+ * (DESIGN.md section 5). A batch whose single transform fits the budget
+ * goes through the device in one sweep of pieces of whole batch entries.
+ * Otherwise a rank-2 or rank-3 problem (and a 1D one), batched or not,
+ * goes in two sweeps of sub-plans instead of being staged whole:
  *
  *   slabs:  ranges of the index pairs (batch, i0) of dim 0, each with all
  *           the other transform dims done by one sub-plan (C2C, or R2C /
