@@ -38,8 +38,10 @@ typedef struct hy_ooc_real_step {
 
 void hy_ooc_real_run(const hy_ooc_real_step *step, int64_t batch);
 
-/* Odd n: the sweeps take the whole n-point complex DFT in a host buffer
- * `work` of n complex values per transform (packed, batch distance n).
+/* Odd n, and even n whose reals are strided along the axis or an odd
+ * batch distance apart: the sweeps take the whole n-point complex DFT in
+ * a host buffer `work` of n complex values per transform (packed, batch
+ * distance n).
  * Before them, R2C widens the reals into it (imaginary parts 0) and C2R
  * rebuilds the Hermitian spectrum from the h = n/2 + 1 bins (X_0's
  * imaginary part as 0); after them, R2C keeps the first h bins and C2R

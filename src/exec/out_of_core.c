@@ -144,11 +144,13 @@ struct hy_ooc {
   int real1d, pre_scratch;
   hy_ooc_side x;
   hy_ooc_real_tables tw;
-  /* Odd n: the sweeps take the n-point complex DFT in place in a host
-   * buffer of n complex values per transform (allocated per execution),
-   * filled and emptied by the steps of exec/ooc_real.h; `r` is the real
-   * side (in reals), `x` the complex one. */
-  int odd;
+  /* Odd n, and even n whose reals the complex view cannot take (strided
+   * along the axis, or an odd batch distance): the sweeps take the n-point
+   * complex DFT in place in a host buffer of n complex values per
+   * transform (allocated per execution), filled and emptied by the steps
+   * of exec/ooc_real.h; `r` is the real side (in reals), `x` the complex
+   * one. */
+  int widen;
   hy_ooc_side r;
   /* Batched problems whose single transform fits the budget: one sweep of
    * pieces of whole batch entries (units (b, i0) in groups of n0), each
@@ -214,6 +216,17 @@ static int64_t hy_ooc_split(int64_t n) {
   return best;
 }
 
+/* Whether a 1D R2C/C2R problem's reals can be viewed as m = n/2 complex
+ * values: n even, the reals contiguous along the axis, an even batch
+ * distance. Otherwise its n-point C2C runs in a host buffer. */
+static int hy_ooc_real_view(const hy_problem *p) {
+  const hyfft_dim *d = &p->dims[0];
+  int r2c = p->kind == HYFFT_R2C;
+  int64_t rs = r2c ? d->in_stride : d->out_stride;
+  int64_t rb = p->batch_rank == 1 ? (r2c ? p->batch[0].in_stride : p->batch[0].out_stride) : 0;
+  return d->n % 2 == 0 && rs == 1 && rb % 2 == 0;
+}
+
 /* Why this file cannot take the problem (a static string), NULL when it
  * can. */
 static const char *hy_ooc_unsupported(const hy_problem *p) {
@@ -222,21 +235,13 @@ static const char *hy_ooc_unsupported(const hy_problem *p) {
   if (hy_precision_is_half(p->storage))
     return "take f32 and f64 data only (half-precision storage out of core is a later step)";
   if (p->rank == 1 && p->kind != HYFFT_C2C) {
-    /* The m-point complex view of n = 2m reals. */
     const hyfft_dim *d = &p->dims[0];
-    int64_t rs = p->kind == HYFFT_R2C ? d->in_stride : d->out_stride;
-    int64_t rb = p->batch_rank == 1
-                     ? (p->kind == HYFFT_R2C ? p->batch[0].in_stride : p->batch[0].out_stride)
-                     : 0;
-    if (d->n % 2 != 0) {
+    if (!hy_ooc_real_view(p)) {
       if (hy_ooc_split(d->n) == 1)
         return "split a 1D length n = n1 x n2 by four-step, and a prime length has no such "
                "split (Bluestein out of core is a later step)";
       return NULL; /* through a host buffer of n complex values */
     }
-    if (rs != 1 || rb % 2 != 0)
-      return "take 1D R2C/C2R problems whose reals are contiguous along the axis, with an "
-             "even batch distance, only (the reals are viewed as complex)";
     if (hy_ooc_split(d->n / 2) == 1)
       return "split a 1D real length n = 2m through m = n1 x n2 by four-step, and this m is "
              "prime (Bluestein out of core is a later step)";
@@ -533,8 +538,8 @@ static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
   const hy_problem *p = &plan->problem;
   int64_t n = p->dims[0].n;
   o->real1d = p->kind != HYFFT_C2C;
-  o->odd = o->real1d && n % 2 != 0;
-  if (o->real1d && !o->odd) n /= 2;
+  o->widen = o->real1d && !hy_ooc_real_view(p);
+  if (o->real1d && !o->widen) n /= 2;
   o->n0 = n;
   o->na = o->nc = o->nr = o->m = 1;
   o->n1 = hy_ooc_split(n);
@@ -544,7 +549,7 @@ static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
   const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
   o->in = (hy_ooc_side){bd ? bd->in_stride : 0, p->dims[0].in_stride, 0, 0};
   o->out = (hy_ooc_side){bd ? bd->out_stride : 0, p->dims[0].out_stride, 0, 0};
-  if (o->odd) {
+  if (o->widen) {
     /* The n-point C2C in place in the host buffer (packed), through the
      * 1D scratch. */
     int r2c = p->kind == HYFFT_R2C;
@@ -1094,14 +1099,14 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
       return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no %zu bytes of host memory for the %s",
                       bytes, o->n1 ? "1D in-place scratch" : "C2R scratch");
   }
-  if (o->odd) {
+  if (o->widen) {
     /* Odd n: the DFT of n complex values in a host buffer, in place. */
     size_t bytes = (size_t)(o->nb * o->n0) * o->elem;
     odd = hy_malloc(bytes);
     if (!odd) {
       free(scratch);
       return hy_error(HYFFT_OUT_OF_MEMORY,
-                      "out of core: no %zu bytes of host memory for the odd-length buffer", bytes);
+                      "out of core: no %zu bytes of host memory for the n-point complex buffer", bytes);
     }
     int r2c = o->kind == HYFFT_R2C;
     odd_step = (hy_ooc_real_odd){o->n0,
@@ -1173,7 +1178,7 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
     if (st == HYFFT_SUCCESS && sweeps == 2) st = hy_ooc_sweep_pipeline(plan, 1, &e[1], queue);
     pthread_mutex_unlock(&o->lock);
   }
-  if (st == HYFFT_SUCCESS && o->odd) {
+  if (st == HYFFT_SUCCESS && o->widen) {
     hy_ooc_real_odd_after(&odd_step);
   } else if (st == HYFFT_SUCCESS && o->real1d && o->kind == HYFFT_R2C) {
     /* The R2C step last, in place on the output's m + 1 bins. */
@@ -1251,11 +1256,13 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                       "after sweep 1's n1-point DFTs, which store each block transposed%s\n",
                       (long long)o->n0, (long long)o->n1, (long long)o->n2,
                       o->scratch ? "; in place, sweep 1 writes a host scratch" : "");
-  if (o->odd)
+  if (o->widen)
     hy_strbuf_appendf(sb,
-                      "    %s of odd length %lld: the sweeps are the %lld-point C2C in place in "
+                      "    %s of %s %lld: the sweeps are the %lld-point C2C in place in "
                       "a host buffer of n complex values per transform, %s\n",
-                      o->kind == HYFFT_R2C ? "R2C" : "C2R", (long long)o->n0, (long long)o->n0,
+                      o->kind == HYFFT_R2C ? "R2C" : "C2R",
+                      o->n0 % 2 ? "odd length" : "strided reals, length", (long long)o->n0,
+                      (long long)o->n0,
                       o->kind == HYFFT_R2C
                           ? "the reals widened into it before, the first n/2+1 bins kept after"
                           : "the Hermitian spectrum rebuilt in it before, the real parts kept "
