@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/host_complex.h"
 #include "exec/ooc_real.h"
 #include "tables/twiddle.h"
 
@@ -46,34 +47,9 @@ void hy_ooc_real_tables_free(hy_ooc_real_tables *t) {
   t->lo = t->hi = NULL;
 }
 
-typedef struct hy_cplx {
-  double re, im;
-} hy_cplx;
-
 static inline hy_cplx hy_tw(const hy_ooc_real_tables *t, int64_t k) {
   const double *a = t->hi + 2 * (k / t->split), *b = t->lo + 2 * (k % t->split);
   return (hy_cplx){a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]};
-}
-
-static inline hy_cplx hy_get(const char *base, int64_t at, int f64) {
-  if (f64) {
-    const double *p = (const double *)base + 2 * at;
-    return (hy_cplx){p[0], p[1]};
-  }
-  const float *p = (const float *)base + 2 * at;
-  return (hy_cplx){p[0], p[1]};
-}
-
-static inline void hy_put(char *base, int64_t at, hy_cplx v, int f64) {
-  if (f64) {
-    double *p = (double *)base + 2 * at;
-    p[0] = v.re;
-    p[1] = v.im;
-  } else {
-    float *p = (float *)base + 2 * at;
-    p[0] = (float)v.re;
-    p[1] = (float)v.im;
-  }
 }
 
 typedef struct hy_ooc_real_job {
@@ -95,31 +71,31 @@ static void hy_ooc_real_range(void *arg, int64_t begin, int64_t end, int thread_
     if (s->r2c) {
       /* src and dst are the same complex array: Z in, X out (m + 1). */
       if (k == 0) {
-        hy_cplx z = hy_get(src, 0, f64);
-        hy_put(dst, 0, (hy_cplx){z.re + z.im, 0.0}, f64);
-        hy_put(dst, m * s->dst_stride, (hy_cplx){z.re - z.im, 0.0}, f64);
+        hy_cplx z = hy_cplx_get(src, 0, f64);
+        hy_cplx_put(dst, 0, (hy_cplx){z.re + z.im, 0.0}, f64);
+        hy_cplx_put(dst, m * s->dst_stride, (hy_cplx){z.re - z.im, 0.0}, f64);
         continue;
       }
-      hy_cplx a = hy_get(src, k * s->src_stride, f64), c = hy_get(src, j * s->src_stride, f64);
+      hy_cplx a = hy_cplx_get(src, k * s->src_stride, f64), c = hy_cplx_get(src, j * s->src_stride, f64);
       hy_cplx w = hy_tw(s->tables, k);
       /* E = (Z_k + conj Z_j)/2, O = -i (Z_k - conj Z_j)/2. */
       hy_cplx e = {0.5 * (a.re + c.re), 0.5 * (a.im - c.im)};
       hy_cplx o = {0.5 * (a.im + c.im), -0.5 * (a.re - c.re)};
       hy_cplx wo = {w.re * o.re - w.im * o.im, w.re * o.im + w.im * o.re};
-      hy_put(dst, k * s->dst_stride, (hy_cplx){e.re + wo.re, e.im + wo.im}, f64);
+      hy_cplx_put(dst, k * s->dst_stride, (hy_cplx){e.re + wo.re, e.im + wo.im}, f64);
       if (j != k) {
         /* E_j = conj E_k, O_j = conj O_k and w^j = -conj w^k, so
          * X_j = E_j + w^j O_j = conj(E_k - w^k O_k). */
-        hy_put(dst, j * s->dst_stride, (hy_cplx){e.re - wo.re, -(e.im - wo.im)}, f64);
+        hy_cplx_put(dst, j * s->dst_stride, (hy_cplx){e.re - wo.re, -(e.im - wo.im)}, f64);
       }
     } else {
       /* C2R: X in (m + 1, src), Z out (m, dst; may be src). */
       if (k == 0) {
-        double x0 = hy_get(src, 0, f64).re, xm = hy_get(src, m * s->src_stride, f64).re;
-        hy_put(dst, 0, (hy_cplx){x0 + xm, x0 - xm}, f64);
+        double x0 = hy_cplx_get(src, 0, f64).re, xm = hy_cplx_get(src, m * s->src_stride, f64).re;
+        hy_cplx_put(dst, 0, (hy_cplx){x0 + xm, x0 - xm}, f64);
         continue;
       }
-      hy_cplx a = hy_get(src, k * s->src_stride, f64), c = hy_get(src, j * s->src_stride, f64);
+      hy_cplx a = hy_cplx_get(src, k * s->src_stride, f64), c = hy_cplx_get(src, j * s->src_stride, f64);
       hy_cplx v = hy_tw(s->tables, k);
       /* S = X_k + conj X_j, D = X_k - conj X_j: Z_k = S + i v^k D, and
        * with v^j = -conj v^k, Z_j = conj S + i v^j (-conj D)
@@ -127,8 +103,8 @@ static void hy_ooc_real_range(void *arg, int64_t begin, int64_t end, int thread_
       hy_cplx sum = {a.re + c.re, a.im - c.im}, dif = {a.re - c.re, a.im + c.im};
       hy_cplx vd = {v.re * dif.re - v.im * dif.im, v.re * dif.im + v.im * dif.re};
       /* i * vd = (-vd.im, vd.re) */
-      hy_put(dst, k * s->dst_stride, (hy_cplx){sum.re - vd.im, sum.im + vd.re}, f64);
-      if (j != k) hy_put(dst, j * s->dst_stride, (hy_cplx){sum.re + vd.im, -(sum.im - vd.re)}, f64);
+      hy_cplx_put(dst, k * s->dst_stride, (hy_cplx){sum.re - vd.im, sum.im + vd.re}, f64);
+      if (j != k) hy_cplx_put(dst, j * s->dst_stride, (hy_cplx){sum.re + vd.im, -(sum.im - vd.re)}, f64);
     }
   }
 }
@@ -162,16 +138,16 @@ static void hy_ooc_odd_range(void *arg, int64_t begin, int64_t end, int thread_i
     if (!job->after && a->r2c) {
       double x = f64 ? ((const double *)r)[j * a->real_stride]
                      : ((const float *)r)[j * a->real_stride];
-      hy_put(w, j, (hy_cplx){x, 0.0}, f64);
+      hy_cplx_put(w, j, (hy_cplx){x, 0.0}, f64);
     } else if (!job->after) {
-      hy_cplx v = hy_get(c, (j < h ? j : n - j) * a->cplx_stride, f64);
+      hy_cplx v = hy_cplx_get(c, (j < h ? j : n - j) * a->cplx_stride, f64);
       if (j == 0) v.im = 0.0;
       else if (j >= h) v.im = -v.im;
-      hy_put(w, j, v, f64);
+      hy_cplx_put(w, j, v, f64);
     } else if (a->r2c) {
-      hy_put(c, j * a->cplx_stride, hy_get(w, j, f64), f64);
+      hy_cplx_put(c, j * a->cplx_stride, hy_cplx_get(w, j, f64), f64);
     } else {
-      double x = hy_get(w, j, f64).re;
+      double x = hy_cplx_get(w, j, f64).re;
       if (f64)
         ((double *)r)[j * a->real_stride] = x;
       else

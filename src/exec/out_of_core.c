@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "exec/ooc_chirp.h"
 #include "exec/ooc_real.h"
 #include "exec/out_of_core.h"
 #include "util/half.h"
@@ -158,6 +159,10 @@ struct hy_ooc {
    * the bus once each way instead of twice. A 1D problem is then viewed
    * as one line per entry (n0 = na = 1, the transform along jc). */
   int entries;
+  /* 1D: the complex DFT of length n0 by Bluestein's convolution
+   * (exec/ooc_chirp.h) instead of the sweeps, where n0 is prime or its
+   * split's long side does not fit the budget; no sweeps then. */
+  hy_ooc_chirp *chirp;
 };
 
 /* ---- budget and decision -------------------------------------------------- */
@@ -234,21 +239,6 @@ static const char *hy_ooc_unsupported(const hy_problem *p) {
     return "take C2C, R2C and C2R problems only (R2R out of core is a later step)";
   if (hy_precision_is_half(p->storage))
     return "take f32 and f64 data only (half-precision storage out of core is a later step)";
-  if (p->rank == 1 && p->kind != HYFFT_C2C) {
-    const hyfft_dim *d = &p->dims[0];
-    if (!hy_ooc_real_view(p)) {
-      if (hy_ooc_split(d->n) == 1)
-        return "split a 1D length n = n1 x n2 by four-step, and a prime length has no such "
-               "split (Bluestein out of core is a later step)";
-      return NULL; /* through a host buffer of n complex values */
-    }
-    if (hy_ooc_split(d->n / 2) == 1)
-      return "split a 1D real length n = 2m through m = n1 x n2 by four-step, and this m is "
-             "prime (Bluestein out of core is a later step)";
-  }
-  if (p->rank == 1 && p->kind == HYFFT_C2C && hy_ooc_split(p->dims[0].n) == 1)
-    return "split a 1D length n = n1 x n2 by four-step, and a prime length has no such split "
-           "(Bluestein out of core is a later step)";
   if (p->rank < 1 || p->rank > 3)
     return "take problems of 1, 2 or 3 transform dims only";
   if (p->batch_rank > 1) return "take at most one batch dim (this problem's do not merge into one)";
@@ -476,6 +466,7 @@ void hy_ooc_destroy(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
   hy_ooc_unoverlap(plan);
   hy_ooc_real_tables_free(&o->tw);
+  hy_ooc_chirp_destroy(o->chirp);
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < 2; i++)
       if (o->sweep[k].sub[i].state) b->plan_release(plan->context->device, o->sweep[k].sub[i].state);
@@ -701,7 +692,22 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
       st = hy_ooc_setup_1d(plan);
     else
       hy_ooc_setup_nd(plan);
-    if (st == HYFFT_SUCCESS) st = hy_ooc_fit_all(plan, flags);
+    /* 1D lengths the four-step cannot take: a prime, or a split whose
+     * long side does not fit (its blocks fail to). */
+    int chirp = st == HYFFT_SUCCESS && p->rank == 1 && o->n1 == 1;
+    if (st == HYFFT_SUCCESS && !chirp) {
+      st = hy_ooc_fit_all(plan, flags);
+      if (st == HYFFT_OUT_OF_MEMORY && p->rank == 1) {
+        hy_error_clear();
+        chirp = 1;
+      }
+    }
+    if (chirp) {
+      memset(o->sweep, 0, sizeof o->sweep);
+      o->overlap = 0;
+      o->scratch = 0;
+      st = hy_ooc_chirp_create(plan->context, o->n0, p->sign, o->elem == 16, flags, &o->chirp);
+    }
   }
   for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) st = hy_ooc_prepare(plan, k, flags);
   /* Without pinned memory or queues the pieces, sized for two, go one
@@ -1169,7 +1175,13 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   }
   hy_status st;
   int sweeps = o->entries ? 1 : 2;
-  if (!o->overlap) {
+  if (o->chirp) {
+    /* The executions of one plan share its convolution buffer. */
+    pthread_mutex_lock(&o->lock);
+    st = hy_ooc_chirp_run(o->chirp, src, o->in.s0, o->in.bs, out, o->out.s0, o->out.bs, o->nb,
+                          plan->problem.scale);
+    pthread_mutex_unlock(&o->lock);
+  } else if (!o->overlap) {
     st = hy_ooc_sweep_run(plan, 0, &e[0], queue);
     if (st == HYFFT_SUCCESS && sweeps == 2) st = hy_ooc_sweep_run(plan, 1, &e[1], queue);
   } else {
@@ -1194,6 +1206,8 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
 
 hy_status hy_ooc_wait(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
+  if (plan->ooc && plan->ooc->chirp)
+    return hy_exec_plan_wait((struct hyfft_plan_s *)hy_ooc_chirp_plan(plan->ooc->chirp));
   if (!plan->ooc || !b->plan_wait) return HYFFT_SUCCESS;
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < plan->ooc->sweep[k].nsub; i++)
@@ -1249,7 +1263,15 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                     "  out of core: staged whole it needs %zu bytes of device memory, over the "
                     "budget of %lld bytes (%s)\n",
                     o->whole, (long long)o->budget, o->from);
-  if (o->n1)
+  if (o->chirp)
+    hy_strbuf_appendf(sb,
+                      "    Bluestein: the %lld-point DFT as a cyclic convolution of %lld points, "
+                      "two %lld-point forward DFTs of host data per transform (the plan below), "
+                      "the chirp multiplies and the product with the kernel's spectrum on the "
+                      "host\n",
+                      (long long)o->n0, (long long)hy_ooc_chirp_length(o->chirp),
+                      (long long)hy_ooc_chirp_length(o->chirp));
+  else if (o->n1)
     hy_strbuf_appendf(sb,
                       "    four-step: %lld = n1 %lld x n2 %lld; sweep 1 writes each column where "
                       "sweep 2 leaves the output in natural order; twiddles on the device, "
@@ -1279,6 +1301,15 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                       o->kind == HYFFT_R2C ? ", in place on the output"
                       : o->pre_scratch     ? ", into a host scratch (the input is kept)"
                                            : ", in place on the input");
+  if (o->chirp) {
+    const struct hyfft_plan_s *fft = hy_ooc_chirp_plan(o->chirp);
+    hy_strbuf_appendf(sb, "  the %lld-point plan:\n", (long long)hy_ooc_chirp_length(o->chirp));
+    if (fft->ooc)
+      hy_ooc_describe(fft, sb);
+    else
+      hy_plan_tree_describe(&fft->tree, sb);
+    return;
+  }
   for (int k = 0; k < sweeps; k++) hy_ooc_describe_sweep(o, k, sb);
   hy_strbuf_appendf(sb,
                     "    bus: %zu bytes to the device, %zu bytes back (every element %s each "
@@ -1310,6 +1341,11 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
 hy_status hy_ooc_source(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   const hy_backend *b = plan->context->backend;
   if (!plan->ooc) return HYFFT_SUCCESS;
+  if (plan->ooc->chirp) {
+    const struct hyfft_plan_s *fft = hy_ooc_chirp_plan(plan->ooc->chirp);
+    if (fft->ooc) return hy_ooc_source(fft, sb);
+    return b->plan_source(plan->context->device, fft->backend_state, sb);
+  }
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < plan->ooc->sweep[k].nsub; i++)
       HY_TRY(b->plan_source(plan->context->device, plan->ooc->sweep[k].sub[i].state, sb));

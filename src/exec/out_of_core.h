@@ -22,7 +22,9 @@
  * (out_of_core.c, hy_ooc_setup_1d). A 1D R2C or C2R problem of even
  * length n = 2m is the same for the m-point C2C of its reals viewed as
  * complex, with a host step after it (R2C) or before it (C2R) that pairs
- * bins k and m - k (exec/ooc_real.h).
+ * bins k and m - k (exec/ooc_real.h). A 1D complex length the four-step
+ * cannot split into pieces that fit (a prime, or a split whose long side
+ * does not fit) goes by Bluestein's convolution instead (exec/ooc_chirp.h).
  *
  * Pieces are packed into contiguous host buffers, so any positive user
  * strides work; the budget is HYFFT_DEVICE_MEMORY_LIMIT, else the device's

@@ -271,9 +271,12 @@ static int describes_ooc(hyfft_plan plan) {
     return -1;
   }
   /* 1: two sweeps, 2: one sweep of whole batch entries (each element
-   * once each way). */
+   * once each way), 3: Bluestein's convolution through an M-point plan. */
   int yes = strstr(text, "out of core") != NULL && strstr(text, "bytes to the device") != NULL;
-  if (yes && strstr(text, "sweep 2") != NULL && strstr(text, "twice each way") != NULL)
+  if (strstr(text, "out of core") != NULL && strstr(text, "Bluestein: the") != NULL &&
+      strstr(text, "-point plan:") != NULL)
+    yes = 3;
+  else if (yes && strstr(text, "sweep 2") != NULL && strstr(text, "twice each way") != NULL)
     yes = 1;
   else if (yes && strstr(text, "one sweep:") != NULL && strstr(text, "once each way") != NULL)
     yes = 2;
@@ -339,8 +342,9 @@ static void *run_thread(void *v) {
  * plan at once. ooc: 0 not out of core; OOC_SWEEPS two sweeps;
  * OOC_ENTRIES one sweep of whole batch entries, double-buffered with the
  * hooks; OOC_ENTRIES_ONE the same where the budget holds one piece only
- * (one round trip at a time). */
-enum { OOC_SWEEPS = 1, OOC_ENTRIES = 2, OOC_ENTRIES_ONE = 3 };
+ * (one round trip at a time); OOC_CHIRP Bluestein's convolution (no
+ * sweeps of its own, its M-point plan's progress not reported). */
+enum { OOC_SWEEPS = 1, OOC_ENTRIES = 2, OOC_ENTRIES_ONE = 3, OOC_CHIRP = 4 };
 
 static void run_case_flags(hyfft_context cpu, hyfft_context gpu, const char *token,
                            const char *limit, int64_t limit_bytes, int ooc, unsigned flags) {
@@ -361,15 +365,19 @@ static void run_case_flags(hyfft_context cpu, hyfft_context gpu, const char *tok
   int entries = ooc == OOC_ENTRIES || ooc == OOC_ENTRIES_ONE;
   CHECK((plan->ooc != NULL) == (ooc != 0), "%s under %s: out of core %d, expected %d", token,
         limit, plan->ooc != NULL, ooc);
-  CHECK(describes_ooc(plan) == (entries ? 2 : ooc),
+  CHECK(describes_ooc(plan) == (entries ? 2 : ooc == OOC_CHIRP ? 3 : ooc),
         "%s under %s: the description says out of core: %d (expected mode %d)", token, limit,
         describes_ooc(plan), ooc);
   if (ooc) {
-    int overlap = hooks && !simple && ooc != OOC_ENTRIES_ONE;
+    int overlap = hooks && !simple && ooc != OOC_ENTRIES_ONE && ooc != OOC_CHIRP;
     CHECK(hy_ooc_overlapped(plan) == overlap, "%s under %s: overlapped %d with%s hooks%s", token,
           limit, hy_ooc_overlapped(plan), hooks ? "" : "out",
           simple ? ", HYFFT_STAGING=simple" : "");
-    if (entries)
+    if (ooc == OOC_CHIRP)
+      CHECK(hy_ooc_pieces(plan, 0) == 0 && hy_ooc_pieces(plan, 1) == 0,
+            "%s under %s: Bluestein with %lld and %lld pieces of sweeps", token, limit,
+            (long long)hy_ooc_pieces(plan, 0), (long long)hy_ooc_pieces(plan, 1));
+    else if (entries)
       CHECK(hy_ooc_pieces(plan, 0) >= 2 && hy_ooc_pieces(plan, 1) == 0,
             "%s under %s: %lld pieces of entries, %lld in a second sweep", token, limit,
             (long long)hy_ooc_pieces(plan, 0), (long long)hy_ooc_pieces(plan, 1));
@@ -412,7 +420,10 @@ static void run_case_flags(hyfft_context cpu, hyfft_context gpu, const char *tok
     if (!(flags & HYFFT_DESTROY_INPUT))
       CHECK(memcmp(in, in2, in_bytes) == 0, "%s: input changed", token);
   }
-  progress_check(&log, ooc ? (int)(hy_ooc_pieces(plan, 0) + hy_ooc_pieces(plan, 1)) : 1, token);
+  progress_check(&log,
+                 ooc && ooc != OOC_CHIRP ? (int)(hy_ooc_pieces(plan, 0) + hy_ooc_pieces(plan, 1))
+                                         : 1,
+                 token);
   CHECK_OK(hyfft_plan_set_progress(plan, NULL, &log));
   /* In-place C2R leaves its rows' padding undefined (as FFTW does): it
    * is compared without it, and the threads below against `got` as is. */
@@ -444,7 +455,7 @@ static void run_case_flags(hyfft_context cpu, hyfft_context gpu, const char *tok
       CHECK(a[i].failures == 0, "%s under %s: thread %d: %d bad runs", token, limit, i,
             a[i].failures);
     }
-    CHECK(log.calls == (int)(hy_ooc_pieces(plan, 0) + hy_ooc_pieces(plan, 1)),
+    CHECK(log.calls == (ooc == OOC_CHIRP ? 1 : (int)(hy_ooc_pieces(plan, 0) + hy_ooc_pieces(plan, 1))),
           "%s: progress called after it was turned off", token);
   }
   free(in);
@@ -552,6 +563,21 @@ static void run_cases(hyfft_context cpu, hyfft_context gpu) {
   run_case(cpu, gpu, "c2r:f32:11x10:b4:is=7,1:os=12,1:idist=90:odist=150", "2K", 2048,
            OOC_ENTRIES);
   run_case(cpu, gpu, "c2c:f64:fwd:1000:b3", "20K", 20480, OOC_ENTRIES_ONE);
+  /* 1D lengths the four-step sweeps cannot take: Bluestein's convolution
+   * through an M-point plan on host data (itself out of core here):
+   * primes, C2C both directions, batched with strides, in place, scaled,
+   * R2C/C2R of odd prime length (through the n-point host buffer) and of
+   * even length with m = n/2 prime (the complex view), both precisions;
+   * then a length 2 x prime whose split's long side does not fit. */
+  run_case(cpu, gpu, "c2c:f32:fwd:4099", "8K", 8192, OOC_CHIRP);
+  run_case(cpu, gpu, "c2c:f64:bwd:2053:ip:scale=1/N", "8K", 8192, OOC_CHIRP);
+  run_case(cpu, gpu, "c2c:f32:bwd:3001:b2:is=2:os=3:idist=6100:odist=9100", "8K", 8192,
+           OOC_CHIRP);
+  run_case(cpu, gpu, "r2c:f32:4099", "8K", 8192, OOC_CHIRP);
+  run_case(cpu, gpu, "c2r:f64:2053:scale=1/N", "8K", 8192, OOC_CHIRP);
+  run_case(cpu, gpu, "r2c:f64:4106:ip", "8K", 8192, OOC_CHIRP);
+  run_case(cpu, gpu, "c2r:f32:8198", "8K", 8192, OOC_CHIRP);
+  run_case(cpu, gpu, "c2c:f32:fwd:8198", "16K", 16384, OOC_CHIRP);
   /* Within the budget: the ordinary path. */
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", "1M", 1 << 20, 0);
   run_case(cpu, gpu, "c2c:f32:fwd:64x48", NULL, 0, 0);
@@ -612,8 +638,12 @@ static void test_suite_problems(hyfft_context gpu) {
       /* opencl.paths.out_of_core_entries: one sweep of whole entries */
       "c2c:f32:fwd:1009:b1000", "c2c:f64:bwd:10007:b40:ip",
       "r2c:f32:2048:b300:is=2:idist=4100:odist=1100", "c2r:f64:1001:b300:ip",
-      "r2c:f32:32x40x63:b6", "c2r:f32:100x99:b40:scale=1/N"};
-  const size_t first_entries = sizeof tokens / sizeof *tokens - 6;
+      "r2c:f32:32x40x63:b6", "c2r:f32:100x99:b40:scale=1/N",
+      /* opencl.paths.out_of_core_bluestein: Bluestein's convolution */
+      "c2c:f32:fwd:262147", "c2c:f64:bwd:131071:ip", "c2r:f32:262151",
+      "r2c:f64:262126:scale=1/N", "c2c:f64:fwd:262142"};
+  const size_t first_chirp = sizeof tokens / sizeof *tokens - 5;
+  const size_t first_entries = first_chirp - 6;
   set_limit("1M");
   for (size_t i = 0; i < sizeof tokens / sizeof *tokens; i++) {
     hyfft_plan plan = NULL;
@@ -626,7 +656,9 @@ static void test_suite_problems(hyfft_context gpu) {
     CHECK(data > ((size_t)1 << 20), "%s: %zu bytes of input or output fit 1M", tokens[i], data);
     CHECK(plan->ooc != NULL && describes_ooc(plan) >= 1, "%s under 1M is not out of core",
           tokens[i]);
-    if (i >= first_entries)
+    if (i >= first_chirp)
+      CHECK(describes_ooc(plan) == 3, "%s under 1M: not Bluestein's convolution", tokens[i]);
+    else if (i >= first_entries)
       CHECK(describes_ooc(plan) == 2, "%s under 1M: not one sweep of whole entries", tokens[i]);
     CHECK_OK(hyfft_plan_destroy(plan));
   }
@@ -664,8 +696,6 @@ static void test_refusals(hyfft_context gpu) {
         "8192x2 under 16K: %s (%s)", hyfft_status_name(st), hyfft_last_error());
 
   static const struct { const char *token, *reason; } unsupported[] = {
-      {"c2c:f32:fwd:65537", "prime"},
-      {"r2c:f32:65537", "prime"},
       {"r2r:f32:dct2xdct2:256x256", "R2R"},
       {"c2c:f32:fwd:64x64:b3x5:idist=30000,4096", "batch"},
       {"c2c:f32:fwd:16x16x16x16", "3"}};
