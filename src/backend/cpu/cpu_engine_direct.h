@@ -362,44 +362,54 @@ HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
 
 /* Two stages, N = R0 * R1, as hy_kp_exec runs them: radix R0 on
  * x[j + r*R1] (j < R1) into y[j*R0 + r], then radix R1 on y[k + r*R0]
- * (k < R0) twiddled by the second stage's table into z[k + r*R0]. */
+ * (k < R0) twiddled by the second stage's table into z[k + r*R0], in
+ * place on x. */
+#define HY_TWO_STAGES(R0, R1)                                                               \
+  HY_INLINE void hy_two_stages_##R0##_##R1(const hy_cpu_kp *kp, hy_v *restrict xr,          \
+                                           hy_v *restrict xi, const int s) {                \
+    enum { N = (R0) * (R1) };                                                               \
+    const hy_r *twr = kp->stages[1].tw, *twi = twr + ((R1) - 1) * (R0);                     \
+    hy_v yr[N], yi[N];                                                                      \
+    for (int j = 0; j < (R1); j++) {                                                        \
+      hy_v ar[R0], ai[R0];                                                                  \
+      for (int r = 0; r < (R0); r++) {                                                      \
+        ar[r] = xr[j + r * (R1)];                                                           \
+        ai[r] = xi[j + r * (R1)];                                                           \
+      }                                                                                     \
+      HY_GEN_DFT(R0, ar, ai, s);                                                            \
+      for (int r = 0; r < (R0); r++) {                                                      \
+        yr[j * (R0) + r] = ar[r];                                                           \
+        yi[j * (R0) + r] = ai[r];                                                           \
+      }                                                                                     \
+    }                                                                                       \
+    for (int k = 0; k < (R0); k++) {                                                        \
+      hy_v br[R1], bi[R1];                                                                  \
+      for (int r = 0; r < (R1); r++) {                                                      \
+        br[r] = yr[k + r * (R0)];                                                           \
+        bi[r] = yi[k + r * (R0)];                                                           \
+        if (r > 0) hy_cmul(&br[r], &bi[r], twr[(r - 1) * (R0) + k], twi[(r - 1) * (R0) + k]); \
+      }                                                                                     \
+      HY_GEN_DFT(R1, br, bi, s);                                                            \
+      for (int r = 0; r < (R1); r++) {                                                      \
+        xr[k + r * (R0)] = br[r];                                                           \
+        xi[k + r * (R0)] = bi[r];                                                           \
+      }                                                                                     \
+    }                                                                                       \
+  }
+
 #define HY_SHORT2(R0, R1)                                                                   \
+  HY_TWO_STAGES(R0, R1)                                                                     \
   HY_INLINE void hy_short2_##R0##_##R1##_impl(const hy_cpu_kp *kp, const hy_r *src,         \
                                               hy_r *dst, int64_t g0, int64_t g1, hy_r sc,   \
                                               int scaled, const int s) {                    \
     enum { N = (R0) * (R1) };                                                               \
-    const hy_r *twr = kp->stages[1].tw, *twi = twr + ((R1) - 1) * (R0);                     \
     hy_r seq[HY_SHORT_SEQ(N)] __attribute__((aligned(64)));                                 \
     for (int64_t g = g0; g < g1; g++) {                                                     \
       const int64_t off = 2 * g * L_ * N;                                                   \
-      hy_v xr[N], xi[N], yr[N], yi[N];                                                      \
-      hy_short_in(src + off, N, xr, xi, seq);                                                    \
-      for (int j = 0; j < (R1); j++) {                                                      \
-        hy_v ar[R0], ai[R0];                                                                \
-        for (int r = 0; r < (R0); r++) {                                                    \
-          ar[r] = xr[j + r * (R1)];                                                         \
-          ai[r] = xi[j + r * (R1)];                                                         \
-        }                                                                                   \
-        HY_GEN_DFT(R0, ar, ai, s);                                                          \
-        for (int r = 0; r < (R0); r++) {                                                    \
-          yr[j * (R0) + r] = ar[r];                                                         \
-          yi[j * (R0) + r] = ai[r];                                                         \
-        }                                                                                   \
-      }                                                                                     \
-      for (int k = 0; k < (R0); k++) {                                                      \
-        hy_v br[R1], bi[R1];                                                                \
-        for (int r = 0; r < (R1); r++) {                                                    \
-          br[r] = yr[k + r * (R0)];                                                         \
-          bi[r] = yi[k + r * (R0)];                                                         \
-          if (r > 0) hy_cmul(&br[r], &bi[r], twr[(r - 1) * (R0) + k], twi[(r - 1) * (R0) + k]); \
-        }                                                                                   \
-        HY_GEN_DFT(R1, br, bi, s);                                                          \
-        for (int r = 0; r < (R1); r++) {                                                    \
-          xr[k + r * (R0)] = br[r];                                                         \
-          xi[k + r * (R0)] = bi[r];                                                         \
-        }                                                                                   \
-      }                                                                                     \
-      hy_short_out(dst + off, N, xr, xi, sc, scaled, seq);                                       \
+      hy_v xr[N], xi[N];                                                                    \
+      hy_short_in(src + off, N, xr, xi, seq);                                               \
+      hy_two_stages_##R0##_##R1(kp, xr, xi, s);                                             \
+      hy_short_out(dst + off, N, xr, xi, sc, scaled, seq);                                  \
     }                                                                                       \
   }                                                                                         \
   HY_NO_LIBCALLS HY_CLONES static void hy_short2_##R0##_##R1(                               \
@@ -407,6 +417,55 @@ HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
       int scaled) {                                                                         \
     if (kp->sign < 0) hy_short2_##R0##_##R1##_impl(kp, src, dst, g0, g1, sc, scaled, -1);   \
     else hy_short2_##R0##_##R1##_impl(kp, src, dst, g0, g1, sc, scaled, 1);                 \
+  }
+
+/* One transform by itself (a run of one, any strides): its n points in
+ * lane 0 of the lane vectors, the same straight-line stages as a group's,
+ * no lane arrays, gathers or scatters. The other lanes compute zeros,
+ * which costs nothing over computing one lane. */
+HY_INLINE void hy_single_in(const hy_r *x, int64_t is, const int n, hy_v *restrict xr,
+                            hy_v *restrict xi) {
+  for (int k = 0; k < n; k++) {
+    hy_v r = {0}, i = {0};
+    r[0] = x[2 * k * is];
+    i[0] = x[2 * k * is + 1];
+    xr[k] = r;
+    xi[k] = i;
+  }
+}
+
+HY_INLINE void hy_single_out(hy_r *y, int64_t os, const int n, const hy_v *restrict xr,
+                             const hy_v *restrict xi, hy_r sc, int scaled) {
+  for (int k = 0; k < n; k++) {
+    y[2 * k * os] = scaled ? xr[k][0] * sc : xr[k][0];
+    y[2 * k * os + 1] = scaled ? xi[k][0] * sc : xi[k][0];
+  }
+}
+
+typedef void (*hy_single_fn)(const hy_cpu_kp *, const hy_r *, int64_t, hy_r *, int64_t, hy_r,
+                             int);
+
+#define HY_SINGLE1(N)                                                                       \
+  HY_NO_LIBCALLS HY_CLONES static void hy_single1_##N(const hy_cpu_kp *kp, const hy_r *x,   \
+                                                       int64_t is, hy_r *y, int64_t os,     \
+                                                       hy_r sc, int scaled) {               \
+    hy_v xr[N], xi[N];                                                                      \
+    hy_single_in(x, is, N, xr, xi);                                                         \
+    if (kp->sign < 0) HY_GEN_DFT(N, xr, xi, -1);                                            \
+    else HY_GEN_DFT(N, xr, xi, 1);                                                          \
+    hy_single_out(y, os, N, xr, xi, sc, scaled);                                            \
+  }
+
+#define HY_SINGLE2(R0, R1)                                                                  \
+  HY_NO_LIBCALLS HY_CLONES static void hy_single2_##R0##_##R1(                              \
+      const hy_cpu_kp *kp, const hy_r *x, int64_t is, hy_r *y, int64_t os, hy_r sc,         \
+      int scaled) {                                                                         \
+    enum { N = (R0) * (R1) };                                                               \
+    hy_v xr[N], xi[N];                                                                      \
+    hy_single_in(x, is, N, xr, xi);                                                         \
+    if (kp->sign < 0) hy_two_stages_##R0##_##R1(kp, xr, xi, -1);                           \
+    else hy_two_stages_##R0##_##R1(kp, xr, xi, 1);                                         \
+    hy_single_out(y, os, N, xr, xi, sc, scaled);                                            \
   }
 
 HY_SHORT1(2)
@@ -425,6 +484,53 @@ HY_SHORT2(4, 3)
 HY_SHORT2(2, 7)
 HY_SHORT2(3, 5)
 HY_SHORT2(16, 4)
+HY_TWO_STAGES(16, 2)
+HY_SINGLE1(2)
+HY_SINGLE1(3)
+HY_SINGLE1(4)
+HY_SINGLE1(5)
+HY_SINGLE1(6)
+HY_SINGLE1(7)
+HY_SINGLE1(8)
+HY_SINGLE1(11)
+HY_SINGLE1(13)
+HY_SINGLE1(16)
+HY_SINGLE2(3, 3)
+HY_SINGLE2(2, 5)
+HY_SINGLE2(4, 3)
+HY_SINGLE2(2, 7)
+HY_SINGLE2(3, 5)
+HY_SINGLE2(16, 2)
+
+/* The single-transform kernel of a kernel plan (hy_single1_*, _2_*),
+ * NULL where there is none: the lengths hy_short_pick covers up to 32.
+ * From 64 points (LANES^2 for f32) a single row runs faster with the
+ * lanes inside it (hy_row_one). */
+static hy_single_fn hy_single_pick(const hy_cpu_kp *kp) {
+  if (kp->nstages == 1) switch (kp->stages[0].radix) {
+      case 2: return hy_single1_2;
+      case 3: return hy_single1_3;
+      case 4: return hy_single1_4;
+      case 5: return hy_single1_5;
+      case 6: return hy_single1_6;
+      case 7: return hy_single1_7;
+      case 8: return hy_single1_8;
+      case 11: return hy_single1_11;
+      case 13: return hy_single1_13;
+      case 16: return hy_single1_16;
+      default: return NULL;
+    }
+  if (kp->nstages == 2) {
+    const int a = kp->stages[0].radix, b = kp->stages[1].radix;
+    if (a == 3 && b == 3) return hy_single2_3_3;
+    if (a == 2 && b == 5) return hy_single2_2_5;
+    if (a == 4 && b == 3) return hy_single2_4_3;
+    if (a == 2 && b == 7) return hy_single2_2_7;
+    if (a == 3 && b == 5) return hy_single2_3_5;
+    if (a == 16 && b == 2) return hy_single2_16_2;
+  }
+  return NULL;
+}
 
 typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, int64_t, hy_r, int);
 

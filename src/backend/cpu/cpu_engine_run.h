@@ -18,6 +18,17 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
     return hy_error(HYFFT_INTERNAL, "cpu engine: a real step on a node of kind %d", (int)node->kind);
   switch (node->kind) {
     case HY_CPU_DIRECT: {
+      /* One transform by itself: straight through, where its length has
+       * a single-transform kernel. */
+      const hy_single_fn single = job.count == 1 && node->fused && !run->real_step &&
+                                          run->twiddle_loop < 0
+                                      ? hy_single_pick(&node->kp)
+                                      : NULL;
+      if (single) {
+        single(&node->kp, (const hy_r *)run->src, run->axis.in_stride, (hy_r *)run->dst,
+               run->axis.out_stride, (hy_r)run->scale, run->scale != 1.0);
+        return HYFFT_SUCCESS;
+      }
       int64_t groups = (job.count + L_ - 1) / L_;
       /* Each thread gets at least ~16K points: waking a team costs more
        * than transforming fewer. */

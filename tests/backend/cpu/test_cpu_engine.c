@@ -509,6 +509,49 @@ static void test_short_same_bits(hyfft_precision prec) {
     }
 }
 
+/* One transform by itself at strides (input stride is, output stride os,
+ * in place when both are the same buffer), scaled: the single-transform
+ * kernels of the short lengths (hy_single_pick) against the long double
+ * reference, every other output element left as it was. */
+static void test_single(int64_t n, hyfft_precision prec, int sign, int64_t is, int64_t os,
+                        int inplace) {
+  const size_t esz = prec == HYFFT_F64 ? 16 : 8;
+  char tok[128];
+  snprintf(tok, sizeof tok, "c2c:%s:%s:%lld:is=%lld:os=%lld:scale=1/N%s",
+           prec == HYFFT_F64 ? "f64" : "f32", sign < 0 ? "fwd" : "bwd", (long long)n,
+           (long long)is, (long long)os, inplace ? ":ip" : "");
+  hyfft_context ctx;
+  hyfft_plan plan;
+  CHECK_OK(hyfft_context_create("cpu", &ctx));
+  CHECK_OK(hyfft_plan_token(ctx, tok, HYFFT_ESTIMATE, &plan));
+  const int64_t span = n * (is > os ? is : os);
+  char *in = malloc(esz * (size_t)span), *out = inplace ? in : malloc(esz * (size_t)span);
+  long double x[2 * 64], y[2 * 64], r[2 * 64];
+  random_input(x, n, prec);
+  poison(in, esz * (size_t)span);
+  if (!inplace) poison(out, esz * (size_t)span);
+  for (int64_t i = 0; i < n; i++) store(in, prec, i * is, x[2 * i], x[2 * i + 1]);
+  CHECK_OK(hyfft_execute(plan, in, out));
+  for (int64_t i = 0; i < n; i++) load(out, prec, i * os, &y[2 * i], &y[2 * i + 1]);
+  int dims[1] = {(int)n};
+  ref_dft(x, r, 1, dims, sign);
+  for (int64_t i = 0; i < 2 * n; i++) r[i] /= (long double)n;
+  check_errors(tok, prec, n, n, compare(y, r, n));
+  /* Out of place, the gaps between output elements stay poisoned. */
+  int gaps_kept = 1;
+  for (int64_t i = 0; i < span && !inplace; i++) {
+    if (i % os == 0 && i / os < n) continue;
+    long double re, im;
+    load(out, prec, i, &re, &im);
+    if (re == re || im == im) gaps_kept = 0;
+  }
+  CHECK(gaps_kept, "%s: an output gap was written", tok);
+  if (out != in) free(out);
+  free(in);
+  CHECK_OK(hyfft_plan_destroy(plan));
+  CHECK_OK(hyfft_context_destroy(ctx));
+}
+
 static void test_device(void) {
   hyfft_context ctx;
   CHECK_OK(hyfft_context_create("cpu", &ctx));
@@ -558,6 +601,15 @@ int main(void) {
       for (size_t i = 0; i < sizeof shorts / sizeof shorts[0]; i++)
         for (int ip = 0; ip < 2; ip++)
           test_1d(shorts[i], 37, (hyfft_precision)prec, sign, ip, ip ? 0.5 : 0);
+  /* Single transforms of the lengths with a single-transform kernel (and
+   * 17, 64 around them), at strides, in place, scaled. */
+  static const int64_t singles[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 32, 64};
+  for (int prec = 0; prec < 2; prec++)
+    for (int sign = -1; sign <= 1; sign += 2)
+      for (size_t i = 0; i < sizeof singles / sizeof singles[0]; i++) {
+        test_single(singles[i], (hyfft_precision)prec, sign, 3, 2, 0);
+        test_single(singles[i], (hyfft_precision)prec, sign, 2, 2, 1);
+      }
   /* in place, scaled, batched */
   test_1d(64, 37, HYFFT_F32, -1, 1, 1.0 / 64);
   test_1d(1000, 3, HYFFT_F64, 1, 1, 0.25);
