@@ -236,7 +236,7 @@ static int hy_ooc_real_view(const hy_problem *p) {
  * can. */
 static const char *hy_ooc_unsupported(const hy_problem *p) {
   if (p->kind != HYFFT_C2C && p->kind != HYFFT_R2C && p->kind != HYFFT_C2R)
-    return "take C2C, R2C and C2R problems only (R2R out of core is a later step)";
+    return "take R2R problems only in batches whose single transform fits the budget";
   if (hy_precision_is_half(p->storage))
     return "take f32 and f64 data only (half-precision storage out of core is a later step)";
   if (p->rank < 1 || p->rank > 3)
@@ -275,11 +275,13 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
     u.rank = p->rank - first;
     /* Strides of the complex side; the real side's are twice as many
      * reals, except along the last dim (unit stride on both). */
-    int real_in = p->kind == HYFFT_R2C, real_out = p->kind == HYFFT_C2R;
+    int real_in = p->kind == HYFFT_R2C || p->kind == HYFFT_R2R;
+    int real_out = p->kind == HYFFT_C2R || p->kind == HYFFT_R2R;
     int64_t stride = 1;
     for (int d = p->rank - 1; d >= first; d--) {
       int64_t rs = d == p->rank - 1 ? 1 : 2 * stride;
       u.dims[d - first].n = p->dims[d].n;
+      u.r2r_kind[d - first] = p->r2r[d];
       u.dims[d - first].in_stride = real_in ? rs : stride;
       u.dims[d - first].out_stride = real_out ? rs : stride;
       stride *= d == p->rank - 1 ? o->nc : p->dims[d].n;
@@ -475,14 +477,23 @@ void hy_ooc_destroy(struct hyfft_plan_s *plan) {
   plan->ooc = NULL;
 }
 
-/* Geometry and sweeps of a rank-2 or rank-3 problem (C2C, R2C, C2R). */
+/* Complex elements of a line of the last dim on the device, nr points
+ * long: nr for C2C, the half spectrum's nr/2 + 1 for R2C and C2R (the
+ * reals packed at the line's start), nr reals in whole pairs for R2R
+ * (both sides real, in entries only). */
+static int64_t hy_ooc_line(const hy_problem *p, int64_t nr) {
+  return p->kind == HYFFT_C2C ? nr : p->kind == HYFFT_R2R ? (nr + 1) / 2 : nr / 2 + 1;
+}
+
+/* Geometry and sweeps of a rank-2 or rank-3 problem (C2C, R2C, C2R; R2R
+ * in a sweep of entries). */
 static void hy_ooc_setup_nd(struct hyfft_plan_s *plan) {
   struct hy_ooc *o = plan->ooc;
   const hy_problem *p = &plan->problem;
   o->n0 = p->dims[0].n;
   o->na = p->rank == 3 ? p->dims[1].n : 1;
   o->nr = p->dims[p->rank - 1].n;
-  o->nc = p->kind == HYFFT_C2C ? o->nr : o->nr / 2 + 1;
+  o->nc = hy_ooc_line(p, o->nr);
   o->m = o->na * o->nc;
   o->scratch = p->kind == HYFFT_C2R && !p->inplace && !p->destroy_input;
   o->nb = p->batch_rank == 1 ? p->batch[0].n : 1;
@@ -585,7 +596,7 @@ static void hy_ooc_setup_entries(struct hyfft_plan_s *plan) {
     const hyfft_dim *bd = &p->batch[0], *d = &p->dims[0];
     o->n0 = o->na = 1;
     o->nr = d->n;
-    o->nc = p->kind == HYFFT_C2C ? o->nr : o->nr / 2 + 1;
+    o->nc = hy_ooc_line(p, o->nr);
     o->m = o->nc;
     o->nb = bd->n;
     /* s0 = bs: the entries' lines are rows one batch distance apart. */
@@ -630,8 +641,7 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   if (whole <= (size_t)budget) return HYFFT_SUCCESS;
   /* A batch whose single transform fits goes by whole entries (any length
    * and layout the device plans take); otherwise by the two sweeps. */
-  int entries = p->batch_rank == 1 && p->batch[0].n > 1 && p->rank <= 3 &&
-                (p->kind == HYFFT_C2C || p->kind == HYFFT_R2C || p->kind == HYFFT_C2R) &&
+  int entries = p->batch_rank == 1 && p->batch[0].n > 1 && p->rank >= 1 && p->rank <= 3 &&
                 !hy_precision_is_half(p->storage);
   const char *why = entries ? NULL : hy_ooc_unsupported(p);
   if (why) {
@@ -1155,7 +1165,9 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   hy_ooc_side tmp1 = {o->n0, 1, 0, o->n1}, tmp2 = {o->n0, o->n1, 0, 1};
   int64_t c0 = o->sweep[0].count;
   if (o->entries) {
-    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, o->kind == HYFFT_C2R, 0};
+    int r2r = o->kind == HYFFT_R2R;
+    e[0] = (hy_ooc_ends){src,  &o->in, o->kind == HYFFT_R2C || r2r, out, &o->out,
+                         o->kind == HYFFT_C2R || r2r, 0};
   } else if (o->n1) {
     if (scratch) {
       e[0] = (hy_ooc_ends){src, &src1, 0, scratch, &tmp1, 0, 0};
@@ -1315,7 +1327,9 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                     "    bus: %zu bytes to the device, %zu bytes back (every element %s each "
                     "way%s); pieces packed on the host, %s\n",
                     sweeps * total, sweeps * total, o->entries ? "once" : "twice",
-                    o->kind == HYFFT_C2C || o->real1d ? "" : ", real lines padded to n/2+1 complex",
+                    o->kind == HYFFT_C2C || o->real1d ? ""
+                    : o->kind == HYFFT_R2R            ? ", real lines padded to whole complex pairs"
+                                                      : ", real lines padded to n/2+1 complex",
                     o->overlap ? "double-buffered on two queues (copies overlap compute)"
                                : "one blocking round trip each (copies not overlapped)");
   if (o->kind == HYFFT_C2R && !o->real1d && !o->entries)

@@ -563,6 +563,13 @@ static void run_cases(hyfft_context cpu, hyfft_context gpu) {
   run_case(cpu, gpu, "c2r:f32:11x10:b4:is=7,1:os=12,1:idist=90:odist=150", "2K", 2048,
            OOC_ENTRIES);
   run_case(cpu, gpu, "c2c:f64:fwd:1000:b3", "20K", 20480, OOC_ENTRIES_ONE);
+  /* R2R goes out of core in entries only: both sides real, each line of
+   * the last dim in whole complex pairs on the device; kinds per axis,
+   * odd lengths, in place, strided with gaps. */
+  run_case(cpu, gpu, "r2r:f32:dct2:1000:b12", "16K", 16384, OOC_ENTRIES);
+  run_case(cpu, gpu, "r2r:f64:dst3xdct1:16x17:b9:ip", "16K", 16384, OOC_ENTRIES);
+  run_case(cpu, gpu, "r2r:f32:dht:101:b40:is=2:idist=210:odist=103", "2K", 2048, OOC_ENTRIES);
+  run_case(cpu, gpu, "r2r:f64:dct4xdst2xdct3:6x7x5:b8", "12K", 12288, OOC_ENTRIES);
   /* 1D lengths the four-step sweeps cannot take: Bluestein's convolution
    * through an M-point plan on host data (itself out of core here):
    * primes, C2C both directions, batched with strides, in place, scaled,
