@@ -113,7 +113,8 @@ struct hy_ooc {
    * length of the last dim (n / 2 + 1 for R2C and C2R); nr is the real
    * length of the last dim (nc for C2C). */
   int64_t nb, n0, na, nc, nr, m;
-  size_t elem, relem; /* bytes of a complex and of a real element */
+  size_t elem, relem; /* bytes of a complex and of a real element of the data */
+  size_t welem;       /* bytes of a complex element of the work buffers */
   hy_ooc_side in, out;
   /* A host scratch of the whole (half) spectrum, allocated per execution:
    * C2R out of place without HYFFT_DESTROY_INPUT, whose sweep 1 writes the
@@ -185,8 +186,14 @@ hy_status hy_ooc_budget(const struct hyfft_context_s *context, int64_t *budget,
   return HYFFT_SUCCESS;
 }
 
+/* Bytes of a complex element of the computation (the work buffers), and
+ * of the caller's data (f16/bf16 storage: 4). */
 static size_t hy_ooc_complex(const hy_problem *p) {
   return p->precision == HYFFT_F64 ? 16 : 8;
+}
+
+static size_t hy_ooc_stored(const hy_problem *p) {
+  return hy_precision_is_half(p->storage) ? 4 : hy_ooc_complex(p);
 }
 
 /* Device bytes of the whole-problem staging: input and output buffers and
@@ -238,7 +245,7 @@ static const char *hy_ooc_unsupported(const hy_problem *p) {
   if (p->kind != HYFFT_C2C && p->kind != HYFFT_R2C && p->kind != HYFFT_C2R)
     return "take R2R problems only in batches whose single transform fits the budget";
   if (hy_precision_is_half(p->storage))
-    return "take f32 and f64 data only (half-precision storage out of core is a later step)";
+    return "take half-precision storage only in batches whose single transform fits the budget";
   if (p->rank < 1 || p->rank > 3)
     return "take problems of 1, 2 or 3 transform dims only";
   if (p->batch_rank > 1) return "take at most one batch dim (this problem's do not merge into one)";
@@ -364,7 +371,7 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
       if (!hy_plan_tree_in_out_may_alias(&sw->sub[i].tree)) sw->alias = 0;
     }
     size_t most = slots * hy_ooc_piece_bytes(sw, per, o->elem) +
-                  (size_t)(work[0] + work[1]) * o->elem;
+                  (size_t)(work[0] + work[1]) * o->welem;
     if (most <= budget) {
       sw->base_at = per * sw->bn0;
       sw->per = per;
@@ -641,8 +648,7 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   if (whole <= (size_t)budget) return HYFFT_SUCCESS;
   /* A batch whose single transform fits goes by whole entries (any length
    * and layout the device plans take); otherwise by the two sweeps. */
-  int entries = p->batch_rank == 1 && p->batch[0].n > 1 && p->rank >= 1 && p->rank <= 3 &&
-                !hy_precision_is_half(p->storage);
+  int entries = p->batch_rank == 1 && p->batch[0].n > 1 && p->rank >= 1 && p->rank <= 3;
   const char *why = entries ? NULL : hy_ooc_unsupported(p);
   if (why) {
     /* Without a user limit such a problem goes the whole way as before:
@@ -664,7 +670,8 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   o->budget = budget;
   o->from = from;
   o->whole = whole;
-  o->elem = hy_ooc_complex(p);
+  o->elem = hy_ooc_stored(p);
+  o->welem = hy_ooc_complex(p);
   o->relem = o->elem / 2;
   o->kind = p->kind;
   hy_status st = HYFFT_SUCCESS;
@@ -967,7 +974,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
   hy_status st = b->alloc(dev, sw->twiddle ? bytes + o->elem : bytes, &d);
   if (st == HYFFT_SUCCESS && sw->twiddle && !sw->alias) st = b->alloc(dev, bytes, &dout);
   for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++)
-    if (sw->work_elems[w] > 0) st = b->alloc(dev, (size_t)sw->work_elems[w] * o->elem, &work[w]);
+    if (sw->work_elems[w] > 0) st = b->alloc(dev, (size_t)sw->work_elems[w] * o->welem, &work[w]);
   int queued = 0;
   for (int64_t i = 0; i < sw->count && st == HYFFT_SUCCESS; i++) {
     int last = i == sw->count - 1;
@@ -1024,7 +1031,7 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
       if (st == HYFFT_SUCCESS && sw->twiddle && !sw->alias) st = b->alloc(dev, bytes, &dout[i]);
     }
   for (int w = 0; w < 2 && st == HYFFT_SUCCESS; w++)
-    if (sw->work_elems[w] > 0) st = b->alloc(dev, (size_t)sw->work_elems[w] * o->elem, &work[w]);
+    if (sw->work_elems[w] > 0) st = b->alloc(dev, (size_t)sw->work_elems[w] * o->welem, &work[w]);
   /* Sides in page-locked user memory move by 2D copies, not the CPU. */
   int din = hy_ooc_direct(plan, sw, e->src, e->src_side, e->src_real, 1);
   int direct_out = hy_ooc_direct(plan, sw, e->dst, e->dst_side, e->dst_real, 0);
