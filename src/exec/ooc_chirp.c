@@ -29,10 +29,15 @@ static inline hy_cplx hy_chirp_at(const hy_ooc_chirp *c, int64_t t) {
   return hy_cplx_mul((hy_cplx){a[0], a[1]}, (hy_cplx){b[0], b[1]});
 }
 
-/* One host step over indices [begin, end) of one transform. The chirp's
- * index t = j^2 mod 2n is computed once per range, then advanced by
- * 2j + 1 per element (less than 4n, so at most two subtractions). */
-typedef enum { HY_OOC_CHIRP_IN, HY_OOC_CHIRP_MUL, HY_OOC_CHIRP_OUT, HY_OOC_CHIRP_KERNEL } hy_ooc_chirp_step;
+/* The host steps: IN a_j = x_j c_j into the buffer (zeros past n), MUL
+ * buf_k = conj(buf_k B_k), OUT X_k = scale c_k conj(buf_k), KERNEL b
+ * (before its DFT) into the buffer. */
+typedef enum {
+  HY_OOC_CHIRP_IN,
+  HY_OOC_CHIRP_MUL,
+  HY_OOC_CHIRP_OUT,
+  HY_OOC_CHIRP_KERNEL
+} hy_ooc_chirp_step;
 
 typedef struct hy_chirp_job {
   const hy_ooc_chirp *c;
@@ -44,6 +49,9 @@ typedef struct hy_chirp_job {
   double scale;
 } hy_chirp_job;
 
+/* One step over indices [begin, end) of one transform. The chirp's index
+ * t = j^2 mod 2n is computed once per range, then advanced by 2j + 1 < 2n
+ * per element (one subtraction at most keeps it below 2n). */
 static void hy_chirp_range(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
   const hy_chirp_job *job = arg;
@@ -51,24 +59,25 @@ static void hy_chirp_range(void *arg, int64_t begin, int64_t end, int thread_ind
   const int64_t n = c->n, two_n = 2 * n;
   const int f64 = c->f64;
   if (job->step == HY_OOC_CHIRP_MUL) {
-    /* buf_k = conj(buf_k B_k) */
     for (int64_t k = begin; k < end; k++) {
       hy_cplx v = hy_cplx_mul(hy_cplx_get(c->buf, k, f64), hy_cplx_get(c->spectrum, k, f64));
       hy_cplx_put(c->buf, k, (hy_cplx){v.re, -v.im}, f64);
     }
     return;
   }
-  /* The other steps touch j < n only; PRE also zeroes j >= n. */
+  /* The other steps touch j < n only; IN also zeroes j >= n. */
   int64_t stop = end < n ? end : n;
   int64_t t = begin < n ? hy_chirp_index(begin, n) : 0;
   for (int64_t j = begin; j < stop; j++) {
     hy_cplx w = hy_chirp_at(c, t);
     if (job->step == HY_OOC_CHIRP_IN) {
-      hy_cplx_put(c->buf, j, hy_cplx_mul(hy_cplx_get(job->src, j * job->src_stride, f64), w), f64);
+      hy_cplx x = hy_cplx_get(job->src, j * job->src_stride, f64);
+      hy_cplx_put(c->buf, j, hy_cplx_mul(x, w), f64);
     } else if (job->step == HY_OOC_CHIRP_OUT) {
       hy_cplx u = hy_cplx_get(c->buf, j, f64);
       hy_cplx x = hy_cplx_mul(w, (hy_cplx){u.re, -u.im});
-      hy_cplx_put(job->dst, j * job->dst_stride, (hy_cplx){job->scale * x.re, job->scale * x.im}, f64);
+      hy_cplx_put(job->dst, j * job->dst_stride,
+                  (hy_cplx){job->scale * x.re, job->scale * x.im}, f64);
     } else {
       /* b_j = b_(M-j) = conj(c_j), the convolution kernel (before its DFT). */
       hy_cplx b = {w.re, -w.im};
@@ -76,7 +85,7 @@ static void hy_chirp_range(void *arg, int64_t begin, int64_t end, int thread_ind
       if (j > 0) hy_cplx_put(c->buf, c->m - j, b, f64);
     }
     t += 2 * j + 1;
-    while (t >= two_n) t -= two_n;
+    if (t >= two_n) t -= two_n;
   }
   if (job->step == HY_OOC_CHIRP_IN && end > n) {
     int64_t from = begin > n ? begin : n;
