@@ -193,7 +193,9 @@ static size_t hy_ooc_complex(const hy_problem *p) {
 }
 
 static size_t hy_ooc_stored(const hy_problem *p) {
-  return hy_precision_is_half(p->storage) ? 4 : hy_ooc_complex(p);
+  size_t c = hy_precision_is_half(p->storage) ? 4 : hy_ooc_complex(p);
+  /* R2R moves reals, each an element of the pieces. */
+  return p->kind == HYFFT_R2R ? c / 2 : c;
 }
 
 /* Device bytes of the whole-problem staging: input and output buffers and
@@ -242,8 +244,8 @@ static int hy_ooc_real_view(const hy_problem *p) {
 /* Why this file cannot take the problem (a static string), NULL when it
  * can. */
 static const char *hy_ooc_unsupported(const hy_problem *p) {
-  if (p->kind != HYFFT_C2C && p->kind != HYFFT_R2C && p->kind != HYFFT_C2R)
-    return "take R2R problems only in batches whose single transform fits the budget";
+  if (p->kind == HYFFT_R2R && p->rank == 1)
+    return "take 1D R2R problems only in batches whose single transform fits the budget";
   if (hy_precision_is_half(p->storage))
     return "take half-precision storage only in batches whose single transform fits the budget";
   if (p->rank < 1 || p->rank > 3)
@@ -282,8 +284,7 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
     u.rank = p->rank - first;
     /* Strides of the complex side; the real side's are twice as many
      * reals, except along the last dim (unit stride on both). */
-    int real_in = p->kind == HYFFT_R2C || p->kind == HYFFT_R2R;
-    int real_out = p->kind == HYFFT_C2R || p->kind == HYFFT_R2R;
+    int real_in = p->kind == HYFFT_R2C, real_out = p->kind == HYFFT_C2R;
     int64_t stride = 1;
     for (int d = p->rank - 1; d >= first; d--) {
       int64_t rs = d == p->rank - 1 ? 1 : 2 * stride;
@@ -303,7 +304,12 @@ static hy_status hy_ooc_sub_problem(const struct hyfft_plan_s *plan, int sweep, 
     u.batch[0] = (hyfft_dim){count, 1, o->sweep[sweep].bn0};
     u.scale = 1.0;
   } else {
+    /* Dim 0 of the block's columns; R2R's columns are reals. */
     u.rank = 1;
+    if (p->kind == HYFFT_R2R) {
+      u.kind = HYFFT_R2R;
+      u.r2r_kind[0] = p->r2r[0];
+    }
     u.dims[0] = (hyfft_dim){o->sweep[sweep].bn0, count, count};
     u.batch[0] = (hyfft_dim){count, 1, 1};
     u.scale = o->sweep[sweep].scaled ? p->scale : 1.0;
@@ -484,12 +490,12 @@ void hy_ooc_destroy(struct hyfft_plan_s *plan) {
   plan->ooc = NULL;
 }
 
-/* Complex elements of a line of the last dim on the device, nr points
- * long: nr for C2C, the half spectrum's nr/2 + 1 for R2C and C2R (the
- * reals packed at the line's start), nr reals in whole pairs for R2R
- * (both sides real, in entries only). */
+/* Elements of a line of the last dim on the device, nr points long: nr
+ * for C2C and R2R (whose elements are reals, o->elem a real's bytes), the
+ * half spectrum's nr/2 + 1 complex for R2C and C2R (the reals packed at
+ * the line's start). */
 static int64_t hy_ooc_line(const hy_problem *p, int64_t nr) {
-  return p->kind == HYFFT_C2C ? nr : p->kind == HYFFT_R2R ? (nr + 1) / 2 : nr / 2 + 1;
+  return p->kind == HYFFT_C2C || p->kind == HYFFT_R2R ? nr : nr / 2 + 1;
 }
 
 /* Geometry and sweeps of a rank-2 or rank-3 problem (C2C, R2C, C2R; R2R
@@ -1172,9 +1178,7 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   hy_ooc_side tmp1 = {o->n0, 1, 0, o->n1}, tmp2 = {o->n0, o->n1, 0, 1};
   int64_t c0 = o->sweep[0].count;
   if (o->entries) {
-    int r2r = o->kind == HYFFT_R2R;
-    e[0] = (hy_ooc_ends){src,  &o->in, o->kind == HYFFT_R2C || r2r, out, &o->out,
-                         o->kind == HYFFT_C2R || r2r, 0};
+    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, o->kind == HYFFT_C2R, 0};
   } else if (o->n1) {
     if (scratch) {
       e[0] = (hy_ooc_ends){src, &src1, 0, scratch, &tmp1, 0, 0};
@@ -1334,9 +1338,9 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                     "    bus: %zu bytes to the device, %zu bytes back (every element %s each "
                     "way%s); pieces packed on the host, %s\n",
                     sweeps * total, sweeps * total, o->entries ? "once" : "twice",
-                    o->kind == HYFFT_C2C || o->real1d ? ""
-                    : o->kind == HYFFT_R2R            ? ", real lines padded to whole complex pairs"
-                                                      : ", real lines padded to n/2+1 complex",
+                    o->kind == HYFFT_C2C || o->kind == HYFFT_R2R || o->real1d
+                        ? ""
+                        : ", real lines padded to n/2+1 complex",
                     o->overlap ? "double-buffered on two queues (copies overlap compute)"
                                : "one blocking round trip each (copies not overlapped)");
   if (o->kind == HYFFT_C2R && !o->real1d && !o->entries)

@@ -563,9 +563,14 @@ static void run_cases(hyfft_context cpu, hyfft_context gpu) {
   run_case(cpu, gpu, "c2r:f32:11x10:b4:is=7,1:os=12,1:idist=90:odist=150", "2K", 2048,
            OOC_ENTRIES);
   run_case(cpu, gpu, "c2c:f64:fwd:1000:b3", "20K", 20480, OOC_ENTRIES_ONE);
-  /* R2R goes out of core in entries only: both sides real, each line of
-   * the last dim in whole complex pairs on the device; kinds per axis,
-   * odd lengths, in place, strided with gaps. */
+  /* R2R: reals on both sides and on the device, in entries (1D to 3D)
+   * and, for 2D and 3D transforms that do not fit, in the two sweeps
+   * (R2R slabs of the other dims, R2R blocks along dim 0); kinds per
+   * axis, odd lengths, in place, strided with gaps, scaled. */
+  run_case(cpu, gpu, "r2r:f32:dct2xdct2:64x48", "8K", 8192, 1);
+  run_case(cpu, gpu, "r2r:f64:dst1xdct3xdht:8x12x10:ip", "4K", 4096, 1);
+  run_case(cpu, gpu, "r2r:f32:dct4xdst2:30x21:b2:is=23,1:os=1,30:idist=700:odist=650:scale=1/N",
+           "2K", 2048, 1);
   run_case(cpu, gpu, "r2r:f32:dct2:1000:b12", "16K", 16384, OOC_ENTRIES);
   run_case(cpu, gpu, "r2r:f64:dst3xdct1:16x17:b9:ip", "16K", 16384, OOC_ENTRIES);
   run_case(cpu, gpu, "r2r:f32:dht:101:b40:is=2:idist=210:odist=103", "2K", 2048, OOC_ENTRIES);
@@ -703,7 +708,7 @@ static void test_refusals(hyfft_context gpu) {
         "8192x2 under 16K: %s (%s)", hyfft_status_name(st), hyfft_last_error());
 
   static const struct { const char *token, *reason; } unsupported[] = {
-      {"r2r:f32:dct2xdct2:256x256", "R2R"},
+      {"r2r:f32:dct2:65536", "1D R2R"},
       {"c2c:f16:fwd:128x128", "half-precision"},
       {"c2c:f32:fwd:64x64:b3x5:idist=30000,4096", "batch"},
       {"c2c:f32:fwd:16x16x16x16", "3"}};
