@@ -246,8 +246,10 @@ static int hy_ooc_real_view(const hy_problem *p) {
 static const char *hy_ooc_unsupported(const hy_problem *p) {
   if (p->kind == HYFFT_R2R && p->rank == 1)
     return "take 1D R2R problems only in batches whose single transform fits the budget";
-  if (hy_precision_is_half(p->storage))
-    return "take half-precision storage only in batches whose single transform fits the budget";
+  /* The 1D paths' host steps and device twiddles work in f32 and f64. */
+  if (hy_precision_is_half(p->storage) && p->rank == 1)
+    return "take 1D half-precision storage only in batches whose single transform fits the "
+           "budget";
   if (p->rank < 1 || p->rank > 3)
     return "take problems of 1, 2 or 3 transform dims only";
   if (p->batch_rank > 1) return "take at most one batch dim (this problem's do not merge into one)";
