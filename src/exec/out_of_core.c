@@ -51,6 +51,7 @@
 
 #include "exec/exec.h"
 #include "exec/ooc_chirp.h"
+#include "exec/ooc_r2r.h"
 #include "exec/ooc_real.h"
 #include "exec/out_of_core.h"
 #include "util/half.h"
@@ -164,6 +165,9 @@ struct hy_ooc {
    * (exec/ooc_chirp.h) instead of the sweeps, where n0 is prime or its
    * split's long side does not fit the budget; no sweeps then. */
   hy_ooc_chirp *chirp;
+  /* 1D R2R: the transform as the DFT of a symmetric extension, through a
+   * C2C plan on host data (exec/ooc_r2r.h); no sweeps then. */
+  hy_ooc_r2r *r2r;
 };
 
 /* ---- budget and decision -------------------------------------------------- */
@@ -244,8 +248,6 @@ static int hy_ooc_real_view(const hy_problem *p) {
 /* Why this file cannot take the problem (a static string), NULL when it
  * can. */
 static const char *hy_ooc_unsupported(const hy_problem *p) {
-  if (p->kind == HYFFT_R2R && p->rank == 1)
-    return "take 1D R2R problems only in batches whose single transform fits the budget";
   /* The 1D paths' host steps and device twiddles work in f32 and f64. */
   if (hy_precision_is_half(p->storage) && p->rank == 1)
     return "take 1D half-precision storage only in batches whose single transform fits the "
@@ -484,6 +486,7 @@ void hy_ooc_destroy(struct hyfft_plan_s *plan) {
   hy_ooc_unoverlap(plan);
   hy_ooc_real_tables_free(&o->tw);
   hy_ooc_chirp_destroy(o->chirp);
+  hy_ooc_r2r_destroy(o->r2r);
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < 2; i++)
       if (o->sweep[k].sub[i].state) b->plan_release(plan->context->device, o->sweep[k].sub[i].state);
@@ -712,7 +715,16 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
       st = HYFFT_SUCCESS;
     }
   }
-  if (!entries) {
+  if (!entries && p->kind == HYFFT_R2R && p->rank == 1) {
+    /* Through the C2C of a symmetric extension, on host data. */
+    const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
+    o->nb = bd ? bd->n : 1;
+    o->n0 = p->dims[0].n;
+    o->in = (hy_ooc_side){bd ? bd->in_stride : 0, p->dims[0].in_stride, 0, 0};
+    o->out = (hy_ooc_side){bd ? bd->out_stride : 0, p->dims[0].out_stride, 0, 0};
+    o->overlap = 0;
+    st = hy_ooc_r2r_create(plan->context, p->r2r[0], o->n0, o->welem == 16, flags, &o->r2r);
+  } else if (!entries) {
     if (p->rank == 1)
       st = hy_ooc_setup_1d(plan);
     else
@@ -1200,7 +1212,13 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   }
   hy_status st;
   int sweeps = o->entries ? 1 : 2;
-  if (o->chirp) {
+  if (o->r2r) {
+    /* The executions of one plan share its extension buffer. */
+    pthread_mutex_lock(&o->lock);
+    st = hy_ooc_r2r_run(o->r2r, src, o->in.s0, o->in.bs, out, o->out.s0, o->out.bs, o->nb,
+                        plan->problem.scale);
+    pthread_mutex_unlock(&o->lock);
+  } else if (o->chirp) {
     /* The executions of one plan share its convolution buffer. */
     pthread_mutex_lock(&o->lock);
     st = hy_ooc_chirp_run(o->chirp, src, o->in.s0, o->in.bs, out, o->out.s0, o->out.bs, o->nb,
@@ -1233,6 +1251,8 @@ hy_status hy_ooc_wait(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
   if (plan->ooc && plan->ooc->chirp)
     return hy_exec_plan_wait((struct hyfft_plan_s *)hy_ooc_chirp_plan(plan->ooc->chirp));
+  if (plan->ooc && plan->ooc->r2r)
+    return hy_exec_plan_wait((struct hyfft_plan_s *)hy_ooc_r2r_plan(plan->ooc->r2r));
   if (!plan->ooc || !b->plan_wait) return HYFFT_SUCCESS;
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < plan->ooc->sweep[k].nsub; i++)
@@ -1288,6 +1308,20 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                     "  out of core: staged whole it needs %zu bytes of device memory, over the "
                     "budget of %lld bytes (%s)\n",
                     o->whole, (long long)o->budget, o->from);
+  if (o->r2r) {
+    const struct hyfft_plan_s *fft = hy_ooc_r2r_plan(o->r2r);
+    hy_strbuf_appendf(sb,
+                      "    R2R of %lld points: the DFT of a symmetric extension of %lld points "
+                      "per transform (the plan below), the extension and the outputs on the "
+                      "host\n  the %lld-point plan:\n",
+                      (long long)o->n0, (long long)hy_ooc_r2r_length(o->r2r),
+                      (long long)hy_ooc_r2r_length(o->r2r));
+    if (fft->ooc)
+      hy_ooc_describe(fft, sb);
+    else
+      hy_plan_tree_describe(&fft->tree, sb);
+    return;
+  }
   if (o->chirp)
     hy_strbuf_appendf(sb,
                       "    Bluestein: the %lld-point DFT as a cyclic convolution of %lld points, "
@@ -1368,6 +1402,11 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
 hy_status hy_ooc_source(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   const hy_backend *b = plan->context->backend;
   if (!plan->ooc) return HYFFT_SUCCESS;
+  if (plan->ooc->r2r) {
+    const struct hyfft_plan_s *fft = hy_ooc_r2r_plan(plan->ooc->r2r);
+    if (fft->ooc) return hy_ooc_source(fft, sb);
+    return b->plan_source(plan->context->device, fft->backend_state, sb);
+  }
   if (plan->ooc->chirp) {
     const struct hyfft_plan_s *fft = hy_ooc_chirp_plan(plan->ooc->chirp);
     if (fft->ooc) return hy_ooc_source(fft, sb);
