@@ -4,6 +4,7 @@
 
 #include "exec/exec.h"
 #include "exec/host_complex.h"
+#include "exec/out_of_core.h"
 #include "exec/ooc_chirp.h"
 #include "planner/planner.h"
 #include "tables/twiddle.h"
@@ -144,17 +145,7 @@ hy_status hy_ooc_chirp_create(struct hyfft_context_s *context, int64_t n, int si
   hy_twiddle_table_f64(c->hi, hi, c->split, 2 * n, sign);
   /* The M-point forward DFT on host data, in place; out of core itself
    * where M points do not fit. */
-  hyfft_problem u;
-  memset(&u, 0, sizeof u);
-  u.kind = HYFFT_C2C;
-  u.precision = f64 ? HYFFT_F64 : HYFFT_F32;
-  u.sign = HYFFT_FORWARD;
-  u.rank = 1;
-  u.dims[0] = (hyfft_dim){c->m, 1, 1};
-  u.inplace = 1;
-  u.scale = 1.0;
-  u.memory = HYFFT_MEMORY_HOST;
-  hy_status st = hy_exec_plan_create(context, &u, flags & ~(unsigned)HYFFT_MEASURE, NULL, &c->fft);
+  hy_status st = hy_ooc_host_c2c(context, c->m, f64, flags, &c->fft);
   if (st != HYFFT_SUCCESS) {
     hy_ooc_chirp_destroy(c);
     return st;

@@ -3,6 +3,7 @@
 
 #include "exec/exec.h"
 #include "exec/host_complex.h"
+#include "exec/out_of_core.h"
 #include "exec/ooc_r2r.h"
 
 struct hy_ooc_r2r {
@@ -147,17 +148,7 @@ hy_status hy_ooc_r2r_create(struct hyfft_context_s *context, hyfft_r2r_kind kind
                     "out of core: no %zu bytes of host memory for the R2R extension of %lld "
                     "points", bytes, (long long)r->len);
   }
-  hyfft_problem u;
-  memset(&u, 0, sizeof u);
-  u.kind = HYFFT_C2C;
-  u.precision = f64 ? HYFFT_F64 : HYFFT_F32;
-  u.sign = HYFFT_FORWARD;
-  u.rank = 1;
-  u.dims[0] = (hyfft_dim){r->len, 1, 1};
-  u.inplace = 1;
-  u.scale = 1.0;
-  u.memory = HYFFT_MEMORY_HOST;
-  hy_status st = hy_exec_plan_create(context, &u, flags & ~(unsigned)HYFFT_MEASURE, NULL, &r->fft);
+  hy_status st = hy_ooc_host_c2c(context, r->len, f64, flags, &r->fft);
   if (st != HYFFT_SUCCESS) {
     hy_ooc_r2r_destroy(r);
     return st;

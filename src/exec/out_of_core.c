@@ -601,6 +601,21 @@ static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
   return HYFFT_SUCCESS;
 }
 
+hy_status hy_ooc_host_c2c(struct hyfft_context_s *context, int64_t len, int f64, unsigned flags,
+                          struct hyfft_plan_s **plan) {
+  hyfft_problem u;
+  memset(&u, 0, sizeof u);
+  u.kind = HYFFT_C2C;
+  u.precision = f64 ? HYFFT_F64 : HYFFT_F32;
+  u.sign = HYFFT_FORWARD;
+  u.rank = 1;
+  u.dims[0] = (hyfft_dim){len, 1, 1};
+  u.inplace = 1;
+  u.scale = 1.0;
+  u.memory = HYFFT_MEMORY_HOST;
+  return hy_exec_plan_create(context, &u, flags & ~(unsigned)HYFFT_MEASURE, NULL, plan);
+}
+
 /* A sweep of whole batch entries (o->entries): the geometry of hy_ooc_setup_nd
  * for rank 2 and 3; for rank 1 each entry is one line (n0 = na = 1) along
  * jc, its unit the whole transform. */
@@ -1247,12 +1262,15 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   return st;
 }
 
+/* The inner C2C plan of Bluestein's or the 1D R2R path, NULL for sweeps. */
+static const struct hyfft_plan_s *hy_ooc_inner(const struct hy_ooc *o) {
+  return o->chirp ? hy_ooc_chirp_plan(o->chirp) : o->r2r ? hy_ooc_r2r_plan(o->r2r) : NULL;
+}
+
 hy_status hy_ooc_wait(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
-  if (plan->ooc && plan->ooc->chirp)
-    return hy_exec_plan_wait((struct hyfft_plan_s *)hy_ooc_chirp_plan(plan->ooc->chirp));
-  if (plan->ooc && plan->ooc->r2r)
-    return hy_exec_plan_wait((struct hyfft_plan_s *)hy_ooc_r2r_plan(plan->ooc->r2r));
+  const struct hyfft_plan_s *fft = plan->ooc ? hy_ooc_inner(plan->ooc) : NULL;
+  if (fft) return hy_exec_plan_wait((struct hyfft_plan_s *)fft);
   if (!plan->ooc || !b->plan_wait) return HYFFT_SUCCESS;
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < plan->ooc->sweep[k].nsub; i++)
@@ -1297,6 +1315,15 @@ static void hy_ooc_describe_sweep(const struct hy_ooc *o, int k, hy_strbuf *sb) 
                                      "second buffer\n");
 }
 
+/* The C2C plan that Bluestein's or the 1D R2R path runs on its host
+ * buffer, itself out of core or staged whole. */
+static void hy_ooc_describe_inner(const struct hyfft_plan_s *fft, hy_strbuf *sb) {
+  if (fft->ooc)
+    hy_ooc_describe(fft, sb);
+  else
+    hy_plan_tree_describe(&fft->tree, sb);
+}
+
 void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   const struct hy_ooc *o = plan->ooc;
   if (!o) return;
@@ -1316,10 +1343,7 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                       "host\n  the %lld-point plan:\n",
                       (long long)o->n0, (long long)hy_ooc_r2r_length(o->r2r),
                       (long long)hy_ooc_r2r_length(o->r2r));
-    if (fft->ooc)
-      hy_ooc_describe(fft, sb);
-    else
-      hy_plan_tree_describe(&fft->tree, sb);
+    hy_ooc_describe_inner(fft, sb);
     return;
   }
   if (o->chirp)
@@ -1363,10 +1387,7 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   if (o->chirp) {
     const struct hyfft_plan_s *fft = hy_ooc_chirp_plan(o->chirp);
     hy_strbuf_appendf(sb, "  the %lld-point plan:\n", (long long)hy_ooc_chirp_length(o->chirp));
-    if (fft->ooc)
-      hy_ooc_describe(fft, sb);
-    else
-      hy_plan_tree_describe(&fft->tree, sb);
+    hy_ooc_describe_inner(fft, sb);
     return;
   }
   for (int k = 0; k < sweeps; k++) hy_ooc_describe_sweep(o, k, sb);
@@ -1402,13 +1423,8 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
 hy_status hy_ooc_source(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   const hy_backend *b = plan->context->backend;
   if (!plan->ooc) return HYFFT_SUCCESS;
-  if (plan->ooc->r2r) {
-    const struct hyfft_plan_s *fft = hy_ooc_r2r_plan(plan->ooc->r2r);
-    if (fft->ooc) return hy_ooc_source(fft, sb);
-    return b->plan_source(plan->context->device, fft->backend_state, sb);
-  }
-  if (plan->ooc->chirp) {
-    const struct hyfft_plan_s *fft = hy_ooc_chirp_plan(plan->ooc->chirp);
+  const struct hyfft_plan_s *fft = hy_ooc_inner(plan->ooc);
+  if (fft) {
     if (fft->ooc) return hy_ooc_source(fft, sb);
     return b->plan_source(plan->context->device, fft->backend_state, sb);
   }

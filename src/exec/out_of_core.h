@@ -53,6 +53,12 @@ hy_status hy_ooc_budget(const struct hyfft_context_s *context, int64_t *budget,
 hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags);
 void hy_ooc_destroy(struct hyfft_plan_s *plan);
 
+/* The forward C2C plan of `len` points in place on host data of
+ * `context` (f64 or f32) that Bluestein's and the 1D R2R paths run on
+ * their host buffers: out of core in turn where it does not fit. */
+hy_status hy_ooc_host_c2c(struct hyfft_context_s *context, int64_t len, int f64, unsigned flags,
+                          struct hyfft_plan_s **plan);
+
 /* Run an out-of-core plan on host data; returns when the output is in host
  * memory. Work queued on `queue` before the call comes first. */
 hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void *queue);
