@@ -51,6 +51,7 @@
 
 #include "exec/exec.h"
 #include "exec/ooc_chirp.h"
+#include "exec/ooc_half.h"
 #include "exec/ooc_r2r.h"
 #include "exec/ooc_real.h"
 #include "exec/out_of_core.h"
@@ -168,6 +169,9 @@ struct hy_ooc {
   /* 1D R2R: the transform as the DFT of a symmetric extension, through a
    * C2C plan on host data (exec/ooc_r2r.h); no sweeps then. */
   hy_ooc_r2r *r2r;
+  /* 1D half-precision storage: through f32 host buffers and an f32 plan
+   * of the same problem (exec/ooc_half.h); no sweeps then. */
+  hy_ooc_half *half;
 };
 
 /* ---- budget and decision -------------------------------------------------- */
@@ -248,10 +252,6 @@ static int hy_ooc_real_view(const hy_problem *p) {
 /* Why this file cannot take the problem (a static string), NULL when it
  * can. */
 static const char *hy_ooc_unsupported(const hy_problem *p) {
-  /* The 1D paths' host steps and device twiddles work in f32 and f64. */
-  if (hy_precision_is_half(p->storage) && p->rank == 1)
-    return "take 1D half-precision storage only in batches whose single transform fits the "
-           "budget";
   if (p->rank < 1 || p->rank > 3)
     return "take problems of 1, 2 or 3 transform dims only";
   if (p->batch_rank > 1) return "take at most one batch dim (this problem's do not merge into one)";
@@ -487,6 +487,7 @@ void hy_ooc_destroy(struct hyfft_plan_s *plan) {
   hy_ooc_real_tables_free(&o->tw);
   hy_ooc_chirp_destroy(o->chirp);
   hy_ooc_r2r_destroy(o->r2r);
+  hy_ooc_half_destroy(o->half);
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < 2; i++)
       if (o->sweep[k].sub[i].state) b->plan_release(plan->context->device, o->sweep[k].sub[i].state);
@@ -730,7 +731,11 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
       st = HYFFT_SUCCESS;
     }
   }
-  if (!entries && p->kind == HYFFT_R2R && p->rank == 1) {
+  if (!entries && hy_precision_is_half(p->storage) && p->rank == 1) {
+    /* The 1D paths work in f32 and f64: through an f32 twin. */
+    o->overlap = 0;
+    st = hy_ooc_half_create(plan, flags, &o->half);
+  } else if (!entries && p->kind == HYFFT_R2R && p->rank == 1) {
     /* Through the C2C of a symmetric extension, on host data. */
     const hyfft_dim *bd = p->batch_rank == 1 ? &p->batch[0] : NULL;
     o->nb = bd ? bd->n : 1;
@@ -1227,7 +1232,12 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   }
   hy_status st;
   int sweeps = o->entries ? 1 : 2;
-  if (o->r2r) {
+  if (o->half) {
+    /* The executions of one plan share its f32 buffers. */
+    pthread_mutex_lock(&o->lock);
+    st = hy_ooc_half_run(o->half, in, out);
+    pthread_mutex_unlock(&o->lock);
+  } else if (o->r2r) {
     /* The executions of one plan share its extension buffer. */
     pthread_mutex_lock(&o->lock);
     st = hy_ooc_r2r_run(o->r2r, src, o->in.s0, o->in.bs, out, o->out.s0, o->out.bs, o->nb,
@@ -1264,7 +1274,10 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
 
 /* The inner C2C plan of Bluestein's or the 1D R2R path, NULL for sweeps. */
 static const struct hyfft_plan_s *hy_ooc_inner(const struct hy_ooc *o) {
-  return o->chirp ? hy_ooc_chirp_plan(o->chirp) : o->r2r ? hy_ooc_r2r_plan(o->r2r) : NULL;
+  return o->chirp  ? hy_ooc_chirp_plan(o->chirp)
+         : o->r2r  ? hy_ooc_r2r_plan(o->r2r)
+         : o->half ? hy_ooc_half_plan(o->half)
+                   : NULL;
 }
 
 hy_status hy_ooc_wait(struct hyfft_plan_s *plan) {
@@ -1335,6 +1348,13 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                     "  out of core: staged whole it needs %zu bytes of device memory, over the "
                     "budget of %lld bytes (%s)\n",
                     o->whole, (long long)o->budget, o->from);
+  if (o->half) {
+    hy_strbuf_append(sb, "    half-precision storage, 1D: the data widened to f32 in host "
+                         "buffers, the f32 plan below, the result narrowed back\n  the f32 "
+                         "plan:\n");
+    hy_ooc_describe_inner(hy_ooc_half_plan(o->half), sb);
+    return;
+  }
   if (o->r2r) {
     const struct hyfft_plan_s *fft = hy_ooc_r2r_plan(o->r2r);
     hy_strbuf_appendf(sb,

@@ -727,7 +727,6 @@ static void test_refusals(hyfft_context gpu) {
         "8192x2 under 16K: %s (%s)", hyfft_status_name(st), hyfft_last_error());
 
   static const struct { const char *token, *reason; } unsupported[] = {
-      {"c2c:f16:fwd:65536", "1D half-precision"},
       {"c2c:f32:fwd:64x64:b3x5:idist=30000,4096", "batch"},
       {"c2c:f32:fwd:16x16x16x16", "3"}};
   for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
