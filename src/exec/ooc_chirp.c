@@ -167,16 +167,21 @@ hy_status hy_ooc_chirp_create(struct hyfft_context_s *context, int64_t n, int si
   return HYFFT_SUCCESS;
 }
 
-hy_status hy_ooc_chirp_run(hy_ooc_chirp *c, const char *src, int64_t src_stride,
+hy_status hy_ooc_chirp_run(hy_ooc_chirp *c, struct hyfft_plan_s *outer, const char *src,
+                           int64_t src_stride,
                            int64_t src_batch, char *dst, int64_t dst_stride, int64_t dst_batch,
                            int64_t batch, double scale) {
   const size_t elem = c->f64 ? 16 : 8;
+  const double span = 0.5 / (double)batch;
+  hy_ooc_relay relay;
   for (int64_t b = 0; b < batch; b++) {
     const char *x = src + (size_t)(b * src_batch) * elem;
     char *y = dst + (size_t)(b * dst_batch) * elem;
     hy_chirp_step_run(c, HY_OOC_CHIRP_IN, x, src_stride, NULL, 0, 1.0);
+    hy_ooc_relay_set(c->fft, &relay, outer, 2 * b * span, span);
     HY_TRY(hy_exec_run(c->fft, c->buf, c->buf, NULL, NULL, 1));
     hy_chirp_step_run(c, HY_OOC_CHIRP_MUL, NULL, 0, NULL, 0, 1.0);
+    hy_ooc_relay_set(c->fft, &relay, outer, (2 * b + 1) * span, span);
     HY_TRY(hy_exec_run(c->fft, c->buf, c->buf, NULL, NULL, 1));
     hy_chirp_step_run(c, HY_OOC_CHIRP_OUT, NULL, 0, y, dst_stride, scale);
   }

@@ -34,9 +34,11 @@ void hy_ooc_chirp_destroy(hy_ooc_chirp *c);
 
 /* The n-point DFTs of `batch` transforms, element j of transform b at
  * complex element b * src_batch + j * src_stride of src (likewise dst;
- * dst may be src, element for element), times `scale`. One execution at a
+ * dst may be src, element for element), times `scale`; progress reported
+ * as `outer`'s (exec/out_of_core.h, hy_ooc_relay). One execution at a
  * time per plan (the caller holds its lock). */
-hy_status hy_ooc_chirp_run(hy_ooc_chirp *c, const char *src, int64_t src_stride,
+hy_status hy_ooc_chirp_run(hy_ooc_chirp *c, struct hyfft_plan_s *outer, const char *src,
+                           int64_t src_stride,
                            int64_t src_batch, char *dst, int64_t dst_stride, int64_t dst_batch,
                            int64_t batch, double scale);
 

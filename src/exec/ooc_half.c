@@ -4,6 +4,7 @@
 
 #include "exec/exec.h"
 #include "exec/ooc_half.h"
+#include "exec/out_of_core.h"
 #include "util/half.h"
 
 struct hy_ooc_half {
@@ -105,9 +106,11 @@ hy_status hy_ooc_half_create(struct hyfft_plan_s *plan, unsigned flags, hy_ooc_h
   return HYFFT_SUCCESS;
 }
 
-hy_status hy_ooc_half_run(hy_ooc_half *h, const void *in, void *out) {
+hy_status hy_ooc_half_run(hy_ooc_half *h, struct hyfft_plan_s *outer, const void *in, void *out) {
   hy_half_job job = {h, 0, in, out};
+  hy_ooc_relay relay;
   hy_parallel_for(h->nb * h->in_len, 1 << 16, hy_half_range, &job);
+  hy_ooc_relay_set(h->twin, &relay, outer, 0.0, 1.0);
   HY_TRY(hy_exec_run(h->twin, h->in, h->out, NULL, NULL, 1));
   job.narrow = 1;
   hy_parallel_for(h->nb * h->out_len, 1 << 16, hy_half_range, &job);

@@ -18,8 +18,9 @@ typedef struct hy_ooc_half hy_ooc_half;
 hy_status hy_ooc_half_create(struct hyfft_plan_s *plan, unsigned flags, hy_ooc_half **out);
 void hy_ooc_half_destroy(hy_ooc_half *h);
 
-/* Widen, transform, narrow (the caller holds the plan's lock). */
-hy_status hy_ooc_half_run(hy_ooc_half *h, const void *in, void *out);
+/* Widen, transform, narrow, progress reported as `outer`'s (the caller
+ * holds the plan's lock). */
+hy_status hy_ooc_half_run(hy_ooc_half *h, struct hyfft_plan_s *outer, const void *in, void *out);
 
 /* The f32 plan (for the description). */
 const struct hyfft_plan_s *hy_ooc_half_plan(const hy_ooc_half *h);

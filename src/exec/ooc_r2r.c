@@ -157,15 +157,18 @@ hy_status hy_ooc_r2r_create(struct hyfft_context_s *context, hyfft_r2r_kind kind
   return HYFFT_SUCCESS;
 }
 
-hy_status hy_ooc_r2r_run(hy_ooc_r2r *r, const char *src, int64_t src_stride, int64_t src_batch,
+hy_status hy_ooc_r2r_run(hy_ooc_r2r *r, struct hyfft_plan_s *outer, const char *src,
+                         int64_t src_stride, int64_t src_batch,
                          char *dst, int64_t dst_stride, int64_t dst_batch, int64_t batch,
                          double scale) {
   const size_t real = r->f64 ? 8 : 4;
+  hy_ooc_relay relay;
   for (int64_t b = 0; b < batch; b++) {
     hy_r2r_job job = {r, 0, src + (size_t)(b * src_batch) * real, src_stride,
                       dst + (size_t)(b * dst_batch) * real, dst_stride, scale};
     memset(r->buf, 0, (size_t)r->len * 2 * real);
     hy_parallel_for(r->n, 1 << 15, hy_r2r_range, &job);
+    hy_ooc_relay_set(r->fft, &relay, outer, (double)b / (double)batch, 1.0 / (double)batch);
     HY_TRY(hy_exec_run(r->fft, r->buf, r->buf, NULL, NULL, 1));
     job.out = 1;
     hy_parallel_for(r->n, 1 << 15, hy_r2r_range, &job);

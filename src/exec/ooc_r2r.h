@@ -35,9 +35,11 @@ hy_status hy_ooc_r2r_create(struct hyfft_context_s *context, hyfft_r2r_kind kind
 void hy_ooc_r2r_destroy(hy_ooc_r2r *r);
 
 /* `batch` transforms, real j of transform b at src + (b * src_batch +
- * j * src_stride) reals (likewise dst; dst may be src), times `scale`.
- * One execution at a time per plan (the caller holds its lock). */
-hy_status hy_ooc_r2r_run(hy_ooc_r2r *r, const char *src, int64_t src_stride, int64_t src_batch,
+ * j * src_stride) reals (likewise dst; dst may be src), times `scale`;
+ * progress reported as `outer`'s (exec/out_of_core.h, hy_ooc_relay). One
+ * execution at a time per plan (the caller holds its lock). */
+hy_status hy_ooc_r2r_run(hy_ooc_r2r *r, struct hyfft_plan_s *outer, const char *src,
+                         int64_t src_stride, int64_t src_batch,
                          char *dst, int64_t dst_stride, int64_t dst_batch, int64_t batch,
                          double scale);
 

@@ -602,6 +602,19 @@ static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
   return HYFFT_SUCCESS;
 }
 
+static void hy_ooc_relay_fn(void *user, double fraction) {
+  const hy_ooc_relay *r = user;
+  double f = r->base + r->span * fraction;
+  if (f < 1.0) hy_exec_progress(r->outer, f);
+}
+
+void hy_ooc_relay_set(struct hyfft_plan_s *inner, hy_ooc_relay *relay,
+                      const struct hyfft_plan_s *outer, double base, double span) {
+  *relay = (hy_ooc_relay){outer, base, span};
+  inner->progress = outer && outer->progress ? hy_ooc_relay_fn : NULL;
+  inner->progress_user = relay;
+}
+
 hy_status hy_ooc_host_c2c(struct hyfft_context_s *context, int64_t len, int f64, unsigned flags,
                           struct hyfft_plan_s **plan) {
   hyfft_problem u;
@@ -1235,19 +1248,19 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   if (o->half) {
     /* The executions of one plan share its f32 buffers. */
     pthread_mutex_lock(&o->lock);
-    st = hy_ooc_half_run(o->half, in, out);
+    st = hy_ooc_half_run(o->half, plan, in, out);
     pthread_mutex_unlock(&o->lock);
   } else if (o->r2r) {
     /* The executions of one plan share its extension buffer. */
     pthread_mutex_lock(&o->lock);
-    st = hy_ooc_r2r_run(o->r2r, src, o->in.s0, o->in.bs, out, o->out.s0, o->out.bs, o->nb,
+    st = hy_ooc_r2r_run(o->r2r, plan, src, o->in.s0, o->in.bs, out, o->out.s0, o->out.bs, o->nb,
                         plan->problem.scale);
     pthread_mutex_unlock(&o->lock);
   } else if (o->chirp) {
     /* The executions of one plan share its convolution buffer. */
     pthread_mutex_lock(&o->lock);
-    st = hy_ooc_chirp_run(o->chirp, src, o->in.s0, o->in.bs, out, o->out.s0, o->out.bs, o->nb,
-                          plan->problem.scale);
+    st = hy_ooc_chirp_run(o->chirp, plan, src, o->in.s0, o->in.bs, out, o->out.s0, o->out.bs,
+                          o->nb, plan->problem.scale);
     pthread_mutex_unlock(&o->lock);
   } else if (!o->overlap) {
     st = hy_ooc_sweep_run(plan, 0, &e[0], queue);

@@ -59,6 +59,20 @@ void hy_ooc_destroy(struct hyfft_plan_s *plan);
 hy_status hy_ooc_host_c2c(struct hyfft_context_s *context, int64_t len, int f64, unsigned flags,
                           struct hyfft_plan_s **plan);
 
+/* Progress of an inner plan's executions (Bluestein's, 1D R2R, 1D half)
+ * reported as a share of the outer plan's: an execution of the inner plan
+ * covers [base, base + span) of the outer one. Values reaching 1 are
+ * left to the outer plan's own end. */
+typedef struct hy_ooc_relay {
+  const struct hyfft_plan_s *outer;
+  double base, span;
+} hy_ooc_relay;
+
+/* Point `inner`'s progress at `relay` (outer NULL or without a callback:
+ * none) for its next execution, covering [base, base + span). */
+void hy_ooc_relay_set(struct hyfft_plan_s *inner, hy_ooc_relay *relay,
+                      const struct hyfft_plan_s *outer, double base, double span);
+
 /* Run an out-of-core plan on host data; returns when the output is in host
  * memory. Work queued on `queue` before the call comes first. */
 hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void *queue);
