@@ -261,7 +261,8 @@ run_step l2chunks_cuda 60 env HYFFT_L2_CHUNK=1100000 "$acc" --device cuda \
 # a prime, strided reals, 2D C2R in place), a 1D R2C of strided reals
 # (through the n-point complex host buffer), primes by Bluestein's
 # convolution through an out-of-core M-point plan, and R2R and half
-# storage (batches of entries, 2D in the two sweeps).
+# storage (batches of entries, 2D in the two sweeps, 1D through a
+# symmetric extension or f32 host buffers).
 # --progress logs each execution's per-piece progress (double-buffered).
 run_step out_of_core_cuda 180 env HYFFT_DEVICE_MEMORY_LIMIT=32M "$build/tools/hyfft/hyfft" verify \
   c2c:f32:fwd:4096x4096 c2c:f64:bwd:2048x1536:ip c2c:f32:fwd:256x256x160:b2 c2c:f32:bwd:3000x2000 \
@@ -270,7 +271,7 @@ run_step out_of_core_cuda 180 env HYFFT_DEVICE_MEMORY_LIMIT=32M "$build/tools/hy
   c2c:f32:bwd:14348907 c2c:f32:fwd:1009:b10000 r2c:f32:2048:b8192:is=2:idist=4100:odist=1100 \
   c2r:f64:1001x999:b10:ip r2c:f32:16777216:is=2 c2c:f32:fwd:33554467 c2r:f64:4194319 \
   r2r:f64:dct2:4096:b4096 r2r:f32:dct2xdst3:4096x4096 c2c:bf16:fwd:4096:b16384 \
-  c2c:f16:bwd:4096x8192 --device cuda --progress
+  c2c:f16:bwd:4096x8192 r2r:f32:dst4:4194304 c2c:f16:fwd:16777216 --device cuda --progress
 # Half-precision storage (f16, bf16) on CUDA: every bit pattern through a
 # scaled rank-0 plan compared bit for bit, then the ctest half suites
 # (reference at the format's gates; device buffers), then host and device
