@@ -1166,6 +1166,16 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
    * the input into `mid` (the input itself in place or with
    * HYFFT_DESTROY_INPUT, else a host scratch), then the slabs go from
    * there to the real output. 1D: see hy_ooc_setup_1d. */
+  if (o->half || o->r2r) {
+    /* The whole transform through an inner plan on host buffers the
+     * executions of one plan share. */
+    pthread_mutex_lock(&o->lock);
+    hy_status st = o->half ? hy_ooc_half_run(o->half, plan, in, out)
+                           : hy_ooc_r2r_run(o->r2r, plan, in, o->in.s0, o->in.bs, out,
+                                            o->out.s0, o->out.bs, o->nb, plan->problem.scale);
+    pthread_mutex_unlock(&o->lock);
+    return st;
+  }
   char *src = (char *)(uintptr_t)in, *scratch = NULL, *pre = NULL, *odd = NULL;
   hy_ooc_real_odd odd_step;
   if (o->scratch) {
@@ -1176,7 +1186,8 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
                       bytes, o->n1 ? "1D in-place scratch" : "C2R scratch");
   }
   if (o->widen) {
-    /* Odd n: the DFT of n complex values in a host buffer, in place. */
+    /* Odd n, or strided reals: the DFT of n complex values in a host
+     * buffer, in place. */
     size_t bytes = (size_t)(o->nb * o->n0) * o->elem;
     odd = hy_malloc(bytes);
     if (!odd) {
@@ -1245,18 +1256,7 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   }
   hy_status st;
   int sweeps = o->entries ? 1 : 2;
-  if (o->half) {
-    /* The executions of one plan share its f32 buffers. */
-    pthread_mutex_lock(&o->lock);
-    st = hy_ooc_half_run(o->half, plan, in, out);
-    pthread_mutex_unlock(&o->lock);
-  } else if (o->r2r) {
-    /* The executions of one plan share its extension buffer. */
-    pthread_mutex_lock(&o->lock);
-    st = hy_ooc_r2r_run(o->r2r, plan, src, o->in.s0, o->in.bs, out, o->out.s0, o->out.bs, o->nb,
-                        plan->problem.scale);
-    pthread_mutex_unlock(&o->lock);
-  } else if (o->chirp) {
+  if (o->chirp) {
     /* The executions of one plan share its convolution buffer. */
     pthread_mutex_lock(&o->lock);
     st = hy_ooc_chirp_run(o->chirp, plan, src, o->in.s0, o->in.bs, out, o->out.s0, o->out.bs,
@@ -1285,7 +1285,8 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   return st;
 }
 
-/* The inner C2C plan of Bluestein's or the 1D R2R path, NULL for sweeps. */
+/* The inner plan of Bluestein's, the 1D R2R or the 1D half path, NULL for
+ * sweeps. */
 static const struct hyfft_plan_s *hy_ooc_inner(const struct hy_ooc *o) {
   return o->chirp  ? hy_ooc_chirp_plan(o->chirp)
          : o->r2r  ? hy_ooc_r2r_plan(o->r2r)
