@@ -71,6 +71,10 @@ typedef struct hy_settings {
   const char *cpu_short_raw;     /* HYFFT_CPU_SHORT */
   int cpu_short_off;             /* 1 for "0": short back-to-back CPU transforms run through
                                     the lane arrays instead of straight-line kernels */
+  const char *cpu_rows_raw;      /* HYFFT_CPU_ROWS */
+  int cpu_rows;                  /* -1 unset (measured per length), 0 for "0", 1 for "1":
+                                    whether full lane groups of rows shorter than LANES^3
+                                    take the row path */
   const char *cpu_local_raw;     /* HYFFT_CPU_LOCAL */
   int cpu_local_off;             /* 1 for "0": four-step CPU nodes never run local copies */
   int64_t cpu_local_bytes;       /* a byte count given: the L2 size the rule assumes; 0 the

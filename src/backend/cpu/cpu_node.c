@@ -2,6 +2,7 @@
  * between one gathered transform and a four-step split, or the pass's
  * Bluestein or Rader, and the tables each needs (all from long double,
  * see tables/twiddle.h and tables/spectra.h). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,101 @@ static int hy_cpu_row_factors(int L, int64_t n, const int *factors, int nfactors
   return rest == 1 && k == 0;
 }
 
+/* Whether full lane groups of a DIRECT node with row tables and
+ * n < LANES^3 run faster on the row path, as measured on this machine.
+ * The two paths trade different work: a lane group transposes LANES
+ * transforms into lanes and back (two LANES x LANES transposes per LANES
+ * points each way), the row path one transpose per LANES outputs and the
+ * radix-LANES step with its twiddles. Which costs less depends on the
+ * core's shuffle throughput against its arithmetic: on some x86 cores
+ * the row path is 20-30% faster for 128- and 256-point f32 rows, on
+ * others 5-25% slower (docs/performance.md). So the node times both on
+ * eight lane groups of its own length in cache, alternating, and takes the
+ * row path only where its best time is under 0.9 of the lane groups';
+ * the answer is kept per precision and length for the process, so that
+ * every plan of one process runs the same path (and rounds the same).
+ * HYFFT_CPU_ROWS=0 / 1 decides without measuring. */
+typedef struct hy_cpu_rows_seen {
+  hyfft_precision prec;
+  int64_t n;
+  int rows;
+} hy_cpu_rows_seen;
+
+static pthread_mutex_t hy_cpu_rows_lock = PTHREAD_MUTEX_INITIALIZER;
+static hy_cpu_rows_seen hy_cpu_rows_table[64];
+static int hy_cpu_rows_count;
+
+static double hy_cpu_rows_time(hy_cpu_node *node, const hy_cpu_run *run) {
+  double best = 1e30;
+  for (int rep = 0; rep < 4; rep++) {
+    double t0 = hy_now();
+    hy_status st = node->precision == HYFFT_F64 ? hy_cpu_node_run_f64(node, run)
+                                                : hy_cpu_node_run_f32(node, run);
+    double t = hy_now() - t0;
+    if (st != HYFFT_SUCCESS) return 1e30;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+static int hy_cpu_rows_measure(hy_cpu_node *node) {
+  const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+  const size_t esz = node->precision == HYFFT_F64 ? sizeof(double) : sizeof(float);
+  const int64_t n = node->n, count = 8 * L;
+  size_t bytes = esz * 2 * (size_t)(n * count);
+  char *buf = hy_malloc(2 * bytes);
+  if (!buf) return 0;
+  /* Finite values that stay finite through repeated transforms in place
+   * would do; two buffers keep each run out of place. */
+  for (size_t i = 0; i < 2 * bytes / esz; i++) {
+    double x = (double)((i * 2654435761u) % 1000) / 1000.0 - 0.5;
+    if (node->precision == HYFFT_F64)
+      ((double *)buf)[i] = x;
+    else
+      ((float *)buf)[i] = (float)x;
+  }
+  hy_cpu_run run;
+  memset(&run, 0, sizeof run);
+  run.src = buf;
+  run.dst = buf + bytes;
+  run.axis = (hyfft_dim){n, 1, 1};
+  run.nloops = 1;
+  run.loops[0] = (hyfft_dim){count, n, n};
+  run.twiddle_loop = -1;
+  run.scale = 1.0;
+  double rows = 1e30, lanes = 1e30;
+  for (int round = 0; round < 4; round++) {
+    node->rows_batched = 0;
+    double t = hy_cpu_rows_time(node, &run);
+    if (t < lanes) lanes = t;
+    node->rows_batched = 1;
+    t = hy_cpu_rows_time(node, &run);
+    if (t < rows) rows = t;
+  }
+  node->rows_batched = 0;
+  hy_free(buf);
+  return rows < 0.9 * lanes;
+}
+
+static int hy_cpu_rows_pay(hy_cpu_node *node) {
+  int forced = hy_settings_get()->cpu_rows;
+  if (forced >= 0) return forced;
+  pthread_mutex_lock(&hy_cpu_rows_lock);
+  int found = -1;
+  for (int i = 0; i < hy_cpu_rows_count; i++)
+    if (hy_cpu_rows_table[i].prec == node->precision && hy_cpu_rows_table[i].n == node->n)
+      found = hy_cpu_rows_table[i].rows;
+  if (found < 0) {
+    /* Under the lock, so that two threads planning the same length at
+     * once do not time each other's runs. */
+    found = hy_cpu_rows_measure(node);
+    if (hy_cpu_rows_count < (int)(sizeof hy_cpu_rows_table / sizeof hy_cpu_rows_table[0]))
+      hy_cpu_rows_table[hy_cpu_rows_count++] = (hy_cpu_rows_seen){node->precision, node->n, found};
+  }
+  pthread_mutex_unlock(&hy_cpu_rows_lock);
+  return found;
+}
+
 /* The row tables of a DIRECT node (hy_cpu_node.rkp, rtw) where
  * hy_cpu_row_factors has a plan: the kernel plan of n / LANES and the
  * twiddles w_n^(v*k). Rows shorter than LANES^3 keep the lane groups for
@@ -136,6 +232,7 @@ static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nf
     }
   node->rtw = tw;
   node->rows_batched = n >= (int64_t)L * L * L || n > HY_CPU_DIRECT_MAX;
+  if (!node->rows_batched) node->rows_batched = hy_cpu_rows_pay(node);
   return HYFFT_SUCCESS;
 }
 
