@@ -53,6 +53,7 @@
 #include "exec/ooc_chirp.h"
 #include "exec/ooc_half.h"
 #include "exec/ooc_r2r.h"
+#include "exec/ooc_stages.h"
 #include "exec/ooc_real.h"
 #include "exec/out_of_core.h"
 #include "util/half.h"
@@ -174,6 +175,9 @@ struct hy_ooc {
   /* 1D half-precision storage: through f32 host buffers and an f32 plan
    * of the same problem (exec/ooc_half.h); no sweeps then. */
   hy_ooc_half *half;
+  /* Rank 4 and up, or batch dims that do not merge into one: stages of
+   * inner plans over outer loops (exec/ooc_stages.h); no sweeps then. */
+  hy_ooc_stages *stages;
 };
 
 /* ---- budget and decision -------------------------------------------------- */
@@ -251,14 +255,6 @@ static int hy_ooc_real_view(const hy_problem *p) {
   return d->n % 2 == 0 && rs == 1 && rb % 2 == 0;
 }
 
-/* Why this file cannot take the problem (a static string), NULL when it
- * can. */
-static const char *hy_ooc_unsupported(const hy_problem *p) {
-  if (p->rank < 1 || p->rank > 3)
-    return "take problems of 1, 2 or 3 transform dims only";
-  if (p->batch_rank > 1) return "take at most one batch dim (this problem's do not merge into one)";
-  return NULL;
-}
 
 /* ---- sub-plans -------------------------------------------------------------- */
 
@@ -490,6 +486,7 @@ void hy_ooc_destroy(struct hyfft_plan_s *plan) {
   hy_ooc_chirp_destroy(o->chirp);
   hy_ooc_r2r_destroy(o->r2r);
   hy_ooc_half_destroy(o->half);
+  hy_ooc_stages_destroy(o->stages);
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < 2; i++)
       if (o->sweep[k].sub[i].state) b->plan_release(plan->context->device, o->sweep[k].sub[i].state);
@@ -582,7 +579,7 @@ static hy_status hy_ooc_setup_1d(struct hyfft_plan_s *plan) {
     o->scratch = 1;
   } else if (o->real1d) {
     /* The sweeps' complex view of the reals: unit stride, half the batch
-     * distance (hy_ooc_unsupported checked both). */
+     * distance (hy_ooc_real_view checked both). */
     if (p->kind == HYFFT_R2C) {
       o->x = o->out;
       o->in = (hy_ooc_side){o->in.bs / 2, 1, 0, 0};
@@ -690,17 +687,17 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   if (whole <= (size_t)budget) return HYFFT_SUCCESS;
   /* A batch whose single transform fits goes by whole entries (any length
    * and layout the device plans take); otherwise by the two sweeps. */
-  int entries = p->batch_rank == 1 && p->batch[0].n > 1 && p->rank >= 1 && p->rank <= 3;
-  const char *why = entries ? NULL : hy_ooc_unsupported(p);
-  if (why) {
-    /* Without a user limit such a problem goes the whole way as before:
-     * the budget is then only an estimate of what the device can hold. */
+  if (p->rank < 1) {
+    /* Every dim of length 1: no transform to split. Without a user limit
+     * it goes the whole way, the budget being only an estimate then. */
     if (hy_settings_get()->device_memory_limit <= 0) return HYFFT_SUCCESS;
     return hy_error(HYFFT_NOT_SUPPORTED,
                     "the problem needs %zu bytes of device memory staged whole, over the budget "
-                    "of %lld bytes (%s), and out-of-core plans %s",
-                    whole, (long long)budget, from, why);
+                    "of %lld bytes (%s), and has no transform dim of length 2 or more to split "
+                    "out of core",
+                    whole, (long long)budget, from);
   }
+  int entries = p->batch_rank == 1 && p->batch[0].n > 1 && p->rank >= 1 && p->rank <= 3;
 
   struct hy_ooc *o = hy_calloc(1, sizeof *o);
   if (!o) return hy_error(HYFFT_OUT_OF_MEMORY, "cannot allocate an out-of-core plan");
@@ -722,22 +719,7 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
     hy_ooc_setup_entries(plan);
     st = hy_ooc_fit_all(plan, flags);
     if (st == HYFFT_OUT_OF_MEMORY) {
-      /* Not even one entry fits: the two sweeps, when this file takes
-       * the problem. */
-      why = hy_ooc_unsupported(p);
-      if (why && hy_settings_get()->device_memory_limit <= 0) {
-        hy_error_clear();
-        hy_ooc_destroy(plan);
-        return HYFFT_SUCCESS;
-      }
-      if (why) {
-        hy_ooc_destroy(plan);
-        return hy_error(HYFFT_NOT_SUPPORTED,
-                        "the problem needs %zu bytes of device memory staged whole, over the "
-                        "budget of %lld bytes (%s), not even one of its transforms fits, and "
-                        "out-of-core plans %s",
-                        whole, (long long)budget, from, why);
-      }
+      /* Not even one entry fits: the two sweeps. */
       hy_error_clear();
       memset(o->sweep, 0, sizeof o->sweep);
       o->entries = 0;
@@ -746,7 +728,11 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
       st = HYFFT_SUCCESS;
     }
   }
-  if (!entries && hy_precision_is_half(p->storage) && p->rank == 1) {
+  if (!entries && hy_ooc_stages_takes(plan)) {
+    /* Stages of inner plans, each of which this file plans in turn. */
+    o->overlap = 0;
+    st = hy_ooc_stages_create(plan, flags, &o->stages);
+  } else if (!entries && hy_precision_is_half(p->storage) && p->rank == 1) {
     /* The 1D paths work in f32 and f64: through an f32 twin. */
     o->overlap = 0;
     st = hy_ooc_half_create(plan, flags, &o->half);
@@ -1185,6 +1171,7 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
    * the input into `mid` (the input itself in place or with
    * HYFFT_DESTROY_INPUT, else a host scratch), then the slabs go from
    * there to the real output. 1D: see hy_ooc_setup_1d. */
+  if (o->stages) return hy_ooc_stages_run(o->stages, plan, in, out);
   if (o->half || o->r2r) {
     /* The whole transform through an inner plan on host buffers the
      * executions of one plan share. */
@@ -1327,6 +1314,11 @@ static const struct hyfft_plan_s *hy_ooc_inner(const struct hy_ooc *o) {
 
 hy_status hy_ooc_wait(struct hyfft_plan_s *plan) {
   const hy_backend *b = plan->context->backend;
+  if (plan->ooc && plan->ooc->stages) {
+    for (int k = 0; k < hy_ooc_stages_count(plan->ooc->stages); k++)
+      HY_TRY(hy_exec_plan_wait((struct hyfft_plan_s *)hy_ooc_stages_plan(plan->ooc->stages, k)));
+    return HYFFT_SUCCESS;
+  }
   const struct hyfft_plan_s *fft = plan->ooc ? hy_ooc_inner(plan->ooc) : NULL;
   if (fft) return hy_exec_plan_wait((struct hyfft_plan_s *)fft);
   if (!plan->ooc || !b->plan_wait) return HYFFT_SUCCESS;
@@ -1393,6 +1385,14 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                     "  out of core: staged whole it needs %zu bytes of device memory, over the "
                     "budget of %lld bytes (%s)\n",
                     o->whole, (long long)o->budget, o->from);
+  if (o->stages) {
+    for (int k = 0; k < hy_ooc_stages_count(o->stages); k++) {
+      hy_ooc_stages_describe(o->stages, k, sb);
+      hy_strbuf_appendf(sb, "  stage %d plan:\n", k + 1);
+      hy_ooc_describe_inner(hy_ooc_stages_plan(o->stages, k), sb);
+    }
+    return;
+  }
   if (o->half) {
     hy_strbuf_append(sb, "    half-precision storage, 1D: the data widened to f32 in host "
                          "buffers, the f32 plan below, the result narrowed back\n  the f32 "
@@ -1440,11 +1440,14 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   else if (o->real1d)
     hy_strbuf_appendf(sb,
                       "    %s of %lld points: the sweeps are the %lld-point C2C of the reals "
-                      "viewed as complex; %s on the host (one pass over the %lld bins, pairs "
-                      "k and m-k)%s\n",
+                      "viewed as complex; %s on the host (the %lld bins in pairs k and "
+                      "m-k)%s\n",
                       o->kind == HYFFT_R2C ? "R2C" : "C2R", (long long)(2 * o->n0),
                       (long long)o->n0,
-                      o->kind == HYFFT_R2C ? "the R2C step after them" : "the C2R step before them",
+                      o->chirp ? (o->kind == HYFFT_R2C ? "the R2C step after them"
+                                                        : "the C2R step before them")
+                      : o->kind == HYFFT_R2C ? "the R2C step on sweep 2's pieces as they land"
+                                             : "the C2R step on sweep 1's pieces before they go",
                       (long long)(o->n0 + 1),
                       o->kind == HYFFT_R2C ? ", in place on the output"
                       : o->pre_scratch     ? ", into a host scratch (the input is kept)"
@@ -1488,6 +1491,16 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
 hy_status hy_ooc_source(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   const hy_backend *b = plan->context->backend;
   if (!plan->ooc) return HYFFT_SUCCESS;
+  if (plan->ooc->stages) {
+    for (int k = 0; k < hy_ooc_stages_count(plan->ooc->stages); k++) {
+      const struct hyfft_plan_s *stage = hy_ooc_stages_plan(plan->ooc->stages, k);
+      if (stage->ooc)
+        HY_TRY(hy_ooc_source(stage, sb));
+      else
+        HY_TRY(b->plan_source(plan->context->device, stage->backend_state, sb));
+    }
+    return HYFFT_SUCCESS;
+  }
   const struct hyfft_plan_s *fft = hy_ooc_inner(plan->ooc);
   if (fft) {
     if (fft->ooc) return hy_ooc_source(fft, sb);

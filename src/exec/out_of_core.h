@@ -27,6 +27,8 @@
  * the bus instead of adding a pass over the data after or before it. A 1D complex length the four-step
  * cannot split into pieces that fit (a prime, or a split whose long side
  * does not fit) goes by Bluestein's convolution instead (exec/ooc_chirp.h).
+ * Rank 4 and up, and batch dims that do not merge, go in stages of inner
+ * plans over outer loops (exec/ooc_stages.h).
  *
  * Pieces are packed into contiguous host buffers, so any positive user
  * strides work; the budget is HYFFT_DEVICE_MEMORY_LIMIT, else the device's
@@ -51,7 +53,7 @@ hy_status hy_ooc_budget(const struct hyfft_context_s *context, int64_t *budget,
  * builds the two sweeps' sub-plans into plan->ooc. Fails with
  * HYFFT_OUT_OF_MEMORY when not even one slab or block fits the budget,
  * and with HYFFT_NOT_SUPPORTED when HYFFT_DEVICE_MEMORY_LIMIT is set, the
- * problem does not fit it and it is not one this file handles. */
+ * problem does not fit it and has no dim of length 2 or more. */
 hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags);
 void hy_ooc_destroy(struct hyfft_plan_s *plan);
 
