@@ -271,7 +271,9 @@ run_step out_of_core_cuda 180 env HYFFT_DEVICE_MEMORY_LIMIT=32M "$build/tools/hy
   c2c:f32:bwd:14348907 c2c:f32:fwd:1009:b10000 r2c:f32:2048:b8192:is=2:idist=4100:odist=1100 \
   c2r:f64:1001x999:b10:ip r2c:f32:16777216:is=2 c2c:f32:fwd:33554467 c2r:f64:4194319 \
   r2r:f64:dct2:4096:b4096 r2r:f32:dct2xdst3:4096x4096 c2c:bf16:fwd:4096:b16384 \
-  c2c:f16:bwd:4096x8192 r2r:f32:dst4:4194304 c2c:f16:fwd:16777216 --device cuda --progress
+  c2c:f16:bwd:4096x8192 r2r:f32:dst4:4194304 c2c:f16:fwd:16777216 r2c:f32:8388608 \
+  c2r:f32:8388608:ip c2c:f32:fwd:1024:b64x256:is=256:os=256:idist=262144,1:odist=262144,1 \
+  c2c:f32:fwd:64x64x64x32 r2c:f64:32x32x64x64 c2r:f32:64x64x32x64 --device cuda --progress
 # Half-precision storage (f16, bf16) on CUDA: every bit pattern through a
 # scaled rank-0 plan compared bit for bit, then the ctest half suites
 # (reference at the format's gates; device buffers), then host and device
