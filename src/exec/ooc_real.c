@@ -57,106 +57,56 @@ typedef struct hy_ooc_real_job {
   int64_t pairs; /* per batch entry: k = 0..m/2 */
 } hy_ooc_real_job;
 
-/* The pair of bins (k, m - k) of one batch entry, 0 <= k <= m/2: src and
- * dst point at the entry's first element. */
-static void hy_ooc_real_pair(const hy_ooc_real_step *s, const char *src, char *dst, int64_t k) {
-  const int f64 = s->f64;
-  const int64_t m = s->tables->n / 2, j = m - k;
-  if (s->r2c) {
-    /* src and dst are the same complex array: Z in, X out (m + 1). */
-    if (k == 0) {
-      hy_cplx z = hy_cplx_get(src, 0, f64);
-      hy_cplx_put(dst, 0, (hy_cplx){z.re + z.im, 0.0}, f64);
-      hy_cplx_put(dst, m * s->dst_stride, (hy_cplx){z.re - z.im, 0.0}, f64);
-      return;
-    }
-    hy_cplx a = hy_cplx_get(src, k * s->src_stride, f64), c = hy_cplx_get(src, j * s->src_stride, f64);
-    hy_cplx w = hy_tw(s->tables, k);
-    /* E = (Z_k + conj Z_j)/2, O = -i (Z_k - conj Z_j)/2. */
-    hy_cplx e = {0.5 * (a.re + c.re), 0.5 * (a.im - c.im)};
-    hy_cplx o = {0.5 * (a.im + c.im), -0.5 * (a.re - c.re)};
-    hy_cplx wo = {w.re * o.re - w.im * o.im, w.re * o.im + w.im * o.re};
-    hy_cplx_put(dst, k * s->dst_stride, (hy_cplx){e.re + wo.re, e.im + wo.im}, f64);
-    if (j != k) {
-      /* E_j = conj E_k, O_j = conj O_k and w^j = -conj w^k, so
-       * X_j = E_j + w^j O_j = conj(E_k - w^k O_k). */
-      hy_cplx_put(dst, j * s->dst_stride, (hy_cplx){e.re - wo.re, -(e.im - wo.im)}, f64);
-    }
-    return;
-  }
-  /* C2R: X in (m + 1, src), Z out (m, dst; may be src). */
-  if (k == 0) {
-    double x0 = hy_cplx_get(src, 0, f64).re, xm = hy_cplx_get(src, m * s->src_stride, f64).re;
-    hy_cplx_put(dst, 0, (hy_cplx){x0 + xm, x0 - xm}, f64);
-    return;
-  }
-  hy_cplx a = hy_cplx_get(src, k * s->src_stride, f64), c = hy_cplx_get(src, j * s->src_stride, f64);
-  hy_cplx v = hy_tw(s->tables, k);
-  /* S = X_k + conj X_j, D = X_k - conj X_j: Z_k = S + i v^k D, and
-   * with v^j = -conj v^k, Z_j = conj S + i v^j (-conj D)
-   * = conj S + i conj(v^k D) = conj(S - i v^k D). */
-  hy_cplx sum = {a.re + c.re, a.im - c.im}, dif = {a.re - c.re, a.im + c.im};
-  hy_cplx vd = {v.re * dif.re - v.im * dif.im, v.re * dif.im + v.im * dif.re};
-  /* i * vd = (-vd.im, vd.re) */
-  hy_cplx_put(dst, k * s->dst_stride, (hy_cplx){sum.re - vd.im, sum.im + vd.re}, f64);
-  if (j != k) hy_cplx_put(dst, j * s->dst_stride, (hy_cplx){sum.re + vd.im, -(sum.im - vd.re)}, f64);
-}
-
-static const char *hy_ooc_real_src(const hy_ooc_real_step *s, int64_t b) {
-  return s->src + (size_t)(b * s->src_batch) * (s->f64 ? 16 : 8);
-}
-
-static char *hy_ooc_real_dst(const hy_ooc_real_step *s, int64_t b) {
-  return s->dst + (size_t)(b * s->dst_batch) * (s->f64 ? 16 : 8);
-}
-
 /* Pairs [begin, end) over the batch (index = b * pairs + k). */
 static void hy_ooc_real_range(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
   const hy_ooc_real_job *job = arg;
   const hy_ooc_real_step *s = job->step;
-  for (int64_t i = begin; i < end; i++) {
-    int64_t b = i / job->pairs, k = i % job->pairs;
-    hy_ooc_real_pair(s, hy_ooc_real_src(s, b), hy_ooc_real_dst(s, b), k);
-  }
-}
-
-/* The pairs whose bins lie in columns [first, first + count) of the
- * four-step layout, split over the elements (unit, k2). Column c of a
- * batch entry holds bins c + n1 k2, and m - (c + n1 k2) lies in column
- * c' = (n1 - c) mod n1, so a pair spans columns c and c'. The elements
- * go row by row (k2, then the piece's columns), the order in which the
- * sweep's blocks are packed and unpacked, so that both bins of
- * consecutive elements are consecutive in memory. `owner_late`:
- * a pair is done by the later of its two columns (R2C, after both have
- * landed), else by the earlier (C2R, before either is read). */
-typedef struct hy_ooc_real_cols {
-  const hy_ooc_real_step *step;
-  int64_t n1, first, count;
-  int owner_late;
-} hy_ooc_real_cols;
-
-static void hy_ooc_real_cols_range(void *arg, int64_t begin, int64_t end, int thread_index) {
-  (void)thread_index;
-  const hy_ooc_real_cols *a = arg;
-  const hy_ooc_real_step *s = a->step;
+  const int f64 = s->f64;
   const int64_t m = s->tables->n / 2;
   for (int64_t i = begin; i < end; i++) {
-    int64_t k2 = i / a->count, u = a->first + i % a->count;
-    int64_t b = u / a->n1, c = u % a->n1, partner = (a->n1 - c) % a->n1;
-    if (c != partner && (c > partner) != a->owner_late) continue;
-    int64_t k = c + a->n1 * k2, j = m - k;
-    /* A column paired with itself holds both bins of its pairs. */
-    if (c == partner && k > j) continue;
-    hy_ooc_real_pair(s, hy_ooc_real_src(s, b), hy_ooc_real_dst(s, b), k < j ? k : j);
+    int64_t b = i / job->pairs, k = i % job->pairs, j = m - k;
+    const char *src = s->src + (size_t)(b * s->src_batch) * (f64 ? 16 : 8);
+    char *dst = s->dst + (size_t)(b * s->dst_batch) * (f64 ? 16 : 8);
+    if (s->r2c) {
+      /* src and dst are the same complex array: Z in, X out (m + 1). */
+      if (k == 0) {
+        hy_cplx z = hy_cplx_get(src, 0, f64);
+        hy_cplx_put(dst, 0, (hy_cplx){z.re + z.im, 0.0}, f64);
+        hy_cplx_put(dst, m * s->dst_stride, (hy_cplx){z.re - z.im, 0.0}, f64);
+        continue;
+      }
+      hy_cplx a = hy_cplx_get(src, k * s->src_stride, f64), c = hy_cplx_get(src, j * s->src_stride, f64);
+      hy_cplx w = hy_tw(s->tables, k);
+      /* E = (Z_k + conj Z_j)/2, O = -i (Z_k - conj Z_j)/2. */
+      hy_cplx e = {0.5 * (a.re + c.re), 0.5 * (a.im - c.im)};
+      hy_cplx o = {0.5 * (a.im + c.im), -0.5 * (a.re - c.re)};
+      hy_cplx wo = {w.re * o.re - w.im * o.im, w.re * o.im + w.im * o.re};
+      hy_cplx_put(dst, k * s->dst_stride, (hy_cplx){e.re + wo.re, e.im + wo.im}, f64);
+      if (j != k) {
+        /* E_j = conj E_k, O_j = conj O_k and w^j = -conj w^k, so
+         * X_j = E_j + w^j O_j = conj(E_k - w^k O_k). */
+        hy_cplx_put(dst, j * s->dst_stride, (hy_cplx){e.re - wo.re, -(e.im - wo.im)}, f64);
+      }
+    } else {
+      /* C2R: X in (m + 1, src), Z out (m, dst; may be src). */
+      if (k == 0) {
+        double x0 = hy_cplx_get(src, 0, f64).re, xm = hy_cplx_get(src, m * s->src_stride, f64).re;
+        hy_cplx_put(dst, 0, (hy_cplx){x0 + xm, x0 - xm}, f64);
+        continue;
+      }
+      hy_cplx a = hy_cplx_get(src, k * s->src_stride, f64), c = hy_cplx_get(src, j * s->src_stride, f64);
+      hy_cplx v = hy_tw(s->tables, k);
+      /* S = X_k + conj X_j, D = X_k - conj X_j: Z_k = S + i v^k D, and
+       * with v^j = -conj v^k, Z_j = conj S + i v^j (-conj D)
+       * = conj S + i conj(v^k D) = conj(S - i v^k D). */
+      hy_cplx sum = {a.re + c.re, a.im - c.im}, dif = {a.re - c.re, a.im + c.im};
+      hy_cplx vd = {v.re * dif.re - v.im * dif.im, v.re * dif.im + v.im * dif.re};
+      /* i * vd = (-vd.im, vd.re) */
+      hy_cplx_put(dst, k * s->dst_stride, (hy_cplx){sum.re - vd.im, sum.im + vd.re}, f64);
+      if (j != k) hy_cplx_put(dst, j * s->dst_stride, (hy_cplx){sum.re + vd.im, -(sum.im - vd.re)}, f64);
+    }
   }
-}
-
-void hy_ooc_real_run_columns(const hy_ooc_real_step *step, int64_t n1, int64_t first,
-                             int64_t count) {
-  int64_t n2 = step->tables->n / 2 / n1;
-  hy_ooc_real_cols a = {step, n1, first, count, step->r2c};
-  hy_parallel_for(count * n2, 1 << 14, hy_ooc_real_cols_range, &a);
 }
 
 void hy_ooc_real_run(const hy_ooc_real_step *step, int64_t batch) {

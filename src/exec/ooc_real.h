@@ -6,8 +6,7 @@
  * place on the output's m + 1 bins), and the C2R step before the
  * m-point inverse DFT (from the m + 1 input bins to m complex values,
  * in place or into another buffer). One pass over the data on the host,
- * threads over the pairs of bins (k, m - k) or, for odd n, the elements;
- * for even n also piece by piece, as the sweeps move the columns. */
+ * threads over the pairs of bins (k, m - k) or, for odd n, the elements. */
 #ifndef HY_EXEC_OOC_REAL_H
 #define HY_EXEC_OOC_REAL_H
 
@@ -38,17 +37,6 @@ typedef struct hy_ooc_real_step {
 } hy_ooc_real_step;
 
 void hy_ooc_real_run(const hy_ooc_real_step *step, int64_t batch);
-
-/* The same step for the pairs of bins in columns [first, first + count)
- * of the four-step layout m = n1 x n2 (column c of batch entry b is unit
- * b * n1 + c and holds bins c + n1 k2, k2 < n2), so that out-of-core
- * sweeps run it piece by piece as the pieces move: R2C does each pair
- * when the later of its two columns is in the range (call it once the
- * range's bins and every earlier column's are in place), C2R when the
- * earlier one is (call it before the range's bins are read, in column
- * order). Over all columns in order, each pair is done once. */
-void hy_ooc_real_run_columns(const hy_ooc_real_step *step, int64_t n1, int64_t first,
-                             int64_t count);
 
 /* Odd n, and even n whose reals are strided along the axis or an odd
  * batch distance apart: the sweeps take the whole n-point complex DFT in

@@ -141,12 +141,10 @@ struct hy_ooc {
   int64_t *bases;
   /* 1D R2C and C2R of even length n = 2m: the sweeps are the m-point C2C
    * of the reals viewed as complex (o->in of R2C, o->out of C2R), and
-   * the host step of exec/ooc_real.h goes with them piece by piece: R2C's
-   * in place on the output as sweep 2's columns land, C2R's as sweep 1
-   * reads its columns, from the input to the input itself in place or
-   * with HYFFT_DESTROY_INPUT, else to a host scratch of m complex values
-   * per transform, `pre_scratch` (with Bluestein's instead of sweeps,
-   * one pass after or before it). `x` is the side of the
+   * the host step of exec/ooc_real.h runs after them (R2C, in place on
+   * the output) or before them (C2R, from the input to the input itself
+   * in place or with HYFFT_DESTROY_INPUT, else to a host scratch of m
+   * complex values per transform, `pre_scratch`). `x` is the side of the
    * m + 1 bins: the output of R2C, the input of C2R. */
   int real1d, pre_scratch;
   hy_ooc_side x;
@@ -990,19 +988,7 @@ typedef struct hy_ooc_ends {
   const hy_ooc_side *dst_side;
   int dst_real;
   int64_t done; /* pieces of the sweeps before this one, for progress */
-  /* 1D R2C and C2R of even length: the real step of exec/ooc_real.h on
-   * the columns of each piece, `pair_cols` columns per batch entry; R2C
-   * once the piece is in the host destination, C2R before it is read
-   * from the host source. NULL: none. */
-  const hy_ooc_real_step *pair;
-  int64_t pair_cols;
 } hy_ooc_ends;
-
-/* The real step's pairs of piece [first, first + count), where `e` has
- * one: before its upload (`before`) for C2R, after its download for R2C. */
-static void hy_ooc_pair(const hy_ooc_ends *e, int64_t first, int64_t count, int before) {
-  if (e->pair && (e->pair->r2c != 0) != (before != 0)) hy_ooc_real_run_columns(e->pair, e->pair_cols, first, count);
-}
 
 /* Piece `k` of a sweep is in the host destination: report the share of
  * both sweeps' pieces done, short of 1 (hy_exec_run reports the end). */
@@ -1034,7 +1020,6 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
     int64_t first = i * sw->per, n = last ? sw->last : sw->per;
     const hy_ooc_sub *sub = &sw->sub[last && sw->nsub == 2 ? 1 : 0];
     size_t piece = (size_t)n * sw->unit_bytes;
-    hy_ooc_pair(e, first, n, 1);
     hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, host, first, n, 1);
     queued = 1;
     st = b->write(dev, queue, d, 0, host, piece, 0);
@@ -1049,7 +1034,6 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
     if (st == HYFFT_SUCCESS) {
       queued = 0;
       hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, host, first, n, 0);
-      hy_ooc_pair(e, first, n, 0);
       hy_ooc_progress(plan, e, i);
     }
   }
@@ -1107,10 +1091,8 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
       if (!direct_out)
         hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], (k - 2) * sw->per,
                     sw->per, 0);
-      hy_ooc_pair(e, (k - 2) * sw->per, sw->per, 0);
       hy_ooc_progress(plan, e, k - 2);
     }
-    hy_ooc_pair(e, k * sw->per, n, 1);
     if (din) {
       st = hy_ooc_copy_direct(plan, sw, e->src, e->src_side, e->src_real, d[slot], k * sw->per, n,
                               q, 1);
@@ -1143,7 +1125,6 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     if (st == HYFFT_SUCCESS) {
       if (!direct_out)
         hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
-      hy_ooc_pair(e, k * sw->per, n, 0);
       hy_ooc_progress(plan, e, k);
     }
   }
@@ -1184,7 +1165,6 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   }
   char *src = (char *)(uintptr_t)in, *scratch = NULL, *pre = NULL, *odd = NULL;
   hy_ooc_real_odd odd_step;
-  hy_ooc_real_step real_step;
   if (o->scratch) {
     size_t bytes = (size_t)(o->nb * o->n0 * o->m) * o->elem;
     scratch = hy_malloc(bytes);
@@ -1219,8 +1199,7 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
     out = odd;
   } else if (o->real1d && o->kind == HYFFT_C2R) {
     /* The C2R step first: the m + 1 bins to the m values whose inverse
-     * DFT the sweeps take, in place or into a host scratch; the first
-     * sweep runs it piece by piece as it reads the columns. */
+     * DFT the sweeps take, in place or into a host scratch. */
     if (o->pre_scratch) {
       size_t bytes = (size_t)(o->nb * o->n0) * o->elem;
       pre = hy_malloc(bytes);
@@ -1230,17 +1209,12 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
                         "out of core: no %zu bytes of host memory for the C2R scratch", bytes);
       }
     }
-    real_step = (hy_ooc_real_step){&o->tw,  0,          o->elem == 16, src, o->x.s0,
-                                   o->x.bs, pre ? pre : src, pre ? 1 : o->x.s0,
-                                   pre ? o->n0 : o->x.bs};
+    hy_ooc_real_step step = {&o->tw,  0,          o->elem == 16, src, o->x.s0,
+                             o->x.bs, pre ? pre : src, pre ? 1 : o->x.s0,
+                             pre ? o->n0 : o->x.bs};
+    hy_ooc_real_run(&step, o->nb);
     if (pre) src = pre;
-  } else if (o->real1d && o->kind == HYFFT_R2C) {
-    /* The R2C step last, in place on the output's m + 1 bins; the second
-     * sweep runs it piece by piece as the columns land. */
-    real_step = (hy_ooc_real_step){&o->tw, 1,       o->elem == 16, out, o->x.s0,
-                                   o->x.bs, out,    o->x.s0,       o->x.bs};
   }
-  int paired = o->real1d && !o->widen;
   hy_ooc_ends e[2];
   hy_ooc_side packed = {o->n0 * o->m, o->m, o->nc, 1};
   hy_ooc_side src1 = {o->in.bs, o->n2 * o->in.s0, 0, o->in.s0};
@@ -1249,34 +1223,26 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   hy_ooc_side tmp1 = {o->n0, 1, 0, o->n1}, tmp2 = {o->n0, o->n1, 0, 1};
   int64_t c0 = o->sweep[0].count;
   if (o->entries) {
-    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, o->kind == HYFFT_C2R, 0, NULL, 0};
+    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, o->kind == HYFFT_C2R, 0};
   } else if (o->n1) {
     if (scratch) {
-      e[0] = (hy_ooc_ends){src, &src1, 0, scratch, &tmp1, 0, 0, NULL, 0};
-      e[1] = (hy_ooc_ends){scratch, &tmp2, 0, out, &out2, 0, c0, NULL, 0};
+      e[0] = (hy_ooc_ends){src, &src1, 0, scratch, &tmp1, 0, 0};
+      e[1] = (hy_ooc_ends){scratch, &tmp2, 0, out, &out2, 0, c0};
     } else {
-      e[0] = (hy_ooc_ends){src, &src1, 0, out, &out1, 0, 0, NULL, 0};
-      e[1] = (hy_ooc_ends){out, &out2, 0, out, &out2, 0, c0, NULL, 0};
+      e[0] = (hy_ooc_ends){src, &src1, 0, out, &out1, 0, 0};
+      e[1] = (hy_ooc_ends){out, &out2, 0, out, &out2, 0, c0};
     }
   } else if (o->kind != HYFFT_C2R) {
-    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0, 0, NULL, 0};
-    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0, c0, NULL, 0};
+    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0, 0};
+    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0, c0};
   } else {
     char *mid = scratch ? scratch : src;
     const hy_ooc_side *mid_side = scratch ? &packed : &o->in;
-    e[0] = (hy_ooc_ends){src, &o->in, 0, mid, mid_side, 0, 0, NULL, 0};
-    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, c0, NULL, 0};
-  }
-  if (paired && !o->chirp) {
-    /* The C2R step as sweep 1 reads the columns i2 of [i1][i2], the R2C
-     * step as sweep 2 writes the columns k1 of [k2][k1]. */
-    int late = o->kind == HYFFT_R2C;
-    e[late].pair = &real_step;
-    e[late].pair_cols = late ? o->n1 : o->n2;
+    e[0] = (hy_ooc_ends){src, &o->in, 0, mid, mid_side, 0, 0};
+    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, c0};
   }
   hy_status st;
   int sweeps = o->entries ? 1 : 2;
-  if (paired && o->chirp && o->kind == HYFFT_C2R) hy_ooc_real_run(&real_step, o->nb);
   if (o->chirp) {
     /* The executions of one plan share its convolution buffer. */
     pthread_mutex_lock(&o->lock);
@@ -1294,8 +1260,11 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   }
   if (st == HYFFT_SUCCESS && o->widen) {
     hy_ooc_real_odd_after(&odd_step);
-  } else if (st == HYFFT_SUCCESS && paired && o->chirp && o->kind == HYFFT_R2C) {
-    hy_ooc_real_run(&real_step, o->nb);
+  } else if (st == HYFFT_SUCCESS && o->real1d && o->kind == HYFFT_R2C) {
+    /* The R2C step last, in place on the output's m + 1 bins. */
+    hy_ooc_real_step step = {&o->tw, 1, o->elem == 16, out, o->x.s0, o->x.bs, out, o->x.s0,
+                             o->x.bs};
+    hy_ooc_real_run(&step, o->nb);
   }
   free(odd);
   free(pre);
@@ -1440,14 +1409,11 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
   else if (o->real1d)
     hy_strbuf_appendf(sb,
                       "    %s of %lld points: the sweeps are the %lld-point C2C of the reals "
-                      "viewed as complex; %s on the host (the %lld bins in pairs k and "
-                      "m-k)%s\n",
+                      "viewed as complex; %s on the host (one pass over the %lld bins, pairs "
+                      "k and m-k)%s\n",
                       o->kind == HYFFT_R2C ? "R2C" : "C2R", (long long)(2 * o->n0),
                       (long long)o->n0,
-                      o->chirp ? (o->kind == HYFFT_R2C ? "the R2C step after them"
-                                                        : "the C2R step before them")
-                      : o->kind == HYFFT_R2C ? "the R2C step on sweep 2's pieces as they land"
-                                             : "the C2R step on sweep 1's pieces before they go",
+                      o->kind == HYFFT_R2C ? "the R2C step after them" : "the C2R step before them",
                       (long long)(o->n0 + 1),
                       o->kind == HYFFT_R2C ? ", in place on the output"
                       : o->pre_scratch     ? ", into a host scratch (the input is kept)"

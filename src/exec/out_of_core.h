@@ -21,10 +21,8 @@
  * HY_PASS_TWIDDLE), then the n2-point DFTs, the output in natural order
  * (out_of_core.c, hy_ooc_setup_1d). A 1D R2C or C2R problem of even
  * length n = 2m is the same for the m-point C2C of its reals viewed as
- * complex, with a host step that pairs bins k and m - k
- * (exec/ooc_real.h): R2C's on the second sweep's pieces as they land,
- * C2R's on the first sweep's before they are read, so that it overlaps
- * the bus instead of adding a pass over the data after or before it. A 1D complex length the four-step
+ * complex, with a host step after it (R2C) or before it (C2R) that pairs
+ * bins k and m - k (exec/ooc_real.h). A 1D complex length the four-step
  * cannot split into pieces that fit (a prime, or a split whose long side
  * does not fit) goes by Bluestein's convolution instead (exec/ooc_chirp.h).
  * Rank 4 and up, and batch dims that do not merge, go in stages of inner
