@@ -9,22 +9,22 @@
 
 /* Where a stage reads or writes: the caller's input, its output, or the
  * C2R scratch (the input's layout). */
-typedef enum { HY_STAGES_IN = 0, HY_STAGES_OUT = 1, HY_STAGES_SCRATCH = 2 } hy_stages_buf;
+typedef enum { HY_STAGES_IN = 0, HY_STAGES_OUT = 1, HY_STAGES_SCRATCH = 2 } hy_ooc_stage_buf;
 
-typedef struct hy_stages_stage {
+typedef struct hy_ooc_stage {
   struct hyfft_plan_s *plan; /* the inner plan: at most one batch dim of its own */
-  hy_stages_buf src, dst;
+  hy_ooc_stage_buf src, dst;
   int nloops;
   /* Outer loops: counts and strides in elements of the stage's source and
    * destination (stride fields in_stride / out_stride). */
   hyfft_dim loops[HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK];
   size_t src_elem, dst_elem; /* bytes of one element of each side */
   char what[96];             /* for the description */
-} hy_stages_stage;
+} hy_ooc_stage;
 
 struct hy_ooc_stages {
   int nstages;
-  hy_stages_stage stage[2];
+  hy_ooc_stage stage[2];
   size_t scratch_bytes; /* C2R keeping its input: the input's extent */
 };
 
@@ -51,8 +51,8 @@ void hy_ooc_stages_destroy(hy_ooc_stages *s) {
 /* The inner plan of stage `st` for problem `q` (any number of batch dims):
  * the batch dim with the most entries stays in the plan, the others become
  * the stage's loops. */
-static hy_status hy_stages_stage_make(struct hyfft_plan_s *plan, unsigned flags, hyfft_problem *q,
-                                     hy_stages_stage *st) {
+static hy_status hy_ooc_stage_make(struct hyfft_plan_s *plan, unsigned flags, hyfft_problem *q,
+                                     hy_ooc_stage *st) {
   st->nloops = 0;
   if (q->batch_rank > 1) {
     int keep = 0;
@@ -68,7 +68,7 @@ static hy_status hy_stages_stage_make(struct hyfft_plan_s *plan, unsigned flags,
 }
 
 /* A problem of `kind` on the caller's storage with no dims yet. */
-static hyfft_problem hy_stages_problem(const hy_problem *p, hyfft_kind kind, int sign) {
+static hyfft_problem hy_ooc_stage_problem(const hy_problem *p, hyfft_kind kind, int sign) {
   hyfft_problem q;
   memset(&q, 0, sizeof q);
   q.kind = kind;
@@ -78,7 +78,7 @@ static hyfft_problem hy_stages_problem(const hy_problem *p, hyfft_kind kind, int
   return q;
 }
 
-static void hy_stages_add_batch(hyfft_problem *q, hyfft_dim d) {
+static void hy_ooc_stage_add_batch(hyfft_problem *q, hyfft_dim d) {
   q->batch[q->batch_rank++] = d;
 }
 
@@ -91,7 +91,7 @@ hy_status hy_ooc_stages_create(struct hyfft_plan_s *plan, unsigned flags, hy_ooc
   hy_status st = HYFFT_SUCCESS;
   if (p->rank < 4) {
     /* Batch dims that do not merge: one stage over the others. */
-    hyfft_problem q = hy_stages_problem(p, p->kind, p->sign);
+    hyfft_problem q = hy_ooc_stage_problem(p, p->kind, p->sign);
     q.rank = p->rank;
     memcpy(q.dims, p->dims, sizeof q.dims);
     memcpy(q.r2r_kind, p->r2r, sizeof q.r2r_kind);
@@ -99,13 +99,13 @@ hy_status hy_ooc_stages_create(struct hyfft_plan_s *plan, unsigned flags, hy_ooc
     memcpy(q.batch, p->batch, sizeof q.batch);
     q.inplace = p->inplace;
     q.scale = p->scale;
-    hy_stages_stage *a = &s->stage[0];
-    *a = (hy_stages_stage){.src = HY_STAGES_IN, .dst = HY_STAGES_OUT, .src_elem = in_elem,
+    hy_ooc_stage *a = &s->stage[0];
+    *a = (hy_ooc_stage){.src = HY_STAGES_IN, .dst = HY_STAGES_OUT, .src_elem = in_elem,
                           .dst_elem = out_elem};
     snprintf(a->what, sizeof a->what, "the whole transform over %d outer batch dim%s",
              p->batch_rank - 1, p->batch_rank == 2 ? "" : "s");
     s->nstages = 1;
-    st = hy_stages_stage_make(plan, flags, &q, a);
+    st = hy_ooc_stage_make(plan, flags, &q, a);
     if (st != HYFFT_SUCCESS) {
       hy_ooc_stages_destroy(s);
       return st;
@@ -120,13 +120,13 @@ hy_status hy_ooc_stages_create(struct hyfft_plan_s *plan, unsigned flags, hy_ooc
   const hyfft_kind first_kind = p->kind == HYFFT_R2R ? HYFFT_R2R : HYFFT_C2C;
   /* The complex side of a real transform holds n/2 + 1 bins along the last
    * dim; the first stage's batch dims are those of the side it runs on. */
-  hyfft_problem rest = hy_stages_problem(p, p->kind, p->sign);
+  hyfft_problem rest = hy_ooc_stage_problem(p, p->kind, p->sign);
   rest.rank = r - 1;
   for (int d = 1; d < r; d++) {
     rest.dims[d - 1] = p->dims[d];
     rest.r2r_kind[d - 1] = p->r2r[d];
   }
-  hyfft_problem first = hy_stages_problem(p, first_kind, p->sign);
+  hyfft_problem first = hy_ooc_stage_problem(p, first_kind, p->sign);
   first.rank = 1;
   first.r2r_kind[0] = p->r2r[0];
   /* On the complex input (C2R) or on the output (the others). */
@@ -137,15 +137,15 @@ hy_status hy_ooc_stages_create(struct hyfft_plan_s *plan, unsigned flags, hy_ooc
     int64_t n = p->dims[d].n;
     if (d == r - 1 && p->kind != HYFFT_C2C && p->kind != HYFFT_R2R) n = n / 2 + 1;
     int64_t sd = on_in ? p->dims[d].in_stride : p->dims[d].out_stride;
-    hy_stages_add_batch(&first, (hyfft_dim){n, sd, sd});
+    hy_ooc_stage_add_batch(&first, (hyfft_dim){n, sd, sd});
   }
-  hy_stages_add_batch(&rest, (hyfft_dim){p->dims[0].n, p->dims[0].in_stride, p->dims[0].out_stride});
+  hy_ooc_stage_add_batch(&rest, (hyfft_dim){p->dims[0].n, p->dims[0].in_stride, p->dims[0].out_stride});
   for (int i = 0; i < p->batch_rank; i++) {
-    hy_stages_add_batch(&rest, p->batch[i]);
+    hy_ooc_stage_add_batch(&rest, p->batch[i]);
     int64_t sb = on_in ? p->batch[i].in_stride : p->batch[i].out_stride;
-    hy_stages_add_batch(&first, (hyfft_dim){p->batch[i].n, sb, sb});
+    hy_ooc_stage_add_batch(&first, (hyfft_dim){p->batch[i].n, sb, sb});
   }
-  hy_stages_stage *fs, *rs;
+  hy_ooc_stage *fs, *rs;
   if (!c2r) {
     /* The rest from the input to the output, then the first in place on
      * the output; the scale with the last. */
@@ -155,9 +155,9 @@ hy_status hy_ooc_stages_create(struct hyfft_plan_s *plan, unsigned flags, hy_ooc
     rest.scale = 0;
     first.inplace = 1;
     first.scale = p->scale;
-    *rs = (hy_stages_stage){.src = HY_STAGES_IN, .dst = HY_STAGES_OUT, .src_elem = in_elem,
+    *rs = (hy_ooc_stage){.src = HY_STAGES_IN, .dst = HY_STAGES_OUT, .src_elem = in_elem,
                            .dst_elem = out_elem};
-    *fs = (hy_stages_stage){.src = HY_STAGES_OUT, .dst = HY_STAGES_OUT, .src_elem = out_elem,
+    *fs = (hy_ooc_stage){.src = HY_STAGES_OUT, .dst = HY_STAGES_OUT, .src_elem = out_elem,
                            .dst_elem = out_elem};
   } else {
     /* C2R: the first (a backward C2C along dim 0) on the complex input,
@@ -170,11 +170,11 @@ hy_status hy_ooc_stages_create(struct hyfft_plan_s *plan, unsigned flags, hy_ooc
     first.scale = 0;
     rest.inplace = p->inplace;
     rest.scale = p->scale;
-    hy_stages_buf mid = keep ? HY_STAGES_SCRATCH : HY_STAGES_IN;
+    hy_ooc_stage_buf mid = keep ? HY_STAGES_SCRATCH : HY_STAGES_IN;
     if (keep) s->scratch_bytes = (size_t)p->in_extent * in_elem;
-    *fs = (hy_stages_stage){.src = HY_STAGES_IN, .dst = mid, .src_elem = in_elem,
+    *fs = (hy_ooc_stage){.src = HY_STAGES_IN, .dst = mid, .src_elem = in_elem,
                            .dst_elem = in_elem};
-    *rs = (hy_stages_stage){.src = mid, .dst = HY_STAGES_OUT, .src_elem = in_elem,
+    *rs = (hy_ooc_stage){.src = mid, .dst = HY_STAGES_OUT, .src_elem = in_elem,
                            .dst_elem = out_elem};
     /* The rest may overwrite the scratch, which is the plan's own. */
     if (keep) flags |= HYFFT_DESTROY_INPUT;
@@ -183,8 +183,8 @@ hy_status hy_ooc_stages_create(struct hyfft_plan_s *plan, unsigned flags, hy_ooc
   snprintf(fs->what, sizeof fs->what, "the %lld-point transforms of dim 0%s",
            (long long)p->dims[0].n, c2r ? " on the input" : " in place on the output");
   s->nstages = 2;
-  st = hy_stages_stage_make(plan, flags, c2r ? &first : &rest, &s->stage[0]);
-  if (st == HYFFT_SUCCESS) st = hy_stages_stage_make(plan, flags, c2r ? &rest : &first, &s->stage[1]);
+  st = hy_ooc_stage_make(plan, flags, c2r ? &first : &rest, &s->stage[0]);
+  if (st == HYFFT_SUCCESS) st = hy_ooc_stage_make(plan, flags, c2r ? &rest : &first, &s->stage[1]);
   if (st != HYFFT_SUCCESS) {
     hy_ooc_stages_destroy(s);
     return st;
@@ -194,7 +194,7 @@ hy_status hy_ooc_stages_create(struct hyfft_plan_s *plan, unsigned flags, hy_ooc
 }
 
 void hy_ooc_stages_describe(const hy_ooc_stages *s, int stage, hy_strbuf *sb) {
-  const hy_stages_stage *st = &s->stage[stage];
+  const hy_ooc_stage *st = &s->stage[stage];
   static const char *const names[] = {"input", "output", "host scratch"};
   int64_t calls = 1;
   for (int i = 0; i < st->nloops; i++) calls *= st->loops[i].n;
@@ -216,7 +216,7 @@ hy_status hy_ooc_stages_run(hy_ooc_stages *s, struct hyfft_plan_s *outer, const 
   char *bufs[3] = {(char *)(uintptr_t)in, (char *)out, scratch};
   hy_status st = HYFFT_SUCCESS;
   for (int k = 0; k < s->nstages && st == HYFFT_SUCCESS; k++) {
-    const hy_stages_stage *sg = &s->stage[k];
+    const hy_ooc_stage *sg = &s->stage[k];
     int64_t calls = 1;
     for (int i = 0; i < sg->nloops; i++) calls *= sg->loops[i].n;
     for (int64_t c = 0; c < calls && st == HYFFT_SUCCESS; c++) {

@@ -253,7 +253,6 @@ static int hy_ooc_real_view(const hy_problem *p) {
   return d->n % 2 == 0 && rs == 1 && rb % 2 == 0;
 }
 
-
 /* ---- sub-plans -------------------------------------------------------------- */
 
 /* The device problem of one piece of `count` units: a slab transforms the
@@ -684,7 +683,8 @@ hy_status hy_ooc_create(struct hyfft_plan_s *plan, unsigned flags) {
   size_t whole = hy_ooc_whole(plan, flags, budget);
   if (whole <= (size_t)budget) return HYFFT_SUCCESS;
   /* A batch whose single transform fits goes by whole entries (any length
-   * and layout the device plans take); otherwise by the two sweeps. */
+   * and layout the device plans take); otherwise by the two sweeps, or
+   * for rank 4 and up and batch dims that do not merge by stages. */
   if (p->rank < 1) {
     /* Every dim of length 1: no transform to split. Without a user limit
      * it goes the whole way, the budget being only an estimate then. */
