@@ -169,11 +169,12 @@ hy_fftw_plan *hy_fftw_plan_guru_r2r(hyfft_precision precision, int rank, const h
                                          HYFFT_REDFT00,  HYFFT_REDFT01,  HYFFT_REDFT10,
                                          HYFFT_REDFT11,  HYFFT_RODFT00,  HYFFT_RODFT01,
                                          HYFFT_RODFT10,  HYFFT_RODFT11};
-  if (rank < 1 || rank > 3 || howmany_rank < 0 || howmany_rank > HYFFT_MAX_BATCH_RANK || !dims ||
-      !kinds || (howmany_rank > 0 && !howmany)) {
-    hy_error(rank > 3 || howmany_rank > HYFFT_MAX_BATCH_RANK ? HYFFT_NOT_SUPPORTED
-                                                             : HYFFT_INVALID_ARGUMENT,
-             "FFTW3 interface: r2r rank %d (hyfft: 1..3), howmany rank %d", rank, howmany_rank);
+  if (rank < 1 || rank > HYFFT_MAX_RANK || howmany_rank < 0 ||
+      howmany_rank > HYFFT_MAX_BATCH_RANK || !dims || !kinds || (howmany_rank > 0 && !howmany)) {
+    hy_error(rank > HYFFT_MAX_RANK || howmany_rank > HYFFT_MAX_BATCH_RANK ? HYFFT_NOT_SUPPORTED
+                                                                          : HYFFT_INVALID_ARGUMENT,
+             "FFTW3 interface: r2r rank %d (hyfft: 1..%d), howmany rank %d", rank, HYFFT_MAX_RANK,
+             howmany_rank);
     return NULL;
   }
   hyfft_problem p;
@@ -200,12 +201,13 @@ hy_fftw_plan *hy_fftw_plan_many_r2r(hyfft_precision precision, int rank, const i
                                     int howmany, void *in, const int *inembed, int istride,
                                     int idist, void *out, const int *onembed, int ostride,
                                     int odist, const int *kinds, unsigned flags) {
-  if (rank < 1 || rank > 3 || !n || howmany < 0) {
-    hy_error(rank > 3 ? HYFFT_NOT_SUPPORTED : HYFFT_INVALID_ARGUMENT,
-             "FFTW3 interface: r2r rank %d (hyfft: 1..3), howmany %d", rank, howmany);
+  if (rank < 1 || rank > HYFFT_MAX_RANK || !n || howmany < 0) {
+    hy_error(rank > HYFFT_MAX_RANK ? HYFFT_NOT_SUPPORTED : HYFFT_INVALID_ARGUMENT,
+             "FFTW3 interface: r2r rank %d (hyfft: 1..%d), howmany %d", rank, HYFFT_MAX_RANK,
+             howmany);
     return NULL;
   }
-  hy_fftw_dim dims[3];
+  hy_fftw_dim dims[HYFFT_MAX_RANK];
   int64_t is = istride, os = ostride;
   for (int d = rank - 1; d >= 0; d--) {
     dims[d] = (hy_fftw_dim){n[d], is, os};

@@ -175,11 +175,11 @@ X(plan) X(plan_guru64_dft_c2r)(int rank, const X(iodim64) *dims, int howmany_ran
 
 /* ---- real to real (DCT/DST/DHT; not the halfcomplex R2HC/HC2R) ----------- */
 
-/* FFTW's kind enum as ints, at most hyfft's r2r rank (3) of them. */
+/* FFTW's kind enum as ints, at most hyfft's rank (HYFFT_MAX_RANK) of them. */
 #define HY_FFTW_KINDS(dst, src, count)                     \
-  int dst[3];                                              \
-  if ((count) < 1 || (count) > 3 || !(src)) {              \
-    hy_fftw_unsupported("r2r ranks other than 1..3");      \
+  int dst[HYFFT_MAX_RANK];                                 \
+  if ((count) < 1 || (count) > HYFFT_MAX_RANK || !(src)) { \
+    hy_fftw_unsupported("r2r ranks other than 1..8");      \
     return NULL;                                           \
   }                                                        \
   for (int i_ = 0; i_ < (count); i_++) dst[i_] = (int)(src)[i_];

@@ -73,8 +73,9 @@ hyfft_status hyfft_problem_init_r2r(hyfft_problem *problem, hyfft_precision prec
   if (!problem) return hy_error(HYFFT_NULL_POINTER, "problem is NULL");
   if (!n) return hy_error(HYFFT_NULL_POINTER, "n is NULL");
   if (!kinds) return hy_error(HYFFT_NULL_POINTER, "kinds is NULL");
-  if (rank < 1 || rank > 3)
-    return hy_error(HYFFT_INVALID_RANK, "rank %d: R2R problems have ranks 1..3", rank);
+  if (rank < 1 || rank > HYFFT_MAX_RANK)
+    return hy_error(HYFFT_INVALID_RANK, "rank %d: R2R problems have ranks 1..%d", rank,
+                    HYFFT_MAX_RANK);
   if (precision == HYFFT_F16 || precision == HYFFT_BF16)
     return hy_error(HYFFT_NOT_SUPPORTED,
                     "precision %s: half-precision storage serves C2C transforms only, not R2R",

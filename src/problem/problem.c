@@ -49,8 +49,9 @@ void hy_problem_copy_public(hyfft_problem *dst, const hyfft_problem *src) {
  * read r2r_kind (hy_problem_copy_public). */
 static hy_status hy_check_r2r(const hyfft_problem *p) {
   if (p->kind != HYFFT_R2R) return HYFFT_SUCCESS;
-  if (p->rank < 1 || p->rank > 3)
-    return hy_error(HYFFT_INVALID_RANK, "rank = %d: R2R problems have ranks 1..3", p->rank);
+  if (p->rank < 1 || p->rank > HYFFT_MAX_RANK)
+    return hy_error(HYFFT_INVALID_RANK, "rank = %d: R2R problems have ranks 1..%d", p->rank,
+                    HYFFT_MAX_RANK);
   for (int d = 0; d < p->rank; d++) {
     if (p->r2r_kind[d] < HYFFT_REDFT00 || p->r2r_kind[d] > HYFFT_DHT)
       return hy_error(HYFFT_INVALID_KIND, "r2r_kind[%d] = %d is not an r2r kind (1..9)", d,

@@ -293,8 +293,8 @@ done:
 }
 
 /* Refusals: REDFT00 needs n >= 2, a kind out of range, an R2R rank above
- * 3; and r2r_kind is ignored on a C2C problem (callers built before R2R
- * never set it). */
+ * HYFFT_MAX_RANK; and r2r_kind is ignored on a C2C problem (callers built
+ * before R2R never set it). */
 static int check_refusals(hyfft_context ctx) {
   int ok = 1;
   hyfft_problem p;
@@ -307,7 +307,7 @@ static int check_refusals(hyfft_context ctx) {
   } cases[4] = {{"dct1 n=1", HYFFT_INVALID_SIZE},
                 {"kind 10", HYFFT_INVALID_KIND},
                 {"c2c with an r2r kind (ignored)", HYFFT_SUCCESS},
-                {"rank 4", HYFFT_INVALID_RANK}};
+                {"rank HYFFT_MAX_RANK + 1", HYFFT_INVALID_RANK}};
   for (int c = 0; c < 4; c++) {
     hyfft_status st = HYFFT_SUCCESS;
     if (c == 0) st = hyfft_problem_init_r2r(&p, HYFFT_F64, 1, &n1, &dct1);
@@ -321,12 +321,9 @@ static int check_refusals(hyfft_context ctx) {
     }
     if (c == 3) {
       st = hyfft_problem_init_r2r(&p, HYFFT_F64, 3, n4, k4);
-      p.rank = 4;
-      p.dims[3] = (hyfft_dim){2, 1, 1};
-      p.dims[2] = (hyfft_dim){2, 2, 2};
-      p.dims[1] = (hyfft_dim){2, 4, 4};
-      p.dims[0] = (hyfft_dim){2, 8, 8};
-      p.r2r_kind[3] = HYFFT_REDFT10;
+      /* The public struct holds HYFFT_MAX_RANK dims: the rank alone is
+       * out of range. */
+      p.rank = HYFFT_MAX_RANK + 1;
     }
     if (st != HYFFT_SUCCESS) {
       printf("FAIL refusal %s: the problem could not be built: %s\n", cases[c].what,
@@ -475,13 +472,15 @@ int main(int argc, char **argv) {
         "r2r:f64:dct2:32:scale=1/N", "r2r:f32:dct2xdst1:16x10", "r2r:f32:dct2xdst1:64x100",
         "r2r:f64:dct1xdst4xdht:6x5x7:b2", "r2r:f64:dct3xdst2:9x8:ip",
         "r2r:f64:dst3xdct4:12x11:b3:is=30,2:os=12,1:idist=400:odist=150",
-        "r2r:f32:dhtxdct1xdst3:4x3x5:ip", "r2r:f64:dct2xdct2:1x1", "r2r:f64:dct4xdst1:1x1:b2"};
+        "r2r:f32:dhtxdct1xdst3:4x3x5:ip", "r2r:f64:dct2xdct2:1x1", "r2r:f64:dct4xdst1:1x1:b2",
+        "r2r:f32:dct2xdst1xdct3xdht:16x9x12x10", "r2r:f64:dct1xdst4xdct2xdst2:5x8x6x7:b3",
+        "r2r:f64:dct3xdct3xdct3xdct3:8x8x8x8:ip", "r2r:f32:dht:4x5x6x7x8"};
     static const char *const more_quick[] = {
         "r2r:f64:dct2:4096", "r2r:f32:dst1:5000",
         "r2r:f32:dst4:33:b4x3:is=3:os=2:idist=400,100:odist=300,70",
         "r2r:f64:dct4:100:b4:ip", "r2r:f64:dht:60:b2:ip:scale=0.25", "r2r:f32:dct2xdst1:16x10",
         "r2r:f64:dct1xdst4xdht:6x5x7:b2", "r2r:f32:dhtxdct1xdst3:4x3x5:ip",
-        "r2r:f64:dct4xdst1:1x1:b2"};
+        "r2r:f64:dct4xdst1:1x1:b2", "r2r:f64:dct1xdst4xdct2xdst2:5x8x6x7:b3"};
     if (quick)
       for (size_t i = 0; i < sizeof more_quick / sizeof more_quick[0]; i++, total++)
         pass += run_case(ctx, more_quick[i]);

@@ -35,8 +35,8 @@ int main(void) {
   double *r = fftw_alloc_real(64);
   fftw_complex *c = fftw_alloc_complex(64);
   if (!r || !c) return 1;
-  /* r2r: the DCT/DST/DHT kinds plan (manual_r2r compares them with FFTW);
-   * FFTW's halfcomplex kinds and ranks above 3 do not, saying why. */
+  /* r2r: the DCT/DST/DHT kinds plan, rank 4 included (manual_r2r
+   * compares them with FFTW); FFTW's halfcomplex kinds do not, saying why. */
   fftw_plan p = fftw_plan_r2r_1d(64, r, r, FFTW_REDFT10, FFTW_ESTIMATE);
   EXPECT(p != NULL, "no DCT-II plan: %s", hyfft_last_error());
   if (p) fftw_destroy_plan(p);
@@ -46,8 +46,8 @@ int main(void) {
   int n4[4] = {2, 2, 2, 2};
   fftw_r2r_kind k4[4] = {FFTW_REDFT10, FFTW_REDFT10, FFTW_REDFT10, FFTW_REDFT10};
   p = fftw_plan_r2r(4, n4, r, r, k4, FFTW_ESTIMATE);
-  EXPECT(p == NULL && strstr(hyfft_last_error(), "r2r") != NULL, "rank-4 r2r: %s",
-         hyfft_last_error());
+  EXPECT(p != NULL, "rank-4 r2r: %s", hyfft_last_error());
+  if (p) fftw_destroy_plan(p);
   fftw_iodim d = {32, 1, 1};
   p = fftw_plan_guru_split_dft(1, &d, 0, NULL, r, r + 32, r, r + 32, FFTW_ESTIMATE);
   EXPECT(p == NULL && strstr(hyfft_last_error(), "split") != NULL, "split plan: %s",
