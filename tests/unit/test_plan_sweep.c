@@ -1,7 +1,7 @@
 /* Every problem a user may send plans on every kind of device: problems
- * drawn at random by written rules (kinds, precisions, ranks 1..3,
+ * drawn at random by written rules (kinds, precisions, ranks 1..4,
  * lengths from each size class up to 2^27 points, batches, in place,
- * strided and padded layouts) are planned for an H100, for a GPU with
+ * strided and padded layouts, the middle axis of a 3D array) are planned for an H100, for a GPU with
  * 48 KiB of local memory (the OpenCL devices of older and smaller GPUs)
  * and for the CPU, and their GPU programs generated (not compiled). A
  * problem that validates must get a plan whose every DFT pass fits one
@@ -114,10 +114,13 @@ static void draw_token(char *buf, size_t size) {
     f64 = 0;
   }
   int rank = (int)rng_range(1, 3);
-  int64_t lens[3];
-  /* At most 2^27 points in one transform, at most 2^14 per axis of a 2D
-   * and 2^10 of a 3D one (the suites' shapes: long 1D, images, volumes). */
-  int axis_bits = rank == 1 ? hy_max_bits : rank == 2 ? 14 : 10;
+  /* A quarter of the 3D draws are 4D. */
+  if (rank == 3 && rng_range(0, 3) == 0) rank = 4;
+  int64_t lens[4];
+  /* At most 2^27 points in one transform, at most 2^14 per axis of a 2D,
+   * 2^10 of a 3D and 2^6 of a 4D one (the suites' shapes: long 1D,
+   * images, volumes). */
+  int axis_bits = rank == 1 ? hy_max_bits : rank == 2 ? 14 : rank == 3 ? 10 : 6;
   /* Under a cap, a multi-dimensional transform keeps about 2^cap points. */
   if (hy_max_bits < 27 && rank > 1 && axis_bits > hy_max_bits / rank + 1)
     axis_bits = hy_max_bits / rank + 1;
@@ -145,6 +148,7 @@ static void draw_token(char *buf, size_t size) {
   }
   for (int d = 0; d < rank; d++)
     pos += snprintf(buf + pos, size - (size_t)pos, "%s%lld", d ? "x" : "", (long long)lens[d]);
+  const int batch_at = pos;
   if (batch > 1) pos += snprintf(buf + pos, size - (size_t)pos, ":b%lld", (long long)batch);
   int layout = (int)rng_range(0, 5);
   if (layout == 0) {
@@ -154,6 +158,16 @@ static void draw_token(char *buf, size_t size) {
      * batch distance 1. */
     pos += snprintf(buf + pos, size - (size_t)pos, ":is=%lld:os=%lld:idist=1:odist=1",
                     (long long)batch, (long long)batch);
+  } else if (layout == 3 && strcmp(kind, "r2c") != 0 && strcmp(kind, "c2r") != 0 &&
+             rank == 1 && batch >= 4) {
+    /* Along the middle axis of a 3D array [b1][n][b2]: stride b2, two
+     * batch dims that do not merge (distances n * b2 and 1). */
+    int64_t b2 = rng_range(2, batch / 2 < 64 ? batch / 2 : 64), b1 = batch / b2;
+    const int cut = batch_at;
+    pos = cut + snprintf(buf + cut, size - (size_t)cut,
+                         ":b%lldx%lld:is=%lld:os=%lld:idist=%lld,1:odist=%lld,1", (long long)b1,
+                         (long long)b2, (long long)b2, (long long)b2, (long long)(lens[0] * b2),
+                         (long long)(lens[0] * b2));
   } else if (layout == 2 && strcmp(kind, "c2c") == 0 && rank == 2) {
     /* Padded rows on both sides. */
     int64_t pad = lens[1] + rng_range(1, 17);
