@@ -3,6 +3,7 @@
     import hyfft
     y = hyfft.fft(x)                  # like numpy.fft.fft
     Y = hyfft.rfftn(img, axes=(0, 1))
+    C = hyfft.dctn(img, type=2, norm="ortho")  # like scipy.fft.dctn
     p = hyfft.Plan(x.shape, axes=(-1,), dtype=x.dtype)  # plan once,
     y = p(x)                                            # run many times
 
@@ -21,6 +22,7 @@ from ._lib import HyfftError, library_path, version
 from ._core import plan_cache, set_device, get_device
 from ._fft import (fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfft2, irfft2,
                    rfftn, irfftn)
+from ._r2r import dct, idct, dst, idst, dctn, idctn, dstn, idstn
 from ._plan import Plan
 from . import scipy_backend
 
@@ -28,4 +30,5 @@ __version__ = "0.1.0"
 
 __all__ = ["HyfftError", "Plan", "plan_cache", "set_device", "get_device", "version",
            "library_path", "scipy_backend", "fft", "ifft", "fft2", "ifft2", "fftn",
-           "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn"]
+           "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn", "dct", "idct",
+           "dst", "idst", "dctn", "idctn", "dstn", "idstn"]

@@ -190,16 +190,19 @@ def _overlap(xp, a, b):
     return lo_a < hi_b and lo_b < hi_a
 
 
-def problem_key(kind, precision, sign, dims, batch, scale, memory, device):
-    return (device, memory, kind, precision, sign, tuple(dims), tuple(batch), scale)
+def problem_key(kind, precision, sign, dims, batch, scale, memory, device, r2r_kinds=()):
+    return (device, memory, kind, precision, sign, tuple(dims), tuple(batch), scale,
+            tuple(r2r_kinds))
 
 
-def _make_problem(kind, precision, sign, dims, batch, scale, memory):
+def _make_problem(kind, precision, sign, dims, batch, scale, memory, r2r_kinds=()):
     p = _Problem()
     p.kind, p.precision, p.sign = kind, precision, sign
     p.rank = len(dims)
     for i, d in enumerate(dims):
         p.dims[i].n, p.dims[i].in_stride, p.dims[i].out_stride = d
+    for i, k in enumerate(r2r_kinds):
+        p.r2r_kind[i] = k
     p.batch_rank = len(batch)
     for i, d in enumerate(batch):
         p.batch[i].n, p.batch[i].in_stride, p.batch[i].out_stride = d
@@ -209,13 +212,14 @@ def _make_problem(kind, precision, sign, dims, batch, scale, memory):
     return p
 
 
-def execute(kind, sign, a, out, axes, lengths, scale, device=None, cache=None):
+def execute(kind, sign, a, out, axes, lengths, scale, device=None, cache=None, r2r_kinds=()):
     """Transform a into out (both of their final shapes and dtypes).
 
-    kind: _lib.C2C/R2C/C2R; axes: the transformed axes, the last one being
-    the halved axis of R2C/C2R; lengths: the logical transform length per
-    axis (the real length for R2C/C2R); scale: the factor applied to every
-    output element. out receives the result and is returned; it may be any
+    kind: _lib.C2C/R2C/C2R/R2R; axes: the transformed axes, the last one
+    being the halved axis of R2C/C2R; lengths: the logical transform length
+    per axis (the real length for R2C/C2R, the array's length for R2R);
+    r2r_kinds: R2R's kind per axis (hyfft_r2r_kind values); scale: the
+    factor applied to every output element. out receives the result and is returned; it may be any
     writable view (its strides are passed to hyfft when possible, else the
     result goes through a temporary). cache: the PlanCache to use (default
     the module's plan_cache).
@@ -250,10 +254,10 @@ def execute(kind, sign, a, out, axes, lengths, scale, device=None, cache=None):
         dims = [(n, in_st[ax], out_st[ax]) for ax, n in zip(axes, lengths)]
         batch = _batch_dims(a.shape, axes, in_st, out_st)
 
-    key = problem_key(kind, precision, sign, dims, batch, scale, memory, dev)
+    key = problem_key(kind, precision, sign, dims, batch, scale, memory, dev, r2r_kinds)
 
     def make():
-        problem = _make_problem(kind, precision, sign, dims, batch, scale, memory)
+        problem = _make_problem(kind, precision, sign, dims, batch, scale, memory, r2r_kinds)
         return _PlanHandle(_lib.get_context(dev), problem, _lib.ESTIMATE)
 
     plan = (plan_cache if cache is None else cache).get(key, make)
