@@ -160,6 +160,48 @@ hy_fftw_plan *hy_fftw_plan_many(hyfft_kind kind, hyfft_precision precision, int 
   return hy_fftw_plan_guru(kind, precision, sign, rank, dims, 1, &batch, in, out, flags);
 }
 
+/* A rank-1 FFTW_R2HC (r2hc) or FFTW_HC2R plan (hy_fftw_halfcomplex): the
+ * R2C or C2R problem between the caller's real side and the packed
+ * scratch, the howmany dims laid out in the scratch one after another. */
+static hy_fftw_plan *hy_fftw_plan_halfcomplex(hyfft_precision precision, const hy_fftw_dim *dim,
+                                              int howmany_rank, const hy_fftw_dim *howmany,
+                                              void *in, void *out, int r2hc, unsigned flags) {
+  const int64_t n = dim->n, h = n / 2 + 1;
+  hyfft_problem p;
+  memset(&p, 0, sizeof p);
+  p.kind = r2hc ? HYFFT_R2C : HYFFT_C2R;
+  p.precision = precision;
+  p.sign = r2hc ? HYFFT_FORWARD : HYFFT_BACKWARD;
+  p.rank = 1;
+  p.dims[0] = r2hc ? (hyfft_dim){n, dim->is, 1} : (hyfft_dim){n, 1, dim->os};
+  p.batch_rank = howmany_rank;
+  int64_t packed = h;
+  for (int b = howmany_rank - 1; b >= 0; b--) {
+    p.batch[b] = r2hc ? (hyfft_dim){howmany[b].n, howmany[b].is, packed}
+                      : (hyfft_dim){howmany[b].n, packed, howmany[b].os};
+    packed *= howmany[b].n;
+  }
+  p.memory = HYFFT_MEMORY_HOST;
+  /* The scratch is the plan's own: HC2R's C2R may overwrite it. */
+  hy_fftw_plan *fp = hy_fftw_plan_make(&p, in, out, r2hc ? flags : flags | FFTW_DESTROY_INPUT);
+  if (!fp) return NULL;
+  hy_fftw_halfcomplex *hc = &fp->hc;
+  hc->kind = r2hc ? 1 : 2;
+  hc->n = n;
+  hc->s = r2hc ? dim->os : dim->is;
+  hc->nloops = howmany_rank;
+  hc->transforms = 1;
+  for (int b = 0; b < howmany_rank; b++) {
+    hc->count[b] = howmany[b].n;
+    hc->stride[b] = r2hc ? howmany[b].os : howmany[b].is;
+    hc->transforms *= howmany[b].n;
+  }
+  hc->real_bytes = precision == HYFFT_F64 ? 8 : 4;
+  fp->in = in;
+  fp->out = out;
+  return fp;
+}
+
 hy_fftw_plan *hy_fftw_plan_guru_r2r(hyfft_precision precision, int rank, const hy_fftw_dim *dims,
                                     int howmany_rank, const hy_fftw_dim *howmany, void *in,
                                     void *out, const int *kinds, unsigned flags) {
@@ -183,9 +225,12 @@ hy_fftw_plan *hy_fftw_plan_guru_r2r(hyfft_precision precision, int rank, const h
   p.precision = precision;
   p.sign = HYFFT_FORWARD;
   p.rank = rank;
+  if (rank == 1 && (kinds[0] == 0 || kinds[0] == 1))
+    return hy_fftw_plan_halfcomplex(precision, dims, howmany_rank, howmany, in, out,
+                                    kinds[0] == 0, flags);
   for (int d = 0; d < rank; d++) {
     if (kinds[d] < 0 || kinds[d] > 10 || map[kinds[d]] == HYFFT_R2R_NONE)
-      return hy_fftw_unsupported("halfcomplex r2r kinds (FFTW_R2HC, FFTW_HC2R)");
+      return hy_fftw_unsupported("halfcomplex r2r kinds (FFTW_R2HC, FFTW_HC2R) of rank 2 and up");
     p.dims[d] = (hyfft_dim){dims[d].n, dims[d].is, dims[d].os};
     p.r2r_kind[d] = map[kinds[d]];
   }
@@ -218,10 +263,71 @@ hy_fftw_plan *hy_fftw_plan_many_r2r(hyfft_precision precision, int rank, const i
   return hy_fftw_plan_guru_r2r(precision, rank, dims, 1, &batch, in, out, kinds, flags);
 }
 
+static double hy_fftw_real_get(const char *base, int64_t at, size_t bytes) {
+  return bytes == 8 ? ((const double *)base)[at] : (double)((const float *)base)[at];
+}
+
+static void hy_fftw_real_put(char *base, int64_t at, double v, size_t bytes) {
+  if (bytes == 8)
+    ((double *)base)[at] = v;
+  else
+    ((float *)base)[at] = (float)v;
+}
+
+/* Between the packed scratch (n/2 + 1 complex values per transform, the
+ * transforms in the order of the howmany dims) and the caller's
+ * halfcomplex side: to_hc 1 for R2HC's output, 0 for HC2R's input (the
+ * imaginary parts of bin 0 and of bin n/2 for even n set to 0). */
+static void hy_fftw_halfcomplex_move(const hy_fftw_halfcomplex *hc, char *scratch, char *side,
+                                     int to_hc) {
+  const int64_t n = hc->n, h = n / 2 + 1;
+  const size_t rb = hc->real_bytes;
+  for (int64_t t = 0; t < hc->transforms; t++) {
+    int64_t rem = t, off = 0;
+    for (int b = hc->nloops - 1; b >= 0; b--) {
+      off += (rem % hc->count[b]) * hc->stride[b];
+      rem /= hc->count[b];
+    }
+    char *c = scratch + (size_t)(t * h) * 2 * rb;
+    for (int64_t k = 0; k < h; k++) {
+      int64_t re_at = off + k * hc->s;
+      int has_im = k > 0 && 2 * k != n; /* bins 0 and n/2 are real */
+      if (to_hc) {
+        hy_fftw_real_put(side, re_at, hy_fftw_real_get(c, 2 * k, rb), rb);
+        if (has_im) hy_fftw_real_put(side, off + (n - k) * hc->s, hy_fftw_real_get(c, 2 * k + 1, rb), rb);
+      } else {
+        hy_fftw_real_put(c, 2 * k, hy_fftw_real_get(side, re_at, rb), rb);
+        hy_fftw_real_put(c, 2 * k + 1, has_im ? hy_fftw_real_get(side, off + (n - k) * hc->s, rb) : 0.0, rb);
+      }
+    }
+  }
+}
+
 void hy_fftw_execute(const hy_fftw_plan *p, const void *in, void *out) {
   /* FFTW's execute returns nothing; a failure (a pointer hyfft refuses)
    * leaves the reason in hyfft_last_error(). */
-  if (p) (void)hyfft_execute(p->plan, in, out);
+  if (!p) return;
+  if (!p->hc.kind) {
+    (void)hyfft_execute(p->plan, in, out);
+    return;
+  }
+  const hy_fftw_halfcomplex *hc = &p->hc;
+  size_t bytes = (size_t)(hc->transforms * (hc->n / 2 + 1)) * 2 * hc->real_bytes;
+  char *scratch = malloc(bytes ? bytes : 1);
+  if (!scratch) {
+    hy_error(HYFFT_OUT_OF_MEMORY, "FFTW3 interface: no %zu bytes for a halfcomplex scratch", bytes);
+    return;
+  }
+  if (hc->kind == 1) {
+    /* The whole input is read into the scratch before out is written, so
+     * in place works too. */
+    if (hyfft_execute(p->plan, in, scratch) == HYFFT_SUCCESS)
+      hy_fftw_halfcomplex_move(hc, scratch, out, 1);
+  } else {
+    hy_fftw_halfcomplex_move(hc, scratch, (char *)(uintptr_t)in, 0);
+    (void)hyfft_execute(p->plan, scratch, out);
+  }
+  free(scratch);
 }
 
 void hy_fftw_destroy(hy_fftw_plan *p) {

@@ -12,10 +12,25 @@
 #include "hyfft.h"
 
 /* What a plan of either precision holds. */
+/* FFTW's halfcomplex r2r kinds of a rank-1 plan: the hyfft plan is the R2C
+ * (R2HC) or C2R (HC2R) of the same length between the caller's real side
+ * and a packed complex scratch of n/2 + 1 values per transform (allocated
+ * per execution), and the halfcomplex side is filled from or read into
+ * that scratch: r_0 .. r_{n/2}, then i_{(n+1)/2-1} .. i_1. */
+typedef struct hy_fftw_halfcomplex {
+  int kind;            /* 0: none, 1: R2HC, 2: HC2R */
+  int64_t n, s;        /* length, and the halfcomplex side's stride */
+  int nloops;          /* the howmany dims: counts, and the halfcomplex */
+  int64_t count[HYFFT_MAX_BATCH_RANK], stride[HYFFT_MAX_BATCH_RANK]; /* side's distances */
+  int64_t transforms;  /* product of the counts */
+  size_t real_bytes;   /* 4 or 8 */
+} hy_fftw_halfcomplex;
+
 typedef struct hy_fftw_plan {
   hyfft_plan plan;
   hyfft_problem problem;
   void *in, *out; /* the arrays given at planning, for fftw_execute */
+  hy_fftw_halfcomplex hc;
 } hy_fftw_plan;
 
 /* One dimension of a guru description, in elements (64-bit). */
@@ -40,9 +55,11 @@ hy_fftw_plan *hy_fftw_plan_many(hyfft_kind kind, hyfft_precision precision, int 
                                 int ostride, int odist, unsigned flags);
 
 /* The same for real-to-real plans: kinds[d] are FFTW's fftw_r2r_kind
- * values, one per dim, planned as hyfft R2R (DCT/DST/DHT; FFTW's
- * halfcomplex R2HC/HC2R are not provided). The advanced form lays the
- * dims out like a complex plan's (embed = n when NULL). */
+ * values, one per dim, planned as hyfft R2R (DCT/DST/DHT), or for a rank-1
+ * FFTW_R2HC / FFTW_HC2R as an R2C / C2R plan with the halfcomplex layout
+ * made on the host (hy_fftw_halfcomplex; halfcomplex kinds of rank 2 and
+ * up are not provided). The advanced form lays the dims out like a
+ * complex plan's (embed = n when NULL). */
 hy_fftw_plan *hy_fftw_plan_guru_r2r(hyfft_precision precision, int rank, const hy_fftw_dim *dims,
                                     int howmany_rank, const hy_fftw_dim *howmany, void *in,
                                     void *out, const int *kinds, unsigned flags);

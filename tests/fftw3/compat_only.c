@@ -35,14 +35,17 @@ int main(void) {
   double *r = fftw_alloc_real(64);
   fftw_complex *c = fftw_alloc_complex(64);
   if (!r || !c) return 1;
-  /* r2r: the DCT/DST/DHT kinds plan, rank 4 included (manual_r2r
-   * compares them with FFTW); FFTW's halfcomplex kinds do not, saying why. */
+  /* r2r: the DCT/DST/DHT kinds plan, rank 4 included, and the
+   * halfcomplex kinds of rank 1 (manual_r2r compares them with FFTW);
+   * halfcomplex kinds of rank 2 do not, saying why. */
   fftw_plan p = fftw_plan_r2r_1d(64, r, r, FFTW_REDFT10, FFTW_ESTIMATE);
   EXPECT(p != NULL, "no DCT-II plan: %s", hyfft_last_error());
   if (p) fftw_destroy_plan(p);
-  p = fftw_plan_r2r_1d(64, r, r, FFTW_R2HC, FFTW_ESTIMATE);
+  fftw_r2r_kind hc2[2] = {FFTW_R2HC, FFTW_R2HC};
+  int n2[2] = {8, 8};
+  p = fftw_plan_r2r(2, n2, r, r, hc2, FFTW_ESTIMATE);
   EXPECT(p == NULL && strstr(hyfft_last_error(), "halfcomplex") != NULL,
-         "R2HC plan, or its message: %s", hyfft_last_error());
+         "2D R2HC plan, or its message: %s", hyfft_last_error());
   int n4[4] = {2, 2, 2, 2};
   fftw_r2r_kind k4[4] = {FFTW_REDFT10, FFTW_REDFT10, FFTW_REDFT10, FFTW_REDFT10};
   p = fftw_plan_r2r(4, n4, r, r, k4, FFTW_ESTIMATE);

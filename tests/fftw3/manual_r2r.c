@@ -1,7 +1,9 @@
 /* Real-to-real transforms through FFTW's interface, written afresh: every
  * DCT/DST kind and the DHT with fftw_plan_r2r_1d (double), a 2D plan of
  * two kinds (single), a batched strided fftw_plan_many_r2r, a guru64
- * plan in place, and fftw_execute_r2r on other arrays. Run once with
+ * plan in place, fftw_execute_r2r on other arrays, and the halfcomplex
+ * FFTW_R2HC / FFTW_HC2R (odd and even lengths, in place, batched and
+ * strided in single precision). Run once with
  * FFTW and once with libhyfft_fftw3; compare_outputs checks that both
  * print the same numbers to rounding. */
 #include <fftw3.h>
@@ -61,6 +63,45 @@ int main(void) {
   fftw_execute(pg);
   for (int i = 0; i < 30; i++) printf("d.guru %.17g\n", x[i]);
   fftw_destroy_plan(pg);
+
+  /* Halfcomplex: FFTW_R2HC and FFTW_HC2R of an odd and an even length,
+   * in place, and a batched strided fftwf_plan_many_r2r of each. */
+  for (int n = 15; n <= 16; n++) {
+    fftw_plan ph = fftw_plan_r2r_1d(n, x, y, FFTW_R2HC, FFTW_ESTIMATE);
+    fftw_plan pb = fftw_plan_r2r_1d(n, y, x, FFTW_HC2R, FFTW_ESTIMATE);
+    fftw_plan pi = fftw_plan_r2r_1d(n, x, x, FFTW_R2HC, FFTW_ESTIMATE);
+    if (!ph || !pb || !pi) return 1;
+    for (int i = 0; i < n; i++) x[i] = sin(0.7 * i) + 0.1 * i;
+    fftw_execute(ph);
+    for (int i = 0; i < n; i++) printf("d.r2hc%d %.17g\n", n, y[i]);
+    fftw_execute(pb);
+    for (int i = 0; i < n; i++) printf("d.hc2r%d %.17g\n", n, x[i]);
+    fftw_execute(pi);
+    for (int i = 0; i < n; i++) printf("d.r2hc_ip%d %.17g\n", n, x[i]);
+    fftw_destroy_plan(ph);
+    fftw_destroy_plan(pb);
+    fftw_destroy_plan(pi);
+  }
+  float *fa = fftwf_alloc_real(4 * 64), *fb = fftwf_alloc_real(4 * 64);
+  if (!fa || !fb) return 1;
+  int n12 = 12;
+  fftwf_r2r_kind r2hc = FFTW_R2HC, hc2r = FFTW_HC2R;
+  fftwf_plan fm = fftwf_plan_many_r2r(1, &n12, 3, fa, NULL, 2, 40, fb, NULL, 1, 20, &r2hc,
+                                      FFTW_ESTIMATE);
+  fftwf_plan fi = fftwf_plan_many_r2r(1, &n12, 3, fb, NULL, 1, 20, fa, NULL, 3, 50, &hc2r,
+                                      FFTW_ESTIMATE);
+  if (!fm || !fi) return 1;
+  for (int i = 0; i < 4 * 64; i++) fa[i] = (float)(0.25 - 0.002 * i * (i % 7));
+  fftwf_execute(fm);
+  for (int t = 0; t < 3; t++)
+    for (int i = 0; i < 12; i++) printf("f.many_r2hc %.9g\n", fb[20 * t + i]);
+  fftwf_execute(fi);
+  for (int t = 0; t < 3; t++)
+    for (int i = 0; i < 12; i++) printf("f.many_hc2r %.9g\n", fa[50 * t + 3 * i]);
+  fftwf_destroy_plan(fm);
+  fftwf_destroy_plan(fi);
+  fftwf_free(fa);
+  fftwf_free(fb);
   fftw_free(x);
   fftw_free(y);
   return 0;
