@@ -21,7 +21,8 @@ copies.
 from ._lib import HyfftError, library_path, version
 from ._core import plan_cache, set_device, get_device
 from ._fft import (fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfft2, irfft2,
-                   rfftn, irfftn)
+                   rfftn, irfftn, hfft, ihfft, hfft2, ihfft2, hfftn, ihfftn, fftfreq,
+                   rfftfreq, fftshift, ifftshift)
 from ._r2r import dct, idct, dst, idst, dctn, idctn, dstn, idstn
 from ._plan import Plan
 from . import scipy_backend
@@ -30,5 +31,6 @@ __version__ = "0.1.0"
 
 __all__ = ["HyfftError", "Plan", "plan_cache", "set_device", "get_device", "version",
            "library_path", "scipy_backend", "fft", "ifft", "fft2", "ifft2", "fftn",
-           "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn", "dct", "idct",
-           "dst", "idst", "dctn", "idctn", "dstn", "idstn"]
+           "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn", "hfft", "ihfft",
+           "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+           "dct", "idct", "dst", "idst", "dctn", "idctn", "dstn", "idstn"]

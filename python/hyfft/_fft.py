@@ -16,7 +16,8 @@ from . import _core, _lib
 from ._torch import tensors
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft",
-           "rfft2", "irfft2", "rfftn", "irfftn"]
+           "rfft2", "irfft2", "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn",
+           "ihfftn"]
 
 _AxisError = getattr(getattr(np, "exceptions", np), "AxisError", ValueError)
 
@@ -320,3 +321,95 @@ def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
 def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """Inverse of rfft2 (numpy.fft.irfft2)."""
     return irfftn(a, s, axes, norm, out)
+
+
+# ---------------------------------------------------------------------------
+# Hermitian-symmetric input and output (numpy.fft.hfft/ihfft, scipy.fft's
+# n-D forms): the real transforms of the conjugate with the norm's
+# direction swapped, as numpy defines them.
+# ---------------------------------------------------------------------------
+
+_SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def _swap(norm):
+    try:
+        return _SWAP[norm]
+    except (KeyError, TypeError):
+        raise ValueError(f'Invalid norm value {norm!r}; should be "backward", "ortho" or '
+                         '"forward".') from None
+
+
+def _conj(a):
+    xp, a = _asarray(a)
+    return a.conj() if a.dtype.kind == "c" else a
+
+
+@tensors
+def hfft(a, n=None, axis=-1, norm=None, out=None):
+    """Real spectrum of a Hermitian-symmetric signal given by its first half
+    (numpy.fft.hfft): irfft of the conjugate, n = 2*(m-1) by default."""
+    return irfft(_conj(a), n, axis, _swap(norm), out)
+
+
+@tensors
+def ihfft(a, n=None, axis=-1, norm=None, out=None):
+    """Inverse of hfft (numpy.fft.ihfft): the conjugate of rfft."""
+    res = rfft(a, n, axis, _swap(norm), out)
+    xp = _core.array_module(res)
+    xp.conjugate(res, out=res)
+    return res
+
+
+@tensors
+def hfftn(a, s=None, axes=None, norm=None, out=None):
+    """N-D hfft (scipy.fft.hfftn): irfftn of the conjugate."""
+    return irfftn(_conj(a), s, axes, _swap(norm), out)
+
+
+@tensors
+def ihfftn(a, s=None, axes=None, norm=None, out=None):
+    """N-D ihfft (scipy.fft.ihfftn): the conjugate of rfftn."""
+    res = rfftn(a, s, axes, _swap(norm), out)
+    xp = _core.array_module(res)
+    xp.conjugate(res, out=res)
+    return res
+
+
+@tensors
+def hfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    """2-D hfft (scipy.fft.hfft2)."""
+    return hfftn(a, s, axes, norm, out)
+
+
+@tensors
+def ihfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    """2-D ihfft (scipy.fft.ihfft2)."""
+    return ihfftn(a, s, axes, norm, out)
+
+
+# ---------------------------------------------------------------------------
+# Frequencies and shifts (numpy.fft's helpers, on the input's array module)
+# so that hyfft can stand in for numpy.fft whole.
+# ---------------------------------------------------------------------------
+
+def fftfreq(n, d=1.0):
+    """Sample frequencies of fft's output (numpy.fft.fftfreq)."""
+    return np.fft.fftfreq(n, d)
+
+
+def rfftfreq(n, d=1.0):
+    """Sample frequencies of rfft's output (numpy.fft.rfftfreq)."""
+    return np.fft.rfftfreq(n, d)
+
+
+def fftshift(x, axes=None):
+    """Zero frequency to the centre (numpy.fft.fftshift; CuPy arrays stay CuPy)."""
+    xp = _core.array_module(x)
+    return xp.fft.fftshift(x, axes=axes)
+
+
+def ifftshift(x, axes=None):
+    """Inverse of fftshift (numpy.fft.ifftshift)."""
+    xp = _core.array_module(x)
+    return xp.fft.ifftshift(x, axes=axes)

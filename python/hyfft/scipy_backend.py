@@ -1,9 +1,9 @@
 """A scipy.fft backend: ``scipy.fft.set_backend(hyfft.scipy_backend)``.
 
 Implements the uarray protocol (``__ua_domain__`` and
-``__ua_function__``). The 12 complex and real FFTs of scipy.fft and its 8
-discrete cosine and sine transforms (dct, idct, dst, idst and their n-D
-forms) run on hyfft; every other function (hfft, fht, fftfreq, ...)
+``__ua_function__``). The 18 complex, real and Hermitian FFTs of
+scipy.fft and its 8 discrete cosine and sine transforms (dct, idct, dst,
+idst and their n-D forms) run on hyfft; every other function (fht, ifht)
 returns NotImplemented, so that scipy falls back to its own implementation
 when the backend is set with ``set_backend(..., coerce=False)`` or
 registered with ``skip_backend``/``set_global_backend`` (scipy then tries

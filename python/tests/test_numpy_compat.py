@@ -278,3 +278,21 @@ def test_views_are_not_copied(rng):
     dims, batch = keys[0][5], keys[0][6]
     assert dims == ((4, 90, 30),)
     assert batch == ((15, 2, 2),)
+
+
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_hermitian_and_helpers(rng, norm):
+    # hfft/ihfft against numpy's, on an axis and with n; the helpers are
+    # numpy's own.
+    z = random_array(rng, (5, 9), np.complex128)
+    r = random_array(rng, (5, 9), np.float64)
+    assert_close(hyfft.hfft(z, norm=norm), np.fft.hfft(z, norm=norm), np.complex128)
+    assert_close(hyfft.hfft(z, 12, 0, norm), np.fft.hfft(z, 12, 0, norm), np.complex128)
+    assert_close(hyfft.ihfft(r, norm=norm), np.fft.ihfft(r, norm=norm), np.complex128)
+    assert_close(hyfft.ihfft(r, 7, 0, norm), np.fft.ihfft(r, 7, 0, norm), np.complex128)
+    # hfftn inverts ihfftn.
+    assert_close(hyfft.hfftn(hyfft.ihfftn(r, norm=norm), s=r.shape, norm=norm), r, np.float64)
+    assert np.array_equal(hyfft.fftfreq(8, 0.5), np.fft.fftfreq(8, 0.5))
+    assert np.array_equal(hyfft.rfftfreq(9), np.fft.rfftfreq(9))
+    assert np.array_equal(hyfft.fftshift(r, axes=0), np.fft.fftshift(r, axes=0))
+    assert np.array_equal(hyfft.ifftshift(r), np.fft.ifftshift(r))

@@ -10,15 +10,16 @@ scipy_fft = pytest.importorskip("scipy.fft", reason="scipy is not installed: the
                                 "scipy backend is not tested")
 
 NAMES = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
-         "irfft2", "rfftn", "irfftn"]
+         "irfft2", "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn"]
 
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("norm", [None, "ortho", "forward"])
 def test_dispatch(rng, name, norm):
-    src = np.float64 if name.startswith("rfft") else np.complex128
+    src = np.float64 if name.startswith(("rfft", "ihfft")) else np.complex128
     x = random_array(rng, (6, 10), src)
-    ref = getattr(np.fft, name)(x, norm=norm)
+    # The reference: scipy's own implementation (numpy has no hfftn).
+    ref = getattr(scipy_fft, name)(x, norm=norm)
     misses, hits = hyfft.plan_cache.misses, hyfft.plan_cache.hits
     with scipy_fft.set_backend(hyfft.scipy_backend, only=True):
         got = getattr(scipy_fft, name)(x, norm=norm, overwrite_x=False, workers=2)
@@ -52,8 +53,9 @@ def test_other_functions_not_implemented(rng):
     assert hyfft.scipy_backend.__ua_domain__ == "numpy.scipy.fft"
     with scipy_fft.set_backend(hyfft.scipy_backend, only=True):
         with pytest.raises(Exception, match="implementation"):
-            scipy_fft.hfft(x)
-    # Without only=True scipy falls back to its own hfft.
+            scipy_fft.fht(x, dln=0.1, mu=0.0)
+    # Without only=True scipy falls back to its own fht.
     with scipy_fft.set_backend(hyfft.scipy_backend):
-        assert_close(scipy_fft.hfft(x), np.fft.hfft(x), np.float64)
-    assert hyfft.scipy_backend.__ua_function__(scipy_fft.hfft, (x,), {}) is NotImplemented
+        got = scipy_fft.fht(x, dln=0.1, mu=0.0)
+    assert_close(got, scipy_fft.fht(x, dln=0.1, mu=0.0), np.float64)
+    assert hyfft.scipy_backend.__ua_function__(scipy_fft.fht, (x,), {}) is NotImplemented
