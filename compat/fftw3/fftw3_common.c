@@ -303,10 +303,131 @@ static void hy_fftw_halfcomplex_move(const hy_fftw_halfcomplex *hc, char *scratc
   }
 }
 
+hy_fftw_plan *hy_fftw_plan_split(int kind, hyfft_precision precision, int rank,
+                                 const hy_fftw_dim *dims, int howmany_rank,
+                                 const hy_fftw_dim *howmany, void *ri, void *ii, void *ro,
+                                 void *io, unsigned flags) {
+  if (rank < 1 || rank > HYFFT_MAX_RANK || howmany_rank < 0 ||
+      howmany_rank > HYFFT_MAX_BATCH_RANK || !dims || (howmany_rank > 0 && !howmany)) {
+    hy_error(rank > HYFFT_MAX_RANK || howmany_rank > HYFFT_MAX_BATCH_RANK
+                 ? HYFFT_NOT_SUPPORTED
+                 : HYFFT_INVALID_ARGUMENT,
+             "FFTW3 interface: split-array rank %d (1..%d), howmany rank %d", rank,
+             HYFFT_MAX_RANK, howmany_rank);
+    return NULL;
+  }
+  hy_fftw_split sp;
+  memset(&sp, 0, sizeof sp);
+  sp.kind = kind;
+  sp.real_bytes = precision == HYFFT_F64 ? 8 : 4;
+  /* The loops: howmany dims, then the transform dims (complex lengths). */
+  for (int b = 0; b < howmany_rank; b++) {
+    sp.count[sp.nloops] = howmany[b].n;
+    sp.is[sp.nloops] = howmany[b].is;
+    sp.os[sp.nloops++] = howmany[b].os;
+  }
+  for (int d = 0; d < rank; d++) {
+    int64_t n = dims[d].n;
+    if (kind != 1 && d == rank - 1) n = n / 2 + 1;
+    sp.count[sp.nloops] = n;
+    sp.is[sp.nloops] = dims[d].is;
+    sp.os[sp.nloops++] = dims[d].os;
+  }
+  /* Packed strides of the scratch, innermost last. */
+  int64_t packed[HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK], elems = 1;
+  for (int l = sp.nloops - 1; l >= 0; l--) {
+    packed[l] = elems;
+    elems *= sp.count[l];
+  }
+  sp.elems = elems;
+  hyfft_problem p;
+  memset(&p, 0, sizeof p);
+  p.kind = kind == 1 ? HYFFT_C2C : kind == 2 ? HYFFT_R2C : HYFFT_C2R;
+  p.precision = precision;
+  p.sign = kind == 3 ? HYFFT_BACKWARD : HYFFT_FORWARD;
+  p.rank = rank;
+  for (int d = 0; d < rank; d++) {
+    int64_t pk = packed[howmany_rank + d];
+    p.dims[d] = kind == 1   ? (hyfft_dim){dims[d].n, pk, pk}
+                : kind == 2 ? (hyfft_dim){dims[d].n, dims[d].is, pk}
+                            : (hyfft_dim){dims[d].n, pk, dims[d].os};
+  }
+  p.batch_rank = howmany_rank;
+  for (int b = 0; b < howmany_rank; b++) {
+    int64_t pk = packed[b];
+    p.batch[b] = kind == 1   ? (hyfft_dim){howmany[b].n, pk, pk}
+                 : kind == 2 ? (hyfft_dim){howmany[b].n, howmany[b].is, pk}
+                             : (hyfft_dim){howmany[b].n, pk, howmany[b].os};
+  }
+  p.inplace = kind == 1; /* the DFT runs in place on the scratch */
+  p.memory = HYFFT_MEMORY_HOST;
+  /* C2R reads the scratch, which is the plan's own. */
+  hy_fftw_plan *fp = hy_fftw_plan_make(&p, ri, ro, kind == 3 ? flags | FFTW_DESTROY_INPUT : flags);
+  if (!fp) return NULL;
+  fp->split = sp;
+  fp->in = ri;
+  fp->in2 = ii;
+  fp->out = ro;
+  fp->out2 = io;
+  return fp;
+}
+
+/* Between the split arrays (re, im; strides `st` in reals) and the packed
+ * scratch: to_split 1 scatters the scratch there, 0 gathers from there. */
+static void hy_fftw_split_move(const hy_fftw_split *sp, const int64_t *st, char *re, char *im,
+                               char *scratch, int to_split) {
+  const size_t rb = sp->real_bytes;
+  for (int64_t e = 0; e < sp->elems; e++) {
+    int64_t rem = e, off = 0;
+    for (int l = sp->nloops - 1; l >= 0; l--) {
+      off += (rem % sp->count[l]) * st[l];
+      rem /= sp->count[l];
+    }
+    if (to_split) {
+      hy_fftw_real_put(re, off, hy_fftw_real_get(scratch, 2 * e, rb), rb);
+      hy_fftw_real_put(im, off, hy_fftw_real_get(scratch, 2 * e + 1, rb), rb);
+    } else {
+      hy_fftw_real_put(scratch, 2 * e, hy_fftw_real_get(re, off, rb), rb);
+      hy_fftw_real_put(scratch, 2 * e + 1, hy_fftw_real_get(im, off, rb), rb);
+    }
+  }
+}
+
+void hy_fftw_execute_split(const hy_fftw_plan *p, const void *ri, const void *ii, void *ro,
+                           void *io) {
+  if (!p) return;
+  const hy_fftw_split *sp = &p->split;
+  if (!sp->kind) {
+    hy_error(HYFFT_INVALID_ARGUMENT, "FFTW3 interface: a split execute on a plan of "
+             "interleaved arrays");
+    return;
+  }
+  size_t bytes = (size_t)sp->elems * 2 * sp->real_bytes;
+  char *scratch = malloc(bytes ? bytes : 1);
+  if (!scratch) {
+    hy_error(HYFFT_OUT_OF_MEMORY, "FFTW3 interface: no %zu bytes for a split-array scratch",
+             bytes);
+    return;
+  }
+  hyfft_status st = HYFFT_SUCCESS;
+  if (sp->kind != 2)
+    hy_fftw_split_move(sp, sp->is, (char *)(uintptr_t)ri, (char *)(uintptr_t)ii, scratch, 0);
+  if (sp->kind == 1) st = hyfft_execute(p->plan, scratch, scratch);
+  if (sp->kind == 2) st = hyfft_execute(p->plan, ri, scratch);
+  if (sp->kind == 3) st = hyfft_execute(p->plan, scratch, ro);
+  if (st == HYFFT_SUCCESS && sp->kind != 3) hy_fftw_split_move(sp, sp->os, ro, io, scratch, 1);
+  free(scratch);
+}
+
 void hy_fftw_execute(const hy_fftw_plan *p, const void *in, void *out) {
   /* FFTW's execute returns nothing; a failure (a pointer hyfft refuses)
    * leaves the reason in hyfft_last_error(). */
   if (!p) return;
+  if (p->split.kind) {
+    /* fftw_execute of a split plan: its own arrays. */
+    hy_fftw_execute_split(p, p->in, p->in2, p->out, p->out2);
+    return;
+  }
   if (!p->hc.kind) {
     (void)hyfft_execute(p->plan, in, out);
     return;

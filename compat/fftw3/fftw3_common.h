@@ -26,11 +26,32 @@ typedef struct hy_fftw_halfcomplex {
   size_t real_bytes;   /* 4 or 8 */
 } hy_fftw_halfcomplex;
 
+/* FFTW's split arrays (real and imaginary parts in separate arrays, strides
+ * in reals): the hyfft plan works on a packed interleaved scratch (its
+ * elements in the order of the howmany dims, then the transform dims,
+ * allocated per execution), gathered from the split input and/or
+ * scattered to the split output on the host. kind: 0 none, 1 split DFT
+ * (C2C forward in place on the scratch), 2 split R2C (from the real
+ * input into the scratch), 3 split C2R (from the scratch to the real
+ * output). The loops are the complex side's (n/2 + 1 on the last
+ * transform dim of R2C and C2R), with the split input's and output's
+ * strides. */
+typedef struct hy_fftw_split {
+  int kind;
+  int nloops;
+  int64_t count[HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK];
+  int64_t is[HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK], os[HYFFT_MAX_RANK + HYFFT_MAX_BATCH_RANK];
+  int64_t elems; /* complex elements of the scratch */
+  size_t real_bytes;
+} hy_fftw_split;
+
 typedef struct hy_fftw_plan {
   hyfft_plan plan;
   hyfft_problem problem;
   void *in, *out; /* the arrays given at planning, for fftw_execute */
+  void *in2, *out2; /* the imaginary parts' arrays of split plans */
   hy_fftw_halfcomplex hc;
+  hy_fftw_split split;
 } hy_fftw_plan;
 
 /* One dimension of a guru description, in elements (64-bit). */
@@ -67,6 +88,17 @@ hy_fftw_plan *hy_fftw_plan_many_r2r(hyfft_precision precision, int rank, const i
                                     int howmany, void *in, const int *inembed, int istride,
                                     int idist, void *out, const int *onembed, int ostride,
                                     int odist, const int *kinds, unsigned flags);
+
+/* Split-array plans (FFTW's guru split interface: the forward DFT; FFTW's
+ * users get the backward one by swapping the real and imaginary arrays).
+ * kind 1: ri/ii -> ro/io; 2: the real input ri -> ro/io (ii unused); 3:
+ * ri/ii -> the real output ro (io unused). */
+hy_fftw_plan *hy_fftw_plan_split(int kind, hyfft_precision precision, int rank,
+                                 const hy_fftw_dim *dims, int howmany_rank,
+                                 const hy_fftw_dim *howmany, void *ri, void *ii, void *ro,
+                                 void *io, unsigned flags);
+void hy_fftw_execute_split(const hy_fftw_plan *p, const void *ri, const void *ii, void *ro,
+                           void *io);
 
 void hy_fftw_execute(const hy_fftw_plan *p, const void *in, void *out);
 void hy_fftw_destroy(hy_fftw_plan *p);

@@ -235,49 +235,55 @@ X(plan) X(plan_guru64_r2r)(int rank, const X(iodim64) *dims, int howmany_rank,
   return X(hy_wrap)(hy_fftw_plan_guru_r2r(HY_PREC, rank, d, howmany_rank, h, in, out, k, flags));
 }
 
-/* ---- not provided yet: split arrays ----------------------------------------- */
+/* ---- split arrays (separate real and imaginary parts) ------------------------ */
 
 X(plan) X(plan_guru_split_dft)(int rank, const X(iodim) *dims, int howmany_rank,
                                const X(iodim) *howmany_dims, R *ri, R *ii, R *ro, R *io,
                                unsigned flags) {
-  (void)rank, (void)dims, (void)howmany_rank, (void)howmany_dims, (void)ri, (void)ii;
-  (void)ro, (void)io, (void)flags;
-  return hy_fftw_unsupported("split-array (separate real and imaginary) transforms");
+  HY_FFTW_DIMS(d, dims, rank)
+  HY_FFTW_DIMS(h, howmany_dims, howmany_rank)
+  return X(hy_wrap)(hy_fftw_plan_split(1, HY_PREC, rank, d, howmany_rank, h, ri, ii, ro, io,
+                                       flags));
 }
 X(plan) X(plan_guru64_split_dft)(int rank, const X(iodim64) *dims, int howmany_rank,
                                  const X(iodim64) *howmany_dims, R *ri, R *ii, R *ro, R *io,
                                  unsigned flags) {
-  (void)rank, (void)dims, (void)howmany_rank, (void)howmany_dims, (void)ri, (void)ii;
-  (void)ro, (void)io, (void)flags;
-  return hy_fftw_unsupported("split-array (separate real and imaginary) transforms");
+  HY_FFTW_DIMS(d, dims, rank)
+  HY_FFTW_DIMS(h, howmany_dims, howmany_rank)
+  return X(hy_wrap)(hy_fftw_plan_split(1, HY_PREC, rank, d, howmany_rank, h, ri, ii, ro, io,
+                                       flags));
 }
 X(plan) X(plan_guru_split_dft_r2c)(int rank, const X(iodim) *dims, int howmany_rank,
                                    const X(iodim) *howmany_dims, R *in, R *ro, R *io,
                                    unsigned flags) {
-  (void)rank, (void)dims, (void)howmany_rank, (void)howmany_dims, (void)in, (void)ro;
-  (void)io, (void)flags;
-  return hy_fftw_unsupported("split-array (separate real and imaginary) transforms");
+  HY_FFTW_DIMS(d, dims, rank)
+  HY_FFTW_DIMS(h, howmany_dims, howmany_rank)
+  return X(hy_wrap)(hy_fftw_plan_split(2, HY_PREC, rank, d, howmany_rank, h, in, NULL, ro, io,
+                                       flags));
 }
 X(plan) X(plan_guru64_split_dft_r2c)(int rank, const X(iodim64) *dims, int howmany_rank,
                                      const X(iodim64) *howmany_dims, R *in, R *ro, R *io,
                                      unsigned flags) {
-  (void)rank, (void)dims, (void)howmany_rank, (void)howmany_dims, (void)in, (void)ro;
-  (void)io, (void)flags;
-  return hy_fftw_unsupported("split-array (separate real and imaginary) transforms");
+  HY_FFTW_DIMS(d, dims, rank)
+  HY_FFTW_DIMS(h, howmany_dims, howmany_rank)
+  return X(hy_wrap)(hy_fftw_plan_split(2, HY_PREC, rank, d, howmany_rank, h, in, NULL, ro, io,
+                                       flags));
 }
 X(plan) X(plan_guru_split_dft_c2r)(int rank, const X(iodim) *dims, int howmany_rank,
                                    const X(iodim) *howmany_dims, R *ri, R *ii, R *out,
                                    unsigned flags) {
-  (void)rank, (void)dims, (void)howmany_rank, (void)howmany_dims, (void)ri, (void)ii;
-  (void)out, (void)flags;
-  return hy_fftw_unsupported("split-array (separate real and imaginary) transforms");
+  HY_FFTW_DIMS(d, dims, rank)
+  HY_FFTW_DIMS(h, howmany_dims, howmany_rank)
+  return X(hy_wrap)(hy_fftw_plan_split(3, HY_PREC, rank, d, howmany_rank, h, ri, ii, out, NULL,
+                                       flags));
 }
 X(plan) X(plan_guru64_split_dft_c2r)(int rank, const X(iodim64) *dims, int howmany_rank,
                                      const X(iodim64) *howmany_dims, R *ri, R *ii, R *out,
                                      unsigned flags) {
-  (void)rank, (void)dims, (void)howmany_rank, (void)howmany_dims, (void)ri, (void)ii;
-  (void)out, (void)flags;
-  return hy_fftw_unsupported("split-array (separate real and imaginary) transforms");
+  HY_FFTW_DIMS(d, dims, rank)
+  HY_FFTW_DIMS(h, howmany_dims, howmany_rank)
+  return X(hy_wrap)(hy_fftw_plan_split(3, HY_PREC, rank, d, howmany_rank, h, ri, ii, out, NULL,
+                                       flags));
 }
 
 /* ---- execution ----------------------------------------------------------- */
@@ -298,13 +304,13 @@ void X(execute_dft_c2r)(const X(plan) p, C *in, R *out) {
 }
 void X(execute_r2r)(const X(plan) p, R *in, R *out) { hy_fftw_execute(X(hy_unwrap)(p), in, out); }
 void X(execute_split_dft)(const X(plan) p, R *ri, R *ii, R *ro, R *io) {
-  (void)p, (void)ri, (void)ii, (void)ro, (void)io;
+  hy_fftw_execute_split(X(hy_unwrap)(p), ri, ii, ro, io);
 }
 void X(execute_split_dft_r2c)(const X(plan) p, R *in, R *ro, R *io) {
-  (void)p, (void)in, (void)ro, (void)io;
+  hy_fftw_execute_split(X(hy_unwrap)(p), in, NULL, ro, io);
 }
 void X(execute_split_dft_c2r)(const X(plan) p, R *ri, R *ii, R *out) {
-  (void)p, (void)ri, (void)ii, (void)out;
+  hy_fftw_execute_split(X(hy_unwrap)(p), ri, ii, out, NULL);
 }
 
 void X(destroy_plan)(X(plan) p) { hy_fftw_destroy(X(hy_unwrap)(p)); }
