@@ -441,11 +441,13 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
       nfactors = 1;
     }
     st = hy_cpu_kp_init(&node->kp, prec, n, factors, nfactors, sign);
+    /* Back-to-back runs as straight-line code where the engine has it
+     * for the kernel plan (hy_short_pick decides; it alone knows which).
+     * Set before the row tables, whose timing runs the node as it will
+     * run. */
+    node->fused = !hy_settings_get()->cpu_short_off;
     if (st == HYFFT_SUCCESS && twiddle_n > 0) st = hy_cpu_lane_twiddles(node, twiddle_n);
     if (st == HYFFT_SUCCESS && twiddle_n == 0) st = hy_cpu_row_tables(node, factors, nfactors);
-    /* Back-to-back runs as straight-line code where the engine has it
-     * for the kernel plan (hy_short_pick decides; it alone knows which). */
-    node->fused = !hy_settings_get()->cpu_short_off;
   }
   if (st != HYFFT_SUCCESS) {
     hy_cpu_node_free(node);
