@@ -202,6 +202,57 @@ static hy_fftw_plan *hy_fftw_plan_halfcomplex(hyfft_precision precision, const h
   return fp;
 }
 
+/* A multi-dimensional r2r plan with a halfcomplex kind on some axis: FFTW
+ * defines it as the product of 1D transforms along each axis, so it runs
+ * as one rank-1 plan per axis, the other axes and the howmany dims as
+ * that plan's howmany dims; the first axis goes from in to out, the
+ * others in place on out. */
+static hy_fftw_plan *hy_fftw_plan_r2r_chain(hyfft_precision precision, int rank,
+                                            const hy_fftw_dim *dims, int howmany_rank,
+                                            const hy_fftw_dim *howmany, void *in, void *out,
+                                            const int *kinds, unsigned flags) {
+  if (rank - 1 + howmany_rank > HYFFT_MAX_BATCH_RANK)
+    return hy_fftw_unsupported("halfcomplex r2r kinds where rank - 1 + howmany rank exceeds 8");
+  hy_fftw_plan *fp = calloc(1, sizeof *fp);
+  if (!fp) {
+    hy_error(HYFFT_OUT_OF_MEMORY, "FFTW3 interface: cannot allocate a plan");
+    return NULL;
+  }
+  for (int a = 0; a < rank; a++) {
+    int first = a == 0;
+    hy_fftw_dim axis = {dims[a].n, first ? dims[a].is : dims[a].os, dims[a].os};
+    hy_fftw_dim loops[HYFFT_MAX_BATCH_RANK];
+    int nl = 0;
+    for (int b = 0; b < howmany_rank; b++)
+      loops[nl++] = (hy_fftw_dim){howmany[b].n, first ? howmany[b].is : howmany[b].os,
+                                  howmany[b].os};
+    for (int d = 0; d < rank; d++)
+      if (d != a)
+        loops[nl++] = (hy_fftw_dim){dims[d].n, first ? dims[d].is : dims[d].os, dims[d].os};
+    /* The later axes overwrite out, which is theirs to overwrite. */
+    fp->chain[a] = hy_fftw_plan_guru_r2r(precision, 1, &axis, nl, loops, first ? in : out, out,
+                                         &kinds[a], first ? flags : flags | FFTW_DESTROY_INPUT);
+    fp->nchain = a + 1;
+    if (!fp->chain[a]) {
+      for (int k = 0; k < a; k++) hy_fftw_destroy(fp->chain[k]);
+      free(fp);
+      return NULL;
+    }
+  }
+  fp->problem = fp->chain[0]->problem;
+  fp->problem.rank = rank;
+  for (int d = 0; d < rank; d++) fp->problem.dims[d] = (hyfft_dim){dims[d].n, dims[d].is, dims[d].os};
+  fp->problem.batch_rank = howmany_rank;
+  for (int b = 0; b < howmany_rank; b++)
+    fp->problem.batch[b] = (hyfft_dim){howmany[b].n, howmany[b].is, howmany[b].os};
+  fp->in = in;
+  fp->out = out;
+  pthread_mutex_lock(&hy_fftw_lock);
+  hy_fftw_live_plans++;
+  pthread_mutex_unlock(&hy_fftw_lock);
+  return fp;
+}
+
 hy_fftw_plan *hy_fftw_plan_guru_r2r(hyfft_precision precision, int rank, const hy_fftw_dim *dims,
                                     int howmany_rank, const hy_fftw_dim *howmany, void *in,
                                     void *out, const int *kinds, unsigned flags) {
@@ -228,6 +279,10 @@ hy_fftw_plan *hy_fftw_plan_guru_r2r(hyfft_precision precision, int rank, const h
   if (rank == 1 && (kinds[0] == 0 || kinds[0] == 1))
     return hy_fftw_plan_halfcomplex(precision, dims, howmany_rank, howmany, in, out,
                                     kinds[0] == 0, flags);
+  for (int d = 0; d < rank; d++)
+    if (kinds[d] == 0 || kinds[d] == 1)
+      return hy_fftw_plan_r2r_chain(precision, rank, dims, howmany_rank, howmany, in, out, kinds,
+                                    flags);
   for (int d = 0; d < rank; d++) {
     if (kinds[d] < 0 || kinds[d] > 10 || map[kinds[d]] == HYFFT_R2R_NONE)
       return hy_fftw_unsupported("halfcomplex r2r kinds (FFTW_R2HC, FFTW_HC2R) of rank 2 and up");
@@ -423,6 +478,11 @@ void hy_fftw_execute(const hy_fftw_plan *p, const void *in, void *out) {
   /* FFTW's execute returns nothing; a failure (a pointer hyfft refuses)
    * leaves the reason in hyfft_last_error(). */
   if (!p) return;
+  if (p->nchain) {
+    hy_fftw_execute(p->chain[0], in, out);
+    for (int k = 1; k < p->nchain; k++) hy_fftw_execute(p->chain[k], out, out);
+    return;
+  }
   if (p->split.kind) {
     /* fftw_execute of a split plan: its own arrays. */
     hy_fftw_execute_split(p, p->in, p->in2, p->out, p->out2);
@@ -453,7 +513,8 @@ void hy_fftw_execute(const hy_fftw_plan *p, const void *in, void *out) {
 
 void hy_fftw_destroy(hy_fftw_plan *p) {
   if (!p) return;
-  hyfft_plan_destroy(p->plan);
+  for (int k = 0; k < p->nchain; k++) hy_fftw_destroy(p->chain[k]);
+  if (p->plan) hyfft_plan_destroy(p->plan);
   free(p);
   pthread_mutex_lock(&hy_fftw_lock);
   hy_fftw_live_plans--;
@@ -461,6 +522,26 @@ void hy_fftw_destroy(hy_fftw_plan *p) {
 }
 
 char *hy_fftw_sprint(const hy_fftw_plan *p) {
+  if (p && p->nchain) {
+    /* One description per axis, one after the other. */
+    size_t len = 0;
+    char *all = calloc(1, 1);
+    for (int k = 0; k < p->nchain && all; k++) {
+      char *part = hy_fftw_sprint(p->chain[k]);
+      size_t add = part ? strlen(part) : 0;
+      char *grown = realloc(all, len + add + 1);
+      if (!grown) {
+        free(all);
+        free(part);
+        return NULL;
+      }
+      all = grown;
+      if (part) memcpy(all + len, part, add + 1);
+      len += add;
+      free(part);
+    }
+    return all;
+  }
   size_t need = 0;
   if (!p || hyfft_plan_describe(p->plan, NULL, 0, &need) != HYFFT_BUFFER_TOO_SMALL) {
     char *empty = malloc(1);
@@ -476,6 +557,11 @@ char *hy_fftw_sprint(const hy_fftw_plan *p) {
  * transform, half of it for a real one, over the batch. */
 double hy_fftw_flops(const hy_fftw_plan *p) {
   if (!p) return 0;
+  if (p->nchain) {
+    double f = 0;
+    for (int k = 0; k < p->nchain; k++) f += hy_fftw_flops(p->chain[k]);
+    return f;
+  }
   double n = 1, batch = 1;
   for (int d = 0; d < p->problem.rank; d++) n *= (double)p->problem.dims[d].n;
   for (int b = 0; b < p->problem.batch_rank; b++) batch *= (double)p->problem.batch[b].n;

@@ -52,6 +52,11 @@ typedef struct hy_fftw_plan {
   void *in2, *out2; /* the imaginary parts' arrays of split plans */
   hy_fftw_halfcomplex hc;
   hy_fftw_split split;
+  /* Multi-dimensional r2r with a halfcomplex kind: FFTW's separable
+   * product as one rank-1 plan per axis (no hyfft plan of its own), the
+   * first from in to out, the others in place on out. */
+  struct hy_fftw_plan *chain[HYFFT_MAX_RANK];
+  int nchain;
 } hy_fftw_plan;
 
 /* One dimension of a guru description, in elements (64-bit). */
@@ -78,9 +83,10 @@ hy_fftw_plan *hy_fftw_plan_many(hyfft_kind kind, hyfft_precision precision, int 
 /* The same for real-to-real plans: kinds[d] are FFTW's fftw_r2r_kind
  * values, one per dim, planned as hyfft R2R (DCT/DST/DHT), or for a rank-1
  * FFTW_R2HC / FFTW_HC2R as an R2C / C2R plan with the halfcomplex layout
- * made on the host (hy_fftw_halfcomplex; halfcomplex kinds of rank 2 and
- * up are not provided). The advanced form lays the dims out like a
- * complex plan's (embed = n when NULL). */
+ * made on the host (hy_fftw_halfcomplex); a plan of rank 2 and up with a
+ * halfcomplex kind as a chain of rank-1 plans, one per axis. The
+ * advanced form lays the dims out like a complex plan's (embed = n when
+ * NULL). */
 hy_fftw_plan *hy_fftw_plan_guru_r2r(hyfft_precision precision, int rank, const hy_fftw_dim *dims,
                                     int howmany_rank, const hy_fftw_dim *howmany, void *in,
                                     void *out, const int *kinds, unsigned flags);

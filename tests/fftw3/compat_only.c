@@ -1,7 +1,7 @@
 /* What hyfft's FFTW3 library does differently from FFTW, checked against
- * itself (linked with libhyfft_fftw3 only): halfcomplex r2r of rank 2
- * returns NULL with hyfft_last_error() saying what is missing, rank-4 r2r
- * and split arrays plan; bad ranks
+ * itself (linked with libhyfft_fftw3 only): halfcomplex r2r whose
+ * per-axis plans would need more than 8 howmany dims returns NULL with
+ * hyfft_last_error() saying why, rank-4 r2r and split arrays plan; bad ranks
  * give NULL; FFTW_WISDOM_ONLY plans only problems wisdom knows; a plan
  * made after wisdom for it was imported is one; fftw_cleanup with no live
  * plan and planning again work. */
@@ -37,16 +37,19 @@ int main(void) {
   fftw_complex *c = fftw_alloc_complex(64);
   if (!r || !c) return 1;
   /* r2r: the DCT/DST/DHT kinds plan, rank 4 included, and the
-   * halfcomplex kinds of rank 1 (manual_r2r compares them with FFTW);
-   * halfcomplex kinds of rank 2 do not, saying why. */
+   * halfcomplex kinds (manual_r2r compares them with FFTW). */
   fftw_plan p = fftw_plan_r2r_1d(64, r, r, FFTW_REDFT10, FFTW_ESTIMATE);
   EXPECT(p != NULL, "no DCT-II plan: %s", hyfft_last_error());
   if (p) fftw_destroy_plan(p);
-  fftw_r2r_kind hc2[2] = {FFTW_R2HC, FFTW_R2HC};
-  int n2[2] = {8, 8};
-  p = fftw_plan_r2r(2, n2, r, r, hc2, FFTW_ESTIMATE);
+  /* Halfcomplex kinds in 8 dims with 1 howmany dim: 7 + 1 howmany dims
+   * per axis plan fit; with 2 howmany dims they do not, said by name. */
+  fftw_r2r_kind hc8[8] = {FFTW_R2HC, FFTW_R2HC, FFTW_R2HC, FFTW_R2HC,
+                          FFTW_R2HC, FFTW_R2HC, FFTW_R2HC, FFTW_R2HC};
+  fftw_iodim d8[8], h2[2] = {{2, 256, 256}, {2, 512, 512}};
+  for (int i = 0; i < 8; i++) d8[i] = (fftw_iodim){2, 1 << (7 - i), 1 << (7 - i)};
+  p = fftw_plan_guru_r2r(8, d8, 2, h2, r, r, hc8, FFTW_ESTIMATE);
   EXPECT(p == NULL && strstr(hyfft_last_error(), "halfcomplex") != NULL,
-         "2D R2HC plan, or its message: %s", hyfft_last_error());
+         "8D R2HC plan with 2 howmany dims, or its message: %s", hyfft_last_error());
   int n4[4] = {2, 2, 2, 2};
   fftw_r2r_kind k4[4] = {FFTW_REDFT10, FFTW_REDFT10, FFTW_REDFT10, FFTW_REDFT10};
   p = fftw_plan_r2r(4, n4, r, r, k4, FFTW_ESTIMATE);

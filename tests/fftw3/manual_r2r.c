@@ -100,6 +100,18 @@ int main(void) {
     for (int i = 0; i < 12; i++) printf("f.many_hc2r %.9g\n", fa[50 * t + 3 * i]);
   fftwf_destroy_plan(fm);
   fftwf_destroy_plan(fi);
+  /* Two dims: R2HC x REDFT10 out of place, then HC2R x HC2R in place. */
+  fftw_r2r_kind mixed[2] = {FFTW_R2HC, FFTW_REDFT10}, back2[2] = {FFTW_HC2R, FFTW_HC2R};
+  fftw_plan p2a = fftw_plan_r2r_2d(6, 9, x, y, mixed[0], mixed[1], FFTW_ESTIMATE);
+  fftw_plan p2b = fftw_plan_r2r_2d(6, 9, y, y, back2[0], back2[1], FFTW_ESTIMATE);
+  if (!p2a || !p2b) return 1;
+  for (int i = 0; i < 54; i++) x[i] = cos(0.21 * i) - 0.01 * i;
+  fftw_execute(p2a);
+  for (int i = 0; i < 54; i++) printf("d.r2hc2d %.17g\n", y[i]);
+  fftw_execute(p2b);
+  for (int i = 0; i < 54; i++) printf("d.hc2r2d %.17g\n", y[i]);
+  fftw_destroy_plan(p2a);
+  fftw_destroy_plan(p2b);
   fftwf_free(fa);
   fftwf_free(fb);
   fftw_free(x);
