@@ -49,11 +49,27 @@ void hy_ooc_stages_destroy(hy_ooc_stages *s) {
 }
 
 /* The inner plan of stage `st` for problem `q` (any number of batch dims):
- * the batch dim with the most entries stays in the plan, the others become
- * the stage's loops. */
+ * after merging the dims that merge, the batch dim with the most entries
+ * stays in the plan, the others become the stage's loops. */
 static hy_status hy_ooc_stage_make(struct hyfft_plan_s *plan, unsigned flags, hyfft_problem *q,
                                      hy_ooc_stage *st) {
   st->nloops = 0;
+  /* Batch dims one of which steps over the other whole on both sides are
+   * one dim (the dims 1..r-1 of a packed array, say), so that the inner
+   * plan takes them in one call rather than a loop. */
+  for (int merged = 1; merged && q->batch_rank > 1;) {
+    merged = 0;
+    for (int i = 0; i < q->batch_rank && !merged; i++)
+      for (int j = 0; j < q->batch_rank && !merged; j++) {
+        hyfft_dim *o = &q->batch[i], *in = &q->batch[j];
+        if (i == j || o->in_stride != in->n * in->in_stride ||
+            o->out_stride != in->n * in->out_stride)
+          continue;
+        in->n *= o->n;
+        q->batch[i] = q->batch[--q->batch_rank];
+        merged = 1;
+      }
+  }
   if (q->batch_rank > 1) {
     int keep = 0;
     for (int i = 1; i < q->batch_rank; i++)

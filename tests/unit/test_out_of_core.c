@@ -628,6 +628,8 @@ static void run_cases(hyfft_context cpu, hyfft_context gpu) {
   run_case(cpu, gpu, "r2c:f64:6x4x6x8:b2:ip", "8K", 8192, OOC_STAGES);
   run_case_flags(cpu, gpu, "c2r:f32:8x6x8x10", "8K", 8192, OOC_STAGES, HYFFT_DESTROY_INPUT);
   run_case(cpu, gpu, "c2c:f32:fwd:4x4x4x4x8", "8K", 8192, OOC_STAGES);
+  run_case(cpu, gpu, "c2c:f64:fwd:4x4x4x8:b3x2:idist=2000,512:odist=1500,600", "8K", 8192,
+           OOC_STAGES);
   /* R2R stages whose inner plans fit whole need workspace: their own
    * (HYFFT_OWN_WORKSPACE, passed on to the inner plans), so that the
    * context's shared area, which lives until the context goes, is not
