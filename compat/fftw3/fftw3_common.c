@@ -53,6 +53,17 @@ static unsigned hy_fftw_flags(hyfft_kind kind, unsigned flags) {
 static hy_fftw_plan *hy_fftw_plan_make(const hyfft_problem *problem, void *in, void *out,
                                        unsigned flags);
 
+/* A finished plan with the arrays given at planning, counted live until
+ * hy_fftw_destroy. */
+static hy_fftw_plan *hy_fftw_register(hy_fftw_plan *fp, void *in, void *out) {
+  fp->in = in;
+  fp->out = out;
+  pthread_mutex_lock(&hy_fftw_lock);
+  hy_fftw_live_plans++;
+  pthread_mutex_unlock(&hy_fftw_lock);
+  return fp;
+}
+
 hy_fftw_plan *hy_fftw_plan_guru(hyfft_kind kind, hyfft_precision precision, int sign, int rank,
                                 const hy_fftw_dim *dims, int howmany_rank,
                                 const hy_fftw_dim *howmany, void *in, void *out,
@@ -116,12 +127,7 @@ static hy_fftw_plan *hy_fftw_plan_make(const hyfft_problem *problem, void *in, v
     return NULL;
   }
   fp->problem = p;
-  fp->in = in;
-  fp->out = out;
-  pthread_mutex_lock(&hy_fftw_lock);
-  hy_fftw_live_plans++;
-  pthread_mutex_unlock(&hy_fftw_lock);
-  return fp;
+  return hy_fftw_register(fp, in, out);
 }
 
 hy_fftw_plan *hy_fftw_plan_many(hyfft_kind kind, hyfft_precision precision, int sign, int rank,
@@ -245,12 +251,7 @@ static hy_fftw_plan *hy_fftw_plan_r2r_chain(hyfft_precision precision, int rank,
   fp->problem.batch_rank = howmany_rank;
   for (int b = 0; b < howmany_rank; b++)
     fp->problem.batch[b] = (hyfft_dim){howmany[b].n, howmany[b].is, howmany[b].os};
-  fp->in = in;
-  fp->out = out;
-  pthread_mutex_lock(&hy_fftw_lock);
-  hy_fftw_live_plans++;
-  pthread_mutex_unlock(&hy_fftw_lock);
-  return fp;
+  return hy_fftw_register(fp, in, out);
 }
 
 hy_fftw_plan *hy_fftw_plan_guru_r2r(hyfft_precision precision, int rank, const hy_fftw_dim *dims,
