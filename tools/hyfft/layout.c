@@ -159,6 +159,9 @@ int64_t cli_check_slot(const cli_layout *L, int64_t keep, int64_t t) {
   return -1;
 }
 
+static void cli_gather_side(const cli_layout *L, int side, const void *phys, int64_t count,
+                            cli_ldc *logical);
+
 int cli_fill_input(const cli_layout *L, cli_rng *rng, void *phys_in, int64_t keep,
                    cli_ldc *logical) {
   const hyfft_problem *p = &L->p;
@@ -217,21 +220,31 @@ int cli_fill_input(const cli_layout *L, cli_rng *rng, void *phys_in, int64_t kee
     }
   }
   if (whole) free(tmp);
+  /* Where input elements alias (entries whose strides overlap, which is
+   * legal for an input), a later store overwrote an earlier element: the
+   * reference takes the checked transforms' values as the buffer holds
+   * them, which is what the library reads. */
+  cli_gather_side(L, 0, phys_in, keep, logical);
   return 0;
 }
 
-void cli_gather_output(const cli_layout *L, const void *phys_out, int64_t count,
-                       cli_ldc *logical) {
+/* The logical elements of the checked transforms of one side (0 input,
+ * 1 output) from its physical buffer. */
+static void cli_gather_side(const cli_layout *L, int side, const void *phys, int64_t count,
+                            cli_ldc *logical) {
   const hyfft_problem *p = &L->p;
-  int cplx = p->kind != HYFFT_C2R && p->kind != HYFFT_R2R;
+  int cplx = side ? p->kind != HYFFT_C2R && p->kind != HYFFT_R2R
+                  : p->kind != HYFFT_R2C && p->kind != HYFFT_R2R;
   int f64 = p->precision == HYFFT_F64;
+  const int64_t len = side ? L->out_count : L->in_count;
+  const void *phys_out = phys;
   cli_walk bw, tw;
-  cli_walk_batch(&bw, p, 1);
+  cli_walk_batch(&bw, p, side);
   for (int64_t t = 0; t < L->batch; t++, cli_walk_next(&bw)) {
     int64_t slot = cli_check_slot(L, count, t);
     if (slot < 0) continue;
-    cli_walk_transform(&tw, p, 1);
-    for (int64_t j = 0; j < L->out_count; j++, cli_walk_next(&tw)) {
+    cli_walk_transform(&tw, p, side);
+    for (int64_t j = 0; j < len; j++, cli_walk_next(&tw)) {
       int64_t off = bw.off + tw.off;
       long double re, im = 0.0L;
       if (cli_is_half(p->precision)) {
@@ -246,9 +259,14 @@ void cli_gather_output(const cli_layout *L, const void *phys_out, int64_t count,
         re = cplx ? f[2 * off] : f[off];
         if (cplx) im = f[2 * off + 1];
       }
-      logical[slot * L->out_count + j] = re + I * im;
+      logical[slot * len + j] = re + I * im;
     }
   }
+}
+
+void cli_gather_output(const cli_layout *L, const void *phys_out, int64_t count,
+                       cli_ldc *logical) {
+  cli_gather_side(L, 1, phys_out, count, logical);
 }
 
 int cli_reference(const cli_layout *L, int builtin, const cli_ldc *in, int64_t count,
