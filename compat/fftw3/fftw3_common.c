@@ -203,8 +203,6 @@ static hy_fftw_plan *hy_fftw_plan_halfcomplex(hyfft_precision precision, const h
     hc->transforms *= howmany[b].n;
   }
   hc->real_bytes = precision == HYFFT_F64 ? 8 : 4;
-  fp->in = in;
-  fp->out = out;
   return fp;
 }
 
@@ -421,9 +419,7 @@ hy_fftw_plan *hy_fftw_plan_split(int kind, hyfft_precision precision, int rank,
   hy_fftw_plan *fp = hy_fftw_plan_make(&p, ri, ro, kind == 3 ? flags | FFTW_DESTROY_INPUT : flags);
   if (!fp) return NULL;
   fp->split = sp;
-  fp->in = ri;
   fp->in2 = ii;
-  fp->out = ro;
   fp->out2 = io;
   return fp;
 }
