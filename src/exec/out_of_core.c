@@ -64,10 +64,13 @@
  * piece, and more than this brings no more overlap. */
 #define HY_OOC_MAX_OVERLAP_PIECE ((size_t)64 << 20)
 /* A block of columns moves as bn0 host rows of (columns x element) bytes,
- * by 2D copies or the CPU's gathers: rows this wide keep either near
- * its streaming rate, so a block's piece may grow past the cap above
- * (within the budget) until its rows are. */
-#define HY_OOC_MIN_BLOCK_ROW ((size_t)16 << 10)
+ * by 2D copies or the CPU's gathers. While uploads and downloads overlap,
+ * 2D copies of narrower rows fall well below the bus's streaming rate
+ * (docs/performance.md, "Out of core: the width of a block's rows"), so a
+ * block's piece may grow past the cap above (within the budget) until its
+ * rows are this wide: fewer pieces cost one piece's fill and drain more
+ * per sweep, far less than the narrow rows. */
+#define HY_OOC_MIN_BLOCK_ROW ((size_t)32 << 10)
 
 /* One side of the host data: element (b, i0, ja, jc) is at element offset
  * b * bs + i0 * s0 + ja * sa + jc * sc. */
