@@ -47,65 +47,158 @@ void hy_ooc_real_tables_free(hy_ooc_real_tables *t) {
   t->lo = t->hi = NULL;
 }
 
-static inline hy_cplx hy_tw(const hy_ooc_real_tables *t, int64_t k) {
-  const double *a = t->hi + 2 * (k / t->split), *b = t->lo + 2 * (k % t->split);
-  return (hy_cplx){a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]};
-}
-
 typedef struct hy_ooc_real_job {
   const hy_ooc_real_step *step;
   int64_t pairs; /* per batch entry: k = 0..m/2 */
 } hy_ooc_real_job;
 
-/* Pairs [begin, end) over the batch (index = b * pairs + k). */
+/* The pairs (k, m - k) of one batch entry for k in [k0, k1), 0 < k0 and
+ * k1 <= m/2 (so every k is below its partner and no two pairs share an
+ * element), done HY_OOC_REAL_BLOCK at a time: the twiddles of the block
+ * come from one hi entry times consecutive lo entries (no division per
+ * pair), and the loops over the block's temporaries are plain
+ * element-wise arithmetic that the compiler vectorizes. */
+#define HY_OOC_REAL_BLOCK 256
+
+#define HY_OOC_REAL_PAIRS(NAME, REAL, SS, DS)                                                    \
+  static void NAME(const hy_ooc_real_step *s, const REAL *src, REAL *dst, int64_t k0,            \
+                   int64_t k1) {                                                                 \
+    const hy_ooc_real_tables *t = s->tables;                                                     \
+    const int64_t m = t->n / 2, ss = (SS), ds = (DS);                                            \
+    double are[HY_OOC_REAL_BLOCK], aim[HY_OOC_REAL_BLOCK], cre[HY_OOC_REAL_BLOCK],               \
+        cim[HY_OOC_REAL_BLOCK], wre[HY_OOC_REAL_BLOCK], wim[HY_OOC_REAL_BLOCK];                  \
+    double xre[HY_OOC_REAL_BLOCK], xim[HY_OOC_REAL_BLOCK], yre[HY_OOC_REAL_BLOCK],               \
+        yim[HY_OOC_REAL_BLOCK];                                                                  \
+    for (int64_t k = k0; k < k1;) {                                                              \
+      /* The block stays inside one hi entry: w^k = hi[q] lo[k - q S]. */                        \
+      const int64_t q = k / t->split, r0 = k - q * t->split;                                     \
+      int64_t len = t->split - r0;                                                               \
+      if (len > k1 - k) len = k1 - k;                                                            \
+      if (len > HY_OOC_REAL_BLOCK) len = HY_OOC_REAL_BLOCK;                                      \
+      const double hre = t->hi[2 * q], him = t->hi[2 * q + 1];                                   \
+      const double *lo = t->lo + 2 * r0;                                                         \
+      const REAL *a = src + k * ss, *c = src + (m - k) * ss;                                     \
+      for (int64_t i = 0; i < len; i++) {                                                        \
+        are[i] = a[i * ss];                                                                      \
+        aim[i] = a[i * ss + 1];                                                                  \
+      }                                                                                          \
+      for (int64_t i = 0; i < len; i++) {                                                        \
+        cre[i] = c[-i * ss];                                                                     \
+        cim[i] = c[-i * ss + 1];                                                                 \
+      }                                                                                          \
+      for (int64_t i = 0; i < len; i++) {                                                        \
+        wre[i] = hre * lo[2 * i] - him * lo[2 * i + 1];                                          \
+        wim[i] = hre * lo[2 * i + 1] + him * lo[2 * i];                                          \
+      }                                                                                          \
+      if (s->r2c) {                                                                              \
+        /* E = (Z_k + conj Z_j)/2, O = -i (Z_k - conj Z_j)/2, X_k = E + w^k O;                   \
+         * E_j = conj E_k, O_j = conj O_k and w^j = -conj w^k, so                                \
+         * X_j = conj(E_k - w^k O_k). */                                                         \
+        for (int64_t i = 0; i < len; i++) {                                                      \
+          double ere = 0.5 * (are[i] + cre[i]), eim = 0.5 * (aim[i] - cim[i]);                   \
+          double ore = 0.5 * (aim[i] + cim[i]), oim = -0.5 * (are[i] - cre[i]);                  \
+          double pre = wre[i] * ore - wim[i] * oim, pim = wre[i] * oim + wim[i] * ore;           \
+          xre[i] = ere + pre;                                                                    \
+          xim[i] = eim + pim;                                                                    \
+          yre[i] = ere - pre;                                                                    \
+          yim[i] = -(eim - pim);                                                                 \
+        }                                                                                        \
+      } else {                                                                                   \
+        /* S = X_k + conj X_j, D = X_k - conj X_j: Z_k = S + i v^k D and                         \
+         * Z_j = conj(S - i v^k D). */                                                           \
+        for (int64_t i = 0; i < len; i++) {                                                      \
+          double sre = are[i] + cre[i], sim = aim[i] - cim[i];                                   \
+          double dre = are[i] - cre[i], dim = aim[i] + cim[i];                                   \
+          double vre = wre[i] * dre - wim[i] * dim, vim = wre[i] * dim + wim[i] * dre;           \
+          xre[i] = sre - vim;                                                                    \
+          xim[i] = sim + vre;                                                                    \
+          yre[i] = sre + vim;                                                                    \
+          yim[i] = -(sim - vre);                                                                 \
+        }                                                                                        \
+      }                                                                                          \
+      REAL *x = dst + k * ds, *y = dst + (m - k) * ds;                                           \
+      for (int64_t i = 0; i < len; i++) {                                                        \
+        x[i * ds] = (REAL)xre[i];                                                                \
+        x[i * ds + 1] = (REAL)xim[i];                                                            \
+      }                                                                                          \
+      for (int64_t i = 0; i < len; i++) {                                                        \
+        y[-i * ds] = (REAL)yre[i];                                                               \
+        y[-i * ds + 1] = (REAL)yim[i];                                                           \
+      }                                                                                          \
+      k += len;                                                                                  \
+    }                                                                                            \
+  }
+
+/* Unit strides (the common case) as constants, so that the loads and
+ * stores are contiguous vectors; any strides otherwise. */
+HY_OOC_REAL_PAIRS(hy_ooc_real_pairs_f32, float, 2 * s->src_stride, 2 * s->dst_stride)
+HY_OOC_REAL_PAIRS(hy_ooc_real_pairs_f64, double, 2 * s->src_stride, 2 * s->dst_stride)
+HY_OOC_REAL_PAIRS(hy_ooc_real_pairs_unit_f32, float, 2, 2)
+HY_OOC_REAL_PAIRS(hy_ooc_real_pairs_unit_f64, double, 2, 2)
+
+/* Pair k of one entry on its own: k = 0 (bins 0 and m, whose partners are
+ * themselves) and, for even m, k = m/2 (its own partner). */
+static void hy_ooc_real_single(const hy_ooc_real_step *s, const char *src, char *dst,
+                               int64_t k) {
+  const int f64 = s->f64;
+  const int64_t m = s->tables->n / 2;
+  if (k == 0) {
+    if (s->r2c) {
+      hy_cplx z = hy_cplx_get(src, 0, f64);
+      hy_cplx_put(dst, 0, (hy_cplx){z.re + z.im, 0.0}, f64);
+      hy_cplx_put(dst, m * s->dst_stride, (hy_cplx){z.re - z.im, 0.0}, f64);
+    } else {
+      double x0 = hy_cplx_get(src, 0, f64).re, xm = hy_cplx_get(src, m * s->src_stride, f64).re;
+      hy_cplx_put(dst, 0, (hy_cplx){x0 + xm, x0 - xm}, f64);
+    }
+    return;
+  }
+  /* k = m - k: w^k = -i for R2C (v^k = +i for C2R), so X_k = conj Z_k
+   * and Z_k = 2 conj X_k; computed as the general pair for one k. */
+  hy_cplx a = hy_cplx_get(src, k * s->src_stride, f64);
+  const double *hi = s->tables->hi + 2 * (k / s->tables->split);
+  const double *lo = s->tables->lo + 2 * (k % s->tables->split);
+  hy_cplx w = {hi[0] * lo[0] - hi[1] * lo[1], hi[0] * lo[1] + hi[1] * lo[0]};
+  if (s->r2c) {
+    hy_cplx e = {a.re, 0.0}, o = {a.im, 0.0};
+    hy_cplx_put(dst, k * s->dst_stride,
+                (hy_cplx){e.re + w.re * o.re - w.im * o.im, e.im + w.re * o.im + w.im * o.re}, f64);
+  } else {
+    hy_cplx sum = {2.0 * a.re, 0.0}, dif = {0.0, 2.0 * a.im};
+    hy_cplx vd = {w.re * dif.re - w.im * dif.im, w.re * dif.im + w.im * dif.re};
+    hy_cplx_put(dst, k * s->dst_stride, (hy_cplx){sum.re - vd.im, sum.im + vd.re}, f64);
+  }
+}
+
+/* Pairs [begin, end) over the batch (index = b * pairs + k), entry by
+ * entry. */
 static void hy_ooc_real_range(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
   const hy_ooc_real_job *job = arg;
   const hy_ooc_real_step *s = job->step;
-  const int f64 = s->f64;
+  const size_t ce = s->f64 ? 16 : 8;
   const int64_t m = s->tables->n / 2;
-  for (int64_t i = begin; i < end; i++) {
-    int64_t b = i / job->pairs, k = i % job->pairs, j = m - k;
-    const char *src = s->src + (size_t)(b * s->src_batch) * (f64 ? 16 : 8);
-    char *dst = s->dst + (size_t)(b * s->dst_batch) * (f64 ? 16 : 8);
-    if (s->r2c) {
-      /* src and dst are the same complex array: Z in, X out (m + 1). */
-      if (k == 0) {
-        hy_cplx z = hy_cplx_get(src, 0, f64);
-        hy_cplx_put(dst, 0, (hy_cplx){z.re + z.im, 0.0}, f64);
-        hy_cplx_put(dst, m * s->dst_stride, (hy_cplx){z.re - z.im, 0.0}, f64);
-        continue;
-      }
-      hy_cplx a = hy_cplx_get(src, k * s->src_stride, f64), c = hy_cplx_get(src, j * s->src_stride, f64);
-      hy_cplx w = hy_tw(s->tables, k);
-      /* E = (Z_k + conj Z_j)/2, O = -i (Z_k - conj Z_j)/2. */
-      hy_cplx e = {0.5 * (a.re + c.re), 0.5 * (a.im - c.im)};
-      hy_cplx o = {0.5 * (a.im + c.im), -0.5 * (a.re - c.re)};
-      hy_cplx wo = {w.re * o.re - w.im * o.im, w.re * o.im + w.im * o.re};
-      hy_cplx_put(dst, k * s->dst_stride, (hy_cplx){e.re + wo.re, e.im + wo.im}, f64);
-      if (j != k) {
-        /* E_j = conj E_k, O_j = conj O_k and w^j = -conj w^k, so
-         * X_j = E_j + w^j O_j = conj(E_k - w^k O_k). */
-        hy_cplx_put(dst, j * s->dst_stride, (hy_cplx){e.re - wo.re, -(e.im - wo.im)}, f64);
-      }
-    } else {
-      /* C2R: X in (m + 1, src), Z out (m, dst; may be src). */
-      if (k == 0) {
-        double x0 = hy_cplx_get(src, 0, f64).re, xm = hy_cplx_get(src, m * s->src_stride, f64).re;
-        hy_cplx_put(dst, 0, (hy_cplx){x0 + xm, x0 - xm}, f64);
-        continue;
-      }
-      hy_cplx a = hy_cplx_get(src, k * s->src_stride, f64), c = hy_cplx_get(src, j * s->src_stride, f64);
-      hy_cplx v = hy_tw(s->tables, k);
-      /* S = X_k + conj X_j, D = X_k - conj X_j: Z_k = S + i v^k D, and
-       * with v^j = -conj v^k, Z_j = conj S + i v^j (-conj D)
-       * = conj S + i conj(v^k D) = conj(S - i v^k D). */
-      hy_cplx sum = {a.re + c.re, a.im - c.im}, dif = {a.re - c.re, a.im + c.im};
-      hy_cplx vd = {v.re * dif.re - v.im * dif.im, v.re * dif.im + v.im * dif.re};
-      /* i * vd = (-vd.im, vd.re) */
-      hy_cplx_put(dst, k * s->dst_stride, (hy_cplx){sum.re - vd.im, sum.im + vd.re}, f64);
-      if (j != k) hy_cplx_put(dst, j * s->dst_stride, (hy_cplx){sum.re + vd.im, -(sum.im - vd.re)}, f64);
+  while (begin < end) {
+    int64_t b = begin / job->pairs, k0 = begin % job->pairs;
+    int64_t k1 = job->pairs - k0 < end - begin ? job->pairs : k0 + (end - begin);
+    const char *src = s->src + (size_t)(b * s->src_batch) * ce;
+    char *dst = s->dst + (size_t)(b * s->dst_batch) * ce;
+    int64_t lo = k0, hi = k1;
+    if (lo == 0) hy_ooc_real_single(s, src, dst, lo++);
+    /* For even m, k = m/2 is the last pair and its own partner. */
+    if (m % 2 == 0 && hi == m / 2 + 1 && lo < hi) hy_ooc_real_single(s, src, dst, --hi);
+    if (lo < hi) {
+      int unit = s->src_stride == 1 && s->dst_stride == 1;
+      if (s->f64 && unit)
+        hy_ooc_real_pairs_unit_f64(s, (const double *)src, (double *)dst, lo, hi);
+      else if (s->f64)
+        hy_ooc_real_pairs_f64(s, (const double *)src, (double *)dst, lo, hi);
+      else if (unit)
+        hy_ooc_real_pairs_unit_f32(s, (const float *)src, (float *)dst, lo, hi);
+      else
+        hy_ooc_real_pairs_f32(s, (const float *)src, (float *)dst, lo, hi);
     }
+    begin += k1 - k0;
   }
 }
 
