@@ -582,6 +582,12 @@ void hy_fftw_set_threads(int n) {
   hy_set_num_threads(n > 0 ? n : 1);
 }
 
+void hy_fftw_set_callback(void (*loop)(void *(*work)(char *), char *jobdata, size_t elsize,
+                                        int njobs, void *data),
+                          void *data) {
+  hy_set_parallel_loop(loop, data);
+}
+
 int hy_fftw_threads(void) {
   pthread_mutex_lock(&hy_fftw_lock);
   int n = hy_fftw_nthreads;

@@ -120,6 +120,13 @@ void hy_fftw_free(void *p);
 /* Threads (FFTW's threads API): one setting for both precisions. */
 void hy_fftw_set_threads(int n);
 int hy_fftw_threads(void);
+/* fftw_threads_set_callback: the caller's parallel loop runs hyfft's
+ * parallel loops from now on (NULL: hyfft's own workers). One setting for
+ * both precisions and for every hyfft plan of the process: FFTW keeps one
+ * per precision library, and callers set both to the same loop. */
+void hy_fftw_set_callback(void (*loop)(void *(*work)(char *), char *jobdata, size_t elsize,
+                                        int njobs, void *data),
+                          void *data);
 void hy_fftw_cleanup(void);
 
 #endif /* HY_FFTW3_COMMON_H */

@@ -344,3 +344,8 @@ void X(plan_with_nthreads)(int n) { hy_fftw_set_threads(n); }
 int X(planner_nthreads)(void) { return hy_fftw_threads(); }
 void X(cleanup_threads)(void) { hy_fftw_cleanup(); }
 void X(make_planner_thread_safe)(void) { /* hyfft's planner is thread-safe */ }
+void X(threads_set_callback)(void (*parallel_loop)(void *(*work)(char *), char *jobdata,
+                                                   size_t elsize, int njobs, void *data),
+                             void *data) {
+  hy_fftw_set_callback(parallel_loop, data);
+}

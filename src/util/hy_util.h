@@ -127,6 +127,16 @@ int hy_set_thread_limit(int n);
 typedef void (*hy_range_fn)(void *arg, int64_t begin, int64_t end, int thread_index);
 void hy_parallel_for(int64_t count, int64_t grain, hy_range_fn fn, void *arg);
 
+/* A caller's own parallel loop, as FFTW's fftw_threads_set_callback takes
+ * it: it must call work(jobdata + i * elsize) once for every i < njobs,
+ * in any order and on any threads, and return when all have returned.
+ * While one is set, hy_parallel_for hands its loops to it instead of the
+ * worker pool (the same number of jobs as it would use threads); NULL
+ * returns to the pool. Applies to the whole process. */
+typedef void (*hy_parallel_loop_fn)(void *(*work)(char *), char *jobdata, size_t elsize,
+                                    int njobs, void *data);
+void hy_set_parallel_loop(hy_parallel_loop_fn loop, void *data);
+
 /* ---- environment --------------------------------------------------------- */
 
 /* getenv that treats an empty value as unset. util/settings.c reads the

@@ -165,6 +165,51 @@ static void hy_pool_grow(int want) {
   }
 }
 
+/* The caller's parallel loop (hy_set_parallel_loop), NULL for the pool. */
+static struct {
+  pthread_mutex_t lock;
+  hy_parallel_loop_fn fn;
+  void *data;
+} hy_loop_hook = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL};
+
+void hy_set_parallel_loop(hy_parallel_loop_fn loop, void *data) {
+  pthread_mutex_lock(&hy_loop_hook.lock);
+  hy_loop_hook.fn = loop;
+  hy_loop_hook.data = loop ? data : NULL;
+  pthread_mutex_unlock(&hy_loop_hook.lock);
+}
+
+/* One job of the caller's loop: a share of `job` as helper `index`. */
+typedef struct hy_hook_job {
+  hy_job *job;
+  int index;
+} hy_hook_job;
+
+static void *hy_hook_work(char *p) {
+  hy_hook_job *h = (hy_hook_job *)(void *)p;
+  int nested = hy_in_parallel;
+  hy_in_parallel = 1;
+  hy_job_work(h->job, h->index);
+  hy_in_parallel = nested;
+  return NULL;
+}
+
+/* The loop as `threads` jobs of the caller's parallel loop; 0 when there is
+ * none set (or no memory for the job list: the pool runs it then). */
+static int hy_parallel_hooked(hy_job *job, int threads) {
+  pthread_mutex_lock(&hy_loop_hook.lock);
+  hy_parallel_loop_fn loop = hy_loop_hook.fn;
+  void *data = hy_loop_hook.data;
+  pthread_mutex_unlock(&hy_loop_hook.lock);
+  if (!loop) return 0;
+  hy_hook_job *jobs = malloc((size_t)threads * sizeof *jobs);
+  if (!jobs) return 0;
+  for (int i = 0; i < threads; i++) jobs[i] = (hy_hook_job){job, i};
+  loop(hy_hook_work, (char *)jobs, sizeof *jobs, threads, data);
+  free(jobs);
+  return 1;
+}
+
 void hy_parallel_for(int64_t count, int64_t grain, hy_range_fn fn, void *arg) {
   if (count <= 0) return;
   if (grain < 1) grain = 1;
@@ -180,6 +225,9 @@ void hy_parallel_for(int64_t count, int64_t grain, hy_range_fn fn, void *arg) {
   hy_job job = {.fn = fn, .arg = arg, .count = count, .piece = piece, .helpers_max = threads - 1,
                 .open = 1};
   atomic_init(&job.next, 0);
+  /* Every job runs hy_job_work to the end of the range, so the range is
+   * covered whichever jobs the caller's loop runs first. */
+  if (hy_parallel_hooked(&job, threads)) return;
   pthread_cond_init(&job.done, NULL);
 
   pthread_mutex_lock(&hy_pool.lock);

@@ -4,9 +4,12 @@
  * hyfft_last_error() saying why, rank-4 r2r and split arrays plan; bad ranks
  * give NULL; FFTW_WISDOM_ONLY plans only problems wisdom knows; a plan
  * made after wisdom for it was imported is one; fftw_cleanup with no live
- * plan and planning again work. */
+ * plan and planning again work; a caller's parallel loop
+ * (fftw_threads_set_callback) that runs the jobs on threads of its own
+ * gives the bits of hyfft's own workers. */
 #define _POSIX_C_SOURCE 200809L
 #include <fftw3.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -30,6 +33,66 @@ static int failures;
 static int read_text(void *data) {
   const char **p = data;
   return **p ? (unsigned char)*(*p)++ : EOF;
+}
+
+/* A caller's parallel loop on threads of its own: one thread per job
+ * (the last job on the calling thread), all joined before returning. */
+typedef struct job_thread {
+  void *(*work)(char *);
+  char *arg;
+} job_thread;
+
+static void *job_thread_run(void *v) {
+  job_thread *j = v;
+  return j->work(j->arg);
+}
+
+static int thread_loop_calls;
+
+static void thread_loop(void *(*work)(char *), char *jobdata, size_t elsize, int njobs,
+                        void *data) {
+  (void)data;
+  thread_loop_calls++;
+  pthread_t t[64];
+  job_thread j[64];
+  int started = 0;
+  for (int i = 0; i < njobs - 1 && i < 64; i++) {
+    j[i] = (job_thread){work, jobdata + elsize * (size_t)i};
+    if (pthread_create(&t[i], NULL, job_thread_run, &j[i]) != 0) break;
+    started++;
+  }
+  for (int i = started; i < njobs; i++) work(jobdata + elsize * (size_t)i);
+  for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+}
+
+/* The same 2-thread plan run by hyfft's workers and by thread_loop. */
+static void callback_threads(void) {
+  const int n0 = 128, n1 = 384;
+  fftw_complex *in = fftw_alloc_complex((size_t)n0 * n1), *a = fftw_alloc_complex((size_t)n0 * n1),
+               *b = fftw_alloc_complex((size_t)n0 * n1);
+  EXPECT(in && a && b, "no memory");
+  if (!in || !a || !b) return;
+  for (int i = 0; i < n0 * n1; i++) {
+    in[i][0] = (double)((i * 37) % 101) / 101.0 - 0.5;
+    in[i][1] = (double)((i * 53) % 89) / 89.0 - 0.5;
+  }
+  fftw_plan_with_nthreads(2);
+  fftw_plan p = fftw_plan_dft_2d(n0, n1, in, a, FFTW_FORWARD, FFTW_ESTIMATE);
+  EXPECT(p != NULL, "2D plan with 2 threads: %s", hyfft_last_error());
+  if (p) {
+    fftw_execute(p);
+    fftw_threads_set_callback(thread_loop, NULL);
+    for (int r = 0; r < 3; r++) fftw_execute_dft(p, in, b);
+    fftw_threads_set_callback(NULL, NULL);
+    EXPECT(thread_loop_calls > 0, "the caller's parallel loop was never called");
+    EXPECT(memcmp(a, b, sizeof(fftw_complex) * (size_t)(n0 * n1)) == 0,
+           "the caller's parallel loop gave other bits than hyfft's workers");
+    fftw_destroy_plan(p);
+  }
+  fftw_plan_with_nthreads(1);
+  fftw_free(in);
+  fftw_free(a);
+  fftw_free(b);
 }
 
 int main(void) {
@@ -119,6 +182,7 @@ int main(void) {
   fftw_free(o);
   fftw_free(r);
   fftw_free(c);
+  callback_threads();
   printf("%s\n", failures ? "FAILED" : "ok");
   return failures != 0;
 }

@@ -3,7 +3,8 @@
  * (plan_many with embeds, strides and distances), the guru ones (32- and
  * 64-bit dims, two howmany dims), the new-array execute functions, the
  * planner flags (MEASURE, ESTIMATE, PATIENT, PRESERVE_INPUT,
- * DESTROY_INPUT), the threads API, fftw_alloc_*, and wisdom exported to a
+ * DESTROY_INPUT), the threads API (the caller's own parallel loop through
+ * fftw_threads_set_callback included), fftw_alloc_*, and wisdom exported to a
  * string and read back. Prints every output value (and whether a
  * PRESERVE_INPUT input came back unchanged); linked against FFTW and
  * against libhyfft_fftw3, the outputs are compared. */
@@ -33,6 +34,45 @@ static void print_d(const char *tag, const fftw_complex *a, int n) {
 
 static void print_f(const char *tag, const fftwf_complex *a, int n) {
   for (int i = 0; i < n; i++) printf("f.%s %.9g %.9g\n", tag, a[i][0], a[i][1]);
+}
+
+/* The caller's parallel loop (fftw_threads_set_callback): runs the jobs
+ * one after the other on this thread and counts its calls. */
+static void serial_loop(void *(*work)(char *), char *jobdata, size_t elsize, int njobs,
+                        void *data) {
+  int *calls = data;
+  (*calls)++;
+  for (int i = 0; i < njobs; i++) work(jobdata + elsize * (size_t)i);
+}
+
+/* A 2-thread plan run through the caller's loop: its outputs (every 97th
+ * element) and whether the loop was used. */
+static int callback_check(void) {
+  int calls = 0;
+  fftw_threads_set_callback(serial_loop, &calls);
+  fftw_plan_with_nthreads(2);
+  const int n0 = 256, n1 = 512;
+  fftw_complex *in = fftw_alloc_complex((size_t)n0 * n1), *out = fftw_alloc_complex((size_t)n0 * n1);
+  if (!in || !out) return 1;
+  fftw_plan p = fftw_plan_dft_2d(n0, n1, in, out, FFTW_FORWARD, FFTW_ESTIMATE);
+  if (!p) return 1;
+  fill_d(in, n0 * n1, 0.013);
+  fftw_execute(p);
+  for (int i = 0; i < n0 * n1; i += 97) printf("d.callback %.17g %.17g\n", out[i][0], out[i][1]);
+  printf("i.callback_used %d\n", calls > 0);
+  fftw_destroy_plan(p);
+  /* NULL: back to the library's own threads; a plan still runs. */
+  fftw_threads_set_callback(NULL, NULL);
+  calls = 0;
+  p = fftw_plan_dft_2d(n0, n1, in, out, FFTW_BACKWARD, FFTW_ESTIMATE);
+  if (!p) return 1;
+  fftw_execute(p);
+  printf("d.callback_back %.17g %.17g\n", out[5][0], out[5][1]);
+  printf("i.callback_after_reset %d\n", calls);
+  fftw_destroy_plan(p);
+  fftw_free(in);
+  fftw_free(out);
+  return 0;
 }
 
 int main(void) {
@@ -199,6 +239,7 @@ int main(void) {
   fftw_free(x);
   fftw_free(x2);
   fftw_free(X);
+  if (callback_check() != 0) return 1;
   fftw_cleanup_threads();
   fftwf_cleanup_threads();
   return 0;
