@@ -34,8 +34,9 @@ static void hy_exec_extents(const hy_problem *p, size_t *in_bytes, size_t *out_b
   *out_bytes = (size_t)p->out_extent * hy_problem_out_elem_size(p);
 }
 
+/* in_bytes, out_bytes: the extents hy_exec_extents gives. */
 static hy_status hy_exec_check_pointers(const struct hyfft_plan_s *plan, const void *in,
-                                        const void *out) {
+                                        const void *out, size_t in_bytes, size_t out_bytes) {
   const hy_problem *p = &plan->problem;
   if (!in) return hy_error(HYFFT_NULL_POINTER, "input pointer is NULL");
   if (!out) return hy_error(HYFFT_NULL_POINTER, "output pointer is NULL");
@@ -52,8 +53,6 @@ static hy_status hy_exec_check_pointers(const struct hyfft_plan_s *plan, const v
   /* Overlap of address ranges is only meaningful for real addresses. */
   int addresses = p->memory == HYFFT_MEMORY_HOST || plan->context->backend->id != HYFFT_BACKEND_OPENCL;
   if (addresses) {
-    size_t in_bytes, out_bytes;
-    hy_exec_extents(p, &in_bytes, &out_bytes);
     uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
     if (a < b + out_bytes && b < a + in_bytes)
       return hy_error(HYFFT_ALIASING,
@@ -485,14 +484,15 @@ hy_status hy_exec_run(struct hyfft_plan_s *plan, const void *in, void *out, void
   }
   /* The kind of memory first: address overlaps mean nothing for handles
    * that are not addresses (cl_mem given to a host plan). */
-  if (in && out) {
-    size_t in_bytes, out_bytes;
-    hy_exec_extents(&plan->problem, &in_bytes, &out_bytes);
-    if (plan->problem.inplace && out_bytes > in_bytes) in_bytes = out_bytes;
-    HY_TRY(hy_exec_check_memory(plan, in, "input", in_bytes));
+  size_t in_bytes, out_bytes;
+  hy_exec_extents(&plan->problem, &in_bytes, &out_bytes);
+  if (in && out && plan->context->backend->id != HYFFT_BACKEND_CPU) {
+    /* The CPU backend has one kind of memory: nothing to check. */
+    size_t in_need = plan->problem.inplace && out_bytes > in_bytes ? out_bytes : in_bytes;
+    HY_TRY(hy_exec_check_memory(plan, in, "input", in_need));
     if (out != in) HY_TRY(hy_exec_check_memory(plan, out, "output", out_bytes));
   }
-  HY_TRY(hy_exec_check_pointers(plan, in, out));
+  HY_TRY(hy_exec_check_pointers(plan, in, out, in_bytes, out_bytes));
   hyfft_context ctx = plan->context;
   hy_status st = hy_exec_dispatch(plan, in, out, workspace, queue);
   if (st == HYFFT_SUCCESS && blocking) st = ctx->backend->synchronize(ctx->device, queue);

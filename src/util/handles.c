@@ -1,5 +1,5 @@
-/* Registry of live public handles. Lookups are rare (once per API call), so
- * an open-addressed table under a mutex is plenty. */
+/* Registry of live public handles: an open-addressed table under a mutex,
+ * looked up once per API call (every execution of a plan included). */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -16,9 +16,13 @@ static pthread_mutex_t hy_handles_lock = PTHREAD_MUTEX_INITIALIZER;
 static hy_handle_slot *hy_handles;
 static size_t hy_handles_cap, hy_handles_used;
 
+/* The slot a pointer starts its probe at: Fibonacci hashing of the
+ * address (one multiply, the high bits taken), since every API call looks
+ * its handle up and a byte-wise hash costs more than the rest of the
+ * lookup. cap is a power of two. */
 static size_t hy_handle_index(const void *p, size_t cap) {
-  uint64_t h = hy_hash_u64(HY_HASH_INIT, (uint64_t)(uintptr_t)p);
-  return (size_t)(h & (cap - 1));
+  uint64_t h = (uint64_t)(uintptr_t)p * UINT64_C(0x9E3779B97F4A7C15);
+  return cap > 1 ? (size_t)(h >> (64 - __builtin_ctzll((unsigned long long)cap))) : 0;
 }
 
 static int hy_handles_grow(void) {

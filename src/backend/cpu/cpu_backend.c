@@ -416,7 +416,7 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
   run.dst = dst;
   hy_status st = layout->precision == HYFFT_F64 ? hy_cpu_node_run_f64(node, &run)
                                                 : hy_cpu_node_run_f32(node, &run);
-  hy_free(copy);
+  if (copy) hy_free(copy);
   return st;
 }
 
@@ -527,7 +527,7 @@ static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tr
       hy_pass post = hy_cpu_fused_chirp(pass, HY_CHIRP_POST);
       st = hy_cpu_op_chirp(&post, scratch, dst);
     }
-    hy_free(scratch);
+    if (scratch) hy_free(scratch);
     if (st != HYFFT_SUCCESS) return st;
   }
   return HYFFT_SUCCESS;
