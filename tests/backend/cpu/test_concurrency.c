@@ -7,8 +7,11 @@
  * execution's pace; two plans also run from 8 user threads at once. Also
  * plans created, run and destroyed from several
  * threads on one shared context, and a nested case: a plan executed from
- * inside another hyfft parallel loop's callback must not deadlock. The
- * ThreadSanitizer step of the README's test command runs this test. */
+ * inside another hyfft parallel loop's callback must not deadlock. Then
+ * the same concurrent runs through a caller's own parallel loop
+ * (hy_set_parallel_loop, as fftw_threads_set_callback sets it) that
+ * starts a thread per job. The ThreadSanitizer step of the README's test
+ * command runs this test. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +134,36 @@ static void nested_range(void *arg, int64_t begin, int64_t end, int thread_index
   }
 }
 
+/* A caller's parallel loop: a thread per job but the last, which runs on
+ * the calling thread; every job joined before returning. */
+typedef struct loop_job {
+  void *(*work)(char *);
+  char *arg;
+} loop_job;
+
+static void *loop_job_run(void *v) {
+  loop_job *j = v;
+  return j->work(j->arg);
+}
+
+static int loop_calls;
+
+static void thread_loop(void *(*work)(char *), char *jobdata, size_t elsize, int njobs,
+                        void *data) {
+  (void)data;
+  __atomic_fetch_add(&loop_calls, 1, __ATOMIC_RELAXED);
+  pthread_t t[16];
+  loop_job j[16];
+  int started = 0;
+  for (int i = 0; i < njobs - 1 && i < 16; i++) {
+    j[i] = (loop_job){work, jobdata + elsize * (size_t)i};
+    if (pthread_create(&t[i], NULL, loop_job_run, &j[i]) != 0) break;
+    started++;
+  }
+  for (int i = started; i < njobs; i++) work(jobdata + elsize * (size_t)i);
+  for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+}
+
 int main(void) {
   setenv("HYFFT_NUM_THREADS", "2", 1);
   hyfft_context ctx = NULL;
@@ -163,6 +196,12 @@ int main(void) {
     CHECK(n.bad == 0, "%d nested executions failed", n.bad);
     CHECK_OK(hyfft_plan_destroy(n.plan));
   }
+  /* The caller's loop: the same bits from several user threads at once. */
+  hy_set_parallel_loop(thread_loop, NULL);
+  concurrent(ctx, "c2c:f32:fwd:4096:b256", 2 * 4096 * 256, 2 * 4096 * 256, USERS);
+  concurrent(ctx, "r2c:f32:1000:b300", 1000 * 300, 2 * 501 * 300, USERS);
+  hy_set_parallel_loop(NULL, NULL);
+  CHECK(loop_calls > 0, "the caller's parallel loop was never called");
   CHECK_OK(hyfft_context_destroy(ctx));
   return hy_test_summary();
 }
