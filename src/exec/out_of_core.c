@@ -355,8 +355,10 @@ static hy_status hy_ooc_fit(struct hyfft_plan_s *plan, int sweep, unsigned flags
    * output). */
   size_t room = budget / slots / (sw->twiddle ? 2 : 1);
   size_t cap = HY_OOC_MAX_OVERLAP_PIECE;
-  if (!sw->rows && (size_t)sw->bn0 * HY_OOC_MIN_BLOCK_ROW > cap)
-    cap = (size_t)sw->bn0 * HY_OOC_MIN_BLOCK_ROW;
+  /* HYFFT_OOC_BLOCK_ROW sets the row width instead (measuring it). */
+  const int64_t row_set = hy_settings_get()->ooc_block_row;
+  const size_t row = row_set > 0 ? (size_t)row_set : HY_OOC_MIN_BLOCK_ROW;
+  if (!sw->rows && (size_t)sw->bn0 * row > cap) cap = (size_t)sw->bn0 * row;
   if (o->overlap && room > cap) room = cap;
   /* Pieces hold whole groups of units: the n0 rows of a batch entry in a
    * sweep of entries, else single units. */

@@ -24,6 +24,7 @@ static const struct {
     {"HYFFT_MEASURE_BUDGET", offsetof(hy_settings, measure_budget_raw)},
     {"HYFFT_STAGING", offsetof(hy_settings, staging)},
     {"HYFFT_DEVICE_MEMORY_LIMIT", offsetof(hy_settings, device_memory_limit_raw)},
+    {"HYFFT_OOC_BLOCK_ROW", offsetof(hy_settings, ooc_block_row_raw)},
     {"HYFFT_CPU_SHARE", offsetof(hy_settings, cpu_share_raw)},
     {"HYFFT_MULTI_EXCHANGE", offsetof(hy_settings, multi_exchange)},
     {"HYFFT_NUM_THREADS", offsetof(hy_settings, num_threads_raw)},
@@ -109,6 +110,7 @@ static void hy_settings_parse(hy_settings *s) {
   s->cpu_local_bytes = s->cpu_local_raw && !s->cpu_local_off ? hy_settings_bytes(s->cpu_local_raw) : 0;
   s->device_memory_limit =
       s->device_memory_limit_raw ? hy_settings_bytes(s->device_memory_limit_raw) : 0;
+  s->ooc_block_row = s->ooc_block_row_raw ? hy_settings_bytes(s->ooc_block_row_raw) : 0;
   s->cpu_share = -1;
   if (hy_settings_is(s->cpu_share_raw, "auto")) {
     s->cpu_share = -2;
@@ -205,6 +207,9 @@ hy_status hy_settings_check(void) {
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_DEVICE_MEMORY_LIMIT='%s' is not a "
                     "positive byte count (digits, optionally K, M or G)",
                     s->device_memory_limit_raw);
+  if (s->ooc_block_row < 0)
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_OOC_BLOCK_ROW='%s' is not a "
+                    "positive byte count (digits, optionally K, M or G)", s->ooc_block_row_raw);
   if (s->cpu_chunk_bytes < 0)
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_CPU_CHUNKS='%s' is neither 0 nor "
                     "a byte count (digits, optionally K, M or G)", s->cpu_chunks_raw);

@@ -35,6 +35,11 @@ typedef struct hy_settings {
    * G suffix, powers of 1024); 0 when unset, -1 when set but not a
    * positive byte count (plan creation then fails, naming the variable). */
   int64_t device_memory_limit;
+  const char *ooc_block_row_raw; /* HYFFT_OOC_BLOCK_ROW */
+  /* Host row width (bytes) out-of-core blocks grow to where the budget
+   * allows (exec/out_of_core.c); 0 when unset (the built-in width), -1
+   * when set but not a positive byte count. */
+  int64_t ooc_block_row;
   const char *multi_exchange;    /* HYFFT_MULTI_EXCHANGE */
   /* 1 for "host": a multi-device slab plan exchanges through host memory
    * even where its devices can copy device to device (exec/multi_slab.c). */

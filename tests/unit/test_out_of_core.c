@@ -830,6 +830,19 @@ static void test_large_geometry(hyfft_context gpu) {
     free(text);
     CHECK_OK(hyfft_plan_destroy(plan));
   }
+  /* HYFFT_OOC_BLOCK_ROW sets the width instead: 16 KiB rows at 2^30 f32
+   * are 16 pieces of 2048 columns per sweep. */
+  setenv("HYFFT_OOC_BLOCK_ROW", "16K", 1);
+  hy_settings_reload();
+  hyfft_plan plan = NULL;
+  CHECK_OK(hyfft_plan_token(gpu, "c2c:f32:fwd:1073741824", HYFFT_ESTIMATE, &plan));
+  if (plan) {
+    for (int k = 0; k < 2 && plan->ooc; k++)
+      CHECK(hy_ooc_pieces(plan, k) == 16, "HYFFT_OOC_BLOCK_ROW=16K: sweep %d in %lld pieces", k + 1,
+            (long long)hy_ooc_pieces(plan, k));
+    CHECK_OK(hyfft_plan_destroy(plan));
+  }
+  unsetenv("HYFFT_OOC_BLOCK_ROW");
   set_limit(NULL);
   use_hooks(gpu, 0);
   gpu->caps = saved;
