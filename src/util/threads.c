@@ -165,17 +165,21 @@ static void hy_pool_grow(int want) {
   }
 }
 
-/* The caller's parallel loop (hy_set_parallel_loop), NULL for the pool. */
+/* The caller's parallel loop (hy_set_parallel_loop), NULL for the pool.
+ * `set` lets every parallel loop see "none" without taking the lock; the
+ * lock keeps the function and its data a consistent pair. */
 static struct {
   pthread_mutex_t lock;
+  _Atomic int set;
   hy_parallel_loop_fn fn;
   void *data;
-} hy_loop_hook = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL};
+} hy_loop_hook = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, NULL};
 
 void hy_set_parallel_loop(hy_parallel_loop_fn loop, void *data) {
   pthread_mutex_lock(&hy_loop_hook.lock);
   hy_loop_hook.fn = loop;
   hy_loop_hook.data = loop ? data : NULL;
+  atomic_store(&hy_loop_hook.set, loop != NULL);
   pthread_mutex_unlock(&hy_loop_hook.lock);
 }
 
@@ -197,6 +201,7 @@ static void *hy_hook_work(char *p) {
 /* The loop as `threads` jobs of the caller's parallel loop; 0 when there is
  * none set (or no memory for the job list: the pool runs it then). */
 static int hy_parallel_hooked(hy_job *job, int threads) {
+  if (!atomic_load_explicit(&hy_loop_hook.set, memory_order_relaxed)) return 0;
   pthread_mutex_lock(&hy_loop_hook.lock);
   hy_parallel_loop_fn loop = hy_loop_hook.fn;
   void *data = hy_loop_hook.data;
