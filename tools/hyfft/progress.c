@@ -4,7 +4,9 @@
  * reports once it has run for a second. On a terminal the line is
  * rewritten in place (carriage return) and ended when the execution ends;
  * elsewhere each report is a line of its own. Reports are at most five a
- * second, plus the final 100%. */
+ * second, plus the final 100%; with --progress every report is shown,
+ * its time in milliseconds, so that the lines time an execution's pieces
+ * (the out-of-core sweeps report each piece as its download ends). */
 #include <stdio.h>
 #include <unistd.h>
 
@@ -26,9 +28,15 @@ static void cli_progress_report(void *user, double fraction) {
   double now = cli_now(), elapsed = now - c->exec_start;
   int done = fraction >= 1.0;
   if (!c->progress_shown && cli_progress_mode == 1 && elapsed < CLI_PROGRESS_AFTER) return;
-  if (!done && c->progress_shown && now - c->progress_at < CLI_PROGRESS_EVERY) return;
-  fprintf(stderr, "%sprogress %s %3d%% (%.1f s)%s", cli_progress_tty ? "\r" : "", c->token,
-          (int)(fraction * 100.0), elapsed, done || !cli_progress_tty ? "\n" : "");
+  if (!done && c->progress_shown && cli_progress_mode == 1 &&
+      now - c->progress_at < CLI_PROGRESS_EVERY)
+    return;
+  if (cli_progress_mode == 2)
+    fprintf(stderr, "%sprogress %s %5.1f%% (%.1f ms)%s", cli_progress_tty ? "\r" : "", c->token,
+            fraction * 100.0, elapsed * 1e3, done || !cli_progress_tty ? "\n" : "");
+  else
+    fprintf(stderr, "%sprogress %s %3d%% (%.1f s)%s", cli_progress_tty ? "\r" : "", c->token,
+            (int)(fraction * 100.0), elapsed, done || !cli_progress_tty ? "\n" : "");
   fflush(stderr);
   c->progress_shown = !done;
   c->progress_at = now;
