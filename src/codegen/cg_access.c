@@ -701,20 +701,7 @@ int64_t hy_cg_extent(const hy_pass *pass, int out) {
  * neighbours (the last pass of a three-pass four-step, whose reading-order
  * neighbours lie far apart in the output). */
 void hy_cg_loop_order(const hy_pass *pass, int by_out, int *order) {
-  for (int l = 0; l < pass->nloops; l++) order[l] = l;
-  for (int a = 1; a < pass->nloops; a++)
-    for (int b = a; b > 0; b--) {
-      const hyfft_dim *la = &pass->loops[order[b]], *lb = &pass->loops[order[b - 1]];
-      int64_t sa = llabs(by_out ? la->out_stride : la->in_stride);
-      int64_t sb = llabs(by_out ? lb->out_stride : lb->in_stride);
-      if (sa < sb) {
-        int tmp = order[b];
-        order[b] = order[b - 1];
-        order[b - 1] = tmp;
-      } else {
-        break;
-      }
-    }
+  hy_pass_loop_order(pass, by_out, order);
 }
 
 void hy_cg_emit_loop_offsets(hy_strbuf *sb, const hy_pass *pass, const int *order,

@@ -281,6 +281,18 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
     spec->stage_load = hy_pass_dense_run(pass, 0);
     spec->stage_store = hy_pass_dense_run(pass, 1) && !spec->store_transposed;
   }
+  /* Threads across transforms (a strided axis) read whole sectors, the M
+   * transforms' elements at one index side by side; where each transform's
+   * outputs are contiguous (unit output stride) a direct store writes M
+   * pieces of 8-16 bytes per instruction, each in its own sector. Where
+   * the block's M transforms write one dense run, the store goes through
+   * local memory with consecutive threads on consecutive outputs instead
+   * (the slow axis of a matrix transformed into rows, and the first pass
+   * of such an axis's four-step split: docs/performance.md, "Strided
+   * inputs into contiguous outputs"). GPU backends only. */
+  if (!spec->transform_fastest && caps->backend != HYFFT_BACKEND_CPU &&
+      pass->algo == HY_ALGO_MIXED_RADIX && hy_pass_dense_output_ordered(pass))
+    spec->stage_store = 1;
   /* A four-step pass whose 16 columns take more than half the local memory
    * runs one block per SM, whose load, compute and store phases then
    * never overlap; 8 columns (64-byte pieces) let two blocks share the SM
@@ -402,8 +414,8 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
       (spec->split_exchange || fused_load || !spec->transform_fastest || pass->algo != HY_ALGO_MIXED_RADIX ||
        !hy_pass_dense_run(pass, 0)))
     spec->stage_load = 0;
-  if (spec->split_exchange || !spec->transform_fastest || spec->store_transposed ||
-      fused_store || !hy_pass_dense_run(pass, 1))
+  if (spec->split_exchange || spec->store_transposed || fused_store ||
+      !(spec->transform_fastest ? hy_pass_dense_run(pass, 1) : hy_pass_dense_output_ordered(pass)))
     spec->stage_store = 0;
   /* An odd-length real step reads and writes each element straight from
    * and to global memory in the pass's own load and store. */

@@ -300,6 +300,34 @@ int hy_pass_dense_run(const hy_pass *pass, int out) {
   return as == 1 && ls == pass->axis.n;
 }
 
+void hy_pass_loop_order(const hy_pass *pass, int by_out, int *order) {
+  for (int l = 0; l < pass->nloops; l++) order[l] = l;
+  for (int a = 1; a < pass->nloops; a++)
+    for (int b = a; b > 0; b--) {
+      const hyfft_dim *la = &pass->loops[order[b]], *lb = &pass->loops[order[b - 1]];
+      int64_t sa = llabs(by_out ? la->out_stride : la->in_stride);
+      int64_t sb = llabs(by_out ? lb->out_stride : lb->in_stride);
+      if (sa >= sb) break;
+      int tmp = order[b];
+      order[b] = order[b - 1];
+      order[b - 1] = tmp;
+    }
+}
+
+int hy_pass_dense_output_ordered(const hy_pass *pass) {
+  if (pass->axis.out_stride != 1 || pass->nloops < 1) return 0;
+  int order[HY_MAX_LOOPS];
+  hy_pass_loop_order(pass, 0, order);
+  int64_t next = pass->axis.n;
+  for (int a = 0; a < pass->nloops; a++) {
+    const hyfft_dim *d = &pass->loops[order[a]];
+    if (d->n == 1) continue;
+    if (d->out_stride != next) return 0;
+    next *= d->n;
+  }
+  return 1;
+}
+
 /* Whether the transforms of a pass, in the order their index takes its
  * loops (smallest input stride fastest), lie back to back on the input
  * side: unit axis stride and loops that tile one contiguous run (the

@@ -81,6 +81,16 @@ int hy_pass_dense_run(const hy_pass *pass, int out);
 /* Whether the transforms, in the order their index takes the loops, tile
  * one contiguous run of the input (the planes of a 3D batch). */
 int hy_pass_dense_input(const hy_pass *pass);
+/* The order in which a kernel takes a pass's loops apart from its
+ * transform index, fastest first: smallest input stride first, or with
+ * by_out (the transposed store) smallest output stride first; ties keep
+ * the loops' own order. */
+void hy_pass_loop_order(const hy_pass *pass, int by_out, int *order);
+/* Whether transform t of the pass, its loops taken in that order (by
+ * input), writes its n outputs at t * n and on: unit output stride and
+ * the loops' output strides n, n * L0, n * L0 * L1, ... (loops of length
+ * 1 aside), so that a work-group's M transforms write one dense run. */
+int hy_pass_dense_output_ordered(const hy_pass *pass);
 /* The two short tables of four-step twiddles of length n (ftwsin=2):
  * the split s (power of two at or above sqrt(n)) and their entries. */
 int64_t hy_twiddle_split(int64_t n);

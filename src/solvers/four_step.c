@@ -217,27 +217,49 @@ static hy_status hy_fs_axis_to(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src,
 
   int64_t dense[HY_MAX_LOOPS], inner = 1;
   HY_TRY(hy_fs_layout(c, n, in_stride, nloops, loops, work, dense, &inner));
+  /* The work buffer holds, per element of the outer loops, [k2][j1][inner]:
+   * both passes then read and write the inner loops' neighbours side by
+   * side, which suits an axis whose inner loops are also inner on the
+   * output (a column pass in place). Where the output puts them far apart
+   * and the axis itself close (the slow axis of a matrix transformed into
+   * rows), pass B would write M transforms' outputs each in its own
+   * sector; the buffer then holds [j1][inner][k2] instead: pass A writes
+   * each transform's n2 outputs contiguously (the block's M transforms
+   * one dense run, stored through local memory), and pass B reads and
+   * writes neighbours along k2. */
+  int64_t min_inner_out = INT64_MAX;
+  for (int l = 0; l < nloops; l++)
+    if (loops[l].n > 1 && llabs(loops[l].in_stride) < llabs(in_stride) &&
+        llabs(loops[l].out_stride) < min_inner_out)
+      min_inner_out = llabs(loops[l].out_stride);
+  int axis_inner = c->caps->backend != HYFFT_BACKEND_CPU && inner > 1 &&
+                   min_inner_out != INT64_MAX && min_inner_out > llabs(out_stride);
+  if (axis_inner)
+    for (int l = 0; l < nloops; l++)
+      if (loops[l].n > 1 && llabs(loops[l].in_stride) < llabs(in_stride)) dense[l] *= n2;
+  int64_t a_out = axis_inner ? 1 : inner * n1, j1_stride = axis_inner ? inner * n2 : inner;
+  int64_t k2_stride = axis_inner ? 1 : inner * n1;
 
   /* Pass A: along n2 (stride n1*in_stride), loop n1 carries the twiddle. */
   HY_TRY(hy_choose_dft_algo(n2, c->caps, pass));
   pass->src = src;
   pass->dst = work;
-  pass->axis = (hyfft_dim){n2, n1 * in_stride, inner * n1};
+  pass->axis = (hyfft_dim){n2, n1 * in_stride, a_out};
   pass->nloops = 0;
   for (int l = 0; l < nloops; l++)
     pass->loops[pass->nloops++] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};
   pass->twiddle_loop = pass->nloops;
   pass->twiddle_n = n;
-  pass->loops[pass->nloops++] = (hyfft_dim){n1, in_stride, inner};
+  pass->loops[pass->nloops++] = (hyfft_dim){n1, in_stride, j1_stride};
 
   /* Pass B (or its own split): along n1 from the work buffer, transposed. */
   hyfft_dim next[HY_MAX_LOOPS];
   for (int l = 0; l < nloops; l++) next[l] = (hyfft_dim){loops[l].n, dense[l], loops[l].out_stride};
-  next[nloops] = (hyfft_dim){n2, inner * n1, out_stride};
+  next[nloops] = (hyfft_dim){n2, k2_stride, out_stride};
   int was_inner = c->inner;
   c->inner = 1;
   hy_status st_b =
-      hy_fs_axis_to(c, n1, sign, work, inner, dst, n2 * out_stride, nloops + 1, next, landed);
+      hy_fs_axis_to(c, n1, sign, work, j1_stride, dst, n2 * out_stride, nloops + 1, next, landed);
   c->inner = was_inner;
   return st_b;
 }
