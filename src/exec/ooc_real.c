@@ -170,6 +170,27 @@ static void hy_ooc_real_single(const hy_ooc_real_step *s, const char *src, char 
   }
 }
 
+/* The pairs (k, m - k) of one entry for k in [k0, k1), 0 <= k0 < k1 <=
+ * m/2 + 1: k = 0 and, for even m, k = m/2 on their own, the rest in
+ * blocks. */
+static void hy_ooc_real_pairs_run(const hy_ooc_real_step *s, const char *src, char *dst,
+                                  int64_t k0, int64_t k1) {
+  const int64_t m = s->tables->n / 2;
+  if (k0 == 0 && k0 < k1) hy_ooc_real_single(s, src, dst, k0++);
+  /* For even m, k = m/2 is the last pair and its own partner. */
+  if (m % 2 == 0 && k1 == m / 2 + 1 && k0 < k1) hy_ooc_real_single(s, src, dst, --k1);
+  if (k0 >= k1) return;
+  int unit = s->src_stride == 1 && s->dst_stride == 1;
+  if (s->f64 && unit)
+    hy_ooc_real_pairs_unit_f64(s, (const double *)src, (double *)dst, k0, k1);
+  else if (s->f64)
+    hy_ooc_real_pairs_f64(s, (const double *)src, (double *)dst, k0, k1);
+  else if (unit)
+    hy_ooc_real_pairs_unit_f32(s, (const float *)src, (float *)dst, k0, k1);
+  else
+    hy_ooc_real_pairs_f32(s, (const float *)src, (float *)dst, k0, k1);
+}
+
 /* Pairs [begin, end) over the batch (index = b * pairs + k), entry by
  * entry. */
 static void hy_ooc_real_range(void *arg, int64_t begin, int64_t end, int thread_index) {
@@ -177,27 +198,12 @@ static void hy_ooc_real_range(void *arg, int64_t begin, int64_t end, int thread_
   const hy_ooc_real_job *job = arg;
   const hy_ooc_real_step *s = job->step;
   const size_t ce = s->f64 ? 16 : 8;
-  const int64_t m = s->tables->n / 2;
   while (begin < end) {
     int64_t b = begin / job->pairs, k0 = begin % job->pairs;
     int64_t k1 = job->pairs - k0 < end - begin ? job->pairs : k0 + (end - begin);
     const char *src = s->src + (size_t)(b * s->src_batch) * ce;
     char *dst = s->dst + (size_t)(b * s->dst_batch) * ce;
-    int64_t lo = k0, hi = k1;
-    if (lo == 0) hy_ooc_real_single(s, src, dst, lo++);
-    /* For even m, k = m/2 is the last pair and its own partner. */
-    if (m % 2 == 0 && hi == m / 2 + 1 && lo < hi) hy_ooc_real_single(s, src, dst, --hi);
-    if (lo < hi) {
-      int unit = s->src_stride == 1 && s->dst_stride == 1;
-      if (s->f64 && unit)
-        hy_ooc_real_pairs_unit_f64(s, (const double *)src, (double *)dst, lo, hi);
-      else if (s->f64)
-        hy_ooc_real_pairs_f64(s, (const double *)src, (double *)dst, lo, hi);
-      else if (unit)
-        hy_ooc_real_pairs_unit_f32(s, (const float *)src, (float *)dst, lo, hi);
-      else
-        hy_ooc_real_pairs_f32(s, (const float *)src, (float *)dst, lo, hi);
-    }
+    hy_ooc_real_pairs_run(s, src, dst, k0, k1);
     begin += k1 - k0;
   }
 }
@@ -257,4 +263,97 @@ void hy_ooc_real_odd_before(const hy_ooc_real_odd *a) {
 void hy_ooc_real_odd_after(const hy_ooc_real_odd *a) {
   hy_ooc_odd_job job = {a, 1, a->r2c ? a->n / 2 + 1 : a->n};
   hy_parallel_for(a->batch * job.len, 1 << 16, hy_ooc_odd_range, &job);
+}
+
+/* ---- the step by columns -------------------------------------------------- */
+
+/* With k = c + ncols * r, bin k's partner m - k is (ncols - c, nrows - 1 - r)
+ * for c > 0 and (0, nrows - r) for c = 0 (r = 0: bin m, which pairs with
+ * bin 0). A pair is done once, from its representative k <= m/2: for a
+ * lower column c (0 < 2c <= ncols), rows r < (nrows + 1)/2 of column c
+ * and, unless c is its own partner column, rows r < nrows/2 of column
+ * ncols - c; for column 0, rows 0..nrows/2. So the columns [c0, c1) take,
+ * per row, one run of k in column order and one in reverse. */
+typedef struct hy_ooc_cols_job {
+  const hy_ooc_real_step *step;
+  int64_t ncols, nrows, c0, c1;
+} hy_ooc_cols_job;
+
+static void hy_ooc_cols_rows(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_ooc_cols_job *j = arg;
+  const hy_ooc_real_step *s = j->step;
+  const int64_t ncols = j->ncols, nrows = j->nrows;
+  int64_t lo = j->c0 > 0 ? j->c0 : 1, hi = j->c1;
+  /* Columns c < ncols - c have a partner column; c = ncols/2 has none. */
+  int64_t hi_pair = hi < (ncols + 1) / 2 ? hi : (ncols + 1) / 2;
+  for (int64_t r = begin; r < end; r++) {
+    if (j->c0 == 0 && r <= nrows / 2) hy_ooc_real_pairs_run(s, s->src, s->dst, ncols * r, ncols * r + 1);
+    if (lo < hi && r < (nrows + 1) / 2)
+      hy_ooc_real_pairs_run(s, s->src, s->dst, lo + ncols * r, hi + ncols * r);
+    if (lo < hi_pair && r < nrows / 2)
+      hy_ooc_real_pairs_run(s, s->src, s->dst, ncols - hi_pair + 1 + ncols * r,
+                            ncols - lo + 1 + ncols * r);
+  }
+}
+
+void hy_ooc_real_columns(const hy_ooc_real_step *step, int64_t ncols, int64_t c0, int64_t c1) {
+  int64_t m = step->tables->n / 2, half = ncols / 2;
+  if (c1 > half + 1) c1 = half + 1;
+  if (c0 >= c1) return;
+  hy_ooc_cols_job job = {step, ncols, m / ncols, c0, c1};
+  int64_t rows = job.nrows / 2 + 1;
+  int64_t grain = (1 << 16) / (c1 - c0) + 1;
+  hy_parallel_for(rows, grain, hy_ooc_cols_rows, &job);
+}
+
+hy_status hy_ooc_real_track_init(hy_ooc_real_track *t, const hy_ooc_real_step *step,
+                                 int64_t ncols, int before) {
+  memset(t, 0, sizeof *t);
+  t->step = *step;
+  t->ncols = ncols;
+  t->before = before;
+  t->done = calloc((size_t)(ncols / 2 + 1), 1);
+  t->landed = before ? NULL : calloc((size_t)ncols, 1);
+  if (!t->done || (!before && !t->landed)) {
+    hy_ooc_real_track_free(t);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no memory for the real step's columns");
+  }
+  return HYFFT_SUCCESS;
+}
+
+void hy_ooc_real_track_free(hy_ooc_real_track *t) {
+  free(t->done);
+  free(t->landed);
+  t->done = t->landed = NULL;
+}
+
+/* Lower column c's pairs are due: before, when c or its partner column
+ * is in [u0, u1); after, when both have landed. Runs of due columns go
+ * to hy_ooc_real_columns. */
+void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t u0, int64_t u1) {
+  const int64_t ncols = t->ncols, half = ncols / 2;
+  if (!t->before)
+    for (int64_t c = u0; c < u1; c++) t->landed[c] = 1;
+  int64_t run = -1;
+  for (int64_t c = 0; c <= half + 1; c++) {
+    int due = 0;
+    if (c <= half && !t->done[c]) {
+      int64_t p = c == 0 ? 0 : ncols - c;
+      due = t->before ? (c >= u0 && c < u1) || (p >= u0 && p < u1)
+                      : t->landed[c] && t->landed[p];
+    }
+    if (due && run < 0) run = c;
+    if (!due && run >= 0) {
+      hy_ooc_real_columns(&t->step, ncols, run, c);
+      memset(t->done + run, 1, (size_t)(c - run));
+      run = -1;
+    }
+  }
+}
+
+int hy_ooc_real_track_complete(const hy_ooc_real_track *t) {
+  for (int64_t c = 0; c <= t->ncols / 2; c++)
+    if (!t->done[c]) return 0;
+  return 1;
 }

@@ -38,6 +38,33 @@ typedef struct hy_ooc_real_step {
 
 void hy_ooc_real_run(const hy_ooc_real_step *step, int64_t batch);
 
+/* The step of one transform (batch 1) by columns of its bins seen as rows
+ * of ncols (k = c + ncols * r; ncols divides m): every pair that has a
+ * bin in a column c or ncols - c for c in [c0, c1), c0 <= c1 <= ncols/2 + 1
+ * (lower columns: c <= ncols/2). Together the lower columns make up the
+ * whole step, with the same bits as hy_ooc_real_run, so that it can run
+ * piece by piece beside the sweeps, whose blocks are columns of that
+ * view: after the R2C sweep 2 lands each block (ncols = n1), before the
+ * C2R sweep 1 reads each (ncols = n2). */
+void hy_ooc_real_columns(const hy_ooc_real_step *step, int64_t ncols, int64_t c0, int64_t c1);
+
+/* Which lower columns are done, and (after) which columns have landed. */
+typedef struct hy_ooc_real_track {
+  hy_ooc_real_step step;
+  int64_t ncols;
+  int before; /* 1: C2R, pairs done before their columns are read */
+  unsigned char *done, *landed;
+} hy_ooc_real_track;
+
+hy_status hy_ooc_real_track_init(hy_ooc_real_track *t, const hy_ooc_real_step *step,
+                                 int64_t ncols, int before);
+void hy_ooc_real_track_free(hy_ooc_real_track *t);
+/* Columns [u0, u1) are about to be read (before) or have landed (after):
+ * the pairs now due, done. */
+void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t u0, int64_t u1);
+/* Whether every pair is done. */
+int hy_ooc_real_track_complete(const hy_ooc_real_track *t);
+
 /* Odd n, and even n whose reals are strided along the axis or an odd
  * batch distance apart: the sweeps take the whole n-point complex DFT in
  * a host buffer `work` of n complex values per transform (packed, batch

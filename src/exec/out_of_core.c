@@ -993,7 +993,16 @@ typedef struct hy_ooc_ends {
   const hy_ooc_side *dst_side;
   int dst_real;
   int64_t done; /* pieces of the sweeps before this one, for progress */
+  /* A 1D real step done piece by piece beside this sweep (C2R: before
+   * each piece is read; R2C: after each lands), or NULL. */
+  hy_ooc_real_track *real;
 } hy_ooc_ends;
+
+/* The columns [first, first + n) of a sweep are about to be read
+ * (before) or have landed (after): the real step's pairs now due. */
+static void hy_ooc_real_due(const hy_ooc_ends *e, int before, int64_t first, int64_t n) {
+  if (e->real && e->real->before == before) hy_ooc_real_track_piece(e->real, first, first + n);
+}
 
 /* Piece `k` of a sweep is in the host destination: report the share of
  * both sweeps' pieces done, short of 1 (hy_exec_run reports the end). */
@@ -1025,6 +1034,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
     int64_t first = i * sw->per, n = last ? sw->last : sw->per;
     const hy_ooc_sub *sub = &sw->sub[last && sw->nsub == 2 ? 1 : 0];
     size_t piece = (size_t)n * sw->unit_bytes;
+    hy_ooc_real_due(e, 1, first, n);
     hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, host, first, n, 1);
     queued = 1;
     st = b->write(dev, queue, d, 0, host, piece, 0);
@@ -1039,6 +1049,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
     if (st == HYFFT_SUCCESS) {
       queued = 0;
       hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, host, first, n, 0);
+      hy_ooc_real_due(e, 0, first, n);
       hy_ooc_progress(plan, e, i);
     }
   }
@@ -1096,8 +1107,12 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
       if (!direct_out)
         hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], (k - 2) * sw->per,
                     sw->per, 0);
+      hy_ooc_real_due(e, 0, (k - 2) * sw->per, sw->per);
       hy_ooc_progress(plan, e, k - 2);
     }
+    /* The real step's pairs of this piece's columns, while the queues
+     * still move the pieces before it. */
+    hy_ooc_real_due(e, 1, k * sw->per, n);
     if (din) {
       st = hy_ooc_copy_direct(plan, sw, e->src, e->src_side, e->src_real, d[slot], k * sw->per, n,
                               q, 1);
@@ -1130,6 +1145,7 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     if (st == HYFFT_SUCCESS) {
       if (!direct_out)
         hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
+      hy_ooc_real_due(e, 0, k * sw->per, n);
       hy_ooc_progress(plan, e, k);
     }
   }
@@ -1202,7 +1218,14 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
     hy_ooc_real_odd_before(&odd_step);
     src = odd;
     out = odd;
-  } else if (o->real1d && o->kind == HYFFT_C2R) {
+  }
+  /* A single 1D real transform in two sweeps runs its step by columns
+   * beside them (exec/ooc_real.h): C2R's before sweep 1 reads each block,
+   * R2C's after sweep 2 lands each, so that the host's pass over the bins
+   * overlaps the copies instead of following or preceding them. */
+  hy_ooc_real_track track;
+  int tracked = !o->widen && o->real1d && o->n1 && o->nb == 1 && !o->chirp && !o->entries;
+  if (!o->widen && o->real1d && o->kind == HYFFT_C2R) {
     /* The C2R step first: the m + 1 bins to the m values whose inverse
      * DFT the sweeps take, in place or into a host scratch. */
     if (o->pre_scratch) {
@@ -1217,8 +1240,22 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
     hy_ooc_real_step step = {&o->tw,  0,          o->elem == 16, src, o->x.s0,
                              o->x.bs, pre ? pre : src, pre ? 1 : o->x.s0,
                              pre ? o->n0 : o->x.bs};
-    hy_ooc_real_run(&step, o->nb);
+    hy_status st = tracked ? hy_ooc_real_track_init(&track, &step, o->n2, 1) : HYFFT_SUCCESS;
+    if (st != HYFFT_SUCCESS) {
+      free(pre);
+      free(scratch);
+      return st;
+    }
+    if (!tracked) hy_ooc_real_run(&step, o->nb);
     if (pre) src = pre;
+  } else if (tracked && o->kind == HYFFT_R2C) {
+    hy_ooc_real_step step = {&o->tw, 1, o->elem == 16, out, o->x.s0, o->x.bs, out, o->x.s0,
+                             o->x.bs};
+    hy_status st = hy_ooc_real_track_init(&track, &step, o->n1, 0);
+    if (st != HYFFT_SUCCESS) {
+      free(scratch);
+      return st;
+    }
   }
   hy_ooc_ends e[2];
   hy_ooc_side packed = {o->n0 * o->m, o->m, o->nc, 1};
@@ -1228,24 +1265,25 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   hy_ooc_side tmp1 = {o->n0, 1, 0, o->n1}, tmp2 = {o->n0, o->n1, 0, 1};
   int64_t c0 = o->sweep[0].count;
   if (o->entries) {
-    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, o->kind == HYFFT_C2R, 0};
+    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, o->kind == HYFFT_C2R, 0, NULL};
   } else if (o->n1) {
     if (scratch) {
-      e[0] = (hy_ooc_ends){src, &src1, 0, scratch, &tmp1, 0, 0};
-      e[1] = (hy_ooc_ends){scratch, &tmp2, 0, out, &out2, 0, c0};
+      e[0] = (hy_ooc_ends){src, &src1, 0, scratch, &tmp1, 0, 0, NULL};
+      e[1] = (hy_ooc_ends){scratch, &tmp2, 0, out, &out2, 0, c0, NULL};
     } else {
-      e[0] = (hy_ooc_ends){src, &src1, 0, out, &out1, 0, 0};
-      e[1] = (hy_ooc_ends){out, &out2, 0, out, &out2, 0, c0};
+      e[0] = (hy_ooc_ends){src, &src1, 0, out, &out1, 0, 0, NULL};
+      e[1] = (hy_ooc_ends){out, &out2, 0, out, &out2, 0, c0, NULL};
     }
   } else if (o->kind != HYFFT_C2R) {
-    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0, 0};
-    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0, c0};
+    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0, 0, NULL};
+    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0, c0, NULL};
   } else {
     char *mid = scratch ? scratch : src;
     const hy_ooc_side *mid_side = scratch ? &packed : &o->in;
-    e[0] = (hy_ooc_ends){src, &o->in, 0, mid, mid_side, 0, 0};
-    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, c0};
+    e[0] = (hy_ooc_ends){src, &o->in, 0, mid, mid_side, 0, 0, NULL};
+    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, c0, NULL};
   }
+  if (tracked) e[o->kind == HYFFT_C2R ? 0 : 1].real = &track;
   hy_status st;
   int sweeps = o->entries ? 1 : 2;
   if (o->chirp) {
@@ -1263,9 +1301,14 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
     if (st == HYFFT_SUCCESS && sweeps == 2) st = hy_ooc_sweep_pipeline(plan, 1, &e[1], queue);
     pthread_mutex_unlock(&o->lock);
   }
+  if (tracked) {
+    if (st == HYFFT_SUCCESS && !hy_ooc_real_track_complete(&track))
+      st = hy_error(HYFFT_INTERNAL, "out of core: the 1D real step missed columns of its sweep");
+    hy_ooc_real_track_free(&track);
+  }
   if (st == HYFFT_SUCCESS && o->widen) {
     hy_ooc_real_odd_after(&odd_step);
-  } else if (st == HYFFT_SUCCESS && o->real1d && o->kind == HYFFT_R2C) {
+  } else if (st == HYFFT_SUCCESS && o->real1d && o->kind == HYFFT_R2C && !tracked) {
     /* The R2C step last, in place on the output's m + 1 bins. */
     hy_ooc_real_step step = {&o->tw, 1, o->elem == 16, out, o->x.s0, o->x.bs, out, o->x.s0,
                              o->x.bs};

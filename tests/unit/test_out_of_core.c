@@ -546,6 +546,17 @@ static void run_cases(hyfft_context cpu, hyfft_context gpu) {
   run_case(cpu, gpu, "r2c:f64:3000:b2:idist=3100:odist=1600", "4K", 4096, 1);
   run_case(cpu, gpu, "c2r:f32:8192:b2:scale=1/N:idist=4200:odist=8400", "8K", 8192, 1);
   run_case_flags(cpu, gpu, "c2r:f64:6000:b2", "4K", 4096, 1, HYFFT_DESTROY_INPUT);
+  /* Single transforms, whose step runs by columns beside the sweeps
+   * (before each C2R piece is read, after each R2C piece lands): even and
+   * odd splits of m, in place, scaled, C2R keeping or destroying its
+   * input, both precisions. */
+  run_case(cpu, gpu, "r2c:f64:12000", "8K", 8192, 1);
+  run_case(cpu, gpu, "c2r:f64:12000", "8K", 8192, 1);
+  run_case(cpu, gpu, "r2c:f32:6750:ip", "4K", 4096, 1);
+  run_case(cpu, gpu, "c2r:f32:6750:ip:scale=1/N", "4K", 4096, 1);
+  run_case(cpu, gpu, "r2c:f32:30258", "8K", 8192, 1);
+  run_case(cpu, gpu, "c2r:f64:30258", "16K", 16384, 1);
+  run_case_flags(cpu, gpu, "c2r:f32:16384", "8K", 8192, 1, HYFFT_DESTROY_INPUT);
   /* Odd lengths through the host buffer of n complex values: batched, in
    * place, strided reals and bins with gaps, scaled, both precisions. */
   run_case(cpu, gpu, "r2c:f32:3375", "8K", 8192, 1);
