@@ -15,6 +15,7 @@
  * T_lo[k % S] from two short tables rounded from long double
  * (tables/twiddle.h). */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -315,7 +316,8 @@ hy_status hy_ooc_real_track_init(hy_ooc_real_track *t, const hy_ooc_real_step *s
   t->before = before;
   t->done = calloc((size_t)(ncols / 2 + 1), 1);
   t->landed = before ? NULL : calloc((size_t)ncols, 1);
-  if (!t->done || (!before && !t->landed)) {
+  t->runs = malloc((size_t)(ncols / 2 + 2) * 2 * sizeof *t->runs);
+  if (!t->done || (!before && !t->landed) || !t->runs) {
     hy_ooc_real_track_free(t);
     return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no memory for the real step's columns");
   }
@@ -325,17 +327,17 @@ hy_status hy_ooc_real_track_init(hy_ooc_real_track *t, const hy_ooc_real_step *s
 void hy_ooc_real_track_free(hy_ooc_real_track *t) {
   free(t->done);
   free(t->landed);
+  free(t->runs);
   t->done = t->landed = NULL;
+  t->runs = NULL;
 }
 
-/* Lower column c's pairs are due: before, when c or its partner column
- * is in [u0, u1); after, when both have landed. Runs of due columns go
- * to hy_ooc_real_columns. */
-void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t u0, int64_t u1) {
+/* The runs of lower columns now due, into t->runs (pairs [begin, end)),
+ * marked done: before, those with c or its partner column in [u0, u1);
+ * after, those whose two columns have landed. Returns the run count. */
+static int64_t hy_track_scan(hy_ooc_real_track *t, int64_t u0, int64_t u1) {
   const int64_t ncols = t->ncols, half = ncols / 2;
-  if (!t->before)
-    for (int64_t c = u0; c < u1; c++) t->landed[c] = 1;
-  int64_t run = -1;
+  int64_t run = -1, nruns = 0;
   for (int64_t c = 0; c <= half + 1; c++) {
     int due = 0;
     if (c <= half && !t->done[c]) {
@@ -345,11 +347,114 @@ void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t u0, int64_t u1) {
     }
     if (due && run < 0) run = c;
     if (!due && run >= 0) {
-      hy_ooc_real_columns(&t->step, ncols, run, c);
       memset(t->done + run, 1, (size_t)(c - run));
+      t->runs[2 * nruns] = run;
+      t->runs[2 * nruns + 1] = c;
+      nruns++;
       run = -1;
     }
   }
+  return nruns;
+}
+
+static void hy_track_do(hy_ooc_real_track *t, int64_t nruns) {
+  for (int64_t i = 0; i < nruns; i++)
+    hy_ooc_real_columns(&t->step, t->ncols, t->runs[2 * i], t->runs[2 * i + 1]);
+}
+
+/* The helper thread of an asynchronous tracker. Before: the pieces' pairs
+ * in piece order, as far ahead as it gets, each piece announced when done.
+ * After: the pairs of landed columns as they become due, until every
+ * pair is done or it is told to stop. */
+static void *hy_track_helper(void *arg) {
+  hy_ooc_real_track *t = arg;
+  if (t->before) {
+    for (int64_t j = 0; j < t->count; j++) {
+      pthread_mutex_lock(&t->lock);
+      int quit = t->quit;
+      pthread_mutex_unlock(&t->lock);
+      if (quit) break;
+      int64_t u0 = j * t->per, u1 = u0 + t->per < t->ncols ? u0 + t->per : t->ncols;
+      hy_track_do(t, hy_track_scan(t, u0, u1));
+      pthread_mutex_lock(&t->lock);
+      t->pieces_done = j + 1;
+      pthread_cond_broadcast(&t->cond);
+      pthread_mutex_unlock(&t->lock);
+    }
+  } else {
+    int64_t seen = 0, pairs_left = t->ncols / 2 + 1;
+    while (pairs_left > 0) {
+      pthread_mutex_lock(&t->lock);
+      while (!t->quit && t->landings == seen) pthread_cond_wait(&t->cond, &t->lock);
+      if (t->quit) {
+        pthread_mutex_unlock(&t->lock);
+        break;
+      }
+      seen = t->landings;
+      int64_t nruns = hy_track_scan(t, 0, 0);
+      pthread_mutex_unlock(&t->lock);
+      for (int64_t i = 0; i < nruns; i++) pairs_left -= t->runs[2 * i + 1] - t->runs[2 * i];
+      hy_track_do(t, nruns);
+    }
+  }
+  pthread_mutex_lock(&t->lock);
+  t->helper_done = 1;
+  pthread_cond_broadcast(&t->cond);
+  pthread_mutex_unlock(&t->lock);
+  return NULL;
+}
+
+hy_status hy_ooc_real_track_start(hy_ooc_real_track *t, int64_t per, int64_t count) {
+  t->per = per;
+  t->count = count;
+  if (pthread_mutex_init(&t->lock, NULL) != 0)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no lock for the real step's thread");
+  if (pthread_cond_init(&t->cond, NULL) != 0) {
+    pthread_mutex_destroy(&t->lock);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no condition for the real step's thread");
+  }
+  if (pthread_create(&t->thread, NULL, hy_track_helper, t) != 0) {
+    pthread_cond_destroy(&t->cond);
+    pthread_mutex_destroy(&t->lock);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no thread for the real step");
+  }
+  t->async = 1;
+  return HYFFT_SUCCESS;
+}
+
+void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t u0, int64_t u1) {
+  if (!t->async) {
+    if (!t->before)
+      for (int64_t c = u0; c < u1; c++) t->landed[c] = 1;
+    hy_track_do(t, hy_track_scan(t, u0, u1));
+    return;
+  }
+  pthread_mutex_lock(&t->lock);
+  if (t->before) {
+    /* The helper takes the pieces in order: wait for this one. */
+    int64_t j = t->per > 0 ? u0 / t->per : 0;
+    while (t->pieces_done <= j && !t->helper_done) pthread_cond_wait(&t->cond, &t->lock);
+  } else {
+    for (int64_t c = u0; c < u1; c++) t->landed[c] = 1;
+    t->landings++;
+    pthread_cond_broadcast(&t->cond);
+  }
+  pthread_mutex_unlock(&t->lock);
+}
+
+void hy_ooc_real_track_finish(hy_ooc_real_track *t, int stop) {
+  if (!t->async) return;
+  pthread_mutex_lock(&t->lock);
+  if (stop) {
+    t->quit = 1;
+    pthread_cond_broadcast(&t->cond);
+  }
+  while (!t->helper_done) pthread_cond_wait(&t->cond, &t->lock);
+  pthread_mutex_unlock(&t->lock);
+  pthread_join(t->thread, NULL);
+  pthread_cond_destroy(&t->cond);
+  pthread_mutex_destroy(&t->lock);
+  t->async = 0;
 }
 
 int hy_ooc_real_track_complete(const hy_ooc_real_track *t) {

@@ -10,6 +10,7 @@
 #ifndef HY_EXEC_OOC_REAL_H
 #define HY_EXEC_OOC_REAL_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "util/hy_util.h"
@@ -48,21 +49,42 @@ void hy_ooc_real_run(const hy_ooc_real_step *step, int64_t batch);
  * C2R sweep 1 reads each (ncols = n2). */
 void hy_ooc_real_columns(const hy_ooc_real_step *step, int64_t ncols, int64_t c0, int64_t c1);
 
-/* Which lower columns are done, and (after) which columns have landed. */
+/* Which lower columns are done, and (after) which columns have landed.
+ * Synchronous, the due pairs run inside hy_ooc_real_track_piece; with a
+ * helper thread (hy_ooc_real_track_start), they run there while the
+ * caller moves on: before, the helper works through the pieces in order
+ * and the caller waits only for the piece it is about to read; after,
+ * landings are handed over and the helper does the pairs they make due. */
 typedef struct hy_ooc_real_track {
   hy_ooc_real_step step;
   int64_t ncols;
   int before; /* 1: C2R, pairs done before their columns are read */
   unsigned char *done, *landed;
+  int64_t *runs; /* scratch: runs of due columns, [begin, end) pairs */
+  /* The helper thread: pieces of `per` columns, `count` of them. */
+  int async;
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int64_t per, count;
+  int64_t pieces_done; /* before: pieces whose pairs are done */
+  int64_t landings;    /* after: calls of hy_ooc_real_track_piece */
+  int quit, helper_done;
 } hy_ooc_real_track;
 
 hy_status hy_ooc_real_track_init(hy_ooc_real_track *t, const hy_ooc_real_step *step,
                                  int64_t ncols, int before);
-void hy_ooc_real_track_free(hy_ooc_real_track *t);
-/* Columns [u0, u1) are about to be read (before) or have landed (after):
- * the pairs now due, done. */
+/* Starts the helper thread for pieces [j per, (j + 1) per) of the columns,
+ * j < count (before: the order the caller reads them in). */
+hy_status hy_ooc_real_track_start(hy_ooc_real_track *t, int64_t per, int64_t count);
+/* Columns [u0, u1) are about to be read (before; returns once their pairs
+ * are done) or have landed (after). */
 void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t u0, int64_t u1);
-/* Whether every pair is done. */
+/* Waits for the helper thread to finish (after: every pair done) or, with
+ * stop, tells it to stop first (after an error); no-op when synchronous. */
+void hy_ooc_real_track_finish(hy_ooc_real_track *t, int stop);
+void hy_ooc_real_track_free(hy_ooc_real_track *t);
+/* Whether every pair is done (after hy_ooc_real_track_finish). */
 int hy_ooc_real_track_complete(const hy_ooc_real_track *t);
 
 /* Odd n, and even n whose reals are strided along the axis or an odd

@@ -1173,7 +1173,14 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
    * the input into `mid` (the input itself in place or with
    * HYFFT_DESTROY_INPUT, else a host scratch), then the slabs go from
    * there to the real output. 1D: see hy_ooc_setup_1d. */
-  if (o->stages) return hy_ooc_stages_run(o->stages, plan, in, out);
+  if (o->stages) {
+    /* The stages' inner plans report progress through a relay set per
+     * call: executions of one plan take turns. */
+    pthread_mutex_lock(&o->lock);
+    hy_status st = hy_ooc_stages_run(o->stages, plan, in, out);
+    pthread_mutex_unlock(&o->lock);
+    return st;
+  }
   if (o->half || o->r2r) {
     /* The whole transform through an inner plan on host buffers the
      * executions of one plan share. */
@@ -1283,7 +1290,20 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
     e[0] = (hy_ooc_ends){src, &o->in, 0, mid, mid_side, 0, 0, NULL};
     e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, c0, NULL};
   }
-  if (tracked) e[o->kind == HYFFT_C2R ? 0 : 1].real = &track;
+  if (tracked) {
+    /* Double-buffered sweeps: the step on a helper thread of its own, so
+     * that the thread issuing the copies never waits for it longer than
+     * the next piece needs. */
+    const hy_ooc_sweep *sw = &o->sweep[o->kind == HYFFT_C2R ? 0 : 1];
+    hy_status st = o->overlap ? hy_ooc_real_track_start(&track, sw->per, sw->count) : HYFFT_SUCCESS;
+    if (st != HYFFT_SUCCESS) {
+      hy_ooc_real_track_free(&track);
+      free(pre);
+      free(scratch);
+      return st;
+    }
+    e[o->kind == HYFFT_C2R ? 0 : 1].real = &track;
+  }
   hy_status st;
   int sweeps = o->entries ? 1 : 2;
   if (o->chirp) {
@@ -1302,6 +1322,7 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
     pthread_mutex_unlock(&o->lock);
   }
   if (tracked) {
+    hy_ooc_real_track_finish(&track, st != HYFFT_SUCCESS);
     if (st == HYFFT_SUCCESS && !hy_ooc_real_track_complete(&track))
       st = hy_error(HYFFT_INTERNAL, "out of core: the 1D real step missed columns of its sweep");
     hy_ooc_real_track_free(&track);
