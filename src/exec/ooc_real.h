@@ -67,16 +67,19 @@ typedef struct hy_ooc_real_track {
   pthread_mutex_t lock;
   pthread_cond_t cond;
   int64_t per, count;
-  int64_t pieces_done; /* before: pieces whose pairs are done */
+  int mirrored;
+  int64_t pieces_done; /* before: pieces (in reading order) whose pairs are done */
   int64_t landings;    /* after: calls of hy_ooc_real_track_piece */
   int quit, helper_done;
 } hy_ooc_real_track;
 
 hy_status hy_ooc_real_track_init(hy_ooc_real_track *t, const hy_ooc_real_step *step,
                                  int64_t ncols, int before);
-/* Starts the helper thread for pieces [j per, (j + 1) per) of the columns,
- * j < count (before: the order the caller reads them in). */
-hy_status hy_ooc_real_track_start(hy_ooc_real_track *t, int64_t per, int64_t count);
+/* Starts the helper thread for blocks [b per, (b + 1) per) of the columns,
+ * b < count, read (before) in the order 0, 1, 2, ... or, mirrored,
+ * 0, count - 1, 1, count - 2, ... */
+hy_status hy_ooc_real_track_start(hy_ooc_real_track *t, int64_t per, int64_t count,
+                                  int mirrored);
 /* Columns [u0, u1) are about to be read (before; returns once their pairs
  * are done) or have landed (after). */
 void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t u0, int64_t u1);

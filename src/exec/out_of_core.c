@@ -996,7 +996,18 @@ typedef struct hy_ooc_ends {
   /* A 1D real step done piece by piece beside this sweep (C2R: before
    * each piece is read; R2C: after each lands), or NULL. */
   hy_ooc_real_track *real;
+  /* Pieces in mirrored order (hy_ooc_block): with a real step, blocks b
+   * and count - 1 - b hold partner columns, so taking them one after the
+   * other makes pairs due from the second piece on. */
+  int mirrored;
 } hy_ooc_ends;
+
+/* The block piece k of a sweep takes: k itself, or in mirrored order
+ * 0, count - 1, 1, count - 2, ... */
+static int64_t hy_ooc_block(const hy_ooc_sweep *sw, const hy_ooc_ends *e, int64_t k) {
+  if (!e->mirrored) return k;
+  return (k & 1) ? sw->count - 1 - k / 2 : k / 2;
+}
 
 /* The columns [first, first + n) of a sweep are about to be read
  * (before) or have landed (after): the real step's pairs now due. */
@@ -1030,8 +1041,9 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
     if (sw->work_elems[w] > 0) st = b->alloc(dev, (size_t)sw->work_elems[w] * o->welem, &work[w]);
   int queued = 0;
   for (int64_t i = 0; i < sw->count && st == HYFFT_SUCCESS; i++) {
-    int last = i == sw->count - 1;
-    int64_t first = i * sw->per, n = last ? sw->last : sw->per;
+    int64_t blk = hy_ooc_block(sw, e, i);
+    int last = blk == sw->count - 1;
+    int64_t first = blk * sw->per, n = last ? sw->last : sw->per;
     const hy_ooc_sub *sub = &sw->sub[last && sw->nsub == 2 ? 1 : 0];
     size_t piece = (size_t)n * sw->unit_bytes;
     hy_ooc_real_due(e, 1, first, n);
@@ -1097,33 +1109,34 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
   for (k = 0; k < sw->count && st == HYFFT_SUCCESS; k++) {
     int slot = (int)(k & 1), other = slot ^ 1;
     void *q = o->queues[slot];
-    int last = k == sw->count - 1;
+    int64_t blk = hy_ooc_block(sw, e, k), first = blk * sw->per;
+    int last = blk == sw->count - 1;
     int64_t n = last ? sw->last : sw->per;
     const hy_ooc_sub *sub = &sw->sub[last && sw->nsub == 2 ? 1 : 0];
     size_t piece = (size_t)n * sw->unit_bytes;
     if (k >= 2) {
       st = b->event_wait(dev, o->ev_down[slot]);
       if (st != HYFFT_SUCCESS) break;
+      int64_t pb = hy_ooc_block(sw, e, k - 2);
+      int64_t pn = pb == sw->count - 1 ? sw->last : sw->per;
       if (!direct_out)
-        hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], (k - 2) * sw->per,
-                    sw->per, 0);
-      hy_ooc_real_due(e, 0, (k - 2) * sw->per, sw->per);
+        hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], pb * sw->per, pn, 0);
+      hy_ooc_real_due(e, 0, pb * sw->per, pn);
       hy_ooc_progress(plan, e, k - 2);
     }
     /* The real step's pairs of this piece's columns, while the queues
      * still move the pieces before it. */
-    hy_ooc_real_due(e, 1, k * sw->per, n);
+    hy_ooc_real_due(e, 1, first, n);
     if (din) {
-      st = hy_ooc_copy_direct(plan, sw, e->src, e->src_side, e->src_real, d[slot], k * sw->per, n,
-                              q, 1);
+      st = hy_ooc_copy_direct(plan, sw, e->src, e->src_side, e->src_real, d[slot], first, n, q, 1);
     } else {
-      hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, o->pin[slot], k * sw->per, n, 1);
+      hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, o->pin[slot], first, n, 1);
       st = b->write(dev, q, d[slot], 0, o->pin[slot], piece, 0);
     }
     /* The piece's first column, from the plan's page-locked list. */
     if (st == HYFFT_SUCCESS && sw->twiddle)
-      st = b->write(dev, q, d[slot], (size_t)sw->base_at * o->elem, &o->bases[k],
-                    sizeof o->bases[k], 0);
+      st = b->write(dev, q, d[slot], (size_t)sw->base_at * o->elem, &o->bases[blk],
+                    sizeof o->bases[blk], 0);
     if (st == HYFFT_SUCCESS && k >= 1) st = b->queue_wait(dev, q, o->ev_comp[other]);
     void *res = dout[slot] ? dout[slot] : d[slot];
     if (st == HYFFT_SUCCESS) {
@@ -1133,19 +1146,20 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     if (st == HYFFT_SUCCESS) st = b->event_record(dev, o->ev_comp[slot], q);
     if (st == HYFFT_SUCCESS)
       st = direct_out ? hy_ooc_copy_direct(plan, sw, e->dst, e->dst_side, e->dst_real, res,
-                                           k * sw->per, n, q, 0)
+                                           first, n, q, 0)
                       : b->read(dev, q, res, 0, o->pin[slot], piece, 0);
     if (st == HYFFT_SUCCESS) st = b->event_record(dev, o->ev_down[slot], q);
   }
   /* The last two pieces (or one) are still in their pinned buffers. */
   for (k = sw->count >= 2 ? sw->count - 2 : 0; k < sw->count && st == HYFFT_SUCCESS; k++) {
     int slot = (int)(k & 1);
-    int64_t n = k == sw->count - 1 ? sw->last : sw->per;
+    int64_t blk = hy_ooc_block(sw, e, k);
+    int64_t n = blk == sw->count - 1 ? sw->last : sw->per;
     st = b->event_wait(dev, o->ev_down[slot]);
     if (st == HYFFT_SUCCESS) {
       if (!direct_out)
-        hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], k * sw->per, n, 0);
-      hy_ooc_real_due(e, 0, k * sw->per, n);
+        hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], blk * sw->per, n, 0);
+      hy_ooc_real_due(e, 0, blk * sw->per, n);
       hy_ooc_progress(plan, e, k);
     }
   }
@@ -1272,30 +1286,31 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
   hy_ooc_side tmp1 = {o->n0, 1, 0, o->n1}, tmp2 = {o->n0, o->n1, 0, 1};
   int64_t c0 = o->sweep[0].count;
   if (o->entries) {
-    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, o->kind == HYFFT_C2R, 0, NULL};
+    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, o->kind == HYFFT_C2R, 0, NULL, 0};
   } else if (o->n1) {
     if (scratch) {
-      e[0] = (hy_ooc_ends){src, &src1, 0, scratch, &tmp1, 0, 0, NULL};
-      e[1] = (hy_ooc_ends){scratch, &tmp2, 0, out, &out2, 0, c0, NULL};
+      e[0] = (hy_ooc_ends){src, &src1, 0, scratch, &tmp1, 0, 0, NULL, 0};
+      e[1] = (hy_ooc_ends){scratch, &tmp2, 0, out, &out2, 0, c0, NULL, 0};
     } else {
-      e[0] = (hy_ooc_ends){src, &src1, 0, out, &out1, 0, 0, NULL};
-      e[1] = (hy_ooc_ends){out, &out2, 0, out, &out2, 0, c0, NULL};
+      e[0] = (hy_ooc_ends){src, &src1, 0, out, &out1, 0, 0, NULL, 0};
+      e[1] = (hy_ooc_ends){out, &out2, 0, out, &out2, 0, c0, NULL, 0};
     }
   } else if (o->kind != HYFFT_C2R) {
-    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0, 0, NULL};
-    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0, c0, NULL};
+    e[0] = (hy_ooc_ends){src, &o->in, o->kind == HYFFT_R2C, out, &o->out, 0, 0, NULL, 0};
+    e[1] = (hy_ooc_ends){out, &o->out, 0, out, &o->out, 0, c0, NULL, 0};
   } else {
     char *mid = scratch ? scratch : src;
     const hy_ooc_side *mid_side = scratch ? &packed : &o->in;
-    e[0] = (hy_ooc_ends){src, &o->in, 0, mid, mid_side, 0, 0, NULL};
-    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, c0, NULL};
+    e[0] = (hy_ooc_ends){src, &o->in, 0, mid, mid_side, 0, 0, NULL, 0};
+    e[1] = (hy_ooc_ends){mid, mid_side, 0, out, &o->out, 1, c0, NULL, 0};
   }
   if (tracked) {
     /* Double-buffered sweeps: the step on a helper thread of its own, so
      * that the thread issuing the copies never waits for it longer than
      * the next piece needs. */
     const hy_ooc_sweep *sw = &o->sweep[o->kind == HYFFT_C2R ? 0 : 1];
-    hy_status st = o->overlap ? hy_ooc_real_track_start(&track, sw->per, sw->count) : HYFFT_SUCCESS;
+    hy_status st =
+        o->overlap ? hy_ooc_real_track_start(&track, sw->per, sw->count, 1) : HYFFT_SUCCESS;
     if (st != HYFFT_SUCCESS) {
       hy_ooc_real_track_free(&track);
       free(pre);
@@ -1303,6 +1318,7 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
       return st;
     }
     e[o->kind == HYFFT_C2R ? 0 : 1].real = &track;
+    e[o->kind == HYFFT_C2R ? 0 : 1].mirrored = 1;
   }
   hy_status st;
   int sweeps = o->entries ? 1 : 2;
