@@ -1491,6 +1491,20 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                           ? "the reals widened into it before, the first n/2+1 bins kept after"
                           : "the Hermitian spectrum rebuilt in it before, the real parts kept "
                             "after");
+  else if (o->real1d && o->n1 && o->nb == 1 && !o->chirp && !o->entries)
+    hy_strbuf_appendf(sb,
+                      "    %s of %lld points: the sweeps are the %lld-point C2C of the reals "
+                      "viewed as complex; %s on the host (pairs k and m-k of the %lld bins, "
+                      "by columns of %s's blocks, which go in mirrored order 0, last, 1, ...%s)%s\n",
+                      o->kind == HYFFT_R2C ? "R2C" : "C2R", (long long)(2 * o->n0),
+                      (long long)o->n0,
+                      o->kind == HYFFT_R2C ? "the R2C step as sweep 2's blocks land"
+                                           : "the C2R step ahead of sweep 1's reads",
+                      (long long)(o->n0 + 1), o->kind == HYFFT_R2C ? "sweep 2" : "sweep 1",
+                      o->overlap ? "; on a thread of its own beside the double-buffered copies" : "",
+                      o->kind == HYFFT_R2C ? ", in place on the output"
+                      : o->pre_scratch     ? ", into a host scratch (the input is kept)"
+                                           : ", in place on the input");
   else if (o->real1d)
     hy_strbuf_appendf(sb,
                       "    %s of %lld points: the sweeps are the %lld-point C2C of the reals "
