@@ -134,6 +134,13 @@ static int columns_of(const hy_gpu_program *prog, int k) {
   return m;
 }
 
+/* Whether kernel k's source holds `text`. */
+static int kernel_has(const hy_gpu_program *prog, int k, const char *text) {
+  const char *at = prog->source.data + prog->kernel_begin[k];
+  const char *hit = strstr(at, text);
+  return hit && hit < prog->source.data + prog->kernel_end[k];
+}
+
 /* Plan `token` for the H100 and generate its CUDA program; 0 (and a
  * failed check) when either step fails. */
 static int plan_program(const char *token, const hy_device_caps *caps, hy_plan_tree *tree,
@@ -219,6 +226,42 @@ int main(void) {
   }
   setenv("HYFFT_KERNEL_SPEC", "", 1);
   hy_settings_reload();
+  /* A strided axis whose outputs are contiguous (a matrix's slow axis
+   * transformed into rows; the out-of-core 1D sweep 1): the store through
+   * local memory where the block's transforms write one dense run, and
+   * the four-step work layout [j1][inner][k2], pass B then reading and
+   * writing neighbours along k2 (unit stride on both sides). The in-place
+   * column pass keeps [k2][j1][inner] and plain stores (docs/performance.md,
+   * "Strided inputs into contiguous outputs"). */
+  static const struct { const char *token; int passes, staged0, k2_inner; } strided_cases[] = {
+      {"c2c:f32:fwd:32768:b4096:is=4096:idist=1", 2, 1, 1},
+      {"c2c:f64:bwd:1048576:b64:is=64:idist=1", 2, 1, 1},
+      {"c2c:f32:fwd:1024:b65536:is=65536:idist=1", 1, 1, 0},
+      {"c2c:f32:fwd:32768:b4096:is=4096:idist=1:os=4096:odist=1:ip", 2, 0, 0}};
+  for (size_t i = 0; i < sizeof strided_cases / sizeof strided_cases[0]; i++) {
+    hy_plan_tree tree;
+    hy_gpu_program prog;
+    if (!plan_program(strided_cases[i].token, &caps, &tree, &prog)) continue;
+    CHECK(tree.npasses == strided_cases[i].passes, "%s: %d passes, expected %d",
+          strided_cases[i].token, tree.npasses, strided_cases[i].passes);
+    int staged = kernel_has(&prog, 0, "staged store");
+    CHECK(staged == strided_cases[i].staged0, "%s: pass 0 %s, expected %s", strided_cases[i].token,
+          staged ? "stores through local memory" : "stores directly",
+          strided_cases[i].staged0 ? "the staged store" : "direct stores");
+    int k2_inner = 0;
+    if (tree.npasses == 2) {
+      const hy_pass *b = &tree.passes[1];
+      for (int l = 0; l < b->nloops; l++)
+        k2_inner |= b->loops[l].n > 1 && b->loops[l].in_stride == 1 && b->loops[l].out_stride == 1;
+      k2_inner &= tree.passes[0].axis.out_stride == 1;
+    }
+    CHECK(k2_inner == strided_cases[i].k2_inner, "%s: work layout %s, expected %s",
+          strided_cases[i].token, k2_inner ? "[j1][inner][k2]" : "[k2][j1][inner]",
+          strided_cases[i].k2_inner ? "[j1][inner][k2]" : "[k2][j1][inner]");
+    printf("  %-28s %s, %s\n", strided_cases[i].token, staged ? "staged store" : "direct store",
+           k2_inner ? "k2 innermost" : "inner loops innermost");
+    hy_gpu_program_free(&prog);
+  }
   /* One-pass Bluestein convolution lengths: a longer one where it saves a
    * stage (2129: 4608 = 9*32*16 over 4320 = 16*2*9*3*5; 1087: 2304 over
    * 3^7), the plain one where it does not (1009: 2048) or past 8192
