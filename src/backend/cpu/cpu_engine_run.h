@@ -220,7 +220,10 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
     st = HY_SFX(hy_cpu_node_run)(node->a, &ra);
     if (st == HYFFT_SUCCESS) st = HY_SFX(hy_cpu_node_run)(node->b, &rb);
     if (st == HYFFT_SUCCESS && square) hy_transpose_sq(dst + 2 * dof, n1, os);
-    if (st == HYFFT_SUCCESS && local) memcpy(dst + 2 * dof, tmp, (size_t)tbytes);
+    /* An R2C step reads the local result and writes the destination
+     * itself: its pass is the copy out. */
+    const int post_from_tmp = local && post && !twiddled;
+    if (st == HYFFT_SUCCESS && local && !post_from_tmp) memcpy(dst + 2 * dof, tmp, (size_t)tbytes);
     if (st == HYFFT_SUCCESS && twiddled) {
       int64_t p = 0, d = m % node->tw.n;
       for (int64_t k = 0; k < n; k++) {
@@ -233,7 +236,9 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
         if (p >= node->tw.n) p -= node->tw.n;
       }
     }
-    if (st == HYFFT_SUCCESS && post)
+    if (st == HYFFT_SUCCESS && post_from_tmp)
+      st = hy_cpu_op_real_one(1, prec, run->real_tw, n, tmp, 1, dst + 2 * dof, os, run->scale);
+    else if (st == HYFFT_SUCCESS && post)
       st = hy_cpu_op_real_one(1, prec, run->real_tw, n, dst + 2 * dof, os, dst + 2 * dof, os,
                               run->scale);
   }
