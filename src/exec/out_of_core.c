@@ -1009,6 +1009,12 @@ static int64_t hy_ooc_block(const hy_ooc_sweep *sw, const hy_ooc_ends *e, int64_
   return (k & 1) ? sw->count - 1 - k / 2 : k / 2;
 }
 
+/* Whether the 1D real step runs by columns beside the sweeps: a single
+ * even-length transform (viewed as complex) in two sweeps of blocks. */
+static int hy_ooc_real_by_columns(const struct hy_ooc *o) {
+  return o->real1d && !o->widen && o->n1 && o->nb == 1 && !o->chirp && !o->entries;
+}
+
 /* The columns [first, first + n) of a sweep are about to be read
  * (before) or have landed (after): the real step's pairs now due. */
 static void hy_ooc_real_due(const hy_ooc_ends *e, int before, int64_t first, int64_t n) {
@@ -1245,7 +1251,7 @@ hy_status hy_ooc_run(struct hyfft_plan_s *plan, const void *in, void *out, void 
    * R2C's after sweep 2 lands each, so that the host's pass over the bins
    * overlaps the copies instead of following or preceding them. */
   hy_ooc_real_track track;
-  int tracked = !o->widen && o->real1d && o->n1 && o->nb == 1 && !o->chirp && !o->entries;
+  int tracked = hy_ooc_real_by_columns(o);
   if (!o->widen && o->real1d && o->kind == HYFFT_C2R) {
     /* The C2R step first: the m + 1 bins to the m values whose inverse
      * DFT the sweeps take, in place or into a host scratch. */
@@ -1491,32 +1497,33 @@ void hy_ooc_describe(const struct hyfft_plan_s *plan, hy_strbuf *sb) {
                           ? "the reals widened into it before, the first n/2+1 bins kept after"
                           : "the Hermitian spectrum rebuilt in it before, the real parts kept "
                             "after");
-  else if (o->real1d && o->n1 && o->nb == 1 && !o->chirp && !o->entries)
+  else if (o->real1d) {
+    const int r2c = o->kind == HYFFT_R2C;
+    hy_strbuf how;
+    hy_strbuf_init(&how);
+    if (hy_ooc_real_by_columns(o))
+      hy_strbuf_appendf(&how,
+                        "%s on the host (pairs k and m-k of the %lld bins, by columns of "
+                        "%s's blocks, which go in mirrored order 0, last, 1, ...%s)",
+                        r2c ? "the R2C step as sweep 2's blocks land"
+                            : "the C2R step ahead of sweep 1's reads",
+                        (long long)(o->n0 + 1), r2c ? "sweep 2" : "sweep 1",
+                        o->overlap ? "; on a thread of its own beside the double-buffered copies"
+                                   : "");
+    else
+      hy_strbuf_appendf(&how, "%s on the host (one pass over the %lld bins, pairs k and m-k)",
+                        r2c ? "the R2C step after them" : "the C2R step before them",
+                        (long long)(o->n0 + 1));
     hy_strbuf_appendf(sb,
                       "    %s of %lld points: the sweeps are the %lld-point C2C of the reals "
-                      "viewed as complex; %s on the host (pairs k and m-k of the %lld bins, "
-                      "by columns of %s's blocks, which go in mirrored order 0, last, 1, ...%s)%s\n",
-                      o->kind == HYFFT_R2C ? "R2C" : "C2R", (long long)(2 * o->n0),
-                      (long long)o->n0,
-                      o->kind == HYFFT_R2C ? "the R2C step as sweep 2's blocks land"
-                                           : "the C2R step ahead of sweep 1's reads",
-                      (long long)(o->n0 + 1), o->kind == HYFFT_R2C ? "sweep 2" : "sweep 1",
-                      o->overlap ? "; on a thread of its own beside the double-buffered copies" : "",
-                      o->kind == HYFFT_R2C ? ", in place on the output"
-                      : o->pre_scratch     ? ", into a host scratch (the input is kept)"
-                                           : ", in place on the input");
-  else if (o->real1d)
-    hy_strbuf_appendf(sb,
-                      "    %s of %lld points: the sweeps are the %lld-point C2C of the reals "
-                      "viewed as complex; %s on the host (one pass over the %lld bins, pairs "
-                      "k and m-k)%s\n",
-                      o->kind == HYFFT_R2C ? "R2C" : "C2R", (long long)(2 * o->n0),
-                      (long long)o->n0,
-                      o->kind == HYFFT_R2C ? "the R2C step after them" : "the C2R step before them",
-                      (long long)(o->n0 + 1),
-                      o->kind == HYFFT_R2C ? ", in place on the output"
-                      : o->pre_scratch     ? ", into a host scratch (the input is kept)"
-                                           : ", in place on the input");
+                      "viewed as complex; %s%s\n",
+                      r2c ? "R2C" : "C2R", (long long)(2 * o->n0), (long long)o->n0,
+                      how.data ? how.data : "",
+                      r2c              ? ", in place on the output"
+                      : o->pre_scratch ? ", into a host scratch (the input is kept)"
+                                       : ", in place on the input");
+    hy_strbuf_free(&how);
+  }
   if (o->chirp) {
     const struct hyfft_plan_s *fft = hy_ooc_chirp_plan(o->chirp);
     hy_strbuf_appendf(sb, "  the %lld-point plan:\n", (long long)hy_ooc_chirp_length(o->chirp));
