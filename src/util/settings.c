@@ -40,6 +40,7 @@ static const struct {
     {"HYFFT_CPU_LOCAL", offsetof(hy_settings, cpu_local_raw)},
     {"HYFFT_CPU_SHORT", offsetof(hy_settings, cpu_short_raw)},
     {"HYFFT_CPU_ROWS", offsetof(hy_settings, cpu_rows_raw)},
+    {"HYFFT_CPU_STREAM", offsetof(hy_settings, cpu_stream_raw)},
     {"HYFFT_BLUESTEIN_UNFUSED", offsetof(hy_settings, bluestein_unfused)},
     {"HYFFT_REAL_UNFUSED", offsetof(hy_settings, real_unfused)},
     {"HYFFT_CONV_UNFUSED", offsetof(hy_settings, conv_unfused)},
@@ -107,6 +108,8 @@ static void hy_settings_parse(hy_settings *s) {
   s->cpu_local_off = hy_settings_is(s->cpu_local_raw, "0");
   s->cpu_short_off = hy_settings_is(s->cpu_short_raw, "0");
   s->cpu_rows = hy_settings_is(s->cpu_rows_raw, "0") ? 0 : hy_settings_is(s->cpu_rows_raw, "1") ? 1 : -1;
+  s->cpu_stream =
+      hy_settings_is(s->cpu_stream_raw, "0") ? 0 : hy_settings_is(s->cpu_stream_raw, "1") ? 1 : -1;
   s->cpu_local_bytes = s->cpu_local_raw && !s->cpu_local_off ? hy_settings_bytes(s->cpu_local_raw) : 0;
   s->device_memory_limit =
       s->device_memory_limit_raw ? hy_settings_bytes(s->device_memory_limit_raw) : 0;
@@ -226,6 +229,7 @@ hy_status hy_settings_check(void) {
               {"HYFFT_PLANES", s->planes_raw},
               {"HYFFT_CPU_SHORT", s->cpu_short_raw},
               {"HYFFT_CPU_ROWS", s->cpu_rows_raw},
+              {"HYFFT_CPU_STREAM", s->cpu_stream_raw},
               {"HYFFT_CUDA_BACKGROUND", s->cuda_background_raw}};
   for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
     if (bits[i].raw && !hy_settings_one_of(bits[i].raw, bit))

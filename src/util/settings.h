@@ -76,6 +76,9 @@ typedef struct hy_settings {
   const char *cpu_short_raw;     /* HYFFT_CPU_SHORT */
   int cpu_short_off;             /* 1 for "0": short back-to-back CPU transforms run through
                                     the lane arrays instead of straight-line kernels */
+  const char *cpu_stream_raw;    /* HYFFT_CPU_STREAM */
+  int cpu_stream;                /* -1 unset (by size), 0 for "0", 1 for "1": whether out-of-place
+                                    CPU passes write their output with non-temporal stores */
   const char *cpu_rows_raw;      /* HYFFT_CPU_ROWS */
   int cpu_rows;                  /* -1 unset (measured per length), 0 for "0", 1 for "1":
                                     whether full lane groups of rows shorter than LANES^3

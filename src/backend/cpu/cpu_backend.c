@@ -1,8 +1,12 @@
 /* The native CPU backend: host memory, no queues, and plan execution
  * through the CPU engine (cpu_engine_impl.h), one node per pass. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 #include <unistd.h>
 
 #include "backend/cpu/cpu_node.h"
@@ -10,6 +14,7 @@
 #include "backend/cpu/ops_r2r.h"
 #include "backend/cpu/ops_real.h"
 #include "util/half.h"
+#include "util/settings.h"
 
 typedef struct hy_cpu_plan {
   /* Half-precision storage (HYFFT_F16/BF16): the problem's element layout
@@ -61,6 +66,35 @@ static void hy_cpu_model_name(char *name, size_t size) {
 static int64_t hy_cpu_memory_bytes(void) {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? (int64_t)pages * page : 0;
+}
+
+void hy_cpu_stream_copy(void *dst, const void *src, size_t bytes) {
+#if defined(__x86_64__) && defined(__SSE2__)
+  /* Whole cache lines only: a line that another copy also writes (the
+   * ends of a piece that does not start or end on a line) would leave
+   * the write-combining buffer part-filled, which costs more than a
+   * plain store. */
+  char *d = dst;
+  const char *s = src;
+  size_t head = (size_t)(-(uintptr_t)d & 63);
+  if (head > bytes) head = bytes;
+  memcpy(d, s, head);
+  d += head;
+  s += head;
+  bytes -= head;
+  for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
+    for (int q = 0; q < 64; q += 16)
+      _mm_stream_ps((float *)(void *)(d + q), _mm_loadu_ps((const float *)(const void *)(s + q)));
+  memcpy(d, s, bytes);
+#else
+  memcpy(dst, src, bytes);
+#endif
+}
+
+void hy_cpu_stream_fence(void) {
+#if defined(__x86_64__) && defined(__SSE2__)
+  _mm_sfence();
+#endif
 }
 
 int64_t hy_cpu_l2_bytes(void) {
@@ -414,6 +448,18 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
   }
   run.src = src;
   run.dst = dst;
+  /* Non-temporal stores pay where the pass's data outgrow the L2 caches
+   * of the threads running it (measured: docs/performance.md, "CPU:
+   * non-temporal stores for large out-of-place passes"); in place the
+   * lines are in cache already. HYFFT_CPU_STREAM=0/1 decides instead. */
+  {
+    const int setting = hy_settings_get()->cpu_stream;
+    int64_t l2 = hy_cpu_l2_bytes();
+    if (l2 <= 0) l2 = (int64_t)1 << 20;
+    int64_t bytes = (int64_t)(s1 - s0) + (int64_t)(d1 - d0);
+    run.stream_out = dst != src && !(d0 < s1 && s0 < d1) &&
+                     (setting >= 0 ? setting : bytes >= 2 * l2 * hy_num_threads());
+  }
   hy_status st = layout->precision == HYFFT_F64 ? hy_cpu_node_run_f64(node, &run)
                                                 : hy_cpu_node_run_f32(node, &run);
   if (copy) hy_free(copy);

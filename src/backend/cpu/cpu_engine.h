@@ -142,7 +142,20 @@ typedef struct hy_cpu_run {
    * cache (hy_cpu_op_real_one), instead of as a pass over the batch. */
   int real_step;
   const double *real_tw;
+  /* Out of place with more data than the threads' L2 caches hold: the
+   * copies out of local buffers (short kernels' groups, four-step
+   * transforms on local copies) write dst with non-temporal stores
+   * (hy_cpu_stream_copy), which skip reading each line before writing
+   * it. */
+  int stream_out;
 } hy_cpu_run;
+
+/* Copy `bytes` from src to dst with non-temporal stores where the
+ * machine has them (x86-64: 16-byte stores on the aligned middle, plain
+ * copies for the ends), memcpy elsewhere. hy_cpu_stream_fence orders
+ * them before the results are handed to another thread. */
+void hy_cpu_stream_copy(void *dst, const void *src, size_t bytes);
+void hy_cpu_stream_fence(void);
 
 enum { HY_CPU_REAL_NONE = 0, HY_CPU_REAL_PRE = 1, HY_CPU_REAL_POST = 2 };
 

@@ -315,7 +315,8 @@ HY_INLINE void hy_short_in(const hy_r *b, const int n, hy_v *restrict xr, hy_v *
 }
 
 HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
-                            const hy_v *restrict xi, hy_r sc, int scaled, hy_r *restrict seq) {
+                            const hy_v *restrict xi, hy_r sc, int scaled, hy_r *restrict seq,
+                            int stream) {
 #if HY_LANES == 8
   if (n < HY_CT) {
     hy_short_out_tiny(b, n, xr, xi, sc, scaled);
@@ -331,7 +332,8 @@ HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
    * overlap with the same values. */
   if (n % HY_CT) hy_scatter_ctile(rows, L_, n - HY_CT, xr, xi, sc, scaled);
   for (int k0 = 0; k0 + HY_CT <= n; k0 += HY_CT) hy_scatter_ctile(rows, L_, k0, xr, xi, sc, scaled);
-  if (cp) hy_copy_ctiles(b, seq, L_ * n);
+  if (cp && stream) hy_cpu_stream_copy(b, seq, sizeof(hy_r) * 2 * (size_t)(L_ * n));
+  else if (cp) hy_copy_ctiles(b, seq, L_ * n);
 }
 
 /* The local copy of a group that goes through one (past HY_CROW_BYTES):
@@ -343,21 +345,21 @@ HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
 /* One stage: the whole transform is one codelet of N points. */
 #define HY_SHORT1(N)                                                                        \
   HY_INLINE void hy_short1_##N##_impl(const hy_r *src, hy_r *dst, int64_t g0, int64_t g1,   \
-                                      hy_r sc, int scaled, const int s) {                   \
+                                      hy_r sc, int scaled, int stream, const int s) {       \
     hy_r seq[HY_SHORT_SEQ(N)] __attribute__((aligned(64)));                                 \
     for (int64_t g = g0; g < g1; g++) {                                                     \
       const int64_t off = 2 * g * L_ * (N);                                                 \
       hy_v xr[N], xi[N];                                                                    \
       hy_short_in(src + off, N, xr, xi, seq);                                                    \
       HY_GEN_DFT(N, xr, xi, s);                                                             \
-      hy_short_out(dst + off, N, xr, xi, sc, scaled, seq);                                       \
+      hy_short_out(dst + off, N, xr, xi, sc, scaled, seq, stream);                               \
     }                                                                                       \
   }                                                                                         \
   HY_NO_LIBCALLS HY_CLONES static void hy_short1_##N(const hy_cpu_kp *kp, const hy_r *src,  \
                                                       hy_r *dst, int64_t g0, int64_t g1,    \
-                                                      hy_r sc, int scaled) {                \
-    if (kp->sign < 0) hy_short1_##N##_impl(src, dst, g0, g1, sc, scaled, -1);              \
-    else hy_short1_##N##_impl(src, dst, g0, g1, sc, scaled, 1);                             \
+                                                      hy_r sc, int scaled, int stream) {    \
+    if (kp->sign < 0) hy_short1_##N##_impl(src, dst, g0, g1, sc, scaled, stream, -1);      \
+    else hy_short1_##N##_impl(src, dst, g0, g1, sc, scaled, stream, 1);                     \
   }
 
 /* Two stages, N = R0 * R1, as hy_kp_exec runs them: radix R0 on
@@ -401,7 +403,7 @@ HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
   HY_TWO_STAGES(R0, R1)                                                                     \
   HY_INLINE void hy_short2_##R0##_##R1##_impl(const hy_cpu_kp *kp, const hy_r *src,         \
                                               hy_r *dst, int64_t g0, int64_t g1, hy_r sc,   \
-                                              int scaled, const int s) {                    \
+                                              int scaled, int stream, const int s) {        \
     enum { N = (R0) * (R1) };                                                               \
     hy_r seq[HY_SHORT_SEQ(N)] __attribute__((aligned(64)));                                 \
     for (int64_t g = g0; g < g1; g++) {                                                     \
@@ -409,14 +411,14 @@ HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
       hy_v xr[N], xi[N];                                                                    \
       hy_short_in(src + off, N, xr, xi, seq);                                               \
       hy_two_stages_##R0##_##R1(kp, xr, xi, s);                                             \
-      hy_short_out(dst + off, N, xr, xi, sc, scaled, seq);                                  \
+      hy_short_out(dst + off, N, xr, xi, sc, scaled, seq, stream);                          \
     }                                                                                       \
   }                                                                                         \
   HY_NO_LIBCALLS HY_CLONES static void hy_short2_##R0##_##R1(                               \
       const hy_cpu_kp *kp, const hy_r *src, hy_r *dst, int64_t g0, int64_t g1, hy_r sc,     \
-      int scaled) {                                                                         \
-    if (kp->sign < 0) hy_short2_##R0##_##R1##_impl(kp, src, dst, g0, g1, sc, scaled, -1);   \
-    else hy_short2_##R0##_##R1##_impl(kp, src, dst, g0, g1, sc, scaled, 1);                 \
+      int scaled, int stream) {                                                             \
+    if (kp->sign < 0) hy_short2_##R0##_##R1##_impl(kp, src, dst, g0, g1, sc, scaled, stream, -1); \
+    else hy_short2_##R0##_##R1##_impl(kp, src, dst, g0, g1, sc, scaled, stream, 1);         \
   }
 
 /* One transform by itself (a run of one, any strides): its n points in
@@ -532,7 +534,8 @@ static hy_single_fn hy_single_pick(const hy_cpu_kp *kp) {
   return NULL;
 }
 
-typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, int64_t, hy_r, int);
+typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, int64_t, hy_r, int,
+                            int);
 
 /* The straight-line kernel of a kernel plan, NULL where there is none.
  * 64 = 16 x 4 holds 64 points per lane in local vectors, more than the
@@ -654,7 +657,9 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     const int64_t gb = (int64_t)sizeof(hy_r) * 2 * L_ * n;
     const hy_short_fn fused = node->fused ? hy_short_pick(&node->kp, run->src == run->dst) : NULL;
     if (fused) {
-      fused(&node->kp, run->src, run->dst, begin, stop, sc, scaled);
+      fused(&node->kp, run->src, run->dst, begin, stop, sc, scaled, run->stream_out);
+      /* Non-temporal stores are weakly ordered: done before the loop joins. */
+      if (run->stream_out) hy_cpu_stream_fence();
       begin = stop < begin ? begin : stop;
     } else if (n >= HY_CT && gb <= HY_CROW_BYTES) {
       for (; begin < stop; begin++) {

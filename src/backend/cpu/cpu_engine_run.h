@@ -223,7 +223,12 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
     /* An R2C step reads the local result and writes the destination
      * itself: its pass is the copy out. */
     const int post_from_tmp = local && post && !twiddled;
-    if (st == HYFFT_SUCCESS && local && !post_from_tmp) memcpy(dst + 2 * dof, tmp, (size_t)tbytes);
+    if (st == HYFFT_SUCCESS && local && !post_from_tmp) {
+      if (run->stream_out && !twiddled)
+        hy_cpu_stream_copy(dst + 2 * dof, tmp, (size_t)tbytes);
+      else
+        memcpy(dst + 2 * dof, tmp, (size_t)tbytes);
+    }
     if (st == HYFFT_SUCCESS && twiddled) {
       int64_t p = 0, d = m % node->tw.n;
       for (int64_t k = 0; k < n; k++) {
@@ -244,6 +249,8 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
   }
   hy_cpu_scratch_put(1, tmp, bytes);
   hy_cpu_scratch_put(2, loc, (size_t)tbytes);
+  /* Non-temporal stores are weakly ordered: done before the loop joins. */
+  if (run->stream_out) hy_cpu_stream_fence();
   if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, (int)st, __ATOMIC_RELAXED);
 }
 

@@ -509,6 +509,48 @@ static void test_short_same_bits(hyfft_precision prec) {
     }
 }
 
+/* Non-temporal stores (HYFFT_CPU_STREAM=1) write the same bits as plain
+ * ones (=0): the short straight-line kernels' groups and a four-step
+ * transform on local copies, out of place, with the output at every
+ * offset of 8 bytes within a cache line (the copies' plain ends and
+ * whole-line middles), both precisions. */
+static void test_stream_same_bits(hyfft_precision prec) {
+  const size_t esz = prec == HYFFT_F64 ? 16 : 8;
+  static const struct { int64_t n, batch; } cases[] = {{16, 301}, {64, 97}, {12, 200}, {16384, 3}};
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+    for (size_t shift = 0; shift < 64; shift += 8 * (esz / 8)) {
+      const int64_t n = cases[ci].n, batch = cases[ci].batch;
+      const size_t bytes = esz * (size_t)(n * batch);
+      char *in = malloc(bytes), *raw[2] = {aligned_alloc(64, bytes + 128), aligned_alloc(64, bytes + 128)};
+      for (int64_t i = 0; i < n * batch; i++) store(in, prec, i, rnd(), rnd());
+      for (int k = 0; k < 2; k++) {
+        setenv("HYFFT_CPU_STREAM", k ? "1" : "0", 1);
+        setenv("HYFFT_CPU_LOCAL", "64M", 1);
+        hy_settings_reload();
+        hyfft_context ctx;
+        hyfft_plan plan;
+        char tok[96];
+        snprintf(tok, sizeof tok, "c2c:%s:fwd:%lld:b%lld", prec == HYFFT_F64 ? "f64" : "f32",
+                 (long long)n, (long long)batch);
+        CHECK_OK(hyfft_context_create("cpu", &ctx));
+        CHECK_OK(hyfft_plan_token(ctx, tok, HYFFT_ESTIMATE, &plan));
+        poison(raw[k], bytes + 128);
+        CHECK_OK(hyfft_execute(plan, in, raw[k] + shift));
+        CHECK_OK(hyfft_plan_destroy(plan));
+        CHECK_OK(hyfft_context_destroy(ctx));
+      }
+      unsetenv("HYFFT_CPU_STREAM");
+      unsetenv("HYFFT_CPU_LOCAL");
+      hy_settings_reload();
+      CHECK(memcmp(raw[0], raw[1], bytes + 128) == 0,
+            "n=%lld b%lld %s, output at +%zu bytes: streamed and plain stores differ",
+            (long long)n, (long long)batch, prec == HYFFT_F64 ? "f64" : "f32", shift);
+      free(in);
+      free(raw[0]);
+      free(raw[1]);
+    }
+}
+
 /* One transform by itself at strides (input stride is, output stride os,
  * in place when both are the same buffer), scaled: the single-transform
  * kernels of the short lengths (hy_single_pick) against the long double
@@ -681,5 +723,7 @@ int main(void) {
   test_threads(4099, 5, HYFFT_F32);
   printf("worst rms / (u sqrt(log2 N)): f32 smooth %.2f other %.2f; f64 smooth %.2f other %.2f\n",
          worst_smooth[0], worst_other[0], worst_smooth[1], worst_other[1]);
+  test_stream_same_bits(HYFFT_F32);
+  test_stream_same_bits(HYFFT_F64);
   return hy_test_summary();
 }
