@@ -658,8 +658,6 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     const hy_short_fn fused = node->fused ? hy_short_pick(&node->kp, run->src == run->dst) : NULL;
     if (fused) {
       fused(&node->kp, run->src, run->dst, begin, stop, sc, scaled, run->stream_out);
-      /* Non-temporal stores are weakly ordered: done before the loop joins. */
-      if (run->stream_out) hy_cpu_stream_fence();
       begin = stop < begin ? begin : stop;
     } else if (n >= HY_CT && gb <= HY_CROW_BYTES) {
       for (; begin < stop; begin++) {
@@ -679,14 +677,16 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
         const int64_t off = 2 * begin * L_ * n;
         hy_gather_cblock((const hy_r *)run->src + off, n, ar, ai);
         int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
-        hy_scatter_cblock((hy_r *)run->dst + off, n, where ? br : ar, where ? bi : ai, sc, scaled);
+        hy_scatter_cblock((hy_r *)run->dst + off, n, where ? br : ar, where ? bi : ai, sc, scaled,
+                          run->stream_out);
       }
     }
     for (; begin < stop; begin++) {
       const int64_t off = 2 * begin * L_ * n;
       hy_gather_block((const hy_r *)run->src + off, n, ar, ai);
       int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
-      hy_scatter_block((hy_r *)run->dst + off, n, where ? br : ar, where ? bi : ai, sc, scaled);
+      hy_scatter_block((hy_r *)run->dst + off, n, where ? br : ar, where ? bi : ai, sc, scaled,
+                       run->stream_out);
     }
   }
   if (colblk) {
@@ -729,5 +729,7 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
       hy_scatter(node, job->run, cur, n, where ? br : ar, where ? bi : ai);
     }
   }
+  /* Non-temporal stores are weakly ordered: done before the loop joins. */
+  if (run->stream_out) hy_cpu_stream_fence();
   hy_cpu_scratch_put(0, buf, bytes);
 }

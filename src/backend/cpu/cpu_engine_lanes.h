@@ -309,14 +309,18 @@ HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_gather_cblock(
  * whole tile is forwarded from that tile's own store (only the one ending
  * at n overlaps a later store), then the rows out in memory order. */
 HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_cblock(
-    hy_r *b0, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc, int scaled) {
+    hy_r *b0, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc, int scaled,
+    int stream) {
   const int64_t P = 2 * ((n + HY_CT - 1) / HY_CT * HY_CT);
   hy_r seq[2 * HY_BLOCK_MAX + 2 * L_ * HY_CT] __attribute__((aligned(64)));
   hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = seq + v * P;
   if (n % HY_CT) hy_scatter_ctile(rows, L_, n - HY_CT, fr, fi, sc, scaled);
   for (int64_t k0 = 0; k0 + HY_CT <= n; k0 += HY_CT) hy_scatter_ctile(rows, L_, k0, fr, fi, sc, scaled);
-  for (int v = 0; v < L_; v++) hy_copy_ctiles(b0 + 2 * v * n, seq + v * P, n);
+  for (int v = 0; v < L_; v++) {
+    if (stream) hy_cpu_stream_copy(b0 + 2 * v * n, seq + v * P, sizeof(hy_r) * 2 * (size_t)n);
+    else hy_copy_ctiles(b0 + 2 * v * n, seq + v * P, n);
+  }
 }
 
 /* hy_gather for a group of separate transforms read with unit stride
@@ -434,7 +438,8 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
  * copy of the group, then one sequential vector copy out (tiles written
  * straight to the destination touch LANES lines at a time). */
 HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_block(
-    hy_r *b0, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc, int scaled) {
+    hy_r *b0, int64_t n, const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc, int scaled,
+    int stream) {
   hy_r seq[2 * HY_BLOCK_MAX + 2 * L_] __attribute__((aligned(64)));
   hy_r *rows[L_];
   for (int v = 0; v < L_; v++) rows[v] = seq + 2 * v * n;
@@ -446,6 +451,10 @@ HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_block(
     int64_t k0 = 0;
     for (; k0 + L_ <= n; k0 += L_) hy_scatter_tile(rows, L_, 1, k0, fr, fi, sc, scaled);
     if (k0 < n) hy_scatter_tile(rows, L_, 1, n - L_, fr, fi, sc, scaled);
+  }
+  if (stream) {
+    hy_cpu_stream_copy(b0, seq, sizeof(hy_r) * 2 * (size_t)(n * L_));
+    return;
   }
   for (int64_t i = 0; i < 2 * n; i++) {
     hy_v t;
@@ -530,7 +539,7 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
   for (int v = 0; v < L_; v++) rows[v] = dst + 2 * ln->dof[v < ln->count ? v : 0];
   const int scaled = scale != 1.0;
   if (n * L_ <= HY_BLOCK_MAX && hy_lanes_block(ln, os, n, 1)) {
-    hy_scatter_block(dst + 2 * ln->dof[0], n, fr, fi, sc, scaled);
+    hy_scatter_block(dst + 2 * ln->dof[0], n, fr, fi, sc, scaled, run->stream_out);
     return;
   }
   if (n >= L_) {

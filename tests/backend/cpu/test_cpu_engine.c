@@ -510,13 +510,15 @@ static void test_short_same_bits(hyfft_precision prec) {
 }
 
 /* Non-temporal stores (HYFFT_CPU_STREAM=1) write the same bits as plain
- * ones (=0): the short straight-line kernels' groups and a four-step
- * transform on local copies, out of place, with the output at every
+ * ones (=0): the short straight-line kernels' groups, the block scatters
+ * of back-to-back rows and a four-step transform on local copies, out of
+ * place, with the output at every
  * offset of 8 bytes within a cache line (the copies' plain ends and
  * whole-line middles), both precisions. */
 static void test_stream_same_bits(hyfft_precision prec) {
   const size_t esz = prec == HYFFT_F64 ? 16 : 8;
-  static const struct { int64_t n, batch; } cases[] = {{16, 301}, {64, 97}, {12, 200}, {16384, 3}};
+  static const struct { int64_t n, batch; } cases[] = {{16, 301}, {64, 97},  {12, 200}, {16384, 3},
+                                                       {100, 67}, {24, 90},  {40, 51},  {200, 33}};
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
     for (size_t shift = 0; shift < 64; shift += 8 * (esz / 8)) {
       const int64_t n = cases[ci].n, batch = cases[ci].batch;
