@@ -523,7 +523,9 @@ static void test_stream_same_bits(hyfft_precision prec) {
     for (size_t shift = 0; shift < 64; shift += 8 * (esz / 8)) {
       const int64_t n = cases[ci].n, batch = cases[ci].batch;
       const size_t bytes = esz * (size_t)(n * batch);
-      char *in = malloc(bytes), *raw[2] = {aligned_alloc(64, bytes + 128), aligned_alloc(64, bytes + 128)};
+      /* aligned_alloc takes a size that is a multiple of the alignment. */
+      const size_t room = (bytes + 128 + 63) / 64 * 64;
+      char *in = malloc(bytes), *raw[2] = {aligned_alloc(64, room), aligned_alloc(64, room)};
       for (int64_t i = 0; i < n * batch; i++) store(in, prec, i, rnd(), rnd());
       for (int k = 0; k < 2; k++) {
         setenv("HYFFT_CPU_STREAM", k ? "1" : "0", 1);
