@@ -314,9 +314,9 @@ hy_status hy_ooc_real_track_init(hy_ooc_real_track *t, const hy_ooc_real_step *s
   t->step = *step;
   t->ncols = ncols;
   t->before = before;
-  t->done = calloc((size_t)(ncols / 2 + 1), 1);
-  t->landed = before ? NULL : calloc((size_t)ncols, 1);
-  t->runs = malloc((size_t)(ncols / 2 + 2) * 2 * sizeof *t->runs);
+  t->done = hy_calloc((size_t)(ncols / 2 + 1), 1);
+  t->landed = before ? NULL : hy_calloc((size_t)ncols, 1);
+  t->runs = hy_malloc((size_t)(ncols / 2 + 2) * 2 * sizeof *t->runs);
   if (!t->done || (!before && !t->landed) || !t->runs) {
     hy_ooc_real_track_free(t);
     return hy_error(HYFFT_OUT_OF_MEMORY, "out of core: no memory for the real step's columns");
@@ -325,9 +325,9 @@ hy_status hy_ooc_real_track_init(hy_ooc_real_track *t, const hy_ooc_real_step *s
 }
 
 void hy_ooc_real_track_free(hy_ooc_real_track *t) {
-  free(t->done);
-  free(t->landed);
-  free(t->runs);
+  hy_free(t->done);
+  hy_free(t->landed);
+  hy_free(t->runs);
   t->done = t->landed = NULL;
   t->runs = NULL;
 }

@@ -8,7 +8,8 @@
  * host data through a fake GPU (the CPU backend under a GPU id with the
  * staging hooks: chunked and whole-buffer staging, bf16 chunks); out of core on that
  * fake GPU under a small HYFFT_DEVICE_MEMORY_LIMIT (2D C2C, C2R through its
- * host scratch, 1D four-step); CPU f16 Bluestein; a hybrid CPU share, fixed and calibrated
+ * host scratch, 1D four-step, single 1D R2C and C2R whose real step runs
+ * by columns on a helper thread); CPU f16 Bluestein; a hybrid CPU share, fixed and calibrated
  * with the search and its wisdom entry; a multi-device context ("cpu,cpu")
  * created, planned on and run; a CPU convolution with padding and a crop;
  * wisdom exported to and imported from a
@@ -231,6 +232,9 @@ static hyfft_status sc_gpu_whole(world *w) { return plan_and_run(w->gpu, "c2c:f3
 static hyfft_status sc_ooc_2d(world *w) { return plan_and_run(w->gpu, "c2c:f32:fwd:64x48", 2); }
 static hyfft_status sc_ooc_c2r(world *w) { return plan_and_run(w->gpu, "c2r:f64:30x21:b2", 2); }
 static hyfft_status sc_ooc_1d(world *w) { return plan_and_run(w->gpu, "c2c:f32:bwd:3000:b2", 2); }
+/* Single 1D real transforms: the step by columns on its helper thread. */
+static hyfft_status sc_ooc_1d_r2c(world *w) { return plan_and_run(w->gpu, "r2c:f32:8192", 2); }
+static hyfft_status sc_ooc_1d_c2r(world *w) { return plan_and_run(w->gpu, "c2r:f64:6000", 2); }
 static hyfft_status sc_hybrid(world *w) { return plan_and_run(w->gpu, "c2c:f32:fwd:256:b64", 0); }
 /* A multi-device context of the CPU twice, a plan split across it, run
  * (its devices run at once: a failed device may leave the others' ranges
@@ -358,6 +362,8 @@ int main(void) {
       {"out of core 2D", sc_ooc_2d, NULL, "8K"},
       {"out of core C2R", sc_ooc_c2r, NULL, "3K"},
       {"out of core 1D", sc_ooc_1d, NULL, "8K"},
+      {"out of core 1D R2C by columns", sc_ooc_1d_r2c, NULL, "8K"},
+      {"out of core 1D C2R by columns", sc_ooc_1d_c2r, NULL, "8K"},
       {"hybrid share", sc_hybrid, "0.25", NULL},
       {"multi-device", sc_multi, NULL, NULL},
       {"multi-device slab", sc_multi_slab, NULL, NULL},
