@@ -374,8 +374,7 @@ static void *hy_track_helper(void *arg) {
       int quit = t->quit;
       pthread_mutex_unlock(&t->lock);
       if (quit) break;
-      int64_t blk = t->mirrored && (j & 1) ? t->count - 1 - j / 2 : t->mirrored ? j / 2 : j;
-      int64_t u0 = blk * t->per, u1 = u0 + t->per < t->ncols ? u0 + t->per : t->ncols;
+      int64_t u0 = hy_ooc_piece_block(j, t->count, t->mirrored) * t->per, u1 = u0 + t->per < t->ncols ? u0 + t->per : t->ncols;
       hy_track_do(t, hy_track_scan(t, u0, u1));
       pthread_mutex_lock(&t->lock);
       t->pieces_done = j + 1;
@@ -425,7 +424,7 @@ hy_status hy_ooc_real_track_start(hy_ooc_real_track *t, int64_t per, int64_t cou
   return HYFFT_SUCCESS;
 }
 
-void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t u0, int64_t u1) {
+void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t k, int64_t u0, int64_t u1) {
   if (!t->async) {
     if (!t->before)
       for (int64_t c = u0; c < u1; c++) t->landed[c] = 1;
@@ -434,10 +433,8 @@ void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t u0, int64_t u1) {
   }
   pthread_mutex_lock(&t->lock);
   if (t->before) {
-    /* The helper takes the pieces in order: wait for this one. */
-    int64_t blk = t->per > 0 ? u0 / t->per : 0;
-    int64_t j = !t->mirrored ? blk : 2 * blk < t->count ? 2 * blk : 2 * (t->count - 1 - blk) + 1;
-    while (t->pieces_done <= j && !t->helper_done) pthread_cond_wait(&t->cond, &t->lock);
+    /* The helper takes the pieces in reading order: wait for this one. */
+    while (t->pieces_done <= k && !t->helper_done) pthread_cond_wait(&t->cond, &t->lock);
   } else {
     for (int64_t c = u0; c < u1; c++) t->landed[c] = 1;
     t->landings++;

@@ -49,6 +49,14 @@ void hy_ooc_real_run(const hy_ooc_real_step *step, int64_t batch);
  * C2R sweep 1 reads each (ncols = n2). */
 void hy_ooc_real_columns(const hy_ooc_real_step *step, int64_t ncols, int64_t c0, int64_t c1);
 
+/* The block that piece k of a sweep of `count` takes: k itself, or, in
+ * mirrored order, 0, count - 1, 1, count - 2, ... (blocks b and
+ * count - 1 - b hold partner columns of the real step). */
+static inline int64_t hy_ooc_piece_block(int64_t k, int64_t count, int mirrored) {
+  if (!mirrored) return k;
+  return (k & 1) ? count - 1 - k / 2 : k / 2;
+}
+
 /* Which lower columns are done, and (after) which columns have landed.
  * Synchronous, the due pairs run inside hy_ooc_real_track_piece; with a
  * helper thread (hy_ooc_real_track_start), they run there while the
@@ -80,9 +88,9 @@ hy_status hy_ooc_real_track_init(hy_ooc_real_track *t, const hy_ooc_real_step *s
  * 0, count - 1, 1, count - 2, ... */
 hy_status hy_ooc_real_track_start(hy_ooc_real_track *t, int64_t per, int64_t count,
                                   int mirrored);
-/* Columns [u0, u1) are about to be read (before; returns once their pairs
- * are done) or have landed (after). */
-void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t u0, int64_t u1);
+/* Columns [u0, u1), piece k of the reading order, are about to be read
+ * (before; returns once their pairs are done) or have landed (after). */
+void hy_ooc_real_track_piece(hy_ooc_real_track *t, int64_t k, int64_t u0, int64_t u1);
 /* Waits for the helper thread to finish (after: every pair done) or, with
  * stop, tells it to stop first (after an error); no-op when synchronous. */
 void hy_ooc_real_track_finish(hy_ooc_real_track *t, int stop);

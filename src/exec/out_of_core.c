@@ -1002,11 +1002,8 @@ typedef struct hy_ooc_ends {
   int mirrored;
 } hy_ooc_ends;
 
-/* The block piece k of a sweep takes: k itself, or in mirrored order
- * 0, count - 1, 1, count - 2, ... */
 static int64_t hy_ooc_block(const hy_ooc_sweep *sw, const hy_ooc_ends *e, int64_t k) {
-  if (!e->mirrored) return k;
-  return (k & 1) ? sw->count - 1 - k / 2 : k / 2;
+  return hy_ooc_piece_block(k, sw->count, e->mirrored);
 }
 
 /* Whether the 1D real step runs by columns beside the sweeps: a single
@@ -1015,10 +1012,10 @@ static int hy_ooc_real_by_columns(const struct hy_ooc *o) {
   return o->real1d && !o->widen && o->n1 && o->nb == 1 && !o->chirp && !o->entries;
 }
 
-/* The columns [first, first + n) of a sweep are about to be read
- * (before) or have landed (after): the real step's pairs now due. */
-static void hy_ooc_real_due(const hy_ooc_ends *e, int before, int64_t first, int64_t n) {
-  if (e->real && e->real->before == before) hy_ooc_real_track_piece(e->real, first, first + n);
+/* The columns [first, first + n) of a sweep, its piece k, are about to be
+ * read (before) or have landed (after): the real step's pairs now due. */
+static void hy_ooc_real_due(const hy_ooc_ends *e, int before, int64_t k, int64_t first, int64_t n) {
+  if (e->real && e->real->before == before) hy_ooc_real_track_piece(e->real, k, first, first + n);
 }
 
 /* Piece `k` of a sweep is in the host destination: report the share of
@@ -1052,7 +1049,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
     int64_t first = blk * sw->per, n = last ? sw->last : sw->per;
     const hy_ooc_sub *sub = &sw->sub[last && sw->nsub == 2 ? 1 : 0];
     size_t piece = (size_t)n * sw->unit_bytes;
-    hy_ooc_real_due(e, 1, first, n);
+    hy_ooc_real_due(e, 1, i, first, n);
     hy_ooc_move(o, sw, e->src, e->src_side, e->src_real, host, first, n, 1);
     queued = 1;
     st = b->write(dev, queue, d, 0, host, piece, 0);
@@ -1067,7 +1064,7 @@ static hy_status hy_ooc_sweep_run(struct hyfft_plan_s *plan, int sweep, const hy
     if (st == HYFFT_SUCCESS) {
       queued = 0;
       hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, host, first, n, 0);
-      hy_ooc_real_due(e, 0, first, n);
+      hy_ooc_real_due(e, 0, i, first, n);
       hy_ooc_progress(plan, e, i);
     }
   }
@@ -1127,12 +1124,12 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
       int64_t pn = pb == sw->count - 1 ? sw->last : sw->per;
       if (!direct_out)
         hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], pb * sw->per, pn, 0);
-      hy_ooc_real_due(e, 0, pb * sw->per, pn);
+      hy_ooc_real_due(e, 0, k - 2, pb * sw->per, pn);
       hy_ooc_progress(plan, e, k - 2);
     }
     /* The real step's pairs of this piece's columns, while the queues
      * still move the pieces before it. */
-    hy_ooc_real_due(e, 1, first, n);
+    hy_ooc_real_due(e, 1, k, first, n);
     if (din) {
       st = hy_ooc_copy_direct(plan, sw, e->src, e->src_side, e->src_real, d[slot], first, n, q, 1);
     } else {
@@ -1165,7 +1162,7 @@ static hy_status hy_ooc_sweep_pipeline(struct hyfft_plan_s *plan, int sweep, con
     if (st == HYFFT_SUCCESS) {
       if (!direct_out)
         hy_ooc_move(o, sw, e->dst, e->dst_side, e->dst_real, o->pin[slot], blk * sw->per, n, 0);
-      hy_ooc_real_due(e, 0, blk * sw->per, n);
+      hy_ooc_real_due(e, 0, k, blk * sw->per, n);
       hy_ooc_progress(plan, e, k);
     }
   }

@@ -237,14 +237,14 @@ static hy_status hy_fs_axis_to(hy_fs_ctx *c, int64_t n, int sign, hy_buffer src,
   if (axis_inner)
     for (int l = 0; l < nloops; l++)
       if (loops[l].n > 1 && llabs(loops[l].in_stride) < llabs(in_stride)) dense[l] *= n2;
-  int64_t a_out = axis_inner ? 1 : inner * n1, j1_stride = axis_inner ? inner * n2 : inner;
-  int64_t k2_stride = axis_inner ? 1 : inner * n1;
+  /* k2's stride in the work buffer (pass A's output axis) and j1's. */
+  int64_t k2_stride = axis_inner ? 1 : inner * n1, j1_stride = axis_inner ? inner * n2 : inner;
 
   /* Pass A: along n2 (stride n1*in_stride), loop n1 carries the twiddle. */
   HY_TRY(hy_choose_dft_algo(n2, c->caps, pass));
   pass->src = src;
   pass->dst = work;
-  pass->axis = (hyfft_dim){n2, n1 * in_stride, a_out};
+  pass->axis = (hyfft_dim){n2, n1 * in_stride, k2_stride};
   pass->nloops = 0;
   for (int l = 0; l < nloops; l++)
     pass->loops[pass->nloops++] = (hyfft_dim){loops[l].n, loops[l].in_stride, dense[l]};

@@ -29,13 +29,11 @@ static void fill(char *buf, int64_t count, int f64) {
   }
 }
 
-/* Pieces of `per` columns of ncols, in one of three orders. */
+/* Pieces of `per` columns of ncols, in one of three orders: natural,
+ * reversed, mirrored (the order of the sweeps that carry the step). */
 static int64_t piece_order(int64_t k, int64_t count, int order) {
-  if (order == 0) return k;
   if (order == 1) return count - 1 - k;
-  /* Mirrored: odd positions from the back, even from the front (the
-   * order of the sweeps that carry the step). */
-  return (k & 1) ? count - 1 - k / 2 : k / 2;
+  return hy_ooc_piece_block(k, count, order == 2);
 }
 
 static void one_case(int64_t ncols, int64_t nrows, int f64, int r2c, int inplace, int64_t per,
@@ -77,7 +75,7 @@ static void one_case(int64_t ncols, int64_t nrows, int f64, int r2c, int inplace
       for (int64_t r = 0; r < nrows; r++)
         memcpy(got + (size_t)(u0 + ncols * r) * ce, src + (size_t)(u0 + ncols * r) * ce,
                (size_t)(u1 - u0) * ce);
-    hy_ooc_real_track_piece(&t, u0, u1);
+    hy_ooc_real_track_piece(&t, k, u0, u1);
     if (!r2c) {
       /* Every column of the piece about to be read is final. */
       int bad = 0;

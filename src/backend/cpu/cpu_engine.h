@@ -143,16 +143,17 @@ typedef struct hy_cpu_run {
   int real_step;
   const double *real_tw;
   /* Out of place with more data than the threads' L2 caches hold: the
-   * copies out of local buffers (short kernels' groups, four-step
-   * transforms on local copies) write dst with non-temporal stores
+   * copies out of local buffers (short kernels' groups, the block
+   * scatters, four-step transforms on local copies) write dst with
+   * non-temporal stores
    * (hy_cpu_stream_copy), which skip reading each line before writing
    * it. */
   int stream_out;
 } hy_cpu_run;
 
 /* Copy `bytes` from src to dst with non-temporal stores where the
- * machine has them (x86-64: 16-byte stores on the aligned middle, plain
- * copies for the ends), memcpy elsewhere. hy_cpu_stream_fence orders
+ * machine has them (x86-64: the whole cache lines in the middle, plain
+ * copies for the partial lines at the ends), memcpy elsewhere. hy_cpu_stream_fence orders
  * them before the results are handed to another thread. */
 void hy_cpu_stream_copy(void *dst, const void *src, size_t bytes);
 void hy_cpu_stream_fence(void);

@@ -224,6 +224,7 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
      * itself: its pass is the copy out. */
     const int post_from_tmp = local && post && !twiddled;
     if (st == HYFFT_SUCCESS && local && !post_from_tmp) {
+      /* Streamed, unless the twiddles below read the transform back. */
       if (run->stream_out && !twiddled)
         hy_cpu_stream_copy(dst + 2 * dof, tmp, (size_t)tbytes);
       else
