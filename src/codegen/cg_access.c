@@ -398,7 +398,11 @@ void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
   hy_strbuf *sb = k->sb;
   const hy_pass *pass = k->pass;
   int block = k->T * k->M;
-  int64_t run = k->n * k->M;
+  /* Elements per transform on this side: n, or the n/2 + 1 complex values
+   * on the complex side of an odd real step. */
+  const int64_t per = hy_pass_side_length(pass, out);
+  const int r2c_odd = pass->fuse == HY_FUSE_R2C_ODD, c2r_odd = pass->fuse == HY_FUSE_C2R_ODD;
+  int64_t run = per * k->M;
   int iters = (int)((run + block - 1) / block);
   /* A plane pass whose planes are not one dense run has one per block,
    * at the ib the prologue computed. */
@@ -417,7 +421,7 @@ void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
   if (by_ib)
     hy_strbuf_append(sb, "valid) {\n");
   else
-    hy_strbuf_appendf(sb, "base + i < %lld) {\n", (long long)(count * k->n));
+    hy_strbuf_appendf(sb, "base + i < %lld) {\n", (long long)(count * per));
   if (!out && pass->plane_inner > 0) {
     /* Plane element (a, b) at a*B + b goes to the Stockham position
      * b*A + a: the stages run B's radices over the plane's rows first,
@@ -428,15 +432,33 @@ void hy_cg_stage_copy(hy_cg_kernel *k, int64_t count, int out) {
     hy_strbuf_appendf(sb, "        const int e = (p %% %lld) * %lld + p / %lld;\n", (long long)B,
                       (long long)A, (long long)B);
   } else {
-    hy_strbuf_appendf(sb, "        const int mm = i / %lld, e = i %% %lld;\n", (long long)k->n,
-                      (long long)k->n);
+    hy_strbuf_appendf(sb, "        const int mm = i / %lld, e = i %% %lld;\n", (long long)per,
+                      (long long)per);
   }
-  char l[96];
-  if (k->pad)
+  char l[96], lm[96];
+  if (k->pad) {
     snprintf(l, sizeof l, "lds[mm * %d + e + (e >> %d) * %d]", k->row, k->pad_shift, k->pad);
-  else
+    snprintf(lm, sizeof lm, "lds[mm * %d + (%lld - e) + ((%lld - e) >> %d) * %d]", k->row,
+             (long long)k->n, (long long)k->n, k->pad_shift, k->pad);
+  } else {
     snprintf(l, sizeof l, "lds[mm * %d + e]", k->row);
-  if (out)
+    snprintf(lm, sizeof lm, "lds[mm * %d + (%lld - e)]", k->row, (long long)k->n);
+  }
+  if (r2c_odd && !out) {
+    /* A real input, imaginary part 0. */
+    hy_strbuf_appendf(sb, "        %s = MK(src[%lld + base + i], (real)0);\n", l,
+                      (long long)pass->src_offset);
+  } else if (c2r_odd && !out) {
+    /* Input e < n/2 + 1 and its conjugate at n - e: the Hermitian
+     * extension (X_0's imaginary part taken as 0). */
+    hy_strbuf_appendf(sb, "        const real2 hv = src[%lld + base + i];\n",
+                      (long long)pass->src_offset);
+    hy_strbuf_appendf(sb, "        %s = MK(hv.x, e == 0 ? (real)0 : hv.y);\n", l);
+    hy_strbuf_appendf(sb, "        if (e > 0) %s = MK(hv.x, -hv.y);\n", lm);
+  } else if (c2r_odd) {
+    /* The real parts. */
+    hy_strbuf_appendf(sb, "        dst[%lld + base + i] = %s.x;\n", (long long)pass->dst_offset, l);
+  } else if (out)
     hy_strbuf_appendf(sb, "        dst[%lld + base + i] = %s;\n", (long long)pass->dst_offset, l);
   else if (by_ib)
     hy_strbuf_appendf(sb, "        %s = src[ib + i];\n", l);

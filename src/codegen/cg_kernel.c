@@ -177,10 +177,15 @@ hy_status hy_cg_pass_kernel(const hy_problem *problem, const hy_pass *pass, int 
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: the end of a real Bluestein chain needs "
                     "direct loads and a direct or transposed store", pass_index);
   if (hy_fuse_is_real_odd(pass->fuse) &&
-      (k.rader || pass->twiddle_loop >= 0 || pass->plane_inner > 0 ||
-       spec->stage_load || spec->stage_store || spec->store_transposed || spec->body))
+      (k.rader || pass->twiddle_loop >= 0 || pass->plane_inner > 0 || spec->store_transposed ||
+       spec->body ||
+       ((spec->stage_load || spec->stage_store) &&
+        (k.bluestein || spec->split_exchange || !spec->transform_fastest)) ||
+       (spec->stage_load && !hy_pass_dense_run(pass, 0)) ||
+       (spec->stage_store && !hy_pass_dense_run(pass, 1))))
     return hy_error(HYFFT_INTERNAL, "codegen: pass %d: a fused odd real step needs a plain "
-                    "mixed-radix or Bluestein pass with direct loads and stores", pass_index);
+                    "mixed-radix or Bluestein pass, staged only over dense runs of a "
+                    "mixed-radix one", pass_index);
   if (k.T < 1 || k.M < 1 || (int64_t)k.T * k.M > (caps->max_work_group > 0 ? caps->max_work_group : 1024))
     return hy_error(HYFFT_INVALID_ARGUMENT, "codegen: pass %d: %d threads x %d transforms per block",
                     pass_index, k.T, k.M);

@@ -417,11 +417,19 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   if (spec->split_exchange || spec->store_transposed || fused_store ||
       !(spec->transform_fastest ? hy_pass_dense_run(pass, 1) : hy_pass_dense_output_ordered(pass)))
     spec->stage_store = 0;
-  /* An odd-length real step reads and writes each element straight from
-   * and to global memory in the pass's own load and store. */
+  /* An odd-length real step forms its complex values in the pass's own
+   * load and keeps its outputs in its own store. Short transforms of a
+   * dense batch (fewer than 8 threads each) stage both through local
+   * memory, like complex ones: a warp then reads and writes whole runs
+   * (the reals on one side, the n/2 + 1 complex values on the other)
+   * instead of a piece of each of 32 transforms per instruction. Other
+   * layouts and Bluestein's chirped load go straight to global memory. */
   if (hy_fuse_is_real_odd(pass->fuse)) {
-    spec->stage_load = 0;
-    spec->stage_store = 0;
+    const int short_rows = caps->backend != HYFFT_BACKEND_CPU && spec->transform_fastest &&
+                           spec->threads_per_transform < 8 && pass->algo == HY_ALGO_MIXED_RADIX &&
+                           !spec->split_exchange && !spec->body;
+    spec->stage_load = short_rows && hy_pass_dense_run(pass, 0);
+    spec->stage_store = short_rows && hy_pass_dense_run(pass, 1);
     spec->store_transposed = 0;
   }
   /* So do the ends of a real transform's Bluestein chain (the transposed

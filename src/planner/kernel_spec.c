@@ -290,14 +290,23 @@ int64_t hy_spec_local_bytes(const hy_pass *pass, const hy_kernel_spec *spec, int
   return (int64_t)spec->transforms_per_block * hy_spec_row(nc, spec) * elem;
 }
 
+int64_t hy_pass_side_length(const hy_pass *pass, int out) {
+  /* An odd-length real step keeps n/2 + 1 complex values on its complex
+   * side (R2C's output, C2R's input) and n reals on the other. */
+  if ((pass->fuse == HY_FUSE_R2C_ODD && out) || (pass->fuse == HY_FUSE_C2R_ODD && !out))
+    return pass->axis.n / 2 + 1;
+  return pass->axis.n;
+}
+
 /* Whether the transforms of a pass lie back to back on one side (0: input,
- * 1: output): unit axis stride and one loop of stride n, so the M
- * transforms of a work-group are one contiguous run of M*n elements. */
+ * 1: output): unit axis stride and one loop of stride L (the side's
+ * elements per transform), so the M transforms of a work-group are one
+ * contiguous run of M*L elements. */
 int hy_pass_dense_run(const hy_pass *pass, int out) {
   if (pass->nloops != 1) return 0;
   int64_t as = out ? pass->axis.out_stride : pass->axis.in_stride;
   int64_t ls = out ? pass->loops[0].out_stride : pass->loops[0].in_stride;
-  return as == 1 && ls == pass->axis.n;
+  return as == 1 && ls == hy_pass_side_length(pass, out);
 }
 
 void hy_pass_loop_order(const hy_pass *pass, int by_out, int *order) {

@@ -75,8 +75,12 @@ int hy_spec_points_per_thread(const hy_pass *pass, const hy_kernel_spec *spec, i
 int hy_spec_row(int nc, const hy_kernel_spec *spec);
 /* Bytes of local memory a block of the pass takes (nc points a transform). */
 int64_t hy_spec_local_bytes(const hy_pass *pass, const hy_kernel_spec *spec, int nc);
+/* Elements of one transform on one side (0: input, 1: output): n, or
+ * n/2 + 1 complex values on the complex side of an odd real step. */
+int64_t hy_pass_side_length(const hy_pass *pass, int out);
 /* Whether the transforms lie back to back on one side (0: input, 1:
- * output): unit axis stride and one loop of stride n. */
+ * output): unit axis stride and one loop whose stride is the side's
+ * length. */
 int hy_pass_dense_run(const hy_pass *pass, int out);
 /* Whether the transforms, in the order their index takes the loops, tile
  * one contiguous run of the input (the planes of a 3D batch). */

@@ -234,6 +234,16 @@ static void build_matrix(tokens *t, hyt_level level) {
       "c2r:f64:22:ip",          "r2c:f32:26:scale=1/N",   "c2r:f32:30:b3",
       "r2c:f32:256:b600",       "c2r:f64:130:b1000:ip"};
   for (size_t i = 0; i < sizeof real_vec / sizeof *real_vec; i++) add(t, "%s", real_vec[i]);
+  /* Short odd lengths in dense batches, whose real step the GPUs stage
+   * through local memory both ways: batches of several work-groups with
+   * a partial last one, in place (the staged load or store alone), scaled,
+   * and the odd last axis of a 2D array. */
+  static const char *const real_odd_rows[] = {
+      "r2c:f32:13:b1000",  "c2r:f64:13:b1000",    "r2c:f64:27:b777",
+      "c2r:f32:27:b777",   "c2r:f32:13:b300:ip",  "r2c:f64:15:b300:ip",
+      "c2r:f32:9:b500:scale=1/N", "r2c:f32:3:b2049", "c2r:f32:300x25", "r2c:f64:300x25"};
+  for (size_t i = 0; i < sizeof real_odd_rows / sizeof *real_odd_rows; i++)
+    add(t, "%s", real_odd_rows[i]);
   if (!quick) {
     add(t, "r2c:f64:65537");
     add(t, "c2r:f32:65536:b2");

@@ -14,7 +14,8 @@
  * at 2^B points, multi-dimensional ones near that, and below 22 a batch
  * at 2^(B+4) points (scripts/gpu-check.sh and the verify.unseen tests
  * run such samples through hyfft verify), HYFFT_SWEEP_TOKEN=TOKEN plans one problem,
- * HYFFT_SWEEP_VERBOSE=1 prints each token first. No GPU or compiler needed. */
+ * HYFFT_SWEEP_VERBOSE=1 prints each token first (with HYFFT_SWEEP_TOKEN:
+ * the plan tree each device gets). No GPU or compiler needed. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -231,6 +232,13 @@ static void plan_one(const char *token, const device_case *dev, int *planned) {
         st ? hyfft_last_error() : "");
   if (st != HYFFT_SUCCESS) return;
   ++*planned;
+  if (getenv("HYFFT_SWEEP_VERBOSE") && getenv("HYFFT_SWEEP_TOKEN")) {
+    hy_strbuf sb;
+    hy_strbuf_init(&sb);
+    hy_plan_tree_describe(&tree, &sb);
+    printf("%s on %s:\n%s\n", token, dev->name, sb.data ? sb.data : "");
+    hy_strbuf_free(&sb);
+  }
   if (!dev->gpu) return;
   for (int p = 0; p < tree.npasses; p++)
     CHECK(tree.passes[p].op != HY_PASS_DFT ||
