@@ -38,6 +38,7 @@ static const struct {
     {"HYFFT_PLANES", offsetof(hy_settings, planes_raw)},
     {"HYFFT_CPU_CHUNKS", offsetof(hy_settings, cpu_chunks_raw)},
     {"HYFFT_CPU_LOCAL", offsetof(hy_settings, cpu_local_raw)},
+    {"HYFFT_CPU_DIRECT_MAX", offsetof(hy_settings, cpu_direct_max_raw)},
     {"HYFFT_CPU_SHORT", offsetof(hy_settings, cpu_short_raw)},
     {"HYFFT_CPU_ROWS", offsetof(hy_settings, cpu_rows_raw)},
     {"HYFFT_CPU_STREAM", offsetof(hy_settings, cpu_stream_raw)},
@@ -111,6 +112,7 @@ static void hy_settings_parse(hy_settings *s) {
   s->cpu_stream =
       hy_settings_is(s->cpu_stream_raw, "0") ? 0 : hy_settings_is(s->cpu_stream_raw, "1") ? 1 : -1;
   s->cpu_local_bytes = s->cpu_local_raw && !s->cpu_local_off ? hy_settings_bytes(s->cpu_local_raw) : 0;
+  s->cpu_direct_max = s->cpu_direct_max_raw ? strtoll(s->cpu_direct_max_raw, NULL, 10) : 0;
   s->device_memory_limit =
       s->device_memory_limit_raw ? hy_settings_bytes(s->device_memory_limit_raw) : 0;
   s->ooc_block_row = s->ooc_block_row_raw ? hy_settings_bytes(s->ooc_block_row_raw) : 0;
@@ -219,6 +221,9 @@ hy_status hy_settings_check(void) {
   if (s->cpu_local_bytes < 0)
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_CPU_LOCAL='%s' is neither 0 nor "
                     "a byte count (digits, optionally K, M or G)", s->cpu_local_raw);
+  if (s->cpu_direct_max_raw && !hy_settings_int_in(s->cpu_direct_max_raw, 2, (long)1 << 30))
+    return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_CPU_DIRECT_MAX='%s' is not a "
+                    "number of points from 2 to 2^30", s->cpu_direct_max_raw);
   if (s->cpu_share == -3)
     return hy_error(HYFFT_INVALID_ARGUMENT, "environment: HYFFT_CPU_SHARE='%s' is neither 'off', "
                     "'auto' nor a fraction from 0 to 1", s->cpu_share_raw);

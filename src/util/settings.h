@@ -87,6 +87,9 @@ typedef struct hy_settings {
   int cpu_local_off;             /* 1 for "0": four-step CPU nodes never run local copies */
   int64_t cpu_local_bytes;       /* a byte count given: the L2 size the rule assumes; 0 the
                                     machine's; -1 bad */
+  const char *cpu_direct_max_raw; /* HYFFT_CPU_DIRECT_MAX */
+  int64_t cpu_direct_max;        /* points: the longest CPU transform run as one gathered lane
+                                    group; 0 unset (from the L2 cache's size) */
   int planes;                    /* 0 for "0", else 1: plane passes allowed */
   const char *bluestein_unfused; /* HYFFT_BLUESTEIN_UNFUSED: set keeps the pointwise chain */
   const char *real_unfused;      /* HYFFT_REAL_UNFUSED: set keeps real and r2r steps as passes */

@@ -55,7 +55,8 @@ static void test_environment(void) {
              {"HYFFT_FOUR_STEP_PASSES", "4"},   {"HYFFT_L2_CHUNK", "16MB"},
              {"HYFFT_OPENCL_MAX_PASS", "1"},    {"HYFFT_DEVICE_MEMORY_LIMIT", "lots"},
              {"HYFFT_CPU_SHORT", "off"},        {"HYFFT_OOC_BLOCK_ROW", "wide"},
-             {"HYFFT_OOC_BLOCK_ROW", "0"},      {"HYFFT_CPU_ROWS", "yes"}};
+             {"HYFFT_OOC_BLOCK_ROW", "0"},      {"HYFFT_CPU_ROWS", "yes"},
+             {"HYFFT_CPU_DIRECT_MAX", "1"},     {"HYFFT_CPU_DIRECT_MAX", "16K"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     setenv(bad[i].name, bad[i].value, 1);
     hy_settings_reload();

@@ -17,7 +17,8 @@
 #define HY_CPU_LANES_F32 8
 #define HY_CPU_LANES_F64 4
 
-/* Longest transform done in one go on gathered scratch; longer ones are
+/* Longest transform always done in one go on gathered scratch, and more
+ * where the L2 cache holds the group (hy_cpu_direct_max); longer ones are
  * split into two batched passes (four-step) so that each fits in cache. */
 #define HY_CPU_DIRECT_MAX 4096
 /* Transforms of at most this many points run as one codelet (one stage)

@@ -231,7 +231,7 @@ static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nf
       }
     }
   node->rtw = tw;
-  node->rows_batched = n >= (int64_t)L * L * L || n > HY_CPU_DIRECT_MAX;
+  node->rows_batched = n >= (int64_t)L * L * L || n > hy_cpu_direct_max(node->precision);
   if (!node->rows_batched) node->rows_batched = hy_cpu_rows_pay(node);
   return HYFFT_SUCCESS;
 }
@@ -347,6 +347,24 @@ static int hy_cpu_two_copies_fit(hyfft_precision prec, int64_t n) {
   return !env->cpu_local_off && 2 * tbytes <= l2;
 }
 
+/* The longest transform that runs as one gathered lane group: while the
+ * group's two scratch arrays (LANES transforms of n complex values each,
+ * the stages' ping-pong pair) fit the L2 cache of one core, and never
+ * below HY_CPU_DIRECT_MAX; $HYFFT_CPU_DIRECT_MAX sets it. Longer ones split four-step, whose two halves
+ * each gather and scatter the data once more; as long as the group stays
+ * in L2 the one gathered transform is faster (docs/performance.md, "CPU:
+ * one gathered transform while it fits the L2"). */
+int64_t hy_cpu_direct_max(hyfft_precision prec) {
+  const hy_settings *env = hy_settings_get();
+  if (env->cpu_direct_max > 0) return env->cpu_direct_max;
+  int64_t l2 = hy_cpu_l2_bytes();
+  if (l2 <= 0) l2 = (int64_t)512 << 10;
+  const int64_t L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+  const int64_t cbytes = 2 * (int64_t)(prec == HYFFT_F64 ? sizeof(double) : sizeof(float));
+  const int64_t n = l2 / (2 * L * cbytes);
+  return n > HY_CPU_DIRECT_MAX ? n : HY_CPU_DIRECT_MAX;
+}
+
 /* Whether a transform too long for one gathered lane group still runs as
  * one row (hy_cpu_row_tables) rather than four-step: runs of fewer than
  * LANES transforms of unit stride, without a twiddle, whose two copies
@@ -391,7 +409,7 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
                              1, &node->fft);
     if (st == HYFFT_SUCCESS)
       st = rader ? hy_cpu_rader_tables(node) : hy_cpu_bluestein_tables(node, factors, nfactors);
-  } else if (st == HYFFT_SUCCESS && n > HY_CPU_DIRECT_MAX && nfactors >= 2 &&
+  } else if (st == HYFFT_SUCCESS && n > hy_cpu_direct_max(prec) && nfactors >= 2 &&
              !hy_cpu_long_row(prec, n, factors, nfactors, unit_runs, twiddle_n)) {
     /* Split where the prefix product is closest to sqrt(n). */
     int best = 1;

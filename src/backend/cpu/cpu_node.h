@@ -4,8 +4,12 @@
 
 #include "backend/cpu/cpu_engine.h"
 
+/* The longest transform of `prec` that runs as one gathered lane group
+ * (the L2 cache's size decides; at least HY_CPU_DIRECT_MAX). */
+int64_t hy_cpu_direct_max(hyfft_precision prec);
+
 /* Build the node for a length-n DFT: Bluestein if algo says so, a
- * four-step split if n > HY_CPU_DIRECT_MAX (but for the single long rows
+ * four-step split if n > hy_cpu_direct_max (but for the single long rows
  * of hy_cpu_long_row), else one gathered transform. twiddle_n > 0: the
  * runs it serves carry a four-step twiddle of that period. unit_runs > 0:
  * every run it serves is that many transforms of unit stride on both

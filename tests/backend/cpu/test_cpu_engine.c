@@ -675,6 +675,9 @@ int main(void) {
   test_1d(64, 37, HYFFT_F32, -1, 1, 1.0 / 64);
   test_1d(1000, 3, HYFFT_F64, 1, 1, 0.25);
   test_1d(16384, 2, HYFFT_F32, -1, 1, 0);
+  /* Past any L2's gathered group: four-step with mixed radices. */
+  test_1d(45045, 2, HYFFT_F32, 1, 0, 0);
+  test_1d(45045, 1, HYFFT_F64, -1, 1, 0);
   test_1d(4099, 2, HYFFT_F64, -1, 1, 0);
   /* in place = out of place, bit for bit */
   for (int prec = 0; prec < 2; prec++)
@@ -689,6 +692,17 @@ int main(void) {
       test_inplace_equal(1, n65536, 3, 1, 0, pc, sign);
       test_inplace_equal(1, n65536, 2, 2, 5, pc, sign);
       test_inplace_equal(1, n8192, 3, 1, 0, pc, sign);
+      /* 8192 points split four-step (n1 != n2) and as one gathered
+       * transform, whichever the machine's L2 picks (hy_cpu_direct_max):
+       * both paths on every machine. */
+      setenv("HYFFT_CPU_DIRECT_MAX", "4096", 1);
+      hy_settings_reload();
+      test_inplace_equal(1, n8192, 3, 1, 0, pc, sign);
+      setenv("HYFFT_CPU_DIRECT_MAX", "16384", 1);
+      hy_settings_reload();
+      test_inplace_equal(1, n8192, 3, 1, 0, pc, sign);
+      unsetenv("HYFFT_CPU_DIRECT_MAX");
+      hy_settings_reload();
       test_inplace_equal(1, n1000, 9, 2, 3, pc, sign);
       test_inplace_equal(1, n4099, 3, 1, 0, pc, sign);
       test_inplace_equal(1, n1009, 10, 1, 0, pc, sign);
