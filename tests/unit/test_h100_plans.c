@@ -262,6 +262,28 @@ int main(void) {
            k2_inner ? "k2 innermost" : "inner loops innermost");
     hy_gpu_program_free(&prog);
   }
+  /* Short odd real lengths of a dense batch stage both ways (one thread a
+   * transform read its inputs straight from global memory at 0.33 of
+   * cuFFT for c2r:f64:13:b2581110; staged 0.81, R2C at par:
+   * docs/performance.md, "GPU: short odd real transforms staged"); in
+   * place only the dense side stages; a Bluestein odd length (chirped
+   * load) and a strided layout keep direct loads and stores. */
+  static const struct { const char *token; int load, store; } odd_cases[] = {
+      {"c2r:f64:13:b2581110", 1, 1},  {"r2c:f32:27:b1000", 1, 1},
+      {"r2c:f32:1000x27", 1, 1},      {"c2r:f32:13:b300:ip", 1, 0},
+      {"r2c:f64:15:b300:ip", 0, 1},   {"r2c:f32:1009:b100", 0, 0},
+      {"c2r:f32:13:b100:idist=9:odist=14", 0, 0}};
+  for (size_t i = 0; i < sizeof odd_cases / sizeof odd_cases[0]; i++) {
+    hy_plan_tree tree;
+    hy_gpu_program prog;
+    if (!plan_program(odd_cases[i].token, &caps, &tree, &prog)) continue;
+    int load = kernel_has(&prog, 0, "staged load"), store = kernel_has(&prog, 0, "staged store");
+    CHECK(load == odd_cases[i].load && store == odd_cases[i].store,
+          "%s: staged load %d store %d, expected %d %d", odd_cases[i].token, load, store,
+          odd_cases[i].load, odd_cases[i].store);
+    printf("  %-28s staged load %d, staged store %d\n", odd_cases[i].token, load, store);
+    hy_gpu_program_free(&prog);
+  }
   /* One-pass Bluestein convolution lengths: a longer one where it saves a
    * stage (2129: 4608 = 9*32*16 over 4320 = 16*2*9*3*5; 1087: 2304 over
    * 3^7), the plain one where it does not (1009: 2048) or past 8192
