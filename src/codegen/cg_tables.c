@@ -141,7 +141,10 @@ hy_status hy_cg_twiddle_pair_table(hy_gpu_program *prog, int64_t n, int sign,
  * entries or more, a sincos or an FFT in long double per entry) are also
  * kept in the disk cache beside the compiled kernels (util/disk_cache.h),
  * keyed by what they are computed from and the generator version, so that
- * a new process plans 65537 without computing them again. */
+ * a new process plans 65537 without computing them again. The kind's
+ * magic changes with the way the tables are computed (HYFFTTB4: spectra
+ * of lengths 2^a * odd, 2^a >= 64, by the split long double FFT), so that
+ * a cache never serves tables of another method. */
 typedef struct hy_cg_table_args {
   int64_t n, m;
   int sign;
@@ -149,7 +152,7 @@ typedef struct hy_cg_table_args {
 } hy_cg_table_args;
 
 #define HY_CG_DISK_TABLE_MIN 4096
-static const hy_disk_kind hy_cg_disk_tables = {"table", "HYFFTTB3", NULL};
+static const hy_disk_kind hy_cg_disk_tables = {"table", "HYFFTTB4", NULL};
 
 static hy_status hy_cg_table_cached(hy_gpu_program *prog, const char *what,
                                     const hy_cg_table_args *a, int64_t count,

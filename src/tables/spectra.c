@@ -62,8 +62,8 @@ static void hy_tables_fft_ld_rec(long double *re, long double *im, int64_t n, lo
  * length `len`, the n/2 butterflies by their flat index. */
 typedef struct hy_tables_pow2_job {
   long double *re, *im;
-  const long double *wr, *wi;
-  int64_t n, len;
+  const long double *wr, *wi; /* W_N^j, N = n * wstride */
+  int64_t n, len, wstride;
   int bits;
 } hy_tables_pow2_job;
 
@@ -87,7 +87,7 @@ static void hy_tables_pow2_swap(void *arg, int64_t begin, int64_t end, int threa
 static void hy_tables_pow2_stage(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
   const hy_tables_pow2_job *a = arg;
-  int64_t half = a->len / 2, step = a->n / a->len;
+  int64_t half = a->len / 2, step = a->n / a->len * a->wstride;
   for (int64_t b = begin; b < end; b++) {
     int64_t i = b / half * a->len, j = b % half;
     long double w_r = a->wr[j * step], w_i = a->wi[j * step];
@@ -107,8 +107,8 @@ static void hy_tables_pow2_stage(void *arg, int64_t begin, int64_t end, int thre
  * spread over the threads (hy_parallel_for): every butterfly computes
  * what it did in one thread, so the table is the same bit for bit. */
 static void hy_tables_fft_ld_pow2(long double *re, long double *im, int64_t n, const long double *wr,
-                              const long double *wi) {
-  hy_tables_pow2_job a = {re, im, wr, wi, n, 0, 0};
+                              const long double *wi, int64_t wstride) {
+  hy_tables_pow2_job a = {re, im, wr, wi, n, 0, wstride, 0};
   while (((int64_t)1 << a.bits) < n) a.bits++;
   hy_parallel_for(n, 1 << 14, hy_tables_pow2_swap, &a);
   for (a.len = 2; a.len <= n; a.len <<= 1) hy_parallel_for(n / 2, 1 << 14, hy_tables_pow2_stage, &a);
@@ -126,18 +126,91 @@ static void hy_tables_roots_range(void *arg, int64_t begin, int64_t end, int thr
   for (int64_t j = begin; j < end; j++) hy_twiddle_ld(j, a->n, -1, &a->wr[j], &a->wi[j]);
 }
 
+/* A length n = n1 * n2, n1 the power-of-two part, n2 odd, as two steps
+ * (four-step): the n2 decimated sequences x[n2*j1 + j2] by the parallel
+ * power-of-two transform into rows of the scratch, each entry k1 of row
+ * j2 times W_n^(j2*k1), then for each k1 the n2-point transform of the
+ * column across the rows (the recursive transform, threads over k1)
+ * into X[k1 + n1*k2]. Every value is formed by one thread in a fixed
+ * order, so the result does not depend on the thread count. */
+typedef struct hy_tables_split_job {
+  long double *re, *im, *sre, *sim;
+  const long double *wr, *wi; /* W_n^j, j < n */
+  int64_t n, n1, n2;
+  int failed;
+} hy_tables_split_job;
+
+static void hy_tables_split_gather(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_tables_split_job *a = arg;
+  for (int64_t i = begin; i < end; i++) {
+    int64_t j2 = i / a->n1, j1 = i % a->n1;
+    a->sre[i] = a->re[a->n2 * j1 + j2];
+    a->sim[i] = a->im[a->n2 * j1 + j2];
+  }
+}
+
+static void hy_tables_split_columns(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  hy_tables_split_job *a = arg;
+  const int64_t n1 = a->n1, n2 = a->n2;
+  long double *col = hy_malloc((size_t)n2 * 4 * sizeof(long double));
+  if (!col) {
+    a->failed = 1; /* the caller reports it */
+    return;
+  }
+  long double *cre = col, *cim = col + n2, *tre = col + 2 * n2, *tim = col + 3 * n2;
+  for (int64_t k1 = begin; k1 < end; k1++) {
+    for (int64_t j2 = 0; j2 < n2; j2++) {
+      /* j2 * k1 < n: the twiddle's index needs no reduction. */
+      const long double xr = a->sre[j2 * n1 + k1], xi = a->sim[j2 * n1 + k1];
+      const long double w_r = a->wr[j2 * k1], w_i = a->wi[j2 * k1];
+      cre[j2] = xr * w_r - xi * w_i;
+      cim[j2] = xr * w_i + xi * w_r;
+    }
+    hy_tables_fft_ld_rec(cre, cim, n2, tre, tim, a->wr, a->wi, n1);
+    for (int64_t k2 = 0; k2 < n2; k2++) {
+      a->re[k1 + n1 * k2] = cre[k2];
+      a->im[k1 + n1 * k2] = cim[k2];
+    }
+  }
+  hy_free(col);
+}
+
+static hy_status hy_tables_fft_ld_split(long double *re, long double *im, int64_t n, int64_t n1,
+                                        long double *sre, long double *sim, const long double *wr,
+                                        const long double *wi) {
+  hy_tables_split_job a = {re, im, sre, sim, wr, wi, n, n1, n / n1, 0};
+  hy_parallel_for(n, 1 << 14, hy_tables_split_gather, &a);
+  for (int64_t j2 = 0; j2 < a.n2; j2++)
+    hy_tables_fft_ld_pow2(sre + j2 * n1, sim + j2 * n1, n1, wr, wi, a.n2);
+  hy_parallel_for(n1, 1 << 8, hy_tables_split_columns, &a);
+  if (a.failed)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: scratch for a long double transform of %lld",
+                    (long long)n);
+  return HYFFT_SUCCESS;
+}
+
 hy_status hy_tables_fft_ld(long double *re, long double *im, int64_t n, long double *sre,
                               long double *sim) {
   long double *w = hy_malloc((size_t)n * 2 * sizeof(long double));
   if (!w) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: roots of unity for length %lld", (long long)n);
   hy_tables_roots_job roots = {w, w + n, n};
   hy_parallel_for(n, 1 << 12, hy_tables_roots_range, &roots);
-  if ((n & (n - 1)) == 0)
-    hy_tables_fft_ld_pow2(re, im, n, w, w + n);
+  /* The power-of-two part of n: the iterative parallel transform, alone
+   * or beside the recursive one for the odd rest, which alone spends
+   * O(n * p) integer index work per level on one thread (a 94371840-point
+   * spectrum took minutes that way). */
+  const int64_t n1 = n & -n;
+  hy_status st = HYFFT_SUCCESS;
+  if (n1 == n)
+    hy_tables_fft_ld_pow2(re, im, n, w, w + n, 1);
+  else if (n1 >= 64)
+    st = hy_tables_fft_ld_split(re, im, n, n1, sre, sim, w, w + n);
   else
     hy_tables_fft_ld_rec(re, im, n, sre, sim, w, w + n, 1);
   hy_free(w);
-  return HYFFT_SUCCESS;
+  return st;
 }
 
 /* The spectra computed last in this process, so that plans of the same

@@ -16,6 +16,7 @@
  * rounded once, and the kernel indexes them by mask and shift; longer and
  * f64 plans keep sincospi. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,7 +272,58 @@ static void test_fft_threads(void) {
   }
 }
 
+/* The long double FFT against the DFT summed directly (each entry's
+ * twiddle W_n^(jk mod n) from the same exact roots), on lengths of each
+ * path: a power of two, n = 2^a * odd with 2^a >= 64 (the split path:
+ * parallel power-of-two transforms, then odd columns), a small power of
+ * two times odd primes and an odd length (the recursive path). */
+#if defined(__SIZEOF_FLOAT128__) && defined(__x86_64__)
+typedef __float128 hy_acc_t;
+#else
+typedef long double hy_acc_t;
+#endif
+
+static void test_fft_direct(void) {
+  static const int64_t lengths[] = {256, 960, 384, 64 * 21, 420, 45, 2 * 101};
+  for (size_t t = 0; t < sizeof lengths / sizeof lengths[0]; t++) {
+    int64_t n = lengths[t];
+    long double *a = malloc((size_t)n * 8 * sizeof(long double));
+    CHECK(a != NULL, "out of memory");
+    if (!a) return;
+    long double *re = a, *im = a + n, *xr = a + 2 * n, *xi = a + 3 * n, *sre = a + 4 * n,
+                *sim = a + 5 * n, *wr = a + 6 * n, *wi = a + 7 * n;
+    uint64_t x = 0x5DEECE66Dull ^ (uint64_t)n;
+    for (int64_t j = 0; j < n; j++) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      re[j] = xr[j] = (long double)(int64_t)(x >> 11) / 4503599627370496.0L;
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      im[j] = xi[j] = (long double)(int64_t)(x >> 11) / 4503599627370496.0L;
+      hy_twiddle_ld(j, n, -1, &wr[j], &wi[j]);
+    }
+    CHECK_OK(hy_tables_fft_ld(re, im, n, sre, sim));
+    long double worst = 0, scale = 0;
+    for (int64_t k = 0; k < n; k++) {
+      hy_acc_t sr = 0, si = 0; /* wider than the FFT's long double where the compiler has it */
+      for (int64_t j = 0; j < n; j++) {
+        int64_t e = (int64_t)((__int128)j * k % n);
+        sr += (hy_acc_t)xr[j] * wr[e] - (hy_acc_t)xi[j] * wi[e];
+        si += (hy_acc_t)xr[j] * wi[e] + (hy_acc_t)xi[j] * wr[e];
+      }
+      long double d = fabsl((long double)(sr - re[k])) + fabsl((long double)(si - im[k]));
+      if (d > worst) worst = d;
+      scale += (long double)(sr * sr + si * si);
+    }
+    scale = sqrtl(scale / (long double)n);
+    /* Long double's epsilon is 1.1e-19: a few of it times log n, far
+     * below double's 2.2e-16, which the tables are rounded to. */
+    CHECK(worst <= 2e-17L * scale, "n=%lld: the long double FFT is %Lg off the direct DFT (scale %Lg)",
+          (long long)n, worst, scale);
+    free(a);
+  }
+}
+
 int main(void) {
+  test_fft_direct();
   test_fft_threads();
   test_roots();
   test_twiddle_pairs();
