@@ -5,6 +5,7 @@
  * process-wide memo of recent spectra. The GPU generator and the CPU
  * backend both fill their tables from here. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +138,7 @@ typedef struct hy_tables_split_job {
   long double *re, *im, *sre, *sim;
   const long double *wr, *wi; /* W_n^j, j < n */
   int64_t n, n1, n2;
-  int failed;
+  atomic_int failed; /* a thread could not get its column scratch */
 } hy_tables_split_job;
 
 static void hy_tables_split_gather(void *arg, int64_t begin, int64_t end, int thread_index) {
@@ -156,7 +157,7 @@ static void hy_tables_split_columns(void *arg, int64_t begin, int64_t end, int t
   const int64_t n1 = a->n1, n2 = a->n2;
   long double *col = hy_malloc((size_t)n2 * 4 * sizeof(long double));
   if (!col) {
-    a->failed = 1; /* the caller reports it */
+    atomic_store_explicit(&a->failed, 1, memory_order_relaxed); /* the caller reports it */
     return;
   }
   long double *cre = col, *cim = col + n2, *tre = col + 2 * n2, *tim = col + 3 * n2;
@@ -185,7 +186,7 @@ static hy_status hy_tables_fft_ld_split(long double *re, long double *im, int64_
   for (int64_t j2 = 0; j2 < a.n2; j2++)
     hy_tables_fft_ld_pow2(sre + j2 * n1, sim + j2 * n1, n1, wr, wi, a.n2);
   hy_parallel_for(n1, 1 << 8, hy_tables_split_columns, &a);
-  if (a.failed)
+  if (atomic_load(&a.failed))
     return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: scratch for a long double transform of %lld",
                     (long long)n);
   return HYFFT_SUCCESS;

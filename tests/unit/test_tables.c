@@ -238,6 +238,17 @@ static void test_twiddle_pairs(void) {
   }
 }
 
+/* n random complex values in [-1, 1), from `seed`. */
+static void fill_random(long double *re, long double *im, int64_t n, uint64_t seed) {
+  uint64_t x = seed ^ (uint64_t)n;
+  for (int64_t j = 0; j < n; j++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    re[j] = (long double)(int64_t)(x >> 11) / 4503599627370496.0L;
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    im[j] = (long double)(int64_t)(x >> 11) / 4503599627370496.0L;
+  }
+}
+
 /* The long double FFT spreads its stages over the worker threads: with
  * four workers it gives the same bits as with one, for powers of two
  * (the parallel path) and other lengths, long enough for several
@@ -251,13 +262,9 @@ static void test_fft_threads(void) {
     if (!a) return;
     long double *re1 = a, *im1 = a + n, *re4 = a + 2 * n, *im4 = a + 3 * n, *sre = a + 4 * n,
                 *sim = a + 5 * n;
-    uint64_t x = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
-    for (int64_t j = 0; j < n; j++) {
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      re1[j] = re4[j] = (long double)(int64_t)(x >> 11) / 4503599627370496.0L;
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      im1[j] = im4[j] = (long double)(int64_t)(x >> 11) / 4503599627370496.0L;
-    }
+    fill_random(re1, im1, n, 0x9E3779B97F4A7C15ull);
+    memcpy(re4, re1, (size_t)n * sizeof *re4);
+    memcpy(im4, im1, (size_t)n * sizeof *im4);
     hy_set_num_threads(1);
     CHECK_OK(hy_tables_fft_ld(re1, im1, n, sre, sim));
     hy_set_num_threads(4);
@@ -272,17 +279,17 @@ static void test_fft_threads(void) {
   }
 }
 
-/* The long double FFT against the DFT summed directly (each entry's
- * twiddle W_n^(jk mod n) from the same exact roots), on lengths of each
- * path: a power of two, n = 2^a * odd with 2^a >= 64 (the split path:
- * parallel power-of-two transforms, then odd columns), a small power of
- * two times odd primes and an odd length (the recursive path). */
 #if defined(__SIZEOF_FLOAT128__) && defined(__x86_64__)
 typedef __float128 hy_acc_t;
 #else
 typedef long double hy_acc_t;
 #endif
 
+/* The long double FFT against the DFT summed directly (each entry's
+ * twiddle W_n^(jk mod n) from the same exact roots), on lengths of each
+ * path: a power of two, n = 2^a * odd with 2^a >= 64 (the split path:
+ * parallel power-of-two transforms, then odd columns), a small power of
+ * two times odd primes and an odd length (the recursive path). */
 static void test_fft_direct(void) {
   static const int64_t lengths[] = {256, 960, 384, 64 * 21, 420, 45, 2 * 101};
   for (size_t t = 0; t < sizeof lengths / sizeof lengths[0]; t++) {
@@ -292,14 +299,10 @@ static void test_fft_direct(void) {
     if (!a) return;
     long double *re = a, *im = a + n, *xr = a + 2 * n, *xi = a + 3 * n, *sre = a + 4 * n,
                 *sim = a + 5 * n, *wr = a + 6 * n, *wi = a + 7 * n;
-    uint64_t x = 0x5DEECE66Dull ^ (uint64_t)n;
-    for (int64_t j = 0; j < n; j++) {
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      re[j] = xr[j] = (long double)(int64_t)(x >> 11) / 4503599627370496.0L;
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      im[j] = xi[j] = (long double)(int64_t)(x >> 11) / 4503599627370496.0L;
-      hy_twiddle_ld(j, n, -1, &wr[j], &wi[j]);
-    }
+    fill_random(xr, xi, n, 0x5DEECE66Dull);
+    memcpy(re, xr, (size_t)n * sizeof *re);
+    memcpy(im, xi, (size_t)n * sizeof *im);
+    for (int64_t j = 0; j < n; j++) hy_twiddle_ld(j, n, -1, &wr[j], &wi[j]);
     CHECK_OK(hy_tables_fft_ld(re, im, n, sre, sim));
     long double worst = 0, scale = 0;
     for (int64_t k = 0; k < n; k++) {
