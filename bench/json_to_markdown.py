@@ -92,6 +92,9 @@ def backend_table(path_a, path_b):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if not args or args[0] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if args else 2)
     if len(args) == 3 and args[0] == "--backends":
         print(backend_table(args[1], args[2]))
         sys.exit(0)

@@ -10,7 +10,9 @@
 # broad-P.txt (the table as it is printed, row by row), broad-P.json and
 # the build and warm-up logs. Environment: BROAD_RUNS (default 10),
 # BROAD_WARMUP (3), BROAD_DEADLINE (seconds for the bench, default 420),
-# BROAD_VS (default cufft,vkfft,copy).
+# BROAD_VS (default cufft,vkfft,copy), BROAD_FROM / BROAD_TO (the
+# problems' numbers in file order, 1-based, before the share is taken:
+# BROAD_FROM=147 starts at the first 2D problem).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 part=${BROAD_PART:-1}
@@ -24,6 +26,7 @@ echo "gpu-broad: built in $(( $(date +%s) - start )) s"
 export HYFFT_CACHE_DIR="${TMPDIR:-/tmp}/hyfft-gpu-broad-cache"
 suite="$out/broad-$part.txt.suite"
 grep -v '^[[:space:]]*#' "$root/bench/suites/broad.txt" | awk 'NF' |
+  awk -v a="${BROAD_FROM:-1}" -v b="${BROAD_TO:-1000000}" 'NR >= a && NR <= b' |
   awk -v p="$part" -v k="$parts" '(NR - p) % k == 0 { print $1 }' >"$suite"
 echo "gpu-broad: share $part of $parts: $(wc -l <"$suite") problems"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader || true
