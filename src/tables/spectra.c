@@ -115,18 +115,6 @@ static void hy_tables_fft_ld_pow2(long double *re, long double *im, int64_t n, c
   for (a.len = 2; a.len <= n; a.len <<= 1) hy_parallel_for(n / 2, 1 << 14, hy_tables_pow2_stage, &a);
 }
 
-/* exp(-2 pi i j / n), j in [begin, end), into wr/wi (threads). */
-typedef struct hy_tables_roots_job {
-  long double *wr, *wi;
-  int64_t n;
-} hy_tables_roots_job;
-
-static void hy_tables_roots_range(void *arg, int64_t begin, int64_t end, int thread_index) {
-  (void)thread_index;
-  const hy_tables_roots_job *a = arg;
-  for (int64_t j = begin; j < end; j++) hy_twiddle_ld(j, a->n, -1, &a->wr[j], &a->wi[j]);
-}
-
 /* A length n = n1 * n2, n1 the power-of-two part, n2 odd, as two steps
  * (four-step): the n2 decimated sequences x[n2*j1 + j2] by the parallel
  * power-of-two transform into rows of the scratch, each entry k1 of row
@@ -195,9 +183,10 @@ static hy_status hy_tables_fft_ld_split(long double *re, long double *im, int64_
 hy_status hy_tables_fft_ld(long double *re, long double *im, int64_t n, long double *sre,
                               long double *sim) {
   long double *w = hy_malloc((size_t)n * 2 * sizeof(long double));
-  if (!w) return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: roots of unity for length %lld", (long long)n);
-  hy_tables_roots_job roots = {w, w + n, n};
-  hy_parallel_for(n, 1 << 12, hy_tables_roots_range, &roots);
+  if (!w || !hy_twiddle_roots_ld(n, -1, w, w + n)) {
+    hy_free(w);
+    return hy_error(HYFFT_OUT_OF_MEMORY, "codegen: roots of unity for length %lld", (long long)n);
+  }
   /* The power-of-two part of n: the iterative parallel transform, alone
    * or beside the recursive one for the odd rest, which alone spends
    * O(n * p) integer index work per level on one thread (a 94371840-point

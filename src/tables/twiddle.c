@@ -47,21 +47,30 @@ void hy_twiddle_ld(int64_t k, int64_t n, int sign, long double *re, long double 
   hy_twiddle_place(q, c, s, sign, re, im);
 }
 
-int hy_twiddle_roots_ld(int64_t n, int sign, long double *re, long double *im) {
-  if (n < 1) return 1;
-  /* hy_twiddle_ld's reduction: 4k = q*n + r, and sinl/cosl of
-   * (pi/2) * x/n with x = r or n - r, whichever is at most n/2. Memoised
-   * by x, with the same expressions, so every value is the same. */
-  int64_t half = n / 2 + 1;
-  long double *cx = hy_malloc((size_t)half * 2 * sizeof *cx);
-  unsigned char *done = hy_calloc((size_t)half, 1);
-  if (!cx || !done) {
-    hy_free(cx);
-    hy_free(done);
-    return 0;
+/* hy_twiddle_roots_ld's work, shared by the threads: 4k = q*n + r takes
+ * only multiples of g = gcd(4, n) for r, so the first-octant angles are
+ * x = g, 2g, ... up to n/2, their cosines and sines at [x/g]. */
+typedef struct hy_twiddle_roots_job {
+  long double *cx, *sx, *re, *im;
+  int64_t n, g;
+  int sign;
+} hy_twiddle_roots_job;
+
+static void hy_twiddle_roots_angles(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_twiddle_roots_job *a = arg;
+  for (int64_t i = begin; i < end; i++) {
+    long double phi = HY_PI_2L * ((long double)(i * a->g) / (long double)a->n);
+    a->cx[i] = cosl(phi);
+    a->sx[i] = sinl(phi);
   }
-  long double *sx = cx + half;
-  for (int64_t k = 0; k < n; k++) {
+}
+
+static void hy_twiddle_roots_fill(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  const hy_twiddle_roots_job *a = arg;
+  const int64_t n = a->n;
+  for (int64_t k = begin; k < end; k++) {
     __int128 k4 = 4 * (__int128)k;
     int q = (int)(k4 / n);
     int64_t r = (int64_t)(k4 - (__int128)q * n);
@@ -71,20 +80,28 @@ int hy_twiddle_roots_ld(int64_t n, int sign, long double *re, long double *im) {
       s = 0.0L;
     } else {
       int low = 2 * (__int128)r <= n;
-      int64_t x = low ? r : n - r;
-      if (!done[x]) {
-        long double phi = HY_PI_2L * ((long double)x / (long double)n);
-        cx[x] = cosl(phi);
-        sx[x] = sinl(phi);
-        done[x] = 1;
-      }
-      c = low ? cx[x] : sx[x];
-      s = low ? sx[x] : cx[x];
+      int64_t x = (low ? r : n - r) / a->g;
+      c = low ? a->cx[x] : a->sx[x];
+      s = low ? a->sx[x] : a->cx[x];
     }
-    hy_twiddle_place(q, c, s, sign, &re[k], &im[k]);
+    hy_twiddle_place(q, c, s, a->sign, &a->re[k], &a->im[k]);
   }
+}
+
+int hy_twiddle_roots_ld(int64_t n, int sign, long double *re, long double *im) {
+  if (n < 1) return 1;
+  /* hy_twiddle_ld's reduction: 4k = q*n + r, and sinl/cosl of
+   * (pi/2) * x/n with x = r or n - r, whichever is at most n/2. Each x
+   * once (threads over the angles, then over the roots), with the same
+   * expressions, so every value is the same. */
+  const int64_t g = n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
+  const int64_t angles = n / 2 / g + 1;
+  long double *cx = hy_malloc((size_t)angles * 2 * sizeof *cx);
+  if (!cx) return 0;
+  hy_twiddle_roots_job a = {cx, cx + angles, re, im, n, g, sign};
+  hy_parallel_for(angles, 1 << 12, hy_twiddle_roots_angles, &a);
+  hy_parallel_for(n, 1 << 14, hy_twiddle_roots_fill, &a);
   hy_free(cx);
-  hy_free(done);
   return 1;
 }
 
