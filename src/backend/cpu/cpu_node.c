@@ -350,10 +350,11 @@ static int hy_cpu_two_copies_fit(hyfft_precision prec, int64_t n) {
 /* The longest transform that runs as one gathered lane group: while the
  * group's two scratch arrays (LANES transforms of n complex values each,
  * the stages' ping-pong pair) fit the L2 cache of one core, and never
- * below HY_CPU_DIRECT_MAX; $HYFFT_CPU_DIRECT_MAX sets it. Longer ones split four-step, whose two halves
- * each gather and scatter the data once more; as long as the group stays
- * in L2 the one gathered transform is faster (docs/performance.md, "CPU:
- * one gathered transform while it fits the L2"). */
+ * below HY_CPU_DIRECT_MAX; $HYFFT_CPU_DIRECT_MAX sets it. Longer ones
+ * split four-step, whose two halves each gather and scatter the data once
+ * more; as long as the group stays in L2 the one gathered transform is
+ * faster (docs/performance.md, "CPU: one gathered transform while it fits
+ * the L2"). */
 int64_t hy_cpu_direct_max(hyfft_precision prec) {
   const hy_settings *env = hy_settings_get();
   if (env->cpu_direct_max > 0) return env->cpu_direct_max;
