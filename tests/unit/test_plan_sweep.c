@@ -259,7 +259,36 @@ static void plan_one(const char *token, const device_case *dev, int *planned) {
   if (st == HYFFT_SUCCESS) hy_gpu_program_free(&prog);
 }
 
+/* CPU plane passes: the two inner axes as one pass where a plane's input
+ * and output take at most a quarter of the L2 (1 MiB in cpu_caps) and
+ * there is more than one plane; otherwise one pass per axis. */
+static void check_cpu_planes(void) {
+  static const struct { const char *token; int passes, plane_inner; } cases[] = {
+      {"c2c:f32:fwd:64x64x64", 2, 64},      /* 64 KB a plane */
+      {"c2c:f64:bwd:64x64:b16", 1, 64},     /* batched planes, 128 KB */
+      {"c2c:f32:fwd:30x128x128", 2, 128},   /* 256 KB: the limit */
+      {"c2c:f64:fwd:128x128x128", 3, 0},    /* 512 KB */
+      {"c2c:f32:fwd:64x64", 2, 0},          /* one plane */
+  };
+  hy_device_caps caps = cpu_caps();
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    hyfft_problem user;
+    hy_problem prob;
+    hy_plan_tree tree;
+    CHECK(hy_token_parse(cases[i].token, &user) == HYFFT_SUCCESS &&
+              hy_problem_make(&user, &prob) == HYFFT_SUCCESS &&
+              hy_planner_plan(&prob, &caps, 0, &tree) == HYFFT_SUCCESS,
+          "%s: plans on the CPU", cases[i].token);
+    CHECK(tree.npasses == cases[i].passes, "%s: %d passes on the CPU, expected %d", cases[i].token,
+          tree.npasses, cases[i].passes);
+    CHECK(tree.passes[0].plane_inner == cases[i].plane_inner,
+          "%s: first pass plane_inner %lld on the CPU, expected %d", cases[i].token,
+          (long long)tree.passes[0].plane_inner, cases[i].plane_inner);
+  }
+}
+
 int main(void) {
+  check_cpu_planes();
   const char *seed_env = getenv("HYFFT_SWEEP_SEED"), *count_env = getenv("HYFFT_SWEEP_COUNT");
   uint64_t seed = 20261205;
   if (seed_env && strcmp(seed_env, "time") == 0)

@@ -466,10 +466,11 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
   return st;
 }
 
-/* A plane pass as its two axes: B along the rows (src -> dst), then A
- * along the columns in place on dst, which also scales. */
-static hy_status hy_cpu_run_plane(const hy_cpu_plan *plan, int i, const hy_pass *pass,
-                                  const char *src, char *dst) {
+/* One group of planes of a plane pass (the pass's loops are the group's
+ * planes): B along the rows (src -> dst), then A along the columns in
+ * place on dst, which also scales. */
+static hy_status hy_cpu_run_planes(const hy_cpu_plan *plan, int i, const hy_pass *pass,
+                                   const char *src, char *dst) {
   int64_t b = pass->plane_inner, a = pass->axis.n / b;
   int64_t is = pass->axis.in_stride, os = pass->axis.out_stride;
   if (pass->nloops + 1 > HY_MAX_LOOPS)
@@ -486,6 +487,75 @@ static hy_status hy_cpu_run_plane(const hy_cpu_plan *plan, int i, const hy_pass 
   if (st == HYFFT_SUCCESS)
     st = hy_cpu_run_dft(plan->plane_nodes[i], &cols, &cols, dst, dst, 1, NULL);
   return st;
+}
+
+/* A plane pass group by group: the planes of the loop of least input
+ * stride (the innermost) are cut into groups whose input and output fit
+ * a quarter of the L2, each group's rows and columns run on one thread
+ * while it is in that thread's L2, and the groups run in parallel. The
+ * other loops' planes make separate lines of groups. */
+typedef struct hy_plane_job {
+  const hy_cpu_plan *plan;
+  const hy_pass *pass;
+  const char *src;
+  char *dst;
+  int i, inner;             /* the pass's index, the loop cut into groups */
+  int64_t per, groups;      /* planes per group, groups per line */
+  size_t elem;
+  int failed;
+} hy_plane_job;
+
+static void hy_cpu_plane_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)thread_index;
+  hy_plane_job *job = arg;
+  const hy_pass *pass = job->pass;
+  for (int64_t k = begin; k < end && !__atomic_load_n(&job->failed, __ATOMIC_RELAXED); k++) {
+    int64_t line = k / job->groups, first = (k % job->groups) * job->per;
+    int64_t in_off = 0, out_off = 0;
+    for (int l = pass->nloops - 1; l >= 0; l--) {
+      if (l == job->inner) continue;
+      int64_t idx = line % pass->loops[l].n;
+      line /= pass->loops[l].n;
+      in_off += idx * pass->loops[l].in_stride;
+      out_off += idx * pass->loops[l].out_stride;
+    }
+    const hyfft_dim *g = &pass->loops[job->inner];
+    in_off += first * g->in_stride;
+    out_off += first * g->out_stride;
+    hy_pass sub = *pass;
+    sub.nloops = 1;
+    sub.loops[0] = (hyfft_dim){g->n - first < job->per ? g->n - first : job->per, g->in_stride,
+                               g->out_stride};
+    hy_status st = hy_cpu_run_planes(job->plan, job->i, &sub,
+                                      job->src + in_off * (int64_t)job->elem,
+                                      job->dst + out_off * (int64_t)job->elem);
+    if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, (int)st, __ATOMIC_RELAXED);
+  }
+}
+
+static hy_status hy_cpu_run_plane(const hy_cpu_plan *plan, int i, const hy_pass *pass,
+                                  const char *src, char *dst) {
+  if (pass->nloops < 1) return hy_cpu_run_planes(plan, i, pass, src, dst);
+  hy_plane_job job = {plan, pass, src, dst, i, 0, 1, 1, pass->precision == HYFFT_F64 ? 16 : 8, 0};
+  for (int l = 1; l < pass->nloops; l++)
+    if (llabs(pass->loops[l].in_stride) < llabs(pass->loops[job.inner].in_stride)) job.inner = l;
+  int64_t lines = hy_pass_count(pass) / pass->loops[job.inner].n, n = pass->loops[job.inner].n;
+  int64_t l2 = hy_cpu_l2_bytes(), plane = 2 * pass->axis.n * (int64_t)job.elem;
+  if (l2 <= 0) l2 = (int64_t)1 << 20;
+  job.per = l2 / 4 / plane > 1 ? l2 / 4 / plane : 1;
+  /* Enough groups to keep every thread busy: two per thread. */
+  int64_t want = 2 * (int64_t)hy_num_threads();
+  if (lines * ((n + job.per - 1) / job.per) < want && lines < want) {
+    int64_t per = (n * lines + want - 1) / want;
+    job.per = per < 1 ? 1 : per < job.per ? per : job.per;
+  }
+  job.groups = (n + job.per - 1) / job.per;
+  hy_parallel_for(lines * job.groups, 1, hy_cpu_plane_range, &job);
+  if (job.failed == (int)HYFFT_OUT_OF_MEMORY)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: no scratch for plane pass %d", i);
+  if (job.failed)
+    return hy_error((hy_status)job.failed, "cpu backend: plane pass %d failed", i);
+  return HYFFT_SUCCESS;
 }
 
 static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tree,
