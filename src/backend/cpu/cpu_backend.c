@@ -535,7 +535,15 @@ static void hy_cpu_plane_range(void *arg, int64_t begin, int64_t end, int thread
 
 static hy_status hy_cpu_run_plane(const hy_cpu_plan *plan, int i, const hy_pass *pass,
                                   const char *src, char *dst) {
-  if (pass->nloops < 1) return hy_cpu_run_planes(plan, i, pass, src, dst);
+  /* Source and destination that overlap in different layouts: one group's
+   * output could overwrite a later group's input, so the whole pass runs
+   * as one group (hy_cpu_run_dft reads such a source from a copy). */
+  int64_t slo, shi, dlo, dhi, elem = pass->precision == HYFFT_F64 ? 16 : 8;
+  hy_cpu_extent(pass, 1, 0, &slo, &shi);
+  hy_cpu_extent(pass, 0, 0, &dlo, &dhi);
+  const int clash = src + slo * elem < dst + (dhi + 1) * elem && dst + dlo * elem < src + (shi + 1) * elem &&
+                    !(src == dst && hy_cpu_same_layout(pass));
+  if (pass->nloops < 1 || clash) return hy_cpu_run_planes(plan, i, pass, src, dst);
   hy_plane_job job = {plan, pass, src, dst, i, 0, 1, 1, pass->precision == HYFFT_F64 ? 16 : 8, 0};
   for (int l = 1; l < pass->nloops; l++)
     if (llabs(pass->loops[l].in_stride) < llabs(pass->loops[job.inner].in_stride)) job.inner = l;
