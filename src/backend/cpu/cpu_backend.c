@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "backend/cpu/cpu_node.h"
+#include "backend/cpu/cpu_scratch.h"
 #include "backend/cpu/ops_chirp.h"
 #include "backend/cpu/ops_r2r.h"
 #include "backend/cpu/ops_real.h"
@@ -493,7 +494,11 @@ static hy_status hy_cpu_run_planes(const hy_cpu_plan *plan, int i, const hy_pass
  * stride (the innermost) are cut into groups whose input and output fit
  * a quarter of the L2, each group's rows and columns run on one thread
  * while it is in that thread's L2, and the groups run in parallel. The
- * other loops' planes make separate lines of groups. */
+ * other loops' planes make separate lines of groups. A failed execution
+ * writes no output: each thread first grows its scratch to what the two
+ * axes' runs ask (hy_cpu_node_scratch), and only a thread that could
+ * takes groups, so an allocation that fails does so before any group has
+ * run; the groups then allocate nothing. */
 typedef struct hy_plane_job {
   const hy_cpu_plan *plan;
   const hy_pass *pass;
@@ -501,35 +506,45 @@ typedef struct hy_plane_job {
   char *dst;
   int i, inner;             /* the pass's index, the loop cut into groups */
   int64_t per, groups;      /* planes per group, groups per line */
-  size_t elem;
+  int64_t total;            /* groups over all lines */
+  size_t elem, scratch;     /* element bytes; scratch slot 0 bytes a thread needs */
+  int64_t next;             /* the next group to take (atomic) */
   int failed;
 } hy_plane_job;
 
-static void hy_cpu_plane_range(void *arg, int64_t begin, int64_t end, int thread_index) {
-  (void)thread_index;
-  hy_plane_job *job = arg;
+static void hy_cpu_plane_group(hy_plane_job *job, int64_t k) {
   const hy_pass *pass = job->pass;
-  for (int64_t k = begin; k < end && !__atomic_load_n(&job->failed, __ATOMIC_RELAXED); k++) {
-    int64_t line = k / job->groups, first = (k % job->groups) * job->per;
-    int64_t in_off = 0, out_off = 0;
-    for (int l = pass->nloops - 1; l >= 0; l--) {
-      if (l == job->inner) continue;
-      int64_t idx = line % pass->loops[l].n;
-      line /= pass->loops[l].n;
-      in_off += idx * pass->loops[l].in_stride;
-      out_off += idx * pass->loops[l].out_stride;
-    }
-    const hyfft_dim *g = &pass->loops[job->inner];
-    in_off += first * g->in_stride;
-    out_off += first * g->out_stride;
-    hy_pass sub = *pass;
-    sub.nloops = 1;
-    sub.loops[0] = (hyfft_dim){g->n - first < job->per ? g->n - first : job->per, g->in_stride,
-                               g->out_stride};
-    hy_status st = hy_cpu_run_planes(job->plan, job->i, &sub,
-                                      job->src + in_off * (int64_t)job->elem,
-                                      job->dst + out_off * (int64_t)job->elem);
-    if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, (int)st, __ATOMIC_RELAXED);
+  int64_t line = k / job->groups, first = (k % job->groups) * job->per;
+  int64_t in_off = 0, out_off = 0;
+  for (int l = pass->nloops - 1; l >= 0; l--) {
+    if (l == job->inner) continue;
+    int64_t idx = line % pass->loops[l].n;
+    line /= pass->loops[l].n;
+    in_off += idx * pass->loops[l].in_stride;
+    out_off += idx * pass->loops[l].out_stride;
+  }
+  const hyfft_dim *g = &pass->loops[job->inner];
+  in_off += first * g->in_stride;
+  out_off += first * g->out_stride;
+  hy_pass sub = *pass;
+  sub.nloops = 1;
+  sub.loops[0] = (hyfft_dim){g->n - first < job->per ? g->n - first : job->per, g->in_stride,
+                             g->out_stride};
+  hy_status st = hy_cpu_run_planes(job->plan, job->i, &sub, job->src + in_off * (int64_t)job->elem,
+                                    job->dst + out_off * (int64_t)job->elem);
+  if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, (int)st, __ATOMIC_RELAXED);
+}
+
+static void hy_cpu_plane_range(void *arg, int64_t begin, int64_t end, int thread_index) {
+  (void)begin, (void)end, (void)thread_index;
+  hy_plane_job *job = arg;
+  void *p = hy_cpu_scratch_get(0, job->scratch);
+  if (!p) return;
+  hy_cpu_scratch_put(0, p, job->scratch);
+  for (;;) {
+    int64_t k = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+    if (k >= job->total || __atomic_load_n(&job->failed, __ATOMIC_RELAXED)) break;
+    hy_cpu_plane_group(job, k);
   }
 }
 
@@ -537,29 +552,46 @@ static hy_status hy_cpu_run_plane(const hy_cpu_plan *plan, int i, const hy_pass 
                                   const char *src, char *dst) {
   /* Source and destination that overlap in different layouts: one group's
    * output could overwrite a later group's input, so the whole pass runs
-   * as one group (hy_cpu_run_dft reads such a source from a copy). */
+   * as one group (hy_cpu_run_dft reads such a source from a copy). So do
+   * axes whose nodes are not one gathered transform (their runs take
+   * scratch beyond slot 0). */
   int64_t slo, shi, dlo, dhi, elem = pass->precision == HYFFT_F64 ? 16 : 8;
   hy_cpu_extent(pass, 1, 0, &slo, &shi);
   hy_cpu_extent(pass, 0, 0, &dlo, &dhi);
   const int clash = src + slo * elem < dst + (dhi + 1) * elem && dst + dlo * elem < src + (shi + 1) * elem &&
                     !(src == dst && hy_cpu_same_layout(pass));
-  if (pass->nloops < 1 || clash) return hy_cpu_run_planes(plan, i, pass, src, dst);
-  hy_plane_job job = {plan, pass, src, dst, i, 0, 1, 1, pass->precision == HYFFT_F64 ? 16 : 8, 0};
+  size_t (*need)(const hy_cpu_node *) =
+      pass->precision == HYFFT_F64 ? hy_cpu_node_scratch_f64 : hy_cpu_node_scratch_f32;
+  size_t rows = need(plan->nodes[i]), cols = need(plan->plane_nodes[i]);
+  if (pass->nloops < 1 || clash || rows == 0 || cols == 0)
+    return hy_cpu_run_planes(plan, i, pass, src, dst);
+  hy_plane_job job;
+  memset(&job, 0, sizeof job);
+  job.plan = plan;
+  job.pass = pass;
+  job.src = src;
+  job.dst = dst;
+  job.i = i;
+  job.elem = (size_t)elem;
+  job.scratch = rows > cols ? rows : cols;
   for (int l = 1; l < pass->nloops; l++)
     if (llabs(pass->loops[l].in_stride) < llabs(pass->loops[job.inner].in_stride)) job.inner = l;
   int64_t lines = hy_pass_count(pass) / pass->loops[job.inner].n, n = pass->loops[job.inner].n;
-  int64_t l2 = hy_cpu_l2_bytes(), plane = 2 * pass->axis.n * (int64_t)job.elem;
+  int64_t l2 = hy_cpu_l2_bytes(), plane = 2 * pass->axis.n * elem;
   if (l2 <= 0) l2 = (int64_t)1 << 20;
   job.per = l2 / 4 / plane > 1 ? l2 / 4 / plane : 1;
   /* Enough groups to keep every thread busy: two per thread. */
-  int64_t want = 2 * (int64_t)hy_num_threads();
+  const int threads = hy_num_threads();
+  int64_t want = 2 * (int64_t)threads;
   if (lines * ((n + job.per - 1) / job.per) < want && lines < want) {
     int64_t per = (n * lines + want - 1) / want;
     job.per = per < 1 ? 1 : per < job.per ? per : job.per;
   }
   job.groups = (n + job.per - 1) / job.per;
-  hy_parallel_for(lines * job.groups, 1, hy_cpu_plane_range, &job);
-  if (job.failed == (int)HYFFT_OUT_OF_MEMORY)
+  job.total = lines * job.groups;
+  /* One range per thread: each takes groups until none are left. */
+  hy_parallel_for(threads < job.total ? threads : job.total, 1, hy_cpu_plane_range, &job);
+  if (job.failed == (int)HYFFT_OUT_OF_MEMORY || (!job.failed && job.next < job.total))
     return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: no scratch for plane pass %d", i);
   if (job.failed)
     return hy_error((hy_status)job.failed, "cpu backend: plane pass %d failed", i);

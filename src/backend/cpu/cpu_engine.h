@@ -167,6 +167,13 @@ hy_status hy_cpu_kp_init_f32(hy_cpu_kp *kp, int64_t n, const int *factors, int n
 hy_status hy_cpu_kp_init_f64(hy_cpu_kp *kp, int64_t n, const int *factors, int nfactors, int sign);
 void hy_cpu_kp_free(hy_cpu_kp *kp);
 
+/* The most bytes a run of a DIRECT node asks of its thread's scratch slot 0
+ * (its lane arrays and a column block); 0 for other kinds, whose runs take
+ * more slots. With slot 0 grown to this size first (hy_cpu_scratch_get),
+ * such a run allocates nothing. */
+size_t hy_cpu_node_scratch_f32(const hy_cpu_node *node);
+size_t hy_cpu_node_scratch_f64(const hy_cpu_node *node);
+
 /* Run a node (any kind) over a batch; multithreaded inside. */
 hy_status hy_cpu_node_run_f32(const hy_cpu_node *node, const hy_cpu_run *run);
 hy_status hy_cpu_node_run_f64(const hy_cpu_node *node, const hy_cpu_run *run);

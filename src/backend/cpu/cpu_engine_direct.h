@@ -569,6 +569,13 @@ static hy_short_fn hy_short_pick(const hy_cpu_kp *kp, int in_place) {
   return NULL;
 }
 
+size_t HY_SFX(hy_cpu_node_scratch)(const hy_cpu_node *node) {
+  if (node->kind != HY_CPU_DIRECT) return 0;
+  /* hy_direct_range's request at its largest: lane groups (nv = n) and a
+   * column block. */
+  return sizeof(hy_v) * (4 * (size_t)hy_lane_stride(node->n) + L_) + (size_t)(node->n * HY_COL_BYTES);
+}
+
 static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)thread_index;
   hy_job *job = arg;
