@@ -580,13 +580,12 @@ static hy_status hy_cpu_run_plane(const hy_cpu_plan *plan, int i, const hy_pass 
   int64_t l2 = hy_cpu_l2_bytes(), plane = 2 * pass->axis.n * elem;
   if (l2 <= 0) l2 = (int64_t)1 << 20;
   job.per = l2 / 4 / plane > 1 ? l2 / 4 / plane : 1;
-  /* Enough groups to keep every thread busy: two per thread. */
+  /* Enough groups to keep every thread busy: two per thread, so each
+   * line takes at least ceil(2 * threads / lines) groups where it can. */
   const int threads = hy_num_threads();
-  int64_t want = 2 * (int64_t)threads;
-  if (lines * ((n + job.per - 1) / job.per) < want && lines < want) {
-    int64_t per = (n * lines + want - 1) / want;
-    job.per = per < 1 ? 1 : per < job.per ? per : job.per;
-  }
+  int64_t per_line = (2 * (int64_t)threads + lines - 1) / lines;
+  int64_t most = (n + per_line - 1) / per_line;
+  if (most < job.per) job.per = most;
   job.groups = (n + job.per - 1) / job.per;
   job.total = lines * job.groups;
   /* One range per thread: each takes groups until none are left. */
