@@ -250,16 +250,25 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * multiple of it: it keeps whole sectors per row and the rows' bank
    * layout (hy_model_bank_layout). 2049 columns of a 2D real transform
    * stay at 4 per block rather than 3, whose 24-byte pieces straddle
-   * sectors and whose rows collide in the banks. */
+   * sectors and whose rows collide in the banks. Nor does the divisor cut
+   * each row's run below one 32-byte sector where a larger such count
+   * would not: M stays, and a block straddles two batch elements (each
+   * transform finds its own offsets). The 4620-point column pass of a
+   * 4620 x 128 C2R (65 columns per batch element) would fall from 2
+   * columns to 1, reading 8 bytes of each sector. */
   int64_t batch = problem->batch_rank > 0 ? problem->batch[0].n : 0;
   if (batch > 1 && pass->nloops > 0 && pass->loops[0].n == batch && count % batch == 0) {
     int64_t per = count / batch;
     int keep_layout = !l2_chunks && (!spec->transform_fastest || strided_out);
-    for (int64_t d = m; d >= 1 && 2 * d >= m; d--)
+    int64_t sector = 32 / (int64_t)hy_complex_bytes(pass->precision), top = m;
+    while (keep_layout && top > 1 && chunk % top != 0 && top % chunk != 0) top--;
+    for (int64_t d = m; d >= 1 && 2 * d >= m; d--) {
+      if (keep_layout && d < top && d < sector) continue;
       if (per % d == 0 && (!keep_layout || chunk % d == 0 || d % chunk == 0)) {
         m = d;
         break;
       }
+    }
   }
   spec->transforms_per_block = (int)m;
   spec->store_transposed = strided_out && m >= 2;
