@@ -251,19 +251,20 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * layout (hy_model_bank_layout). 2049 columns of a 2D real transform
    * stay at 4 per block rather than 3, whose 24-byte pieces straddle
    * sectors and whose rows collide in the banks. Nor does the divisor cut
-   * each row's run below one 32-byte sector where a larger such count
-   * would not: M stays, and a block straddles two batch elements (each
-   * transform finds its own offsets). The 4620-point column pass of a
-   * 4620 x 128 C2R (65 columns per batch element) would fall from 2
-   * columns to 1, reading 8 bytes of each sector. */
+   * each row's run below 16 bytes (half a sector) where a larger such
+   * count would not: M stays, and a block straddles two batch elements
+   * (each transform finds its own offsets). The 4620-point column pass of
+   * a 4620 x 128 C2R (65 columns per batch element) would fall from 2
+   * columns to 1, reading 8 bytes of each sector; f64 columns (16 bytes
+   * each) take the divisor, which is faster there than straddling. */
   int64_t batch = problem->batch_rank > 0 ? problem->batch[0].n : 0;
   if (batch > 1 && pass->nloops > 0 && pass->loops[0].n == batch && count % batch == 0) {
     int64_t per = count / batch;
     int keep_layout = !l2_chunks && (!spec->transform_fastest || strided_out);
-    int64_t sector = 32 / (int64_t)hy_complex_bytes(pass->precision), top = m;
+    int64_t half_sector = 16 / (int64_t)hy_complex_bytes(pass->precision), top = m;
     while (keep_layout && top > 1 && chunk % top != 0 && top % chunk != 0) top--;
     for (int64_t d = m; d >= 1 && 2 * d >= m; d--) {
-      if (keep_layout && d < top && d < sector) continue;
+      if (keep_layout && d < top && d < half_sector) continue;
       if (per % d == 0 && (!keep_layout || chunk % d == 0 || d % chunk == 0)) {
         m = d;
         break;

@@ -102,11 +102,13 @@ static const expected hy_cases[] = {
     {"r2c:f32:512x512x512", "real", 3, 1, {4}, 0, 0},
     /* C2C rows of the same length keep the model's block */
     {"c2c:f32:fwd:1024:b131072", "axis-passes", 1, 0, {4}, 0, 0},
-    /* column passes keep the columns that fill whole sectors where the
-     * batch element's count (65, 26) has no such divisor: 2 columns of
-     * 4620 points (not 1), 4 Bluestein columns of 1973 (not 2) */
+    /* column passes keep at least 16 bytes of each row where the batch
+     * element's count (65 f32 columns) has no such divisor: 2 columns of
+     * 4620 points (not 1); f64 columns take the divisor (625: 1 column)
+     * and pieces of 16 bytes already straddle no sector */
     {"c2r:f32:4620x128:b113", "real", 2, 1, {2}, 0, 0},
-    {"c2c:f32:fwd:3946x13:b1308", "four-step", 3, 0, {0, 0, 4}, 0, 0},
+    {"c2r:f64:4620x625:b5", "real", 2, 1, {1}, 0, 0},
+    {"c2c:f32:fwd:3946x13:b1308", "four-step", 3, 0, {0, 0, 2}, 0, 0},
 };
 
 /* Radix stages of kernel k: every stage after the first twiddles, with
