@@ -189,7 +189,15 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
   if (t < 1) t = 1;
   if (t > target) t = target;
   spec->threads_per_transform = (int)t;
+  /* Padding breaks up the power-of-two strides of the exchanges. A
+   * one-pass Bluestein DFT whose convolution length's power-of-two part
+   * is shorter than one period of the banks (16 complex f32 elements, 8
+   * f64) has no stride that is a multiple of the period, and there the
+   * padding only moved accesses onto each other (2500 points: 1.19x
+   * faster without it, docs/performance.md). */
+  int64_t bank_period = HY_LOCAL_BANKS * 4 / hy_complex_bytes(pass->precision);
   spec->lds_pad = nc > HY_LOCAL_BANKS ? 1 : 0;
+  if (pass->algo == HY_ALGO_BLUESTEIN && (nc & -nc) < bank_period) spec->lds_pad = 0;
   /* A long transform fills a block (nearly) alone: where 256 threads
    * would hold more than 16 points each, one thread per butterfly of the
    * largest radix (up to 1024) keeps ~16 points per

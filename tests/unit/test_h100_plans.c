@@ -11,6 +11,7 @@
 #include "util/settings.h"
 #include "check.h"
 #include "codegen/codegen.h"
+#include "planner/kernel_model.h"
 #include "planner/kernel_spec.h"
 #include "planner/planner.h"
 #include "../backend/cuda/h100_caps.h"
@@ -206,6 +207,32 @@ int main(void) {
             stages_of(&prog, 0), e->stages);
     printf("  %-28s %-11s %d pass(es)\n", e->token, tree.solver, tree.npasses);
     hy_gpu_program_free(&prog);
+  }
+  /* Local-memory padding of one-pass Bluestein DFTs: off where the
+   * convolution length's power-of-two part is below one bank period (16
+   * complex f32, 8 f64: m = 2500 = 4 x 625, m = 200 = 8 x 25), on where
+   * it is not (1009 points in f64: m = 2048; power-of-two rows). */
+  static const struct { const char *token; int pass; int pad; } pad_cases[] = {
+      {"c2c:f32:fwd:1237:b54242", 0, 0}, {"c2c:f32:fwd:74:b906221", 0, 0},
+      {"c2c:f64:fwd:1009:b8192", 0, 1},  {"c2c:f32:fwd:1024:b4096", 0, 1}};
+  for (size_t i = 0; i < sizeof pad_cases / sizeof pad_cases[0]; i++) {
+    hyfft_problem user;
+    hy_problem prob;
+    hy_plan_tree tree;
+    hy_kernel_spec spec;
+    if (hy_token_parse(pad_cases[i].token, &user) != HYFFT_SUCCESS ||
+        hy_problem_make(&user, &prob) != HYFFT_SUCCESS ||
+        hy_planner_plan(&prob, &caps, 0, &tree) != HYFFT_SUCCESS ||
+        hy_model_spec(&prob, &tree.passes[pad_cases[i].pass], &caps, tree.l2_chunk_bytes > 0,
+                      &spec) != HYFFT_SUCCESS) {
+      CHECK(0, "%s: not planned: %s", pad_cases[i].token, hyfft_last_error());
+      continue;
+    }
+    CHECK(spec.lds_pad == pad_cases[i].pad, "%s: pass %d pad=%d, expected %d (m = %lld)",
+          pad_cases[i].token, pad_cases[i].pass, spec.lds_pad, pad_cases[i].pad,
+          (long long)tree.passes[pad_cases[i].pass].bluestein_m);
+    printf("  %-28s pass %d pad=%d (m = %lld)\n", pad_cases[i].token, pad_cases[i].pass,
+           spec.lds_pad, (long long)tree.passes[pad_cases[i].pass].bluestein_m);
   }
   /* Rader where p - 1 has no prime factor above 5 (measured faster than
    * Bluestein there: 101, 257, 401, 641), Bluestein where it has a 7 (127,
