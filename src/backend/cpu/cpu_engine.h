@@ -97,6 +97,11 @@ typedef struct hy_cpu_node {
   /* LARGE: two copies of one transform fit the L2 cache, so transforms of
    * unit stride run on local copies (hy_large_range). */
   int local;
+  /* DIRECT: the L2 cache of one core as the engine's rules take it
+   * (hy_cpu_node_build). A run of columns whose rows span more bytes than
+   * this goes through column blocks (hy_col_block_fits); one that spans
+   * less is read in place, its lines still in the L2. */
+  int64_t l2_bytes;
   /* BLUESTEIN: chirp c[j] = exp(sign*pi*i*j^2/n) (j < n) and the spectrum
    * of conj(c) wrapped to length m, divided by m. RADER: the spectrum of
    * the kernel b_q = exp(sign*2*pi*i*(g^-q mod n)/n), divided by m, and

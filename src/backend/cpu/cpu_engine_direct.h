@@ -37,7 +37,11 @@ typedef struct hy_job {
  * stride) and a page each, so the lines read by the gather are evicted
  * before the scatter writes them, and each page walk serves one line.
  * The copy touches each row's lines together, and prefetches the next
- * block's while it copies. Twiddled runs (the first half of a four-step
+ * block's while it copies. Only columns whose rows span more than the
+ * L2 of one core: within it (the columns of a plane pass, of a plane in
+ * cache) the lines are still in the L2 when the scatter writes them, and
+ * the copies measured up to 1.3x slower than reading in place
+ * (docs/performance.md). Twiddled runs (the first half of a four-step
  * node) keep the direct path: they write into the node's padded
  * intermediate, whose rows do not share sets, and there the extra copy
  * measured slower (docs/performance.md). */
@@ -53,14 +57,14 @@ typedef struct hy_job {
 #define HY_COL_MAX (256 * 1024)
 #endif
 
-static int hy_col_block_fits(const hy_cpu_run *run, int64_t n) {
-  const int64_t eb = 2 * (int64_t)sizeof(hy_r);
+static int hy_col_block_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
+  const int64_t eb = 2 * (int64_t)sizeof(hy_r), n = node->n;
   if (run->real_step || run->nloops < 1 || run->twiddle_loop >= 0) return 0;
   const hyfft_dim *in = &run->loops[run->nloops - 1];
   const int64_t is = run->axis.in_stride, os = run->axis.out_stride;
   return in->in_stride == 1 && in->out_stride == 1 && in->n % L_ == 0 && in->n >= 2 * L_ &&
          is > 0 && os > 0 && is * eb >= HY_COL_STRIDE && os * eb >= HY_COL_STRIDE &&
-         n * HY_COL_BYTES <= HY_COL_MAX;
+         n * HY_COL_BYTES <= HY_COL_MAX && n * (is > os ? is : os) * eb > node->l2_bytes;
 }
 
 /* Groups [begin, end) of a run that hy_col_block_fits, through blocks of
@@ -581,7 +585,7 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   hy_job *job = arg;
   const hy_cpu_node *node = job->node;
   const int64_t n = node->n;
-  const int colblk = hy_col_block_fits(job->run, n);
+  const int colblk = hy_col_block_fits(node, job->run);
   /* Rows transform n / LANES vectors per array; lane groups n. */
   const int rows = hy_row_fits(node, job->run, job->count);
   const int64_t nv = rows ? n / L_ : n;

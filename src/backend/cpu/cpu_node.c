@@ -335,14 +335,21 @@ static hy_status hy_cpu_rader_tables(hy_cpu_node *node) {
   return hy_cpu_split_table(node->spec, node->precision, M);
 }
 
-/* Whether two copies of one length-n transform fit the L2 cache of one
- * core (HYFFT_CPU_LOCAL: 0 never, a byte count in place of the cache's
- * size; an unknown size counts as 512 KiB): the rule of the four-step
- * node's local copies and of the long rows. */
-static int hy_cpu_two_copies_fit(hyfft_precision prec, int64_t n) {
+/* The L2 cache of one core as the engine's rules take it: a byte count
+ * given by HYFFT_CPU_LOCAL in place of the cache's size, an unknown size
+ * as 512 KiB. */
+static int64_t hy_cpu_rule_l2(void) {
   const hy_settings *env = hy_settings_get();
   int64_t l2 = env->cpu_local_bytes > 0 ? env->cpu_local_bytes : hy_cpu_l2_bytes();
-  if (l2 <= 0) l2 = (int64_t)512 << 10;
+  return l2 > 0 ? l2 : (int64_t)512 << 10;
+}
+
+/* Whether two copies of one length-n transform fit that L2
+ * (HYFFT_CPU_LOCAL=0: never): the rule of the four-step node's local
+ * copies and of the long rows. */
+static int hy_cpu_two_copies_fit(hyfft_precision prec, int64_t n) {
+  const hy_settings *env = hy_settings_get();
+  const int64_t l2 = hy_cpu_rule_l2();
   const int64_t tbytes = n * 2 * (int64_t)(prec == HYFFT_F64 ? sizeof(double) : sizeof(float));
   return !env->cpu_local_off && 2 * tbytes <= l2;
 }
@@ -390,6 +397,7 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
   node->precision = prec;
   node->sign = sign;
   node->n = n;
+  node->l2_bytes = hy_cpu_rule_l2();
   hy_status st = hy_cpu_twiddle_build(&node->tw, twiddle_n, sign);
   if (st == HYFFT_SUCCESS && (algo == HY_ALGO_BLUESTEIN || algo == HY_ALGO_RADER)) {
     /* Both run a convolution of length m in the data's precision: side by

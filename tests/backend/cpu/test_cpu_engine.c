@@ -721,12 +721,20 @@ int main(void) {
     test_nd(3, d2[4], (hyfft_precision)prec, -1, 1);
   }
   /* The outer axis of 24 x 36 x 40 has a stride of 23 (f32: 11.5) KiB and
-   * an innermost loop of 40 neighbouring transforms: its pass goes through
-   * the column blocks (hy_col_blocks), full ones and a shorter last one
-   * per row of the loop; in place and out of place, both directions. */
+   * an innermost loop of 40 neighbouring transforms: with the L2 taken as
+   * 64 KiB (its rows span 276-553 KiB) its pass goes through the column
+   * blocks (hy_col_blocks), full ones and a shorter last one per row of
+   * the loop; in place and out of place, both directions. With the
+   * machine's L2 it reads the columns in place. */
   static const int dcol[3] = {24, 36, 40};
-  for (int prec = 0; prec < 2; prec++)
-    for (int ip = 0; ip < 2; ip++) test_nd(3, dcol, (hyfft_precision)prec, ip ? 1 : -1, ip);
+  for (int small_l2 = 0; small_l2 < 2; small_l2++) {
+    if (small_l2) setenv("HYFFT_CPU_LOCAL", "64K", 1);
+    hy_settings_reload();
+    for (int prec = 0; prec < 2; prec++)
+      for (int ip = 0; ip < 2; ip++) test_nd(3, dcol, (hyfft_precision)prec, ip ? 1 : -1, ip);
+    unsetenv("HYFFT_CPU_LOCAL");
+    hy_settings_reload();
+  }
   for (int prec = 0; prec < 2; prec++)
     for (int sign = -1; sign <= 1; sign += 2) {
       test_pass_direct(60, HY_ALGO_MIXED_RADIX, (hyfft_precision)prec, sign);
