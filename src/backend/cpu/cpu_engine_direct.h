@@ -30,32 +30,29 @@ typedef struct hy_job {
  * of unit distance on both sides, a multiple of LANES long) along an axis
  * of at least HY_COL_STRIDE bytes goes through blocks of HY_COL_W
  * neighbouring transforms: each block is copied row by row (HY_COL_W
- * elements, whole lines) into a dense local copy, its groups are
- * transformed there, and it is copied back. Read straight from memory,
- * every group touches one line per row, n rows a large stride apart:
- * those lines share a few cache sets (all of them for a power-of-two
- * stride) and a page each, so the lines read by the gather are evicted
- * before the scatter writes them, and each page walk serves one line.
- * The copy touches each row's lines together, and prefetches the next
- * block's while it copies. Only columns whose rows span more than the
- * L2 of one core: within it (the columns of a plane pass, of a plane in
- * cache) the lines are still in the L2 when the scatter writes them, and
- * the copies measured up to 1.3x slower than reading in place
- * (docs/performance.md). Twiddled runs (the first half of a four-step
- * node) keep the direct path: they write into the node's padded
- * intermediate, whose rows do not share sets, and there the extra copy
- * measured slower (docs/performance.md). */
+ * elements, HY_COL_BYTES of whole lines) into a dense local copy, its
+ * groups are transformed there, and it is copied back. Read straight
+ * from memory, every group touches one line per row, n rows a large
+ * stride apart: each row sits in a page of its own, so each page walk
+ * serves one line, and the lines share a few cache sets (all of them for
+ * a power-of-two stride), so those read by the gather are evicted before
+ * the scatter writes them. The copy touches 16 lines of each row
+ * together, and prefetches the next block's while it copies. Only where
+ * it pays: rows at least 64 KiB apart (at 8 KiB the direct path measured
+ * faster), spanning more than the L2 of one core (within it the lines
+ * are still there when the scatter writes them), and a block of at most
+ * half that L2. Rows of 1024 bytes measured 1.2-1.8x faster than rows of
+ * 256 (docs/performance.md). Twiddled runs (the first half of a
+ * four-step node) keep the direct path: they write into the node's
+ * padded intermediate, whose rows do not share sets, and there the extra
+ * copy measured slower (docs/performance.md). */
 #ifndef HY_COL_STRIDE
-#define HY_COL_STRIDE 2048
+#define HY_COL_STRIDE 65536
 #endif
 #ifndef HY_COL_BYTES
-#define HY_COL_BYTES 256
+#define HY_COL_BYTES 1024
 #endif
 #define HY_COL_W (HY_COL_BYTES / (2 * (int)sizeof(hy_r)))
-/* Largest local copy (bytes): it should stay in L2 with the lane arrays. */
-#ifndef HY_COL_MAX
-#define HY_COL_MAX (256 * 1024)
-#endif
 
 static int hy_col_block_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
   const int64_t eb = 2 * (int64_t)sizeof(hy_r), n = node->n;
@@ -64,7 +61,7 @@ static int hy_col_block_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
   const int64_t is = run->axis.in_stride, os = run->axis.out_stride;
   return in->in_stride == 1 && in->out_stride == 1 && in->n % L_ == 0 && in->n >= 2 * L_ &&
          is > 0 && os > 0 && is * eb >= HY_COL_STRIDE && os * eb >= HY_COL_STRIDE &&
-         n * HY_COL_BYTES <= HY_COL_MAX && n * (is > os ? is : os) * eb > node->l2_bytes;
+         2 * n * HY_COL_BYTES <= node->l2_bytes && n * (is > os ? is : os) * eb > node->l2_bytes;
 }
 
 /* Groups [begin, end) of a run that hy_col_block_fits, through blocks of
@@ -576,8 +573,9 @@ static hy_short_fn hy_short_pick(const hy_cpu_kp *kp, int in_place) {
 size_t HY_SFX(hy_cpu_node_scratch)(const hy_cpu_node *node) {
   if (node->kind != HY_CPU_DIRECT) return 0;
   /* hy_direct_range's request at its largest: lane groups (nv = n) and a
-   * column block. */
-  return sizeof(hy_v) * (4 * (size_t)hy_lane_stride(node->n) + L_) + (size_t)(node->n * HY_COL_BYTES);
+   * column block where one can fit (hy_col_block_fits). */
+  const int64_t col = 2 * node->n * HY_COL_BYTES <= node->l2_bytes ? node->n * HY_COL_BYTES : 0;
+  return sizeof(hy_v) * (4 * (size_t)hy_lane_stride(node->n) + L_) + (size_t)col;
 }
 
 static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_index) {

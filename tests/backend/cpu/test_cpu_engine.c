@@ -720,13 +720,15 @@ int main(void) {
     test_nd(3, d2[3], (hyfft_precision)prec, 1, 0);
     test_nd(3, d2[4], (hyfft_precision)prec, -1, 1);
   }
-  /* The outer axis of 24 x 36 x 40 has a stride of 23 (f32: 11.5) KiB and
-   * an innermost loop of 40 neighbouring transforms: with the L2 taken as
-   * 64 KiB (its rows span 276-553 KiB) its pass goes through the column
-   * blocks (hy_col_blocks), full ones and a shorter last one per row of
-   * the loop; in place and out of place, both directions. With the
-   * machine's L2 it reads the columns in place. */
-  static const int dcol[3] = {24, 36, 40};
+  /* The outer axis of 20 x 64 x 160 has a stride of 80 (f64: 160) KiB and
+   * an innermost loop of 160 neighbouring transforms: with the L2 taken as
+   * 64 KiB (its rows span 1.6-3.2 MiB, a block of 20 rows of 1 KiB fits
+   * half of it) its pass goes through the column blocks (hy_col_blocks),
+   * full ones and a shorter last one per row of the loop (128 + 32 f32
+   * columns, 64 + 64 + 32 f64); in place and out of place, both
+   * directions. With the machine's L2 (2 MiB here) f32 reads the columns
+   * in place. */
+  static const int dcol[3] = {20, 64, 160};
   for (int small_l2 = 0; small_l2 < 2; small_l2++) {
     if (small_l2) setenv("HYFFT_CPU_LOCAL", "64K", 1);
     hy_settings_reload();
