@@ -193,9 +193,9 @@ hy_status hy_model_spec(const hy_problem *problem, const hy_pass *pass,
    * one-pass Bluestein DFT whose convolution length's power-of-two part
    * is shorter than one period of the banks (16 complex f32 elements, 8
    * f64) has no stride that is a multiple of the period, and there the
-   * padding only moved accesses onto each other (2500 points: 1.19x
-   * faster without it, docs/performance.md). */
-  int64_t bank_period = HY_LOCAL_BANKS * 4 / hy_complex_bytes(pass->precision);
+   * padding only moves accesses onto each other (measured faster
+   * without it, docs/performance.md). */
+  const int64_t bank_period = HY_LOCAL_BANKS * 4 / hy_complex_bytes(pass->precision);
   spec->lds_pad = nc > HY_LOCAL_BANKS ? 1 : 0;
   if (pass->algo == HY_ALGO_BLUESTEIN && (nc & -nc) < bank_period) spec->lds_pad = 0;
   /* A long transform fills a block (nearly) alone: where 256 threads

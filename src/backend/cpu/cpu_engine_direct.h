@@ -41,8 +41,8 @@ typedef struct hy_job {
  * it pays: rows at least 64 KiB apart (at 8 KiB the direct path measured
  * faster), spanning more than the L2 of one core (within it the lines
  * are still there when the scatter writes them), and a block of at most
- * half that L2. Rows of 1024 bytes measured 1.2-1.8x faster than rows of
- * 256 (docs/performance.md). Twiddled runs (the first half of a
+ * half that L2. Rows of 1024 bytes measured faster than rows of 256
+ * (docs/performance.md). Twiddled runs (the first half of a
  * four-step node) keep the direct path: they write into the node's
  * padded intermediate, whose rows do not share sets, and there the extra
  * copy measured slower (docs/performance.md). */
