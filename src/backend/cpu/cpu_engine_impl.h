@@ -11,6 +11,9 @@
  *   cpu_engine_run.h        hy_cpu_node_run and four-step (LARGE) nodes */
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #include "backend/cpu/cpu_engine.h"
 #include "backend/cpu/cpu_scratch.h"

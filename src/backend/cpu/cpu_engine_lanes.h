@@ -465,6 +465,28 @@ HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_block(
 
 /* Split lane vectors -> interleaved destination, with scale and the
  * run's twiddle (evaluated in double). */
+/* One line of output: a lane group's element k, LANES complex values side
+ * by side (64 bytes in both precisions). Where the run streams its output
+ * and the line is whole (64-byte aligned), non-temporal stores write it
+ * without reading it first: a scatter along a long stride (a four-step
+ * node's second half) otherwise reads every line it writes from memory.
+ * The caller fences (hy_cpu_stream_fence) before the loop joins. */
+HY_INLINE void hy_store_line(hy_r *q, hy_v lo, hy_v hi, int stream) {
+#if defined(__x86_64__) && defined(__SSE2__)
+  if (stream && ((uintptr_t)q & 63) == 0) {
+    __m128 part[4];
+    memcpy(part, &lo, sizeof lo);
+    memcpy(part + 2, &hi, sizeof hi);
+    for (int i = 0; i < 4; i++) _mm_stream_ps((float *)(void *)q + 4 * i, part[i]);
+    return;
+  }
+#else
+  (void)stream;
+#endif
+  memcpy(q, &lo, sizeof lo);
+  memcpy(q + L_, &hi, sizeof hi);
+}
+
 HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run,
                                  const hy_lanes *ln, int64_t n, hy_v *restrict fr,
                                  hy_v *restrict fi) {
@@ -530,8 +552,7 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
         xi *= sc;
       }
       hy_v lo = __builtin_shuffle(xr, xi, ilo), hi = __builtin_shuffle(xr, xi, ihi);
-      memcpy(q, &lo, sizeof lo);
-      memcpy(q + L_, &hi, sizeof hi);
+      hy_store_line(q, lo, hi, run->stream_out);
     }
     return;
   }

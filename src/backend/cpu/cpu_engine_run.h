@@ -193,6 +193,10 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
     rb.loops[0] = (hyfft_dim){n1, ld, os};
     rb.twiddle_loop = -1;
     rb.scale = twiddled || post ? 1.0 : run->scale;
+    /* The second half writes the destination along the long stride, one
+     * line per element of each lane group: streamed where the run
+     * streams and nothing below reads the transform back. */
+    rb.stream_out = run->stream_out && via_tmp && !twiddled && !post;
     if (local) {
       /* The short-column layout on tmp: row b of the first half's
        * output at tmp[c + n1*b], then the columns c in place. */

@@ -511,14 +511,17 @@ static void test_short_same_bits(hyfft_precision prec) {
 
 /* Non-temporal stores (HYFFT_CPU_STREAM=1) write the same bits as plain
  * ones (=0): the short straight-line kernels' groups, the block scatters
- * of back-to-back rows and a four-step transform on local copies, out of
- * place, with the output at every
- * offset of 8 bytes within a cache line (the copies' plain ends and
- * whole-line middles), both precisions. */
+ * of back-to-back rows, a four-step transform on local copies and one
+ * whose second half scatters along the long stride (local copies off),
+ * out of place, with the output at every offset of 8 bytes within a
+ * cache line (the copies' plain ends and whole-line middles; the
+ * scatter's unaligned lines), both precisions. Transforms past 4096
+ * points split four-step whatever the L2. */
 static void test_stream_same_bits(hyfft_precision prec) {
   const size_t esz = prec == HYFFT_F64 ? 16 : 8;
-  static const struct { int64_t n, batch; } cases[] = {{16, 301}, {64, 97},  {12, 200}, {16384, 3},
-                                                       {100, 67}, {24, 90},  {40, 51},  {200, 33}};
+  static const struct { int64_t n, batch; const char *local; } cases[] = {
+      {16, 301, "64M"}, {64, 97, "64M"},  {12, 200, "64M"}, {16384, 3, "64M"}, {65536, 3, "0"},
+      {100, 67, "64M"}, {24, 90, "64M"},  {40, 51, "64M"},  {200, 33, "64M"}};
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
     for (size_t shift = 0; shift < 64; shift += 8 * (esz / 8)) {
       const int64_t n = cases[ci].n, batch = cases[ci].batch;
@@ -529,7 +532,8 @@ static void test_stream_same_bits(hyfft_precision prec) {
       for (int64_t i = 0; i < n * batch; i++) store(in, prec, i, rnd(), rnd());
       for (int k = 0; k < 2; k++) {
         setenv("HYFFT_CPU_STREAM", k ? "1" : "0", 1);
-        setenv("HYFFT_CPU_LOCAL", "64M", 1);
+        setenv("HYFFT_CPU_LOCAL", cases[ci].local, 1);
+        setenv("HYFFT_CPU_DIRECT_MAX", "4096", 1);
         hy_settings_reload();
         hyfft_context ctx;
         hyfft_plan plan;
@@ -545,6 +549,7 @@ static void test_stream_same_bits(hyfft_precision prec) {
       }
       unsetenv("HYFFT_CPU_STREAM");
       unsetenv("HYFFT_CPU_LOCAL");
+      unsetenv("HYFFT_CPU_DIRECT_MAX");
       hy_settings_reload();
       CHECK(memcmp(raw[0], raw[1], bytes + 128) == 0,
             "n=%lld b%lld %s, output at +%zu bytes: streamed and plain stores differ",
