@@ -80,6 +80,9 @@ static void hy_col_blocks(const hy_cpu_node *node, const hy_cpu_run *run, int64_
   lr.nloops = 1;
   lr.loops[0] = (hyfft_dim){W, 1, 1};
   lr.twiddle_loop = -1;
+  /* The block stays in cache for the copy out: plain stores there; the
+   * copy out streams where the run does. */
+  lr.stream_out = 0;
   const hy_r *src = run->src;
   hy_r *dst = run->dst;
   hy_lanes cur, ln;
@@ -113,7 +116,10 @@ static void hy_col_blocks(const hy_cpu_node *node, const hy_cpu_run *run, int64_
       hy_scatter(node, &lr, &ln, n, where ? br : ar, where ? bi : ai);
     }
     hy_r *d0 = dst + 2 * cur.dof[0];
-    for (int64_t j = 0; j < n; j++) memcpy(d0 + 2 * j * os, blk + 2 * j * W, wb);
+    for (int64_t j = 0; j < n; j++) {
+      if (run->stream_out) hy_cpu_stream_copy(d0 + 2 * j * os, blk + 2 * j * W, wb);
+      else memcpy(d0 + 2 * j * os, blk + 2 * j * W, wb);
+    }
     g += nb;
   }
 }

@@ -463,14 +463,14 @@ HY_NO_LIBCALLS HY_CLONES __attribute__((noinline)) static void hy_scatter_block(
   }
 }
 
-/* Split lane vectors -> interleaved destination, with scale and the
- * run's twiddle (evaluated in double). */
 /* One line of output: a lane group's element k, LANES complex values side
  * by side (64 bytes in both precisions). Where the run streams its output
  * and the line is whole (64-byte aligned), non-temporal stores write it
- * without reading it first: a scatter along a long stride (a four-step
- * node's second half) otherwise reads every line it writes from memory.
- * The caller fences (hy_cpu_stream_fence) before the loop joins. */
+ * without reading it first: a scatter of neighbouring transforms along a
+ * long stride (a four-step node's second half, a column pass out of
+ * place) otherwise reads every line it writes from memory. Runs with a
+ * real step keep plain stores (their step reads the pair back). The
+ * caller fences (hy_cpu_stream_fence) before the loop joins. */
 HY_INLINE void hy_store_line(hy_r *q, hy_v lo, hy_v hi, int stream) {
 #if defined(__x86_64__) && defined(__SSE2__)
   if (stream && ((uintptr_t)q & 63) == 0) {
@@ -487,6 +487,8 @@ HY_INLINE void hy_store_line(hy_r *q, hy_v lo, hy_v hi, int stream) {
   memcpy(q + L_, &hi, sizeof hi);
 }
 
+/* Split lane vectors -> interleaved destination, with scale and the
+ * run's twiddle (evaluated in double). */
 HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run,
                                  const hy_lanes *ln, int64_t n, hy_v *restrict fr,
                                  hy_v *restrict fi) {
@@ -552,7 +554,7 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
         xi *= sc;
       }
       hy_v lo = __builtin_shuffle(xr, xi, ilo), hi = __builtin_shuffle(xr, xi, ihi);
-      hy_store_line(q, lo, hi, run->stream_out);
+      hy_store_line(q, lo, hi, run->stream_out && !run->real_step);
     }
     return;
   }

@@ -513,15 +513,17 @@ static void test_short_same_bits(hyfft_precision prec) {
  * ones (=0): the short straight-line kernels' groups, the block scatters
  * of back-to-back rows, a four-step transform on local copies and one
  * whose second half scatters along the long stride (local copies off),
+ * columns 64 KiB apart through column blocks (the L2 taken as 64 KiB),
  * out of place, with the output at every offset of 8 bytes within a
  * cache line (the copies' plain ends and whole-line middles; the
  * scatter's unaligned lines), both precisions. Transforms past 4096
  * points split four-step whatever the L2. */
 static void test_stream_same_bits(hyfft_precision prec) {
   const size_t esz = prec == HYFFT_F64 ? 16 : 8;
-  static const struct { int64_t n, batch; const char *local; } cases[] = {
-      {16, 301, "64M"}, {64, 97, "64M"},  {12, 200, "64M"}, {16384, 3, "64M"}, {65536, 3, "0"},
-      {100, 67, "64M"}, {24, 90, "64M"},  {40, 51, "64M"},  {200, 33, "64M"}};
+  static const struct { int64_t n, batch; const char *local; int columns; } cases[] = {
+      {16, 301, "64M", 0}, {64, 97, "64M", 0},  {12, 200, "64M", 0}, {16384, 3, "64M", 0},
+      {65536, 3, "0", 0},  {100, 67, "64M", 0}, {24, 90, "64M", 0},  {40, 51, "64M", 0},
+      {200, 33, "64M", 0}, {20, 8192, "64K", 1}};
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
     for (size_t shift = 0; shift < 64; shift += 8 * (esz / 8)) {
       const int64_t n = cases[ci].n, batch = cases[ci].batch;
@@ -540,6 +542,9 @@ static void test_stream_same_bits(hyfft_precision prec) {
         char tok[96];
         snprintf(tok, sizeof tok, "c2c:%s:fwd:%lld:b%lld", prec == HYFFT_F64 ? "f64" : "f32",
                  (long long)n, (long long)batch);
+        if (cases[ci].columns) /* the columns of an n x batch array */
+          snprintf(tok + strlen(tok), sizeof tok - strlen(tok), ":is=%lld:os=%lld:idist=1:odist=1",
+                   (long long)batch, (long long)batch);
         CHECK_OK(hyfft_context_create("cpu", &ctx));
         CHECK_OK(hyfft_plan_token(ctx, tok, HYFFT_ESTIMATE, &plan));
         poison(raw[k], bytes + 128);
@@ -731,15 +736,18 @@ int main(void) {
    * half of it) its pass goes through the column blocks (hy_col_blocks),
    * full ones and a shorter last one per row of the loop (128 + 32 f32
    * columns, 64 + 64 + 32 f64); in place and out of place, both
-   * directions. With the machine's L2 (2 MiB here) f32 reads the columns
-   * in place. */
+   * directions, also with non-temporal stores forced (the blocks' copy
+   * out streams). With the machine's L2 (2 MiB here) f32 reads the
+   * columns in place. */
   static const int dcol[3] = {20, 64, 160};
-  for (int small_l2 = 0; small_l2 < 2; small_l2++) {
-    if (small_l2) setenv("HYFFT_CPU_LOCAL", "64K", 1);
+  for (int variant = 0; variant < 3; variant++) {
+    if (variant > 0) setenv("HYFFT_CPU_LOCAL", "64K", 1);
+    if (variant > 1) setenv("HYFFT_CPU_STREAM", "1", 1); /* blocks copied out by streaming */
     hy_settings_reload();
     for (int prec = 0; prec < 2; prec++)
       for (int ip = 0; ip < 2; ip++) test_nd(3, dcol, (hyfft_precision)prec, ip ? 1 : -1, ip);
     unsetenv("HYFFT_CPU_LOCAL");
+    unsetenv("HYFFT_CPU_STREAM");
     hy_settings_reload();
   }
   for (int prec = 0; prec < 2; prec++)
