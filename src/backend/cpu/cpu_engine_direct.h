@@ -54,6 +54,13 @@ typedef struct hy_job {
 #endif
 #define HY_COL_W (HY_COL_BYTES / (2 * (int)sizeof(hy_r)))
 
+/* Bytes of a node's column block: n rows of HY_COL_BYTES where that is
+ * at most half the L2, else 0 (no blocks). */
+static int64_t hy_col_block_bytes(const hy_cpu_node *node) {
+  const int64_t bytes = node->n * HY_COL_BYTES;
+  return 2 * bytes <= node->l2_bytes ? bytes : 0;
+}
+
 static int hy_col_block_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
   const int64_t eb = 2 * (int64_t)sizeof(hy_r), n = node->n;
   if (run->real_step || run->nloops < 1 || run->twiddle_loop >= 0) return 0;
@@ -61,7 +68,7 @@ static int hy_col_block_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
   const int64_t is = run->axis.in_stride, os = run->axis.out_stride;
   return in->in_stride == 1 && in->out_stride == 1 && in->n % L_ == 0 && in->n >= 2 * L_ &&
          is > 0 && os > 0 && is * eb >= HY_COL_STRIDE && os * eb >= HY_COL_STRIDE &&
-         2 * n * HY_COL_BYTES <= node->l2_bytes && n * (is > os ? is : os) * eb > node->l2_bytes;
+         hy_col_block_bytes(node) > 0 && n * (is > os ? is : os) * eb > node->l2_bytes;
 }
 
 /* Groups [begin, end) of a run that hy_col_block_fits, through blocks of
@@ -580,8 +587,8 @@ size_t HY_SFX(hy_cpu_node_scratch)(const hy_cpu_node *node) {
   if (node->kind != HY_CPU_DIRECT) return 0;
   /* hy_direct_range's request at its largest: lane groups (nv = n) and a
    * column block where one can fit (hy_col_block_fits). */
-  const int64_t col = 2 * node->n * HY_COL_BYTES <= node->l2_bytes ? node->n * HY_COL_BYTES : 0;
-  return sizeof(hy_v) * (4 * (size_t)hy_lane_stride(node->n) + L_) + (size_t)col;
+  return sizeof(hy_v) * (4 * (size_t)hy_lane_stride(node->n) + L_) +
+         (size_t)hy_col_block_bytes(node);
 }
 
 static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_index) {
@@ -598,7 +605,7 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
    * from any of them; then the column block, if any. */
   const int64_t P = hy_lane_stride(nv);
   const size_t lane_bytes = sizeof(hy_v) * (4 * (size_t)P + L_);
-  const size_t bytes = lane_bytes + (colblk ? (size_t)(n * HY_COL_BYTES) : 0);
+  const size_t bytes = lane_bytes + (colblk ? (size_t)hy_col_block_bytes(node) : 0);
   hy_v *buf = hy_cpu_scratch_get(0, bytes);
   if (!buf) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
