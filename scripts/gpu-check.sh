@@ -345,9 +345,12 @@ san_tokens=(c2c:f32:fwd:1024:b8 c2c:f64:bwd:4096 c2c:f32:fwd:97:b3 c2c:f32:fwd:6
             r2c:f32:13:b5 r2c:f32:1048583 c2r:f32:1048583 c2r:f64:31x1619:b2 r2c:f32:97:b3
             c2r:f32:5x1031:b2 c2c:f32:fwd:1024:b64:is=64:idist=1 c2c:f32:fwd:32768:b8:is=8:idist=1
             c2r:f32:13:b1000 r2c:f64:27:b777 c2r:f32:13:b300:ip)
+# One-pass Bluestein DFTs without local-memory padding (one and several
+# transforms per block), under memcheck and racecheck both.
+san_unpadded=(c2c:f32:fwd:1237:b5 c2c:f32:bwd:538:b9:is=9:os=9:idist=1:odist=1)
 if command -v compute-sanitizer >/dev/null; then
   run_step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 3 \
-    "$acc" --device cuda "${san_tokens[@]}"
+    "$acc" --device cuda "${san_tokens[@]}" "${san_unpadded[@]}"
   # The r2r kernels (fused half-length DCT forms, strided steps) have their
   # own suite.
   run_step memcheck_r2r 90 compute-sanitizer --tool memcheck --error-exitcode 3 \
@@ -355,7 +358,7 @@ if command -v compute-sanitizer >/dev/null; then
     r2r:f64:dst3:64x64x64:b2 r2r:f32:dct2:1000:b3 r2r:f32:dct3:18x300 r2r:f64:dst2:30x40x50 \
     r2r:f32:dct1:65x33 r2r:f64:dst1:31:b3 r2r:f32:dht:64x48
   run_step racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 3 \
-    "$acc" --device cuda "${san_tokens[@]:0:3}" c2r:f64:875:b3 "${san_tokens[@]: -5}"
+    "$acc" --device cuda "${san_tokens[@]:0:3}" c2r:f64:875:b3 "${san_tokens[@]: -5}" "${san_unpadded[@]}"
 else
   skip_step memcheck "no compute-sanitizer"
   skip_step racecheck "no compute-sanitizer"
