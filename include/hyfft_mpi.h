@@ -86,15 +86,19 @@ typedef struct hyfft_dist_layout {
 typedef struct hyfft_dist_times {
   int64_t executions;
   double local_fft;  /* hyfft_execute of the local plans */
-  double pack;       /* gathering each peer's block into the send buffer, and
+  double pack;       /* gathering each peer's block into the send buffer, the
+                        copy of the block a rank keeps (straight from its old
+                        place to its new one, outside the all-to-all), and
                         the local copy of a transpose within one rank */
   double alltoall;   /* MPI_Alltoallv (time in MPI, waiting for peers included) */
-  int64_t alltoall_bytes; /* bytes this rank sent (to others and itself) */
+  int64_t alltoall_bytes; /* bytes this rank sent to the other ranks */
   int64_t alltoalls;      /* MPI_Alltoallv calls (transposes within one rank are copies) */
   double total;      /* hyfft_dist_execute from entry to return */
   double unpack;     /* scattering the received blocks into the new layout */
   double agree;      /* the status agreements (MPI_Allreduce) between steps */
-  int64_t alltoall_recv_bytes; /* bytes this rank received (from others and itself) */
+  int64_t alltoall_recv_bytes; /* bytes this rank received from the other ranks */
+  int64_t kept_bytes; /* bytes of the transposes over several ranks that stayed
+                         on this rank (its own block, copied outside MPI) */
 } hyfft_dist_times;
 
 typedef struct hyfft_dist_plan_s *hyfft_dist_plan;

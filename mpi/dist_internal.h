@@ -86,6 +86,12 @@ typedef struct hy_dist_redist {
   int *send_counts, *send_displs, *recv_counts, *recv_displs; /* elements, per peer */
   hyfft_dist_box *send_boxes, *recv_boxes; /* the sub-box exchanged with each peer */
   int64_t send_total, recv_total;
+  /* This rank's index among the peers, and the elements of the box it
+   * keeps: that box is copied from the source straight into the
+   * destination (one copy in place of a pack, MPI's own copy and an
+   * unpack), so its counts in the all-to-all are zero. */
+  int self;
+  int64_t self_total;
   /* pack: the blocks for the peers are gathered into a pack buffer (else
    * they are contiguous in the source: the split axis is its slowest);
    * unpack: what arrives is scattered into the destination (else it lands

@@ -607,7 +607,8 @@ hyfft_status hyfft_dist_plan_alltoall_reference(hyfft_dist_plan plan, int runs, 
   int64_t sent = 0;
   for (int k = 0; k < plan->nstages; k++)
     if (plan->stages[k].is_redist && plan->stages[k].redist.peers > 1)
-      sent += plan->stages[k].redist.send_total * (int64_t)plan->esize;
+      sent += (plan->stages[k].redist.send_total - plan->stages[k].redist.self_total) *
+              (int64_t)plan->esize;
   for (int i = 0; i < runs && local == HYFFT_SUCCESS; i++) {
     for (int k = 0; k < plan->nstages && local == HYFFT_SUCCESS; k++) {
       const hy_dist_stage *st = &plan->stages[k];

@@ -1,7 +1,8 @@
 /* One global transpose of a distributed array: each rank packs the part of
- * its box that every peer of a sub-communicator holds afterwards into one
- * contiguous buffer (peer by peer, in the source's memory order), exchanges
- * with MPI_Alltoallv, and unpacks what it received into its new box. */
+ * its box that every other peer of a sub-communicator holds afterwards into
+ * one contiguous buffer (peer by peer, in the source's memory order),
+ * copies the part it keeps straight into its new box, exchanges with
+ * MPI_Alltoallv, and unpacks what it received into its new box. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,7 +199,22 @@ hyfft_status hy_dist_redist_init_chunk(hy_dist_redist *r, const hy_dist_geometry
   }
   r->send_total = sdisp;
   r->recv_total = rdisp;
+  /* The box this rank keeps leaves the all-to-all (hy_dist_redist_self). */
+  r->self = g == 0 ? p : q;
+  r->self_total = r->send_counts[r->self];
+  r->send_counts[r->self] = 0;
+  r->recv_counts[r->self] = 0;
   return HYFFT_SUCCESS;
+}
+
+/* The box this rank keeps, from its place in the source straight to its
+ * place in the destination, written in the destination's order. */
+static void hy_dist_redist_self(const hy_dist_redist *r, size_t esize, const void *src, void *dst) {
+  const hyfft_dist_box *sub = &r->send_boxes[r->self];
+  if (r->self_total == 0) return;
+  hy_dist_copy_box((char *)dst + hy_dist_offset(&r->to, &r->recv_boxes[r->self]) * (int64_t)esize,
+                   r->to.stride, (const char *)src + hy_dist_offset(&r->from, sub) * (int64_t)esize,
+                   r->from.stride, sub->count, r->to.order, esize);
 }
 
 hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size_t esize,
@@ -228,6 +244,9 @@ hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size
                        r->from.stride, sub->count, r->from.order, esize);
     }
   }
+  /* Before the exchange: an unpacking transpose may receive into the
+   * source's buffer. */
+  hy_dist_redist_self(r, esize, src, dst);
   void *recv = r->unpack ? unpack : dst;
   double t1 = hy_dist_now();
   int rc = MPI_Alltoallv(send, r->send_counts, r->send_displs, elem, recv, r->recv_counts,
@@ -250,8 +269,9 @@ hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size
   times->pack += t1 - t0;
   times->unpack += t3 - t2;
   times->alltoall += t2 - t1;
-  times->alltoall_bytes += r->send_total * (int64_t)esize;
-  times->alltoall_recv_bytes += r->recv_total * (int64_t)esize;
+  times->alltoall_bytes += (r->send_total - r->self_total) * (int64_t)esize;
+  times->alltoall_recv_bytes += (r->recv_total - r->self_total) * (int64_t)esize;
+  times->kept_bytes += r->self_total * (int64_t)esize;
   times->alltoalls++;
   return HYFFT_SUCCESS;
 }
@@ -290,6 +310,7 @@ hyfft_status hy_dist_redist_start(const hy_dist_redist *r, MPI_Datatype elem, si
                        r->from.stride, sub->count, r->from.order, esize);
     }
   }
+  hy_dist_redist_self(r, esize, src, dst);
   double t1 = hy_dist_now();
   int rc = MPI_Ialltoallv(send, r->send_counts, r->send_displs, elem, dst, r->recv_counts,
                           r->recv_displs, elem, r->comm, request);
@@ -297,8 +318,9 @@ hyfft_status hy_dist_redist_start(const hy_dist_redist *r, MPI_Datatype elem, si
   if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Ialltoallv");
   times->pack += t1 - t0;
   times->alltoall += t2 - t1;
-  times->alltoall_bytes += r->send_total * (int64_t)esize;
-  times->alltoall_recv_bytes += r->recv_total * (int64_t)esize;
+  times->alltoall_bytes += (r->send_total - r->self_total) * (int64_t)esize;
+  times->alltoall_recv_bytes += (r->recv_total - r->self_total) * (int64_t)esize;
+  times->kept_bytes += r->self_total * (int64_t)esize;
   times->alltoalls++;
   return HYFFT_SUCCESS;
 }
