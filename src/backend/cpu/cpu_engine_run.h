@@ -121,8 +121,9 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
    * send every column access of the first half to the same cache sets. */
   const int64_t ld = n2 + 64 / (2 * (int64_t)sizeof(hy_r));
   /* Same base pointer here means in place (the backend copies any other
-   * overlapping input away first). A C2R step writes each transform's
-   * DFT input into its output first: the DFT is then in place there. */
+   * overlapping input away first). Off the local path a C2R step writes
+   * each transform's DFT input into its output first: the DFT is then in
+   * place there. */
   const int pre = run->real_step == HY_CPU_REAL_PRE, post = run->real_step == HY_CPU_REAL_POST;
   const int in_place = run->src == run->dst || pre;
   /* Local (node->local: two copies of a transform fit the L2 cache): each
@@ -135,10 +136,10 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
    * destination, which stall on DRAM for every line; the copies run in
    * cache. Any layout of the destination, in place included, works alike,
    * as the whole input is read before anything is written. A C2R step
-   * keeps the direct path: it already writes each transform in order into
-   * the destination, where the DFT finds it in cache, and the local arrays
-   * measured slower there (docs/performance.md). */
-  const int local = node->local && !pre && run->axis.in_stride == 1 && run->axis.out_stride == 1;
+   * writes its DFT input into loc in place of the copy (in the
+   * destination instead, the first half's column reads and the in-place
+   * second half there measured 1.4-1.6x slower; docs/performance.md). */
+  const int local = node->local && run->axis.in_stride == 1 && run->axis.out_stride == 1;
   const int64_t tbytes = n * 2 * (int64_t)sizeof(hy_r);
   /* In place with n1 = n2: the columns in place, the rows in place, then
    * a square transpose in place, all on the one array (no scratch). */
@@ -167,7 +168,13 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
     int64_t so, dof, m;
     hy_run_offsets(run, t, &so, &dof, &m);
     const hy_r *base = src;
-    if (pre) {
+    if (pre && local) {
+      st = hy_cpu_op_real_one(0, prec, run->real_tw, n, src + 2 * so, run->axis.in_stride, loc, 1,
+                              1.0);
+      if (st != HYFFT_SUCCESS) break;
+      base = loc;
+      so = 0;
+    } else if (pre) {
       st = hy_cpu_op_real_one(0, prec, run->real_tw, n, src + 2 * so, run->axis.in_stride,
                               dst + 2 * dof, os, 1.0);
       if (st != HYFFT_SUCCESS) break;
