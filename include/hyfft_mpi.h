@@ -135,6 +135,16 @@ HYFFT_API hyfft_status hyfft_dist_plan_token(hyfft_context context, MPI_Comm com
                                              hyfft_dist_plan *plan);
 HYFFT_API hyfft_status hyfft_dist_plan_layout(hyfft_dist_plan plan, hyfft_dist_layout *layout);
 
+/* A multi-line text, this rank's view of the plan: the decomposition, the
+ * rank's boxes, and its stages in order (each local transform as
+ * hyfft_plan_describe prints it, each transpose with the ranks it spans,
+ * whether it packs and unpacks, and the elements it sends to other ranks
+ * and keeps). Not collective. Same buffer rules as hyfft_plan_describe:
+ * NUL terminated, *needed (optional) receives the length without the
+ * NUL, HYFFT_BUFFER_TOO_SMALL (buf untouched) if it does not fit. */
+HYFFT_API hyfft_status hyfft_dist_plan_describe(hyfft_dist_plan plan, char *buf, size_t buf_size,
+                                                size_t *needed);
+
 /* Collective. `in` holds layout.in (never written), `out` layout.out; in may
  * equal out (in place) when the buffer holds alloc_local elements. A rank
  * whose box is empty may pass NULL. Unlike an hyfft plan, a distributed

@@ -9,6 +9,8 @@
  * problems (C2R, C2C with transposed input) first move a normal input to
  * the last state, then run F backwards, which ends in the normal state with
  * the real axis (if any) transformed last. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -556,6 +558,141 @@ hyfft_status hyfft_dist_plan_layout(hyfft_dist_plan plan, hyfft_dist_layout *lay
   if (s != HYFFT_SUCCESS) return s;
   if (!layout) return hy_dist_error(HYFFT_NULL_POINTER, "layout is NULL");
   *layout = plan->layout;
+  return HYFFT_SUCCESS;
+}
+
+/* ---- description ----------------------------------------------------------- */
+
+/* A growing text; `failed` once an allocation failed. */
+typedef struct hy_dist_text {
+  char *p;
+  size_t len, cap;
+  int failed;
+} hy_dist_text;
+
+static void hy_dist_textf(hy_dist_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void hy_dist_textf(hy_dist_text *t, const char *fmt, ...) {
+  if (t->failed) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    t->failed = 1;
+    return;
+  }
+  if (t->len + (size_t)n + 1 > t->cap) {
+    size_t cap = t->cap ? t->cap : 1024;
+    while (cap < t->len + (size_t)n + 1) cap *= 2;
+    char *q = realloc(t->p, cap);
+    if (!q) {
+      t->failed = 1;
+      return;
+    }
+    t->p = q;
+    t->cap = cap;
+  }
+  va_start(ap, fmt);
+  vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+  va_end(ap);
+  t->len += (size_t)n;
+}
+
+static void hy_dist_text_box(hy_dist_text *t, const char *what, const hyfft_dist_box *b, int rank) {
+  hy_dist_textf(t, "  %s: start", what);
+  for (int a = 0; a < rank; a++) hy_dist_textf(t, "%s%lld", a ? "x" : " ", (long long)b->start[a]);
+  hy_dist_textf(t, ", count");
+  for (int a = 0; a < rank; a++) hy_dist_textf(t, "%s%lld", a ? "x" : " ", (long long)b->count[a]);
+  hy_dist_textf(t, ", memory order");
+  for (int a = 0; a < rank; a++) hy_dist_textf(t, " %d", b->order[a]);
+  hy_dist_textf(t, "\n");
+}
+
+/* A local plan's own description, each line indented by `indent`. */
+static void hy_dist_text_local(hy_dist_text *t, hyfft_plan local, const char *indent) {
+  size_t need = 0;
+  if (!local) {
+    hy_dist_textf(t, "%s(this rank's part is empty)\n", indent);
+    return;
+  }
+  hyfft_status s = hyfft_plan_describe(local, NULL, 0, &need);
+  char *d = s == HYFFT_BUFFER_TOO_SMALL || s == HYFFT_SUCCESS ? malloc(need + 1) : NULL;
+  if (!d || hyfft_plan_describe(local, d, need + 1, NULL) != HYFFT_SUCCESS) {
+    free(d);
+    t->failed = 1;
+    return;
+  }
+  for (char *line = d; *line;) {
+    char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    hy_dist_textf(t, "%s%.*s\n", indent, (int)len, line);
+    line += len + (end ? 1 : 0);
+  }
+  free(d);
+}
+
+static void hy_dist_text_redist(hy_dist_text *t, const hy_dist_redist *r, size_t esize) {
+  long long sent = (long long)(r->send_total - r->self_total);
+  hy_dist_textf(t, "over %d rank%s (grid dim %d): %s, %s; sends %lld elements (%lld bytes) to "
+                   "other ranks, keeps %lld\n",
+                r->peers, r->peers == 1 ? "" : "s", r->g,
+                r->pack ? "packs each peer's block" : "sends from the source in place",
+                r->unpack ? "unpacks what arrives" : "receives in place",
+                sent, sent * (long long)esize, (long long)r->self_total);
+}
+
+hyfft_status hyfft_dist_plan_describe(hyfft_dist_plan plan, char *buf, size_t buf_size,
+                                      size_t *needed) {
+  hyfft_status s = hy_dist_check(plan);
+  if (s != HYFFT_SUCCESS) return s;
+  const hyfft_dist_problem *p = &plan->problem;
+  const hyfft_dist_layout *L = &plan->layout;
+  static const char *const kinds[] = {"c2c", "r2c", "c2r"};
+  int ranks = 1, me = 0;
+  MPI_Comm_size(plan->comm, &ranks);
+  MPI_Comm_rank(plan->comm, &me);
+  hy_dist_text t = {0};
+  hy_dist_textf(&t, "%s:%s", (unsigned)p->kind < 3 ? kinds[p->kind] : "?",
+                p->precision == HYFFT_F64 ? "f64" : "f32");
+  if (p->kind == HYFFT_C2C) hy_dist_textf(&t, ":%s", p->sign < 0 ? "fwd" : "bwd");
+  for (int a = 0; a < p->rank; a++) hy_dist_textf(&t, "%s%lld", a ? "x" : ":", (long long)p->n[a]);
+  hy_dist_textf(&t, ":mpi on %d rank%s, %s %dx%d%s%s; rank %d at grid (%d, %d)\n", ranks,
+                ranks == 1 ? "" : "s", L->decomposition == HYFFT_DIST_SLAB ? "slab" : "pencil",
+                L->grid[0], L->grid[1],
+                (p->layout & HYFFT_DIST_TRANSPOSED_OUT) ? ", transposed output" : "",
+                (p->layout & HYFFT_DIST_TRANSPOSED_IN) ? ", transposed input" : "", me,
+                L->coords[0], L->coords[1]);
+  hy_dist_text_box(&t, "input box", &L->in, p->rank);
+  hy_dist_text_box(&t, "output box", &L->out, p->rank);
+  for (int k = 0; k < plan->nstages; k++) {
+    const hy_dist_stage *st = &plan->stages[k];
+    if (st->is_redist) {
+      hy_dist_textf(&t, "  stage %d: transpose ", k + 1);
+      hy_dist_text_redist(&t, &st->redist, plan->esize);
+    } else if (st->nchunks > 0) {
+      hy_dist_textf(&t, "  stage %d: local transform in %d chunks, each chunk's transpose started "
+                        "as soon as it is done (HYFFT_DIST_OVERLAP); chunk 1:\n", k + 1, st->nchunks);
+      hy_dist_text_local(&t, st->chunk_plan[0], "    ");
+      hy_dist_textf(&t, "  stage %d: the chunks' transposes, each ", k + 2);
+      hy_dist_text_redist(&t, &st->chunk_redist[0], plan->esize);
+      k++; /* the transpose runs inside the chunks */
+    } else {
+      hy_dist_textf(&t, "  stage %d: local transform\n", k + 1);
+      hy_dist_text_local(&t, st->local, "    ");
+    }
+  }
+  if (t.failed) {
+    free(t.p);
+    return hy_dist_error(HYFFT_OUT_OF_MEMORY, "the plan's description");
+  }
+  if (needed) *needed = t.len;
+  if (!buf || buf_size <= t.len) {
+    free(t.p);
+    return hy_dist_error(HYFFT_BUFFER_TOO_SMALL, "buffer of %zu bytes, %zu needed", buf_size,
+                         t.len + 1);
+  }
+  memcpy(buf, t.p ? t.p : "", t.len + 1);
+  free(t.p);
   return HYFFT_SUCCESS;
 }
 

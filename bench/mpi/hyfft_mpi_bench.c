@@ -19,7 +19,14 @@
  * on the same communicators (hyfft_dist_plan_alltoall_reference), median of
  * R runs in the same process. The outputs of the two libraries are
  * compared (max difference relative to FFTW's max). Rank 0 prints one
- * table per token, or with --rows one markdown row per token. */
+ * table per token, or with --rows one markdown row per token.
+ *
+ *   mpirun -np 2 hyfft_mpi_bench --describe [--measure] TOKEN...
+ *
+ * (what `hyfft plan TOKEN` runs for a distributed token) plans each token
+ * and prints every rank's description of its plan
+ * (hyfft_dist_plan_describe), rank by rank, from rank 0; nothing is
+ * timed and FFTW-MPI is not used. */
 #include <complex.h>
 #include <fftw3-mpi.h>
 #include <math.h>
@@ -296,6 +303,51 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
   CHECK_HY(hyfft_dist_plan_destroy(plan));
 }
 
+/* Every rank's description of the plan of `token`, printed by rank 0 in
+ * rank order. Returns 0 on success on every rank. */
+static int describe(hyfft_context ctx, const char *token, unsigned hy_flags) {
+  hyfft_dist_plan plan = NULL;
+  hyfft_status s = hyfft_dist_plan_token(ctx, MPI_COMM_WORLD, token, hy_flags, &plan);
+  if (s != HYFFT_SUCCESS) {
+    if (g_rank == 0)
+      fprintf(stderr, "hyfft plan: %s: %s: %s\n", token, hyfft_status_name(s), hyfft_dist_last_error());
+    return 1;
+  }
+  size_t need = 0;
+  s = hyfft_dist_plan_describe(plan, NULL, 0, &need);
+  char *text = malloc(need + 1);
+  if (!text || hyfft_dist_plan_describe(plan, text, need + 1, NULL) != HYFFT_SUCCESS) {
+    fprintf(stderr, "rank %d: %s: describe: %s\n", g_rank, token, hyfft_dist_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  int len = (int)need;
+  int *lens = g_rank == 0 ? malloc(sizeof(int) * (size_t)g_size) : NULL;
+  int *displs = g_rank == 0 ? malloc(sizeof(int) * (size_t)g_size) : NULL;
+  if (g_rank == 0 && (!lens || !displs)) MPI_Abort(MPI_COMM_WORLD, 1);
+  MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  char *all = NULL;
+  if (g_rank == 0) {
+    int total = 0;
+    for (int r = 0; r < g_size; r++) {
+      displs[r] = total;
+      total += lens[r];
+    }
+    all = malloc((size_t)total + 1);
+    if (!all) MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Gatherv(text, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (g_rank == 0) {
+    for (int r = 0; r < g_size; r++) printf("%.*s", lens[r], all + displs[r]);
+    fflush(stdout);
+  }
+  free(all);
+  free(lens);
+  free(displs);
+  free(text);
+  hyfft_dist_plan_destroy(plan);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -310,8 +362,23 @@ int main(int argc, char **argv) {
     fprintf(stderr, "context: %s %s\n", hyfft_status_name(s), hyfft_last_error());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  int rows = 0;
-  for (int i = 1; i < argc; i++) rows |= !strcmp(argv[i], "--rows");
+  int rows = 0, describing = 0;
+  for (int i = 1; i < argc; i++) {
+    rows |= !strcmp(argv[i], "--rows");
+    describing |= !strcmp(argv[i], "--describe");
+  }
+  if (describing) {
+    int failed = 0;
+    for (int i = 1; i < argc; i++)
+      if (!strcmp(argv[i], "--measure")) hy_flags = HYFFT_MEASURE;
+    for (int i = 1; i < argc; i++)
+      if (argv[i][0] != '-') failed |= describe(ctx, argv[i], hy_flags);
+    hyfft_context_destroy(ctx);
+    fftw_mpi_cleanup();
+    fftwf_mpi_cleanup();
+    MPI_Finalize();
+    return failed ? 1 : 0;
+  }
   if (g_rank == 0 && rows) {
     printf("| problem | ranks | decomposition | hyfft ms | FFTW-MPI ms | FFTW/hyfft | hyfft local FFT ms | pack+unpack ms | "
            "MPI_Alltoallv ms | hyfft a2a GB/s | MPI_Alltoallv GB/s | max diff | plan s hyfft / FFTW |\n");

@@ -464,6 +464,61 @@ static void check_times(const char *token) {
  * differ from the whole stage's in batch count only), and on several ranks
  * the overlapped plan makes more all-to-all calls (the chunks) for the same
  * bytes: every token here has a first transpose over all the ranks. */
+/* hyfft_dist_plan_describe: the buffer rules (size query with a NULL
+ * buffer, one byte short refused and left untouched, the exact size
+ * filled), and a text that names this rank and its first stage, and on
+ * more than one rank (not overlapped) a slab's first transpose whose
+ * sent and kept element counts add up to this rank's input box. */
+static void check_describe(const char *token) {
+  hyfft_dist_plan plan = NULL;
+  hyfft_status s = hyfft_dist_plan_token(g_ctx, MPI_COMM_WORLD, token, HYFFT_ESTIMATE, &plan);
+  if (s != HYFFT_SUCCESS) {
+    FAIL("%s: describe plan: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
+    return;
+  }
+  size_t need = 0;
+  s = hyfft_dist_plan_describe(plan, NULL, 0, &need);
+  if (s != HYFFT_BUFFER_TOO_SMALL || need == 0) FAIL("%s: describe size query: %s, %zu", token, hyfft_status_name(s), need);
+  char *text = malloc(need + 1);
+  if (!text) {
+    FAIL("%s: no memory for the description", token);
+    hyfft_dist_plan_destroy(plan);
+    return;
+  }
+  memset(text, '#', need + 1);
+  size_t need2 = 0;
+  s = hyfft_dist_plan_describe(plan, text, need, &need2);
+  if (s != HYFFT_BUFFER_TOO_SMALL || need2 != need || text[0] != '#')
+    FAIL("%s: describe into %zu bytes: %s (needed %zu), buffer %s", token, need,
+         hyfft_status_name(s), need2, text[0] == '#' ? "untouched" : "written");
+  s = hyfft_dist_plan_describe(plan, text, need + 1, NULL);
+  char want[64];
+  snprintf(want, sizeof want, "rank %d at grid", g_rank);
+  if (s != HYFFT_SUCCESS || strlen(text) != need || !strstr(text, want) || !strstr(text, "stage 1: local transform"))
+    FAIL("%s: description: %s\n%s", token, hyfft_status_name(s), s == HYFFT_SUCCESS ? text : "");
+  hyfft_dist_layout L;
+  hyfft_dist_plan_layout(plan, &L);
+  /* Overlapped (HYFFT_DIST_OVERLAP, the dist_overlap tests): the counts
+   * printed are one chunk's. */
+  if (s == HYFFT_SUCCESS && g_size > 1 && L.decomposition == HYFFT_DIST_SLAB &&
+      !strstr(text, "chunks")) {
+    const char *tr = strstr(text, "stage 2: transpose over");
+    long long sent = -1, kept = -1;
+    const char *p = tr ? strstr(tr, "sends ") : NULL;
+    const char *q = tr ? strstr(tr, "keeps ") : NULL;
+    if (p) sent = atoll(p + 6);
+    if (q) kept = atoll(q + 6);
+    long long box = (long long)(L.in.count[0] * L.in.count[1] * L.in.count[2]);
+    if (!tr || sent < 0 || kept < 0 || sent + kept != box)
+      FAIL("%s: the first transpose sends %lld and keeps %lld elements, the input box holds %lld",
+           token, sent, kept, box);
+  }
+  if (hyfft_dist_plan_describe(NULL, text, need + 1, NULL) != HYFFT_NULL_POINTER)
+    FAIL("describe of a NULL plan is not HYFFT_NULL_POINTER");
+  free(text);
+  hyfft_dist_plan_destroy(plan);
+}
+
 static void check_overlap(const char *token, const char *chunks) {
   hyfft_dist_problem p;
   hyfft_dist_layout L;
@@ -590,6 +645,8 @@ int main(int argc, char **argv) {
   check_times("c2c:f32:fwd:9x10x7:mpi:pencil");
   snprintf(tok, sizeof tok, "c2c:f64:fwd:6x5x7:mpi:pencil=1x%d", g_size);
   check_times(tok);
+  check_describe("c2c:f64:fwd:9x10x7:mpi:slab");
+  check_describe("r2c:f32:9x10x7:mpi:pencil");
   check_overlap("c2c:f64:fwd:9x10x7:mpi:slab", "3");
   check_overlap("r2c:f32:16x12x10:mpi:slab:tout", "4");
   check_overlap("c2c:f32:bwd:10x9:mpi", "2");

@@ -1,4 +1,5 @@
-/* `hyfft bench --mpi TOKEN...`: distributed benchmarks. The tool itself
+/* `hyfft bench --mpi TOKEN...`: distributed benchmarks, and `hyfft plan
+ * TOKEN` for a distributed token (every rank's plan described). The tool itself
  * does not link MPI (nor FFTW-MPI); the distributed benchmark is the
  * program bench/mpi/hyfft_mpi_bench, which this command replaces itself
  * with (execv) so that `mpirun -np 4 hyfft bench --mpi TOKEN` runs it on
@@ -87,4 +88,27 @@ int cli_cmd_bench_mpi(int argc, char **argv) {
 out:
   free(args);
   return rc;
+}
+
+int cli_cmd_plan_mpi(const char *token, int measure) {
+  char path[PATH_MAX + 32];
+  if (!cli_mpi_bench_path(path, sizeof path)) {
+    cli_msg("plan", "'%s' is a distributed token: its plan is described by the distributed "
+                    "benchmark hyfft_mpi_bench (bench/mpi), which is not found: build hyfft with "
+                    "MPI and FFTW-MPI (libopenmpi-dev, libfftw3-mpi-dev) or set HYFFT_MPI_BENCH "
+                    "to its path; run it as 'mpirun -np N hyfft plan TOKEN' (docs/mpi.md)",
+            token);
+    return CLI_EXIT_FAIL;
+  }
+  char *args[5];
+  int n = 0;
+  args[n++] = path;
+  args[n++] = "--describe";
+  if (measure) args[n++] = "--measure";
+  args[n++] = (char *)token;
+  args[n] = NULL;
+  fflush(stdout);
+  execv(path, args);
+  cli_msg("plan", "cannot run %s", path);
+  return CLI_EXIT_FAIL;
 }

@@ -262,6 +262,9 @@ int cli_cmd_bench(int argc, char **argv);
 /* bench --mpi: replaces the process with the MPI benchmark (bench_mpi.c);
  * returns only on a usage error or when the program is not found. */
 int cli_cmd_bench_mpi(int argc, char **argv);
+/* plan of a distributed token (":mpi"): replaces the process with the MPI
+ * benchmark's --describe mode; returns only when the program is not found. */
+int cli_cmd_plan_mpi(const char *token, int measure);
 int cli_cmd_tune(int argc, char **argv);
 int cli_cmd_cache(int argc, char **argv);
 

@@ -17,7 +17,8 @@ static const char cli_usage[] =
     "  plan TOKEN [--device SPEC] [--source] [--measure] [--hybrid] [--own-workspace]\n"
     "       [--load-callback FILE] [--store-callback FILE]\n"
     "            [--wisdom FILE]\n"
-    "                            print the plan tree (and generated kernels) of a problem\n"
+    "                            print the plan tree (and generated kernels) of a problem;\n"
+    "                            a distributed token (:mpi) under mpirun: every rank's plan\n"
     "  verify TOKEN|SUITE... [--suite SUITE] [--device SPEC] [--seed S]\n"
     "                            [--ref auto|fftwl|builtin] [--check-elems N] [--strict]\n"
     "                            [--self-test] [--ref-limit N] [--progress]\n"
@@ -277,6 +278,15 @@ static int cli_plan(int argc, char **argv) {
   if (!token) {
     cli_msg("plan", "missing TOKEN (e.g. hyfft plan c2c:f32:fwd:1024)");
     return CLI_EXIT_USAGE;
+  }
+  /* A distributed token: its plan exists only under MPI, in the MPI
+   * benchmark program (bench_mpi.c). */
+  if (strstr(token, ":mpi")) {
+    if (device || wisdom || source || cb_file[0] || cb_file[1] || (flags & ~HYFFT_MEASURE) != 0) {
+      cli_msg("plan", "a distributed token takes only --measure (the local plans run on the CPU)");
+      return CLI_EXIT_USAGE;
+    }
+    return cli_cmd_plan_mpi(token, (flags & HYFFT_MEASURE) != 0);
   }
   hyfft_problem problem;
   hyfft_status st;
