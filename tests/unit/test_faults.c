@@ -219,6 +219,11 @@ static hyfft_status sc_cpu_c2c(world *w) { return plan_and_run(w->cpu, "c2c:f32:
 static hyfft_status sc_cpu_r2c(world *w) { return plan_and_run(w->cpu, "r2c:f64:1000:b2", 1); }
 static hyfft_status sc_cpu_r2r(world *w) { return plan_and_run(w->cpu, "r2r:f64:dct2xdst3:12x10", 1); }
 static hyfft_status sc_cpu_bluestein(world *w) { return plan_and_run(w->cpu, "c2c:f64:bwd:1009", 1); }
+/* A prime axis after a pass that writes the output (its convolution's
+ * buffer taken per call: fewer transforms than a lane group). */
+static hyfft_status sc_cpu_prime_second(world *w) {
+  return plan_and_run(w->cpu, "c2c:f64:fwd:1009x3", 1);
+}
 /* Half-precision storage: the CPU's f32 copies and a Bluestein scratch;
  * staged chunks of halves on the fake GPU. */
 static hyfft_status sc_cpu_f16(world *w) { return plan_and_run(w->cpu, "c2c:f16:fwd:1009:b2", 1); }
@@ -353,6 +358,7 @@ int main(void) {
       {"cpu r2c", sc_cpu_r2c, NULL, NULL},
       {"cpu r2r", sc_cpu_r2r, NULL, NULL},
       {"cpu bluestein", sc_cpu_bluestein, NULL, NULL},
+      {"cpu prime second pass", sc_cpu_prime_second, NULL, NULL},
       {"cpu callbacks", sc_cpu_callbacks, NULL, NULL},
       {"cpu convolution", sc_cpu_conv, NULL, NULL},
       {"gpu chunked staging", sc_gpu_chunked, NULL, NULL},

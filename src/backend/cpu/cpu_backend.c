@@ -1,5 +1,6 @@
 /* The native CPU backend: host memory, no queues, and plan execution
  * through the CPU engine (cpu_engine_impl.h), one node per pass. */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,11 @@ typedef struct hy_cpu_plan {
   hy_cpu_node *nodes[HY_MAX_PASSES];
   hy_cpu_node *plane_nodes[HY_MAX_PASSES]; /* a plane pass's second axis (A) */
   double *tables[HY_MAX_PASSES];           /* a real or r2r pass's twiddles (ops_real.h, ops_r2r.h) */
+  /* What the calling thread's scratch slots must hold before the first of
+   * several passes writes (hy_cpu_reserve): the nodes' requests and the
+   * fused Bluestein passes' dense sides, known from the tree. */
+  size_t reserve[HY_CPU_SCRATCH_SLOTS];
+  uint64_t reserve_key; /* unique to the plan (hy_cpu_scratch_reserve) */
 } hy_cpu_plan;
 
 /* A context needs no device state; open hands out this address. */
@@ -240,6 +246,14 @@ static void hy_cpu_plan_release(void *device, void *plan_state) {
   hy_free(plan);
 }
 
+/* Bytes of a fused Bluestein pass's dense side (the input chirp's output
+ * or the output chirp's input). */
+static size_t hy_cpu_chirp_scratch_bytes(const hy_pass *pass) {
+  size_t elem = pass->precision == HYFFT_F64 ? 16 : 8;
+  int64_t count = hy_pass_count(pass) / pass->loops[pass->fuse_loop].n * pass->bluestein_m;
+  return (size_t)count * elem;
+}
+
 static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
                                      const hy_plan_tree *tree, const hy_plan_tree *quick,
                                      void **plan_state) {
@@ -332,6 +346,19 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
     hy_cpu_plan_release(device, plan);
     return st;
   }
+  static _Atomic uint64_t hy_cpu_plan_keys;
+  plan->reserve_key = atomic_fetch_add(&hy_cpu_plan_keys, 1) + 1;
+  for (int i = 0; i < tree->npasses; i++) {
+    const hy_pass *pass = &tree->passes[i];
+    void (*reserve)(const hy_cpu_node *, size_t[]) =
+        pass->precision == HYFFT_F64 ? hy_cpu_node_reserve_f64 : hy_cpu_node_reserve_f32;
+    reserve(plan->nodes[i], plan->reserve);
+    reserve(plan->plane_nodes[i], plan->reserve);
+    if (pass->op == HY_PASS_DFT && (pass->fuse == HY_FUSE_CHIRP_IN || pass->fuse == HY_FUSE_CHIRP_OUT)) {
+      size_t b = hy_cpu_chirp_scratch_bytes(pass);
+      if (b > plan->reserve[HY_SCRATCH_CHIRP]) plan->reserve[HY_SCRATCH_CHIRP] = b;
+    }
+  }
   *plan_state = plan;
   return HYFFT_SUCCESS;
 }
@@ -393,6 +420,26 @@ static hy_pass hy_cpu_fused_chirp(const hy_pass *pass, hy_chirp_step step) {
   return c;
 }
 
+/* Whether hy_cpu_run_dft reads the source [s0, s1) from a copy: it
+ * overlaps the destination [d0, d1) in another layout. hy_cpu_overlap_bytes:
+ * that copy's bytes for a pass (0: none); a fused real step reads (C2R) or
+ * writes (R2C) m + 1 elements along the axis of length m. */
+static int hy_cpu_must_copy(const hy_pass *layout, const char *src, const char *dst,
+                            const char *s0, const char *s1, const char *d0, const char *d1,
+                            int may_overlap) {
+  return may_overlap && s0 < d1 && d0 < s1 && !(src == dst && hy_cpu_same_layout(layout));
+}
+
+static size_t hy_cpu_overlap_bytes(const hy_pass *layout, const char *src, const char *dst) {
+  size_t elem = layout->precision == HYFFT_F64 ? 16 : 8;
+  int64_t slo, shi, dlo, dhi;
+  hy_cpu_extent(layout, 1, layout->fuse == HY_FUSE_C2R_PRE, &slo, &shi);
+  hy_cpu_extent(layout, 0, layout->fuse == HY_FUSE_R2C_POST, &dlo, &dhi);
+  const char *s0 = src + slo * (int64_t)elem, *s1 = src + (shi + 1) * (int64_t)elem;
+  const char *d0 = dst + dlo * (int64_t)elem, *d1 = dst + (dhi + 1) * (int64_t)elem;
+  return hy_cpu_must_copy(layout, src, dst, s0, s1, d0, d1, 1) ? (size_t)(s1 - s0) : 0;
+}
+
 /* One DFT pass through its node: the loop order and the overlap check
  * from `layout`, the strides from `strides` (the same pass, or a fused
  * Bluestein pass with its dense side redirected to a scratch). */
@@ -430,21 +477,22 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
     if (order[l] == layout->twiddle_loop) run.twiddle_loop = l;
   }
   /* Overlapping source and destination with different layouts: read
-   * from a copy, since transforms would overwrite each other's input. */
+   * from a copy, since transforms would overwrite each other's input
+   * (taken from the thread's scratch, which the execution reserved). */
   void *copy = NULL;
+  size_t copy_bytes = 0;
   int64_t slo, shi, dlo, dhi;
-  /* A fused real step reads (C2R) or writes (R2C) m + 1 elements along
-   * the axis of length m. */
   hy_cpu_extent(layout, 1, run.real_step == HY_CPU_REAL_PRE, &slo, &shi);
   hy_cpu_extent(layout, 0, run.real_step == HY_CPU_REAL_POST, &dlo, &dhi);
   const char *s0 = src + slo * (int64_t)elem, *s1 = src + (shi + 1) * (int64_t)elem;
   const char *d0 = dst + dlo * (int64_t)elem, *d1 = dst + (dhi + 1) * (int64_t)elem;
-  if (may_overlap && s0 < d1 && d0 < s1 && !(src == dst && hy_cpu_same_layout(layout))) {
-    size_t bytes = (size_t)(s1 - s0);
-    copy = hy_malloc(bytes);
+  if (hy_cpu_must_copy(layout, src, dst, s0, s1, d0, d1, may_overlap)) {
+    copy_bytes = (size_t)(s1 - s0);
+    copy = hy_cpu_scratch_get(HY_SCRATCH_OVERLAP, copy_bytes);
     if (!copy)
-      return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: copy of an overlapping input (%zu bytes)", bytes);
-    memcpy(copy, s0, bytes);
+      return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: copy of an overlapping input (%zu bytes)",
+                      copy_bytes);
+    memcpy(copy, s0, copy_bytes);
     src = (const char *)copy - slo * (int64_t)elem;
   }
   run.src = src;
@@ -463,7 +511,7 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
   }
   hy_status st = layout->precision == HYFFT_F64 ? hy_cpu_node_run_f64(node, &run)
                                                 : hy_cpu_node_run_f32(node, &run);
-  if (copy) hy_free(copy);
+  hy_cpu_scratch_put(HY_SCRATCH_OVERLAP, copy, copy_bytes);
   return st;
 }
 
@@ -538,9 +586,9 @@ static void hy_cpu_plane_group(hy_plane_job *job, int64_t k) {
 static void hy_cpu_plane_range(void *arg, int64_t begin, int64_t end, int thread_index) {
   (void)begin, (void)end, (void)thread_index;
   hy_plane_job *job = arg;
-  void *p = hy_cpu_scratch_get(0, job->scratch);
+  void *p = hy_cpu_scratch_get(HY_SCRATCH_LANES, job->scratch);
   if (!p) return;
-  hy_cpu_scratch_put(0, p, job->scratch);
+  hy_cpu_scratch_put(HY_SCRATCH_LANES, p, job->scratch);
   for (;;) {
     int64_t k = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
     if (k >= job->total || __atomic_load_n(&job->failed, __ATOMIC_RELAXED)) break;
@@ -597,8 +645,8 @@ static hy_status hy_cpu_run_plane(const hy_cpu_plan *plan, int i, const hy_pass 
   return HYFFT_SUCCESS;
 }
 
-static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tree,
-                                 void *const buffers[HY_BUF_COUNT]) {
+static hy_status hy_cpu_run_passes(const hy_cpu_plan *plan, const hy_plan_tree *tree,
+                                   void *const buffers[HY_BUF_COUNT]) {
   for (int i = 0; i < tree->npasses; i++) {
     const hy_pass *pass = &tree->passes[i];
     size_t elem = pass->precision == HYFFT_F64 ? 16 : 8;
@@ -646,19 +694,21 @@ static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tr
     hy_pass fused;
     const hy_pass *strides = pass;
     void *scratch = NULL;
+    size_t scratch_bytes = 0;
     if (pass->fuse == HY_FUSE_CHIRP_IN || pass->fuse == HY_FUSE_CHIRP_OUT) {
       fused = *pass;
       strides = &fused;
-      int64_t count = hy_pass_count(pass) / pass->loops[pass->fuse_loop].n * pass->bluestein_m;
-      scratch = hy_calloc((size_t)count, elem);
+      scratch_bytes = hy_cpu_chirp_scratch_bytes(pass);
+      scratch = hy_cpu_scratch_get(HY_SCRATCH_CHIRP, scratch_bytes);
       if (!scratch) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: Bluestein scratch");
+      memset(scratch, 0, scratch_bytes);
       /* Dense scratch: the transforms' outer loops at the strides of the
        * pass's dense side (its output for pass A, its input for pass B). */
       if (pass->fuse == HY_FUSE_CHIRP_IN) {
         hy_pass pre = hy_cpu_fused_chirp(pass, HY_CHIRP_PRE);
         hy_status cst = hy_cpu_op_chirp(&pre, src, scratch);
         if (cst != HYFFT_SUCCESS) {
-          hy_free(scratch);
+          hy_cpu_scratch_put(HY_SCRATCH_CHIRP, scratch, scratch_bytes);
           return cst;
         }
         fused.axis.in_stride = pass->axis.out_stride;
@@ -682,10 +732,63 @@ static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tr
       hy_pass post = hy_cpu_fused_chirp(pass, HY_CHIRP_POST);
       st = hy_cpu_op_chirp(&post, scratch, dst);
     }
-    if (scratch) hy_free(scratch);
+    hy_cpu_scratch_put(HY_SCRATCH_CHIRP, scratch, scratch_bytes);
     if (st != HYFFT_SUCCESS) return st;
   }
   return HYFFT_SUCCESS;
+}
+
+/* Everything the calling thread asks during the passes, taken before the
+ * first one writes: each pass's nodes' scratch slots (sub-nodes
+ * included), the copy of an overlapping source, a fused Bluestein pass's
+ * dense side. A failure here leaves the output as it was; after it the
+ * calling thread's requests allocate nothing. *trim: a slot was grown
+ * past what a thread keeps. */
+static hy_status hy_cpu_reserve(const hy_cpu_plan *plan, const hy_plan_tree *tree,
+                                void *const buffers[HY_BUF_COUNT], int *trim) {
+  size_t bytes[HY_CPU_SCRATCH_SLOTS];
+  memcpy(bytes, plan->reserve, sizeof bytes);
+  for (int i = 0; i < tree->npasses; i++) {
+    const hy_pass *pass = &tree->passes[i];
+    if (pass->op != HY_PASS_DFT || !buffers[pass->src] || !buffers[pass->dst] ||
+        pass->fuse == HY_FUSE_CHIRP_IN || pass->fuse == HY_FUSE_CHIRP_OUT)
+      continue;
+    /* Only a pass within one buffer (the caller's two passed as one
+     * included) can overlap, and not in its own layout. */
+    if (buffers[pass->src] != buffers[pass->dst]) continue;
+    size_t elem = pass->precision == HYFFT_F64 ? 16 : 8;
+    const char *src = (const char *)buffers[pass->src] + pass->src_offset * (int64_t)elem;
+    const char *dst = (const char *)buffers[pass->dst] + pass->dst_offset * (int64_t)elem;
+    if (src == dst && hy_cpu_same_layout(pass)) continue;
+    size_t b = hy_cpu_overlap_bytes(pass, src, dst);
+    if (b > bytes[HY_SCRATCH_OVERLAP]) bytes[HY_SCRATCH_OVERLAP] = b;
+  }
+  /* The plan's own sizes have a key; an overlapping source's copy,
+   * known only now, makes this reservation one of its own. */
+  int overlap = bytes[HY_SCRATCH_OVERLAP] > plan->reserve[HY_SCRATCH_OVERLAP];
+  int held = hy_cpu_scratch_reserve(overlap ? 0 : plan->reserve_key, bytes);
+  if (held < 0)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: no thread storage for scratch");
+  if (held < HY_CPU_SCRATCH_SLOTS)
+    return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: scratch slot %d of %zu bytes", held,
+                    bytes[held]);
+  for (int slot = 0; slot < HY_CPU_SCRATCH_SLOTS; slot++)
+    if (bytes[slot] > HY_CPU_SCRATCH_KEEP) *trim = 1;
+  return HYFFT_SUCCESS;
+}
+
+/* The passes in order. With more than one, the calling thread's scratch
+ * is reserved first (a later pass must not fail for memory after an
+ * earlier one wrote the output) and slots grown past what a thread keeps
+ * are freed after; a single pass takes its scratch before it writes. */
+static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tree,
+                                 void *const buffers[HY_BUF_COUNT]) {
+  if (tree->npasses <= 1) return hy_cpu_run_passes(plan, tree, buffers);
+  int trim = 0;
+  hy_status st = hy_cpu_reserve(plan, tree, buffers, &trim);
+  if (st == HYFFT_SUCCESS) st = hy_cpu_run_passes(plan, tree, buffers);
+  if (trim) hy_cpu_scratch_trim();
+  return st;
 }
 
 /* [lo, hi + 1): the range of reals of one side of the half-precision

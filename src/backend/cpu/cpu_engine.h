@@ -179,6 +179,13 @@ void hy_cpu_kp_free(hy_cpu_kp *kp);
 size_t hy_cpu_node_scratch_f32(const hy_cpu_node *node);
 size_t hy_cpu_node_scratch_f64(const hy_cpu_node *node);
 
+/* The most bytes a run of the node (any kind, sub-nodes included) asks of
+ * each scratch slot of the thread it runs on (cpu_scratch.h), raised into
+ * bytes[]: reserved on the calling thread before an execution writes
+ * anything (hy_cpu_scratch_reserve), those requests allocate nothing. */
+void hy_cpu_node_reserve_f32(const hy_cpu_node *node, size_t bytes[]);
+void hy_cpu_node_reserve_f64(const hy_cpu_node *node, size_t bytes[]);
+
 /* Run a node (any kind) over a batch; multithreaded inside. */
 hy_status hy_cpu_node_run_f32(const hy_cpu_node *node, const hy_cpu_run *run);
 hy_status hy_cpu_node_run_f64(const hy_cpu_node *node, const hy_cpu_run *run);

@@ -83,7 +83,7 @@ static void hy_conv_range(void *arg, int64_t begin, int64_t end, int thread_inde
    * vectors of slack after them, as for DIRECT nodes. */
   const int64_t S = n > M ? n : M, P = hy_lane_stride(S);
   const size_t bytes = sizeof(hy_v) * (4 * (size_t)P + L_);
-  hy_v *buf = hy_cpu_scratch_get(0, bytes);
+  hy_v *buf = hy_cpu_scratch_get(HY_SCRATCH_LANES, bytes);
   if (!buf) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     return;
@@ -114,7 +114,7 @@ static void hy_conv_range(void *arg, int64_t begin, int64_t end, int thread_inde
       hy_scatter(node, run, &ln, n, fr, fi);
     }
   }
-  hy_cpu_scratch_put(0, buf, bytes);
+  hy_cpu_scratch_put(HY_SCRATCH_LANES, buf, bytes);
 }
 
 /* ---- one transform at a time ------------------------------------------ */
@@ -165,7 +165,7 @@ static void hy_conv_wide_range(void *arg, int64_t begin, int64_t end, int thread
   /* a and b of max(n, M) complex values each (Rader's n is M + 1). */
   const int64_t S = n > M ? n : M;
   const size_t bytes = sizeof(hy_r) * 4 * (size_t)S;
-  hy_r *a = hy_cpu_big_alloc(bytes);
+  hy_r *a = hy_cpu_scratch_get(HY_SCRATCH_CONV, bytes);
   if (!a) {
     __atomic_store_n(&job->failed, (int)HYFFT_OUT_OF_MEMORY, __ATOMIC_RELAXED);
     return;
@@ -234,7 +234,7 @@ static void hy_conv_wide_range(void *arg, int64_t begin, int64_t end, int thread
       }
     }
   }
-  hy_cpu_big_free(a, bytes);
+  hy_cpu_scratch_put(HY_SCRATCH_CONV, a, bytes);
   if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, (int)st, __ATOMIC_RELAXED);
 }
 

@@ -606,7 +606,7 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   const int64_t P = hy_lane_stride(nv);
   const size_t lane_bytes = sizeof(hy_v) * (4 * (size_t)P + L_);
   const size_t bytes = lane_bytes + (colblk ? (size_t)hy_col_block_bytes(node) : 0);
-  hy_v *buf = hy_cpu_scratch_get(0, bytes);
+  hy_v *buf = hy_cpu_scratch_get(HY_SCRATCH_LANES, bytes);
   if (!buf) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     return;
@@ -753,5 +753,5 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   }
   /* Non-temporal stores are weakly ordered: done before the loop joins. */
   if (run->stream_out) hy_cpu_stream_fence();
-  hy_cpu_scratch_put(0, buf, bytes);
+  hy_cpu_scratch_put(HY_SCRATCH_LANES, buf, bytes);
 }

@@ -152,10 +152,10 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
   const int via_tmp =
       !local && (in_place ? !square : n2 >= 128 && tbytes <= ((int64_t)16 << 20));
   const size_t bytes = via_tmp ? sizeof(hy_r) * 2 * (size_t)(n1 * ld) : local ? (size_t)tbytes : 0;
-  hy_r *tmp = via_tmp || local ? hy_cpu_scratch_get(1, bytes) : NULL;
-  hy_r *loc = local ? hy_cpu_scratch_get(2, (size_t)tbytes) : NULL;
+  hy_r *tmp = via_tmp || local ? hy_cpu_scratch_get(HY_SCRATCH_FOUR_STEP, bytes) : NULL;
+  hy_r *loc = local ? hy_cpu_scratch_get(HY_SCRATCH_LOCAL_COPY, (size_t)tbytes) : NULL;
   if (((via_tmp || local) && !tmp) || (local && !loc)) {
-    hy_cpu_scratch_put(1, tmp, bytes);
+    hy_cpu_scratch_put(HY_SCRATCH_FOUR_STEP, tmp, bytes);
     __atomic_store_n(&job->failed, (int)HYFFT_OUT_OF_MEMORY, __ATOMIC_RELAXED);
     return;
   }
@@ -259,8 +259,8 @@ static void hy_large_range(void *arg, int64_t begin, int64_t end, int thread_ind
       st = hy_cpu_op_real_one(1, prec, run->real_tw, n, dst + 2 * dof, os, dst + 2 * dof, os,
                               run->scale);
   }
-  hy_cpu_scratch_put(1, tmp, bytes);
-  hy_cpu_scratch_put(2, loc, (size_t)tbytes);
+  hy_cpu_scratch_put(HY_SCRATCH_FOUR_STEP, tmp, bytes);
+  hy_cpu_scratch_put(HY_SCRATCH_LOCAL_COPY, loc, (size_t)tbytes);
   /* Non-temporal stores are weakly ordered: done before the loop joins. */
   if (run->stream_out) hy_cpu_stream_fence();
   if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, (int)st, __ATOMIC_RELAXED);
@@ -289,4 +289,42 @@ static hy_status hy_large_run(const hy_cpu_node *node, const hy_cpu_run *run) {
   if (job.failed)
     return hy_error((hy_status)job.failed, "cpu engine: four-step run of length %lld failed", (long long)node->n);
   return HYFFT_SUCCESS;
+}
+
+/* What a run of the node asks of its thread's scratch slots at most,
+ * sub-nodes included, raised into bytes[] (upper bounds of the requests
+ * of hy_direct_range, hy_conv_range, hy_conv_wide_range and
+ * hy_large_range on the thread that runs them). */
+void HY_SFX(hy_cpu_node_reserve)(const hy_cpu_node *node, size_t bytes[]) {
+  if (!node) return;
+#define HY_RAISE(slot, v)                           \
+  do {                                              \
+    size_t v_ = (v);                                \
+    if (v_ > bytes[slot]) bytes[slot] = v_;         \
+  } while (0)
+  const int64_t n = node->n;
+  switch (node->kind) {
+    case HY_CPU_DIRECT:
+      HY_RAISE(HY_SCRATCH_LANES, HY_SFX(hy_cpu_node_scratch)(node));
+      break;
+    case HY_CPU_BLUESTEIN:
+    case HY_CPU_RADER: {
+      const int64_t S = n > node->m ? n : node->m;
+      HY_RAISE(HY_SCRATCH_LANES, sizeof(hy_v) * (4 * (size_t)hy_lane_stride(S) + L_));
+      HY_RAISE(HY_SCRATCH_CONV, sizeof(hy_r) * 4 * (size_t)S);
+      HY_SFX(hy_cpu_node_reserve)(node->fft, bytes);
+      break;
+    }
+    case HY_CPU_LARGE: {
+      const int64_t ld = node->n2 + 64 / (2 * (int64_t)sizeof(hy_r));
+      const size_t tbytes = (size_t)n * 2 * sizeof(hy_r);
+      const size_t tmp = sizeof(hy_r) * 2 * (size_t)(node->n1 * ld);
+      HY_RAISE(HY_SCRATCH_FOUR_STEP, tmp > tbytes ? tmp : tbytes);
+      if (node->local) HY_RAISE(HY_SCRATCH_LOCAL_COPY, tbytes);
+      HY_SFX(hy_cpu_node_reserve)(node->a, bytes);
+      HY_SFX(hy_cpu_node_reserve)(node->b, bytes);
+      break;
+    }
+  }
+#undef HY_RAISE
 }
