@@ -68,6 +68,51 @@ HY_INLINE void hy_transpose(hy_v *m) {
 #endif
 
 #define L_ HY_LANES
+
+/* The LANES values of one vector in double, as 32-byte halves (one for
+ * f64, two for f32): the steps that compute in double (the four-step
+ * twiddle, the real step) work half by half. A 64-byte compiler vector
+ * has no register on AVX2, and GCC moves it through the stack, where
+ * each load waits on narrower stores that cannot forward to it. */
+#define HY_WH (HY_LANES / 4)
+typedef struct hy_vw {
+  hy_v4d h[HY_WH];
+} hy_vw;
+#if HY_LANES == 8
+typedef float hy_v4f __attribute__((vector_size(16)));
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+#define HY_LO4(x) __builtin_shufflevector((x), (x), 0, 1, 2, 3)
+#define HY_HI4(x) __builtin_shufflevector((x), (x), 4, 5, 6, 7)
+#define HY_JOIN8(a, b) __builtin_shufflevector((a), (b), 0, 1, 2, 3, 4, 5, 6, 7)
+#else
+HY_INLINE hy_v4f hy_part4(hy_v x, int half) {
+  hy_v4f r;
+  memcpy(&r, (const float *)&x + 4 * half, sizeof r);
+  return r;
+}
+HY_INLINE hy_v hy_join8(hy_v4f a, hy_v4f b) {
+  hy_v r;
+  memcpy(&r, &a, sizeof a);
+  memcpy((float *)&r + 4, &b, sizeof b);
+  return r;
+}
+#define HY_LO4(x) hy_part4((x), 0)
+#define HY_HI4(x) hy_part4((x), 1)
+#define HY_JOIN8(a, b) hy_join8((a), (b))
+#endif
+HY_INLINE hy_vw hy_widen(hy_v x) {
+  hy_vw w;
+  w.h[0] = __builtin_convertvector(HY_LO4(x), hy_v4d);
+  w.h[1] = __builtin_convertvector(HY_HI4(x), hy_v4d);
+  return w;
+}
+HY_INLINE void hy_narrow(hy_v *x, const hy_vw *w) {
+  *x = HY_JOIN8(__builtin_convertvector(w->h[0], hy_v4f), __builtin_convertvector(w->h[1], hy_v4f));
+}
+#else
+HY_INLINE hy_vw hy_widen(hy_v x) { return (hy_vw){{x}}; }
+HY_INLINE void hy_narrow(hy_v *x, const hy_vw *w) { *x = w->h[0]; }
+#endif
 /* Stage loops and data movement get AVX-512 and AVX2+FMA clones picked at
  * load time (x86-64-v4, v3); the default stays baseline x86-64 so the
  * binary runs anywhere. */

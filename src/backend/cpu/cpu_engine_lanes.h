@@ -502,8 +502,8 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
       if (ln->m[v] != ln->m[0] + v) seq = 0;
     if (seq) {
       /* Lanes are consecutive loop indices m0 + v: w^((m0+v)k) is a
-       * per-k scalar w^(m0 k) times the table's w^(v k), all in double. */
-      typedef double hy_vd __attribute__((vector_size(L_ * sizeof(double))));
+       * per-k scalar w^(m0 k) times the table's w^(v k), all in double
+       * (hy_vw, half by half). */
       const double *lr = node->tw.lane, *li = node->tw.lane + n * L_;
       int64_t p = 0, d = ln->m[0] % T;
       for (int64_t k = 0; k < n; k++) {
@@ -511,13 +511,17 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
         hy_tw_eval(&node->tw, p, &br, &bi);
         br *= scale;
         bi *= scale;
-        hy_vd vr, vi;
-        memcpy(&vr, lr + k * L_, sizeof vr);
-        memcpy(&vi, li + k * L_, sizeof vi);
-        hy_vd wr = br * vr - bi * vi, wi = br * vi + bi * vr;
-        hy_vd x = __builtin_convertvector(fr[k], hy_vd), y = __builtin_convertvector(fi[k], hy_vd);
-        fr[k] = __builtin_convertvector(x * wr - y * wi, hy_v);
-        fi[k] = __builtin_convertvector(x * wi + y * wr, hy_v);
+        hy_vw x = hy_widen(fr[k]), y = hy_widen(fi[k]), zr, zi;
+        for (int h = 0; h < HY_WH; h++) {
+          hy_v4d vr, vi;
+          memcpy(&vr, lr + k * L_ + 4 * h, sizeof vr);
+          memcpy(&vi, li + k * L_ + 4 * h, sizeof vi);
+          hy_v4d wr = br * vr - bi * vi, wi = br * vi + bi * vr;
+          zr.h[h] = x.h[h] * wr - y.h[h] * wi;
+          zi.h[h] = x.h[h] * wi + y.h[h] * wr;
+        }
+        hy_narrow(&fr[k], &zr);
+        hy_narrow(&fi[k], &zi);
         p += d;
         if (p >= T) p -= T;
       }
@@ -589,18 +593,21 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
 /* ---- the even-length step of a real transform (hy_cpu_run.real_step) --
  * Both compute in double, as the pointwise passes do (ops_real.c), with
  * the same double twiddles, and round once into the lane arrays: the step
- * adds no error of the engine's precision. LANES doubles per vector. */
-typedef double hy_vw __attribute__((vector_size(L_ * sizeof(double))));
+ * adds no error of the engine's precision (hy_vw, half by half). */
 
 /* Z = P + i T Q with P = a + conj(b), Q = a - conj(b), T = (tr, ti), for
  * the lanes' a = X_j and b = X_m-j. */
 HY_INLINE void hy_pre_lanes(const hy_v *ar, const hy_v *ai, const hy_v *br, const hy_v *bi,
                             double tr, double ti, hy_v *zr, hy_v *zi) {
-  hy_vw xr = __builtin_convertvector(*ar, hy_vw), xi = __builtin_convertvector(*ai, hy_vw);
-  hy_vw wr = __builtin_convertvector(*br, hy_vw), wi = __builtin_convertvector(*bi, hy_vw);
-  hy_vw pr = xr + wr, pi = xi - wi, qr = xr - wr, qi = xi + wi;
-  *zr = __builtin_convertvector(pr - (tr * qi + ti * qr), hy_v);
-  *zi = __builtin_convertvector(pi + (tr * qr - ti * qi), hy_v);
+  hy_vw xr = hy_widen(*ar), xi = hy_widen(*ai), wr = hy_widen(*br), wi = hy_widen(*bi), or, oi;
+  for (int h = 0; h < HY_WH; h++) {
+    hy_v4d pr = xr.h[h] + wr.h[h], pi = xi.h[h] - wi.h[h];
+    hy_v4d qr = xr.h[h] - wr.h[h], qi = xi.h[h] + wi.h[h];
+    or.h[h] = pr - (tr * qi + ti * qr);
+    oi.h[h] = pi + (tr * qr - ti * qi);
+  }
+  hy_narrow(zr, &or);
+  hy_narrow(zi, &oi);
 }
 
 /* hy_gather for a run with HY_CPU_REAL_PRE: element j of each lane is Z_j,
@@ -689,12 +696,18 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather_pre(const hy_cpu_run *run, const 
 }
 
 /* X = (P - i T Q) / 2 with P = a + conj(b), Q = a - conj(b), times sc. */
-HY_INLINE void hy_post_pair(const hy_vw *ar, const hy_vw *ai, const hy_vw *br, const hy_vw *bi,
+HY_INLINE void hy_post_pair(const hy_vw *a_r, const hy_vw *a_i, const hy_vw *b_r, const hy_vw *b_i,
                             double tr, double ti, double sc, hy_v *xr, hy_v *xi) {
-  hy_vw pr = *ar + *br, pi = *ai - *bi, qr = *ar - *br, qi = *ai + *bi;
-  hy_vw ur = tr * qi + ti * qr, ui = -(tr * qr - ti * qi);
-  *xr = __builtin_convertvector(sc * (0.5 * (pr + ur)), hy_v);
-  *xi = __builtin_convertvector(sc * (0.5 * (pi + ui)), hy_v);
+  hy_vw or, oi;
+  for (int h = 0; h < HY_WH; h++) {
+    hy_v4d ar = a_r->h[h], ai = a_i->h[h], br = b_r->h[h], bi = b_i->h[h];
+    hy_v4d pr = ar + br, pi = ai - bi, qr = ar - br, qi = ai + bi;
+    hy_v4d ur = tr * qi + ti * qr, ui = -(tr * qr - ti * qi);
+    or.h[h] = sc * (0.5 * (pr + ur));
+    oi.h[h] = sc * (0.5 * (pi + ui));
+  }
+  hy_narrow(xr, &or);
+  hy_narrow(xi, &oi);
 }
 
 /* HY_CPU_REAL_POST on a group's DFT Z (fr, fi, n = m elements), before
@@ -705,13 +718,17 @@ HY_NO_LIBCALLS HY_CLONES static void hy_post_lanes(const hy_cpu_run *run, int64_
                                                    hy_v *restrict fr, hy_v *restrict fi,
                                                    hy_v *last) {
   const double *tre = run->real_tw, *tim = run->real_tw + n + 1, sc = run->scale;
-  hy_vw z0r = __builtin_convertvector(fr[0], hy_vw), z0i = __builtin_convertvector(fi[0], hy_vw);
-  fr[0] = __builtin_convertvector(sc * (z0r + z0i), hy_v);
+  hy_vw z0r = hy_widen(fr[0]), z0i = hy_widen(fi[0]), first, past;
+  for (int h = 0; h < HY_WH; h++) {
+    first.h[h] = sc * (z0r.h[h] + z0i.h[h]);
+    past.h[h] = sc * (z0r.h[h] - z0i.h[h]);
+  }
+  hy_narrow(&fr[0], &first);
   fi[0] = (hy_v){0};
-  *last = __builtin_convertvector(sc * (z0r - z0i), hy_v);
+  hy_narrow(last, &past);
   for (int64_t k = 1; 2 * k <= n; k++) {
-    hy_vw ar = __builtin_convertvector(fr[k], hy_vw), ai = __builtin_convertvector(fi[k], hy_vw);
-    hy_vw br = __builtin_convertvector(fr[n - k], hy_vw), bi = __builtin_convertvector(fi[n - k], hy_vw);
+    hy_vw ar = hy_widen(fr[k]), ai = hy_widen(fi[k]);
+    hy_vw br = hy_widen(fr[n - k]), bi = hy_widen(fi[n - k]);
     hy_post_pair(&ar, &ai, &br, &bi, tre[k], tim[k], sc, &fr[k], &fi[k]);
     if (2 * k != n) hy_post_pair(&br, &bi, &ar, &ai, tre[n - k], tim[n - k], sc, &fr[n - k], &fi[n - k]);
   }
