@@ -389,9 +389,130 @@ static int hy_cpu_long_row(hyfft_precision prec, int64_t n, const int *factors, 
   return hy_cpu_two_copies_fit(prec, n) && hy_cpu_row_factors(L, n, factors, nfactors, f, &nf);
 }
 
+/* How hy_cpu_node_build_as picks between one gathered transform and a
+ * four-step split of a mixed-radix length. */
+typedef enum hy_cpu_split { HY_SPLIT_DECIDE = 0, HY_SPLIT_DIRECT = 1, HY_SPLIT_LARGE = 2 } hy_cpu_split;
+
+static hy_status hy_cpu_node_build_as(hyfft_precision prec, int sign, int64_t n, hy_dft_algo algo,
+                                      const int *factors, int nfactors, int64_t bluestein_m,
+                                      int64_t twiddle_n, int64_t unit_runs, hy_cpu_split split,
+                                      hy_cpu_node **out);
+
+/* Whether a length-n transform past the L2 rule (hy_cpu_direct_max)
+ * still runs faster as one gathered transform (lane groups, or one row at
+ * a time where the node has row tables) than split four-step, as
+ * measured on this machine. The two trade different costs: the split
+ * keeps each half in cache but gathers, twiddles and scatters the data
+ * twice more; the one transform passes over a ping-pong pair that lives
+ * in the L3 cache. Which wins depends on the core (its shuffle and
+ * double-precision throughput, its L2 and L3): on some x86 machines the
+ * gathered transform is 1.3-3x faster from 8K to 256K points, on others
+ * the split was faster past the L2 (docs/performance.md). So the node
+ * times both on one lane group of transforms (LANES of them, on one
+ * thread: per-core throughput, as a batch runs), alternating, and keeps
+ * the answer per precision and length for the process, like the row
+ * path's (so every plan of one process rounds the same). Lengths whose
+ * lane group with its copy passes 32 MiB, twiddled sub-nodes, and an
+ * explicit HYFFT_CPU_DIRECT_MAX keep the rule without measuring. */
+typedef struct hy_cpu_direct_seen {
+  hyfft_precision prec;
+  int64_t n;
+  int direct;
+} hy_cpu_direct_seen;
+
+static pthread_mutex_t hy_cpu_direct_lock = PTHREAD_MUTEX_INITIALIZER;
+static hy_cpu_direct_seen hy_cpu_direct_table[64];
+static int hy_cpu_direct_count;
+
+#define HY_CPU_DIRECT_PROBE_BYTES ((int64_t)32 << 20)
+
+static int hy_cpu_direct_measure(hyfft_precision prec, int64_t n, const int *factors,
+                                 int nfactors) {
+  const int L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+  const size_t esz = prec == HYFFT_F64 ? sizeof(double) : sizeof(float);
+  hy_cpu_node *direct = NULL, *large = NULL;
+  const int old_limit = hy_set_thread_limit(1);
+  hy_status st = hy_cpu_node_build_as(prec, -1, n, HY_ALGO_MIXED_RADIX, factors, nfactors, 0, 0,
+                                      0, HY_SPLIT_DIRECT, &direct);
+  if (st == HYFFT_SUCCESS)
+    st = hy_cpu_node_build_as(prec, -1, n, HY_ALGO_MIXED_RADIX, factors, nfactors, 0, 0, 0,
+                              HY_SPLIT_LARGE, &large);
+  const size_t bytes = esz * 2 * (size_t)(n * L);
+  char *buf = st == HYFFT_SUCCESS ? hy_malloc(2 * bytes) : NULL;
+  int pick = 0;
+  if (buf) {
+    for (size_t i = 0; i < 2 * bytes / esz; i++) {
+      double x = (double)((i * 2654435761u) % 1000) / 1000.0 - 0.5;
+      if (prec == HYFFT_F64)
+        ((double *)buf)[i] = x;
+      else
+        ((float *)buf)[i] = (float)x;
+    }
+    hy_cpu_run run;
+    memset(&run, 0, sizeof run);
+    run.src = buf;
+    run.dst = buf + bytes;
+    run.axis = (hyfft_dim){n, 1, 1};
+    run.nloops = 1;
+    run.loops[0] = (hyfft_dim){L, n, n};
+    run.twiddle_loop = -1;
+    run.scale = 1.0;
+    /* A warm-up run of each (tables and scratch into cache), then the
+     * best of three alternating rounds. */
+    double best[2] = {1e30, 1e30};
+    for (int round = 0; round < 4 && st == HYFFT_SUCCESS; round++)
+      for (int k = 0; k < 2 && st == HYFFT_SUCCESS; k++) {
+        const hy_cpu_node *node = k ? large : direct;
+        double t0 = hy_now();
+        st = prec == HYFFT_F64 ? hy_cpu_node_run_f64(node, &run) : hy_cpu_node_run_f32(node, &run);
+        double t = hy_now() - t0;
+        if (round > 0 && t < best[k]) best[k] = t;
+      }
+    pick = st == HYFFT_SUCCESS && best[0] < best[1];
+  }
+  hy_free(buf);
+  hy_cpu_node_free(direct);
+  hy_cpu_node_free(large);
+  hy_set_thread_limit(old_limit);
+  /* A failed probe (no memory) leaves the rule's answer, the split, and
+   * no error behind. */
+  if (st != HYFFT_SUCCESS || !buf) hy_error_clear();
+  return pick;
+}
+
+static int hy_cpu_direct_pays(hyfft_precision prec, int64_t n, const int *factors, int nfactors,
+                              int64_t twiddle_n) {
+  const int L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+  const int64_t cbytes = prec == HYFFT_F64 ? 16 : 8;
+  if (hy_settings_get()->cpu_direct_max > 0 || twiddle_n > 0) return 0;
+  if (2 * L * n * cbytes > HY_CPU_DIRECT_PROBE_BYTES) return 0;
+  pthread_mutex_lock(&hy_cpu_direct_lock);
+  int found = -1;
+  for (int i = 0; i < hy_cpu_direct_count; i++)
+    if (hy_cpu_direct_table[i].prec == prec && hy_cpu_direct_table[i].n == n)
+      found = hy_cpu_direct_table[i].direct;
+  if (found < 0) {
+    /* Under the lock, so that two threads planning at once do not time
+     * each other's runs. */
+    found = hy_cpu_direct_measure(prec, n, factors, nfactors);
+    if (hy_cpu_direct_count < (int)(sizeof hy_cpu_direct_table / sizeof hy_cpu_direct_table[0]))
+      hy_cpu_direct_table[hy_cpu_direct_count++] = (hy_cpu_direct_seen){prec, n, found};
+  }
+  pthread_mutex_unlock(&hy_cpu_direct_lock);
+  return found;
+}
+
 hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_algo algo,
                             const int *factors, int nfactors, int64_t bluestein_m,
                             int64_t twiddle_n, int64_t unit_runs, hy_cpu_node **out) {
+  return hy_cpu_node_build_as(prec, sign, n, algo, factors, nfactors, bluestein_m, twiddle_n,
+                              unit_runs, HY_SPLIT_DECIDE, out);
+}
+
+static hy_status hy_cpu_node_build_as(hyfft_precision prec, int sign, int64_t n, hy_dft_algo algo,
+                                      const int *factors, int nfactors, int64_t bluestein_m,
+                                      int64_t twiddle_n, int64_t unit_runs, hy_cpu_split split,
+                                      hy_cpu_node **out) {
   hy_cpu_node *node = hy_calloc(1, sizeof *node);
   if (!node) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: node for n = %lld", (long long)n);
   node->precision = prec;
@@ -418,8 +539,11 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
                              1, &node->fft);
     if (st == HYFFT_SUCCESS)
       st = rader ? hy_cpu_rader_tables(node) : hy_cpu_bluestein_tables(node, factors, nfactors);
-  } else if (st == HYFFT_SUCCESS && n > hy_cpu_direct_max(prec) && nfactors >= 2 &&
-             !hy_cpu_long_row(prec, n, factors, nfactors, unit_runs, twiddle_n)) {
+  } else if (st == HYFFT_SUCCESS && nfactors >= 2 &&
+             (split == HY_SPLIT_LARGE ||
+              (split == HY_SPLIT_DECIDE && n > hy_cpu_direct_max(prec) &&
+               !hy_cpu_long_row(prec, n, factors, nfactors, unit_runs, twiddle_n) &&
+               !hy_cpu_direct_pays(prec, n, factors, nfactors, twiddle_n)))) {
     /* Split where the prefix product is closest to sqrt(n). */
     int best = 1;
     double best_d = 1e300;

@@ -10,7 +10,8 @@ int64_t hy_cpu_direct_max(hyfft_precision prec);
 
 /* Build the node for a length-n DFT: Bluestein if algo says so, a
  * four-step split if n > hy_cpu_direct_max (but for the single long rows
- * of hy_cpu_long_row), else one gathered transform. twiddle_n > 0: the
+ * of hy_cpu_long_row, and lengths that measured faster as one transform
+ * on this machine: hy_cpu_direct_pays), else one gathered transform. twiddle_n > 0: the
  * runs it serves carry a four-step twiddle of that period. unit_runs > 0:
  * every run it serves is that many transforms of unit stride on both
  * sides with no chirp step; 0 where runs are other or unknown. */
