@@ -57,14 +57,14 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs" --timeout 1200 \
   -R '^(unit\.|errors\.|properties\.cpu$|backend\.cpu\.|cli_bad|cuda\.units$|fuzz\.)'
 
-step "thread sanitizer: concurrent executions, plan churn on a shared context, hybrid and multi-device plans (CPU and PoCL), shared work areas, out-of-core plans from two threads and the real step's helper thread"
+step "thread sanitizer: concurrent executions, plan churn on a shared context, hybrid and multi-device plans (CPU and PoCL), shared work areas, out-of-core plans from two threads, the real step's helper thread and the pool's readiness check"
 cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHYFFT_TSAN=ON \
   -DHYFFT_WERROR=ON -DHYFFT_TEST_DEVICES=cpu -DHYFFT_MPI=OFF "${launcher[@]}" >/dev/null
 ninja -C build/tsan -j"$jobs" hyfft_test_cpu_concurrency hyfft_unit_hybrid hyfft_unit_multi_device \
-  hyfft_unit_workspace hyfft_unit_ooc_real hyfft_unit_out_of_core
+  hyfft_unit_workspace hyfft_unit_ooc_real hyfft_unit_out_of_core hyfft_unit_threads
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   ctest --test-dir build/tsan --output-on-failure -j"$jobs" --timeout 600 \
-  -R '^(backend\.cpu\.concurrency|unit\.hybrid|unit\.multi_device|opencl\.multi_device|unit\.workspace|unit\.ooc_real|unit\.out_of_core)$'
+  -R '^(backend\.cpu\.concurrency|unit\.hybrid|unit\.multi_device|opencl\.multi_device|unit\.workspace|unit\.ooc_real|unit\.out_of_core|unit\.threads)$'
 
 step "64-bit Arm: cross build (warnings are errors), the CPU backend verified under qemu-aarch64"
 cmake -S . -B build/aarch64 -G Ninja -DCMAKE_BUILD_TYPE=Release -DHYFFT_WERROR=ON \

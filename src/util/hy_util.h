@@ -127,6 +127,23 @@ int hy_set_thread_limit(int n);
 typedef void (*hy_range_fn)(void *arg, int64_t begin, int64_t end, int thread_index);
 void hy_parallel_for(int64_t count, int64_t grain, hy_range_fn fn, void *arg);
 
+/* Whether a helper thread may take part in the calling thread's loops:
+ * fn(data) runs on a helper (a pool worker, or a job of the caller's own
+ * parallel loop) before it claims any part of a range, and a helper for
+ * which it returns 0 claims none; the parts it would have taken go to the
+ * others and, where none is left, to the calling thread, which runs it
+ * without asking. Set per calling thread for the loops it starts from
+ * then on (nested loops inside a range run on their thread and ask
+ * nothing); returns the previous setting. The CPU backend's multi-pass
+ * executions set one that reserves a helper's scratch, so that a helper
+ * that cannot get memory stays out rather than failing a pass that others
+ * have half written. */
+typedef struct hy_parallel_ready {
+  int (*fn)(const void *data);
+  const void *data;
+} hy_parallel_ready;
+hy_parallel_ready hy_parallel_ready_set(hy_parallel_ready ready);
+
 /* A caller's own parallel loop, as FFTW's fftw_threads_set_callback takes
  * it: it must call work(jobdata + i * elsize) once for every i < njobs,
  * in any order and on any threads, and return when all have returned.

@@ -77,6 +77,7 @@ int hy_num_threads(void) {
 typedef struct hy_job {
   hy_range_fn fn;
   void *arg;
+  hy_parallel_ready ready; /* the caller's, asked by each helper first */
   int64_t count, piece;
   _Atomic int64_t next;   /* first index not yet handed out */
   int helpers_max;        /* workers it may take: threads - 1 */
@@ -99,7 +100,19 @@ static struct {
  * calling thread (nested jobs would only oversubscribe the cores). */
 static _Thread_local int hy_in_parallel;
 
-static void hy_job_work(hy_job *j, int index) {
+/* The calling thread's hy_parallel_ready_set. */
+static _Thread_local hy_parallel_ready hy_ready_local;
+
+hy_parallel_ready hy_parallel_ready_set(hy_parallel_ready ready) {
+  hy_parallel_ready old = hy_ready_local;
+  hy_ready_local = ready;
+  return old;
+}
+
+/* Pieces of the job until none is left; a helper (ask = 1) first asks
+ * the caller's readiness check and takes none if it says no. */
+static void hy_job_work(hy_job *j, int index, int ask) {
+  if (ask && j->ready.fn && !j->ready.fn(j->ready.data)) return;
   for (;;) {
     int64_t begin = atomic_fetch_add_explicit(&j->next, j->piece, memory_order_relaxed);
     if (begin >= j->count) break;
@@ -142,7 +155,7 @@ static void *hy_pool_worker(void *unused) {
     int index = ++j->helpers_joined;
     j->helpers_active++;
     pthread_mutex_unlock(&hy_pool.lock);
-    hy_job_work(j, index);
+    hy_job_work(j, index, 1);
     pthread_mutex_lock(&hy_pool.lock);
     if (--j->helpers_active == 0 && !j->open) pthread_cond_signal(&j->done);
   }
@@ -193,7 +206,7 @@ static void *hy_hook_work(char *p) {
   hy_hook_job *h = (hy_hook_job *)(void *)p;
   int nested = hy_in_parallel;
   hy_in_parallel = 1;
-  hy_job_work(h->job, h->index);
+  hy_job_work(h->job, h->index, 1);
   hy_in_parallel = nested;
   return NULL;
 }
@@ -227,12 +240,18 @@ void hy_parallel_for(int64_t count, int64_t grain, hy_range_fn fn, void *arg) {
   }
   int64_t piece = count / ((int64_t)threads * 4);
   if (piece < grain) piece = grain;
-  hy_job job = {.fn = fn, .arg = arg, .count = count, .piece = piece, .helpers_max = threads - 1,
-                .open = 1};
+  hy_job job = {.fn = fn, .arg = arg, .ready = hy_ready_local, .count = count, .piece = piece,
+                .helpers_max = threads - 1, .open = 1};
   atomic_init(&job.next, 0);
   /* Every job runs hy_job_work to the end of the range, so the range is
-   * covered whichever jobs the caller's loop runs first. */
-  if (hy_parallel_hooked(&job, threads)) return;
+   * covered whichever jobs the caller's loop runs first; what jobs that
+   * were not ready left, the calling thread runs after. */
+  if (hy_parallel_hooked(&job, threads)) {
+    hy_in_parallel = 1;
+    hy_job_work(&job, 0, 0);
+    hy_in_parallel = 0;
+    return;
+  }
   pthread_cond_init(&job.done, NULL);
 
   pthread_mutex_lock(&hy_pool.lock);
@@ -247,7 +266,7 @@ void hy_parallel_for(int64_t count, int64_t grain, hy_range_fn fn, void *arg) {
   pthread_mutex_unlock(&hy_pool.lock);
 
   hy_in_parallel = 1;
-  hy_job_work(&job, 0);
+  hy_job_work(&job, 0, 0);
   hy_in_parallel = 0;
 
   pthread_mutex_lock(&hy_pool.lock);

@@ -777,16 +777,37 @@ static hy_status hy_cpu_reserve(const hy_cpu_plan *plan, const hy_plan_tree *tre
   return HYFFT_SUCCESS;
 }
 
+/* Whether a helper thread may join a loop of a multi-pass execution of
+ * `data` (the plan): it reserves the plan's per-thread scratch on its own
+ * thread first, the slots a thread keeps (up to HY_CPU_SCRATCH_KEEP; a
+ * larger one it still takes per request). A helper that cannot leaves
+ * its share to the others and to the calling thread, whose scratch is
+ * reserved (hy_parallel_ready_set). */
+static int hy_cpu_helper_ready(const void *data) {
+  const hy_cpu_plan *plan = data;
+  size_t bytes[HY_CPU_SCRATCH_SLOTS];
+  for (int slot = 0; slot < HY_CPU_SCRATCH_SLOTS; slot++)
+    bytes[slot] = plan->reserve[slot] <= HY_CPU_SCRATCH_KEEP ? plan->reserve[slot] : 0;
+  if (hy_cpu_scratch_reserve(0, bytes) == HY_CPU_SCRATCH_SLOTS) return 1;
+  hy_error_clear();
+  return 0;
+}
+
 /* The passes in order. With more than one, the calling thread's scratch
  * is reserved first (a later pass must not fail for memory after an
- * earlier one wrote the output) and slots grown past what a thread keeps
- * are freed after; a single pass takes its scratch before it writes. */
+ * earlier one wrote the output), helpers join its loops only once theirs
+ * is (hy_cpu_helper_ready), and slots grown past what a thread keeps are
+ * freed after; a single pass takes its scratch before it writes. */
 static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tree,
                                  void *const buffers[HY_BUF_COUNT]) {
   if (tree->npasses <= 1) return hy_cpu_run_passes(plan, tree, buffers);
   int trim = 0;
   hy_status st = hy_cpu_reserve(plan, tree, buffers, &trim);
-  if (st == HYFFT_SUCCESS) st = hy_cpu_run_passes(plan, tree, buffers);
+  if (st == HYFFT_SUCCESS) {
+    hy_parallel_ready old = hy_parallel_ready_set((hy_parallel_ready){hy_cpu_helper_ready, plan});
+    st = hy_cpu_run_passes(plan, tree, buffers);
+    hy_parallel_ready_set(old);
+  }
   if (trim) hy_cpu_scratch_trim();
   return st;
 }
