@@ -363,8 +363,21 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
   return HYFFT_SUCCESS;
 }
 
+/* The CPU backend generates no source: its "source" is what its engine
+ * runs for each DFT pass, the node tree (hy_cpu_node_describe), with the
+ * choices made at plan time, some of them timed on this machine. */
 static hy_status hy_cpu_plan_source(void *device, const void *plan_state, hy_strbuf *sb) {
-  (void)device, (void)plan_state, (void)sb;
+  (void)device;
+  const hy_cpu_plan *plan = plan_state;
+  for (int i = 0; i < plan->npasses; i++) {
+    if (!plan->nodes[i]) continue;
+    hy_strbuf_appendf(sb, "cpu engine, pass %d:\n", i);
+    hy_cpu_node_describe(plan->nodes[i], 2, sb);
+    if (plan->plane_nodes[i]) {
+      hy_strbuf_append(sb, "  then the plane's second axis:\n");
+      hy_cpu_node_describe(plan->plane_nodes[i], 2, sb);
+    }
+  }
   return HYFFT_SUCCESS;
 }
 

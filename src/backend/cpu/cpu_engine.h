@@ -97,6 +97,9 @@ typedef struct hy_cpu_node {
   /* LARGE: two copies of one transform fit the L2 cache, so transforms of
    * unit stride run on local copies (hy_large_range). */
   int local;
+  /* DIRECT or LARGE past the L2 rule: 1 where the choice between them was
+   * timed on this machine (hy_cpu_direct_pays), 0 where a rule made it. */
+  int timed;
   /* DIRECT: the L2 cache of one core as the engine's rules take it
    * (hy_cpu_node_build). A run of columns whose rows span more bytes than
    * this goes through column blocks (hy_col_block_fits); one that spans

@@ -480,12 +480,17 @@ static int hy_cpu_direct_measure(hyfft_precision prec, int64_t n, const int *fac
   return pick;
 }
 
-static int hy_cpu_direct_pays(hyfft_precision prec, int64_t n, const int *factors, int nfactors,
-                              int64_t twiddle_n) {
+/* Whether hy_cpu_direct_pays times the length (else a rule answers). */
+static int hy_cpu_direct_probed(hyfft_precision prec, int64_t n, int64_t twiddle_n) {
   const int L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
   const int64_t cbytes = prec == HYFFT_F64 ? 16 : 8;
-  if (hy_settings_get()->cpu_direct_max > 0 || twiddle_n > 0) return 0;
-  if (2 * L * n * cbytes > HY_CPU_DIRECT_PROBE_BYTES) return 0;
+  return hy_settings_get()->cpu_direct_max <= 0 && twiddle_n == 0 &&
+         2 * L * n * cbytes <= HY_CPU_DIRECT_PROBE_BYTES;
+}
+
+static int hy_cpu_direct_pays(hyfft_precision prec, int64_t n, const int *factors, int nfactors,
+                              int64_t twiddle_n) {
+  if (!hy_cpu_direct_probed(prec, n, twiddle_n)) return 0;
   pthread_mutex_lock(&hy_cpu_direct_lock);
   int found = -1;
   for (int i = 0; i < hy_cpu_direct_count; i++)
@@ -540,10 +545,14 @@ static hy_status hy_cpu_node_build_as(hyfft_precision prec, int sign, int64_t n,
     if (st == HYFFT_SUCCESS)
       st = rader ? hy_cpu_rader_tables(node) : hy_cpu_bluestein_tables(node, factors, nfactors);
   } else if (st == HYFFT_SUCCESS && nfactors >= 2 &&
+             /* Four-step when forced, or past the L2 rule unless one row
+              * fits or the timing says one transform (node->timed records
+              * that the timing, not a rule, decided). */
              (split == HY_SPLIT_LARGE ||
               (split == HY_SPLIT_DECIDE && n > hy_cpu_direct_max(prec) &&
                !hy_cpu_long_row(prec, n, factors, nfactors, unit_runs, twiddle_n) &&
-               !hy_cpu_direct_pays(prec, n, factors, nfactors, twiddle_n)))) {
+               !(node->timed = hy_cpu_direct_probed(prec, n, twiddle_n),
+                 hy_cpu_direct_pays(prec, n, factors, nfactors, twiddle_n))))) {
     /* Split where the prefix product is closest to sqrt(n). */
     int best = 1;
     double best_d = 1e300;
@@ -606,4 +615,45 @@ static hy_status hy_cpu_node_build_as(hyfft_precision prec, int sign, int64_t n,
   }
   *out = node;
   return HYFFT_SUCCESS;
+}
+
+static void hy_cpu_describe_stages(const hy_cpu_kp *kp, hy_strbuf *sb) {
+  for (int i = 0; i < kp->nstages; i++)
+    hy_strbuf_appendf(sb, "%s%d", i ? "x" : "", kp->stages[i].radix);
+}
+
+void hy_cpu_node_describe(const hy_cpu_node *node, int indent, hy_strbuf *sb) {
+  if (!node) return;
+  const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+  hy_strbuf_appendf(sb, "%*s", indent, "");
+  switch (node->kind) {
+    case HY_CPU_DIRECT:
+      hy_strbuf_appendf(sb, "one gathered transform of %lld, stages ", (long long)node->n);
+      hy_cpu_describe_stages(&node->kp, sb);
+      if (node->rtw) {
+        hy_strbuf_appendf(sb, "; unit-stride rows as %d interleaved sequences of %lld (stages ", L,
+                          (long long)(node->n / L));
+        hy_cpu_describe_stages(&node->rkp, sb);
+        hy_strbuf_appendf(sb, ")%s", node->rows_batched ? ", full lane groups too" : "");
+      }
+      if (node->tw.n > 0) hy_strbuf_appendf(sb, "; twiddled (period %lld)", (long long)node->tw.n);
+      if (node->timed) hy_strbuf_append(sb, "; timed faster than the four-step split here");
+      hy_strbuf_append(sb, "\n");
+      break;
+    case HY_CPU_LARGE:
+      hy_strbuf_appendf(sb, "four-step %lld = %lld x %lld%s%s\n", (long long)node->n,
+                        (long long)node->n1, (long long)node->n2,
+                        node->local ? ", each transform on local copies in the L2" : "",
+                        node->timed ? "; timed faster than one gathered transform here" : "");
+      hy_cpu_node_describe(node->a, indent + 2, sb);
+      hy_cpu_node_describe(node->b, indent + 2, sb);
+      break;
+    case HY_CPU_BLUESTEIN:
+    case HY_CPU_RADER:
+      hy_strbuf_appendf(sb, "%s of %lld: a convolution of length %lld through\n",
+                        node->kind == HY_CPU_RADER ? "Rader" : "Bluestein", (long long)node->n,
+                        (long long)node->m);
+      hy_cpu_node_describe(node->fft, indent + 2, sb);
+      break;
+  }
 }

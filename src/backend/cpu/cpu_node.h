@@ -20,6 +20,10 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
                             int64_t twiddle_n, int64_t unit_runs, hy_cpu_node **out);
 void hy_cpu_node_free(hy_cpu_node *node);
 
+/* What the engine runs for a node, one line per node, sub-nodes indented
+ * below it (`hyfft plan --source` on the CPU). */
+void hy_cpu_node_describe(const hy_cpu_node *node, int indent, hy_strbuf *sb);
+
 /* The L2 cache of one core in bytes (sysconf), 0 when unknown
  * (cpu_backend.c). */
 int64_t hy_cpu_l2_bytes(void);
