@@ -130,6 +130,33 @@ static pthread_mutex_t hy_cpu_rows_lock = PTHREAD_MUTEX_INITIALIZER;
 static hy_cpu_rows_seen hy_cpu_rows_table[64];
 static int hy_cpu_rows_count;
 
+/* A timing probe's run: `count` unit-stride transforms of n points out of
+ * place, on a fresh buffer of both sides (returned; free with hy_free) of
+ * finite values that stay finite through repeated transforms. NULL when
+ * out of memory. */
+static char *hy_cpu_probe_run(hyfft_precision prec, int64_t n, int64_t count, hy_cpu_run *run) {
+  const size_t esz = prec == HYFFT_F64 ? sizeof(double) : sizeof(float);
+  const size_t bytes = esz * 2 * (size_t)(n * count);
+  char *buf = hy_malloc(2 * bytes);
+  if (!buf) return NULL;
+  for (size_t i = 0; i < 2 * bytes / esz; i++) {
+    double x = (double)((i * 2654435761u) % 1000) / 1000.0 - 0.5;
+    if (prec == HYFFT_F64)
+      ((double *)buf)[i] = x;
+    else
+      ((float *)buf)[i] = (float)x;
+  }
+  memset(run, 0, sizeof *run);
+  run->src = buf;
+  run->dst = buf + bytes;
+  run->axis = (hyfft_dim){n, 1, 1};
+  run->nloops = 1;
+  run->loops[0] = (hyfft_dim){count, n, n};
+  run->twiddle_loop = -1;
+  run->scale = 1.0;
+  return buf;
+}
+
 static double hy_cpu_rows_time(hy_cpu_node *node, const hy_cpu_run *run) {
   double best = 1e30;
   for (int rep = 0; rep < 4; rep++) {
@@ -145,29 +172,10 @@ static double hy_cpu_rows_time(hy_cpu_node *node, const hy_cpu_run *run) {
 
 static int hy_cpu_rows_measure(hy_cpu_node *node) {
   const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
-  const size_t esz = node->precision == HYFFT_F64 ? sizeof(double) : sizeof(float);
   const int64_t n = node->n, count = 8 * L;
-  size_t bytes = esz * 2 * (size_t)(n * count);
-  char *buf = hy_malloc(2 * bytes);
-  if (!buf) return 0;
-  /* Finite values that stay finite through repeated transforms in place
-   * would do; two buffers keep each run out of place. */
-  for (size_t i = 0; i < 2 * bytes / esz; i++) {
-    double x = (double)((i * 2654435761u) % 1000) / 1000.0 - 0.5;
-    if (node->precision == HYFFT_F64)
-      ((double *)buf)[i] = x;
-    else
-      ((float *)buf)[i] = (float)x;
-  }
   hy_cpu_run run;
-  memset(&run, 0, sizeof run);
-  run.src = buf;
-  run.dst = buf + bytes;
-  run.axis = (hyfft_dim){n, 1, 1};
-  run.nloops = 1;
-  run.loops[0] = (hyfft_dim){count, n, n};
-  run.twiddle_loop = -1;
-  run.scale = 1.0;
+  char *buf = hy_cpu_probe_run(node->precision, n, count, &run);
+  if (!buf) return 0;
   double rows = 1e30, lanes = 1e30;
   for (int round = 0; round < 4; round++) {
     node->rows_batched = 0;
@@ -429,7 +437,6 @@ static int hy_cpu_direct_count;
 static int hy_cpu_direct_measure(hyfft_precision prec, int64_t n, const int *factors,
                                  int nfactors) {
   const int L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
-  const size_t esz = prec == HYFFT_F64 ? sizeof(double) : sizeof(float);
   hy_cpu_node *direct = NULL, *large = NULL;
   const int old_limit = hy_set_thread_limit(1);
   hy_status st = hy_cpu_node_build_as(prec, -1, n, HY_ALGO_MIXED_RADIX, factors, nfactors, 0, 0,
@@ -437,26 +444,10 @@ static int hy_cpu_direct_measure(hyfft_precision prec, int64_t n, const int *fac
   if (st == HYFFT_SUCCESS)
     st = hy_cpu_node_build_as(prec, -1, n, HY_ALGO_MIXED_RADIX, factors, nfactors, 0, 0, 0,
                               HY_SPLIT_LARGE, &large);
-  const size_t bytes = esz * 2 * (size_t)(n * L);
-  char *buf = st == HYFFT_SUCCESS ? hy_malloc(2 * bytes) : NULL;
+  hy_cpu_run run;
+  char *buf = st == HYFFT_SUCCESS ? hy_cpu_probe_run(prec, n, L, &run) : NULL;
   int pick = 0;
   if (buf) {
-    for (size_t i = 0; i < 2 * bytes / esz; i++) {
-      double x = (double)((i * 2654435761u) % 1000) / 1000.0 - 0.5;
-      if (prec == HYFFT_F64)
-        ((double *)buf)[i] = x;
-      else
-        ((float *)buf)[i] = (float)x;
-    }
-    hy_cpu_run run;
-    memset(&run, 0, sizeof run);
-    run.src = buf;
-    run.dst = buf + bytes;
-    run.axis = (hyfft_dim){n, 1, 1};
-    run.nloops = 1;
-    run.loops[0] = (hyfft_dim){L, n, n};
-    run.twiddle_loop = -1;
-    run.scale = 1.0;
     /* A warm-up run of each (tables and scratch into cache), then the
      * best of three alternating rounds. */
     double best[2] = {1e30, 1e30};
