@@ -806,16 +806,16 @@ static int hy_cpu_helper_ready(const void *data) {
   return 0;
 }
 
-/* The passes in order. With more than one, the calling thread's scratch
- * is reserved first (a later pass must not fail for memory after an
- * earlier one wrote the output), helpers join its loops only once theirs
- * is (hy_cpu_helper_ready), and slots grown past what a thread keeps are
- * freed after; a single pass takes its scratch before it writes. */
+/* The passes in order. Helpers join their loops only once they hold the
+ * plan's scratch (hy_cpu_helper_ready). With more than one pass, the
+ * calling thread's scratch is reserved first too (a later pass must not
+ * fail for memory after an earlier one wrote the output), and slots grown
+ * past what a thread keeps are freed after; a single pass's calling thread
+ * takes its scratch in its first part of the range. */
 static hy_status hy_cpu_run_tree(const hy_cpu_plan *plan, const hy_plan_tree *tree,
                                  void *const buffers[HY_BUF_COUNT]) {
-  if (tree->npasses <= 1) return hy_cpu_run_passes(plan, tree, buffers);
   int trim = 0;
-  hy_status st = hy_cpu_reserve(plan, tree, buffers, &trim);
+  hy_status st = tree->npasses <= 1 ? HYFFT_SUCCESS : hy_cpu_reserve(plan, tree, buffers, &trim);
   if (st == HYFFT_SUCCESS) {
     hy_parallel_ready old = hy_parallel_ready_set((hy_parallel_ready){hy_cpu_helper_ready, plan});
     st = hy_cpu_run_passes(plan, tree, buffers);
