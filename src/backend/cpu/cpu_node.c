@@ -426,6 +426,7 @@ typedef struct hy_cpu_direct_seen {
   hyfft_precision prec;
   int64_t n;
   int direct;
+  int timed; /* 0: the probe failed (no memory) and the rule answered */
 } hy_cpu_direct_seen;
 
 static pthread_mutex_t hy_cpu_direct_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -434,8 +435,11 @@ static int hy_cpu_direct_count;
 
 #define HY_CPU_DIRECT_PROBE_BYTES ((int64_t)32 << 20)
 
+/* 1: one gathered transform timed faster, 0: the split did; *timed 0
+ * where the probe could not run (no memory: the rule's answer, the
+ * split). */
 static int hy_cpu_direct_measure(hyfft_precision prec, int64_t n, const int *factors,
-                                 int nfactors) {
+                                 int nfactors, int *timed) {
   const int L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
   hy_cpu_node *direct = NULL, *large = NULL;
   const int old_limit = hy_set_thread_limit(1);
@@ -461,6 +465,7 @@ static int hy_cpu_direct_measure(hyfft_precision prec, int64_t n, const int *fac
       }
     pick = st == HYFFT_SUCCESS && best[0] < best[1];
   }
+  *timed = buf && st == HYFFT_SUCCESS;
   hy_free(buf);
   hy_cpu_node_free(direct);
   hy_cpu_node_free(large);
@@ -471,31 +476,44 @@ static int hy_cpu_direct_measure(hyfft_precision prec, int64_t n, const int *fac
   return pick;
 }
 
-/* Whether hy_cpu_direct_pays times the length (else a rule answers). */
-static int hy_cpu_direct_probed(hyfft_precision prec, int64_t n, int64_t twiddle_n) {
+/* Whether one gathered transform runs a length past the L2 rule; *timed
+ * 1 where this machine's timing decided, 0 where the rule (the split) did. */
+static int hy_cpu_direct_pays(hyfft_precision prec, int64_t n, const int *factors, int nfactors,
+                              int64_t twiddle_n, int *timed) {
   const int L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
   const int64_t cbytes = prec == HYFFT_F64 ? 16 : 8;
-  return hy_settings_get()->cpu_direct_max <= 0 && twiddle_n == 0 &&
-         2 * L * n * cbytes <= HY_CPU_DIRECT_PROBE_BYTES;
-}
-
-static int hy_cpu_direct_pays(hyfft_precision prec, int64_t n, const int *factors, int nfactors,
-                              int64_t twiddle_n) {
-  if (!hy_cpu_direct_probed(prec, n, twiddle_n)) return 0;
+  *timed = 0;
+  if (hy_settings_get()->cpu_direct_max > 0 || twiddle_n > 0 ||
+      2 * L * n * cbytes > HY_CPU_DIRECT_PROBE_BYTES)
+    return 0;
   pthread_mutex_lock(&hy_cpu_direct_lock);
   int found = -1;
   for (int i = 0; i < hy_cpu_direct_count; i++)
-    if (hy_cpu_direct_table[i].prec == prec && hy_cpu_direct_table[i].n == n)
+    if (hy_cpu_direct_table[i].prec == prec && hy_cpu_direct_table[i].n == n) {
       found = hy_cpu_direct_table[i].direct;
+      *timed = hy_cpu_direct_table[i].timed;
+    }
   if (found < 0) {
     /* Under the lock, so that two threads planning at once do not time
      * each other's runs. */
-    found = hy_cpu_direct_measure(prec, n, factors, nfactors);
+    found = hy_cpu_direct_measure(prec, n, factors, nfactors, timed);
     if (hy_cpu_direct_count < (int)(sizeof hy_cpu_direct_table / sizeof hy_cpu_direct_table[0]))
-      hy_cpu_direct_table[hy_cpu_direct_count++] = (hy_cpu_direct_seen){prec, n, found};
+      hy_cpu_direct_table[hy_cpu_direct_count++] = (hy_cpu_direct_seen){prec, n, found, *timed};
   }
   pthread_mutex_unlock(&hy_cpu_direct_lock);
   return found;
+}
+
+/* Whether a mixed-radix length splits four-step: past the L2 rule, unless
+ * it runs as one long row or the timing says one transform (*timed:
+ * whether the timing, not a rule, decided). */
+static int hy_cpu_split_pays(hyfft_precision prec, int64_t n, const int *factors, int nfactors,
+                             int64_t unit_runs, int64_t twiddle_n, int *timed) {
+  *timed = 0;
+  if (n <= hy_cpu_direct_max(prec) ||
+      hy_cpu_long_row(prec, n, factors, nfactors, unit_runs, twiddle_n))
+    return 0;
+  return !hy_cpu_direct_pays(prec, n, factors, nfactors, twiddle_n, timed);
 }
 
 hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_algo algo,
@@ -536,14 +554,9 @@ static hy_status hy_cpu_node_build_as(hyfft_precision prec, int sign, int64_t n,
     if (st == HYFFT_SUCCESS)
       st = rader ? hy_cpu_rader_tables(node) : hy_cpu_bluestein_tables(node, factors, nfactors);
   } else if (st == HYFFT_SUCCESS && nfactors >= 2 &&
-             /* Four-step when forced, or past the L2 rule unless one row
-              * fits or the timing says one transform (node->timed records
-              * that the timing, not a rule, decided). */
              (split == HY_SPLIT_LARGE ||
-              (split == HY_SPLIT_DECIDE && n > hy_cpu_direct_max(prec) &&
-               !hy_cpu_long_row(prec, n, factors, nfactors, unit_runs, twiddle_n) &&
-               !(node->timed = hy_cpu_direct_probed(prec, n, twiddle_n),
-                 hy_cpu_direct_pays(prec, n, factors, nfactors, twiddle_n))))) {
+              (split == HY_SPLIT_DECIDE && hy_cpu_split_pays(prec, n, factors, nfactors, unit_runs,
+                                                              twiddle_n, &node->timed)))) {
     /* Split where the prefix product is closest to sqrt(n). */
     int best = 1;
     double best_d = 1e300;
