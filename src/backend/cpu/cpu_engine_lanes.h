@@ -175,57 +175,72 @@ HY_INLINE void hy_scatter_tile(hy_r *const *rows, int count, int64_t os, int64_t
   }
 }
 
-/* Complex tiles: a vector read as HY_CT whole complex elements (64 bits
- * each in f32, 128 in f64). A group's LANES rows of unit stride are read
- * HY_CT elements at a time straight from memory, one vector per row, and
- * turned into lane vectors by two HY_CT x HY_CT transposes of complex
- * elements (rows 0..HY_CT-1 and HY_CT..LANES-1) and one even/odd split
- * per element: log2(HY_CT) shuffle levels on complex units instead of
- * log2(LANES) levels on re and im apart, and no row is read past its
- * last element, so any n >= HY_CT needs neither a padded copy of the
- * group nor element loops. The scatter is the same steps backwards. */
+/* Complex tiles: HY_CT whole complex elements of each of a group's LANES
+ * rows of unit stride (one 32-byte vector per row), read straight from
+ * memory and turned into lane vectors. Lane v of a vector sits in its low
+ * 128-bit half for v < LANES/2 and in its high half otherwise, so each
+ * vector is loaded as two 16-byte halves: row v's into the low half and
+ * row v + LANES/2's into the high half. Every shuffle after that stays
+ * inside a half (a 4 x 4 transpose of floats per half in f32, an
+ * unpack of doubles in f64): no shuffle crosses the halves, which cost
+ * several times an in-half shuffle on CPUs that execute 256-bit vectors
+ * as two 128-bit halves. No row is read past its last element, so any
+ * n >= HY_CT needs neither a padded copy of the group nor element loops.
+ * The scatter is the same steps backwards, each half stored to its row. */
 #if HY_LANES == 8
 #define HY_CT 4
-HY_INLINE void hy_ctranspose(hy_v *m) {
-  const hy_vi l2 = {0, 1, 2, 3, 8, 9, 10, 11}, h2 = {4, 5, 6, 7, 12, 13, 14, 15};
-  const hy_vi l1 = {0, 1, 8, 9, 4, 5, 12, 13}, h1 = {2, 3, 10, 11, 6, 7, 14, 15};
-  for (int i = 0; i < 2; i++) {
-    hy_v a = m[i], c = m[i + 2];
-    m[i] = __builtin_shuffle(a, c, l2);
-    m[i + 2] = __builtin_shuffle(a, c, h2);
-  }
-  for (int i = 0; i < 4; i += 2) {
-    hy_v a = m[i], c = m[i + 1];
-    m[i] = __builtin_shuffle(a, c, l1);
-    m[i + 1] = __builtin_shuffle(a, c, h1);
-  }
-}
 #else
 #define HY_CT 2
-HY_INLINE void hy_ctranspose(hy_v *m) {
-  const hy_vi l1 = {0, 1, 4, 5}, h1 = {2, 3, 6, 7};
-  hy_v a = m[0], c = m[1];
-  m[0] = __builtin_shuffle(a, c, l1);
-  m[1] = __builtin_shuffle(a, c, h1);
-}
 #endif
+enum { HY_HALF_ROWS = L_ / 2, HY_HALF_BYTES = sizeof(hy_v) / 2 };
+
+/* The vector of rows v and v + LANES/2, HY_CT/2 complex elements from j
+ * of each (a NULL row reads as zero). */
+HY_INLINE void hy_load_halves(hy_v *m, const hy_r *const *rows, int v, int64_t j) {
+  *m = (hy_v){0};
+  if (rows[v]) memcpy(m, rows[v] + 2 * j, HY_HALF_BYTES);
+  if (rows[v + HY_HALF_ROWS])
+    memcpy((char *)m + HY_HALF_BYTES, rows[v + HY_HALF_ROWS] + 2 * j, HY_HALF_BYTES);
+}
+
+/* Half h of x (the row v + h*LANES/2 of the vector of row v) to dst. */
+HY_INLINE void hy_store_half(hy_r *dst, const hy_v *x, int h) {
+  memcpy(dst, (const char *)x + h * HY_HALF_BYTES, HY_HALF_BYTES);
+}
 
 /* Elements j0..j0+HY_CT-1 of each row (NULL rows read as zero) into
  * ar/ai[j0..j0+HY_CT-1]. */
 HY_INLINE void hy_gather_ctile(const hy_r *const *rows, int64_t j0, hy_v *restrict ar,
                                hy_v *restrict ai) {
-  const hy_vi even = HY_EVEN, odd = HY_ODD;
-  hy_v x[L_];
-  for (int v = 0; v < L_; v++) {
-    if (rows[v]) memcpy(&x[v], rows[v] + 2 * j0, sizeof x[v]);
-    else x[v] = (hy_v){0};
+#if HY_LANES == 8
+  /* Per half, m[v] = (re j, im j, re j+1, im j+1) of row v (v < 4): the
+   * 4 x 4 transpose gives re j, im j, re j+1, im j+1 across the rows. */
+  const hy_vi ulo = {0, 8, 1, 9, 4, 12, 5, 13}, uhi = {2, 10, 3, 11, 6, 14, 7, 15};
+  const hy_vi plo = {0, 1, 8, 9, 4, 5, 12, 13}, phi = {2, 3, 10, 11, 6, 7, 14, 15};
+  for (int c = 0; c < 2; c++) {
+    const int64_t j = j0 + 2 * c;
+    hy_v m[4];
+    for (int v = 0; v < 4; v++) hy_load_halves(&m[v], rows, v, j);
+    const hy_v t0 = __builtin_shuffle(m[0], m[1], ulo), t1 = __builtin_shuffle(m[0], m[1], uhi);
+    const hy_v t2 = __builtin_shuffle(m[2], m[3], ulo), t3 = __builtin_shuffle(m[2], m[3], uhi);
+    ar[j] = __builtin_shuffle(t0, t2, plo);
+    ai[j] = __builtin_shuffle(t0, t2, phi);
+    ar[j + 1] = __builtin_shuffle(t1, t3, plo);
+    ai[j + 1] = __builtin_shuffle(t1, t3, phi);
   }
-  hy_ctranspose(x);
-  hy_ctranspose(x + HY_CT);
-  for (int q = 0; q < HY_CT; q++) {
-    ar[j0 + q] = __builtin_shuffle(x[q], x[HY_CT + q], even);
-    ai[j0 + q] = __builtin_shuffle(x[q], x[HY_CT + q], odd);
+#else
+  /* Per half, m = (re j, im j) of row v: unpacking rows 0 and 1 gives
+   * re j and im j across the rows. */
+  const hy_vi ulo = {0, 4, 2, 6}, uhi = {1, 5, 3, 7};
+  for (int q = 0; q < 2; q++) {
+    const int64_t j = j0 + q;
+    hy_v m0, m1;
+    hy_load_halves(&m0, rows, 0, j);
+    hy_load_halves(&m1, rows, 1, j);
+    ar[j] = __builtin_shuffle(m0, m1, ulo);
+    ai[j] = __builtin_shuffle(m0, m1, uhi);
   }
+#endif
 }
 
 /* Columns k0..k0+HY_CT-1 of (fr, fi), times sc, to rows[v] + 2*k0 for
@@ -233,20 +248,49 @@ HY_INLINE void hy_gather_ctile(const hy_r *const *rows, int64_t j0, hy_v *restri
 HY_INLINE void hy_scatter_ctile(hy_r *const *rows, int count, int64_t k0,
                                 const hy_v *restrict fr, const hy_v *restrict fi, hy_r sc,
                                 int scaled) {
-  const hy_vi ilo = HY_ILO, ihi = HY_IHI;
   hy_v x[L_];
-  for (int q = 0; q < HY_CT; q++) {
-    hy_v tr = fr[k0 + q], ti = fi[k0 + q];
+#if HY_LANES == 8
+  const hy_vi plo = {0, 1, 8, 9, 4, 5, 12, 13}, phi = {2, 3, 10, 11, 6, 7, 14, 15};
+  const hy_vi elo = {0, 2, 8, 10, 4, 6, 12, 14}, ohi = {1, 3, 9, 11, 5, 7, 13, 15};
+  for (int c = 0; c < 2; c++) {
+    const int64_t k = k0 + 2 * c;
+    hy_v r0 = fr[k], i0 = fi[k], r1 = fr[k + 1], i1 = fi[k + 1];
     if (scaled) {
-      tr *= sc;
-      ti *= sc;
+      r0 *= sc;
+      i0 *= sc;
+      r1 *= sc;
+      i1 *= sc;
     }
-    x[q] = __builtin_shuffle(tr, ti, ilo);
-    x[HY_CT + q] = __builtin_shuffle(tr, ti, ihi);
+    /* The gather's steps backwards: x[2c*4 + v] holds, per half,
+     * (re k, im k, re k+1, im k+1) of row v. */
+    const hy_v t0 = __builtin_shuffle(r0, i0, plo), t2 = __builtin_shuffle(r0, i0, phi);
+    const hy_v t1 = __builtin_shuffle(r1, i1, plo), t3 = __builtin_shuffle(r1, i1, phi);
+    x[4 * c + 0] = __builtin_shuffle(t0, t1, elo);
+    x[4 * c + 1] = __builtin_shuffle(t0, t1, ohi);
+    x[4 * c + 2] = __builtin_shuffle(t2, t3, elo);
+    x[4 * c + 3] = __builtin_shuffle(t2, t3, ohi);
   }
-  hy_ctranspose(x);
-  hy_ctranspose(x + HY_CT);
-  for (int v = 0; v < count; v++) memcpy(rows[v] + 2 * k0, &x[v], sizeof x[v]);
+  for (int v = 0; v < count; v++) {
+    const int h = v / HY_HALF_ROWS, w = v % HY_HALF_ROWS;
+    for (int c = 0; c < 2; c++) hy_store_half(rows[v] + 2 * (k0 + 2 * c), &x[4 * c + w], h);
+  }
+#else
+  const hy_vi ulo = {0, 4, 2, 6}, uhi = {1, 5, 3, 7};
+  for (int q = 0; q < 2; q++) {
+    hy_v r = fr[k0 + q], i = fi[k0 + q];
+    if (scaled) {
+      r *= sc;
+      i *= sc;
+    }
+    /* x[2q + w] holds, per half, (re, im) of row w. */
+    x[2 * q] = __builtin_shuffle(r, i, ulo);
+    x[2 * q + 1] = __builtin_shuffle(r, i, uhi);
+  }
+  for (int v = 0; v < count; v++) {
+    const int h = v / HY_HALF_ROWS, w = v % HY_HALF_ROWS;
+    for (int q = 0; q < 2; q++) hy_store_half(rows[v] + 2 * (k0 + q), &x[2 * q + w], h);
+  }
+#endif
 }
 
 /* A group of rows of n >= HY_CT elements with unit stride, tile by tile
