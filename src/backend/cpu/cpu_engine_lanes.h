@@ -189,18 +189,34 @@ HY_INLINE void hy_scatter_tile(hy_r *const *rows, int count, int64_t os, int64_t
  * The scatter is the same steps backwards, each half stored to its row. */
 #if HY_LANES == 8
 #define HY_CT 4
+typedef hy_v4f hy_vhalf;
+#define HY_HALVES(lo, hi) HY_JOIN8((lo), (hi))
 #else
 #define HY_CT 2
+typedef double hy_vhalf __attribute__((vector_size(16)));
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+#define HY_HALVES(lo, hi) __builtin_shufflevector((lo), (hi), 0, 1, 2, 3)
+#else
+HY_INLINE hy_v hy_halves(hy_vhalf a, hy_vhalf b) {
+  hy_v r;
+  memcpy(&r, &a, sizeof a);
+  memcpy((double *)&r + 2, &b, sizeof b);
+  return r;
+}
+#define HY_HALVES(lo, hi) hy_halves((lo), (hi))
+#endif
 #endif
 enum { HY_HALF_ROWS = L_ / 2, HY_HALF_BYTES = sizeof(hy_v) / 2 };
 
 /* The vector of rows v and v + LANES/2, HY_CT/2 complex elements from j
- * of each (a NULL row reads as zero). */
+ * of each (a NULL row reads as zero). The halves are loaded as 16-byte
+ * values and joined in registers: assembling them in a 32-byte object in
+ * memory would make the next load wait on two narrower stores. */
 HY_INLINE void hy_load_halves(hy_v *m, const hy_r *const *rows, int v, int64_t j) {
-  *m = (hy_v){0};
-  if (rows[v]) memcpy(m, rows[v] + 2 * j, HY_HALF_BYTES);
-  if (rows[v + HY_HALF_ROWS])
-    memcpy((char *)m + HY_HALF_BYTES, rows[v + HY_HALF_ROWS] + 2 * j, HY_HALF_BYTES);
+  hy_vhalf lo = {0}, hi = {0};
+  if (rows[v]) memcpy(&lo, rows[v] + 2 * j, sizeof lo);
+  if (rows[v + HY_HALF_ROWS]) memcpy(&hi, rows[v + HY_HALF_ROWS] + 2 * j, sizeof hi);
+  *m = HY_HALVES(lo, hi);
 }
 
 /* Half h of x (the row v + h*LANES/2 of the vector of row v) to dst. */
