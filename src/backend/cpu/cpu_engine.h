@@ -75,9 +75,10 @@ typedef struct hy_cpu_node {
   hy_cpu_kp kp; /* DIRECT: length n; BLUESTEIN, RADER: length m, forward; all in `precision` */
   /* DIRECT, n a multiple of LANES^2: rows of unit stride one at a time
    * (hy_row_range): rkp transforms the LANES decimated sequences
-   * x[LANES*j + v] of length n / LANES side by side, and rtw holds
-   * w_n^(v*k) at [k*LANES + v] (k < n / LANES; re, then im n entries
-   * later), in `precision`. NULL where not built. */
+   * x[LANES*j + v] of length n / LANES side by side, lane p holding
+   * v = hy_cpu_row_lane(LANES, p), and rtw holds w_n^(v*k) at
+   * [k*LANES + p] (k < n / LANES; re, then im n entries later), in
+   * `precision`. NULL where not built. */
   hy_cpu_kp rkp;
   void *rtw;
   /* Whether full lane groups take the row path too (n >= LANES^3). The
@@ -192,5 +193,12 @@ void hy_cpu_node_reserve_f64(const hy_cpu_node *node, size_t bytes[]);
 /* Run a node (any kind) over a batch; multithreaded inside. */
 hy_status hy_cpu_node_run_f32(const hy_cpu_node *node, const hy_cpu_run *run);
 hy_status hy_cpu_node_run_f64(const hy_cpu_node *node, const hy_cpu_run *run);
+
+/* The decimated sequence v that lane p of the row path holds (its loads
+ * split re and im within each 128-bit half of a vector): 0 1 4 5 2 3 6 7
+ * for 8 lanes, 0 2 1 3 for 4. The order is its own inverse. */
+static inline int hy_cpu_row_lane(int lanes, int p) {
+  return lanes == 8 ? (p & 1) | ((p & 2) << 1) | ((p & 4) >> 1) : (p & 1) << 1 | (p & 2) >> 1;
+}
 
 #endif /* HY_CPU_ENGINE_H */

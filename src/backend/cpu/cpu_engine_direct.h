@@ -131,17 +131,22 @@ static void hy_col_blocks(const hy_cpu_node *node, const hy_cpu_run *run, int64_
   }
 }
 
-/* Rows: one transform of unit stride at a time, n = LANES * m. Lane v
- * holds the decimated sequence x[LANES*j + v] (each load of LANES
- * neighbouring elements is one lane vector after an even/odd split, no
- * transposes), the kernel plan of m transforms the LANES sequences side
- * by side, and X[k + m*q] = sum_v w_LANES^(v*q) w_n^(v*k) Y_v[k] is done
- * LANES values of k at a time: twiddle, an in-register transpose (lanes
- * become the LANES values of k), a radix-LANES butterfly across the
- * vectors, and each result vector is LANES neighbouring outputs. The
- * lane-group path instead transposes LANES rows into lanes on the way in
- * and again on the way out. The whole row is read before any of it is
- * written: in place is safe. */
+/* Rows: one transform of unit stride at a time, n = LANES * m. Each
+ * load of LANES neighbouring elements becomes one lane vector of re and
+ * one of im by shuffles inside each 128-bit half, which leaves lane p
+ * holding the decimated sequence x[LANES*j + v] for v = hy_cpu_row_lane
+ * (LANES, p) (0 1 4 5 2 3 6 7 in f32, 0 2 1 3 in f64; no shuffle crosses
+ * the halves, which costs several in-half ones on CPUs that run 256-bit
+ * vectors as two 128-bit halves). The kernel plan transforms the LANES
+ * sequences side by side, and X[k + m*q] = sum_v w_LANES^(v*q) w_n^(v*k)
+ * Y_v[k] is done LANES values of k at a time: twiddle (the table follows
+ * the lane order), an in-register transpose (lanes become LANES values of
+ * k, taken in the same lane order), a radix-LANES butterfly across the
+ * vectors in order of v, and each result vector, interleaved back within
+ * its halves, is LANES neighbouring outputs. The lane-group path instead
+ * transposes LANES rows into lanes on the way in and again on the way
+ * out. The whole row is read before any of it is written: in place is
+ * safe. */
 HY_INLINE void hy_row_tile(hy_v *tr, hy_v *ti, const int s) {
 #if HY_LANES == 8
   HY_GEN_DFT(8, tr, ti, s);
@@ -154,35 +159,52 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
                                                  hy_r sc, int scaled, hy_v *ar, hy_v *ai, hy_v *br,
                                                  hy_v *bi) {
   const int64_t n = node->n, m = n / L_;
-  const hy_vi even = HY_EVEN, odd = HY_ODD, ilo = HY_ILO, ihi = HY_IHI;
+#if HY_LANES == 8
+  const hy_vi sre = {0, 2, 8, 10, 4, 6, 12, 14}, sim = {1, 3, 9, 11, 5, 7, 13, 15};
+  const hy_vi ilo = {0, 8, 1, 9, 4, 12, 5, 13}, ihi = {2, 10, 3, 11, 6, 14, 7, 15};
+  static const int lane[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+#else
+  const hy_vi sre = {0, 4, 2, 6}, sim = {1, 5, 3, 7}, ilo = sre, ihi = sim;
+  static const int lane[4] = {0, 2, 1, 3};
+#endif
   for (int64_t j = 0; j < m; j++) {
     hy_v lo, hi;
     memcpy(&lo, x + 2 * L_ * j, sizeof lo);
     memcpy(&hi, x + 2 * L_ * j + L_, sizeof hi);
-    ar[j] = __builtin_shuffle(lo, hi, even);
-    ai[j] = __builtin_shuffle(lo, hi, odd);
+    ar[j] = __builtin_shuffle(lo, hi, sre);
+    ai[j] = __builtin_shuffle(lo, hi, sim);
   }
   const int where = hy_kp_exec(&node->rkp, ar, ai, br, bi);
   const hy_v *fr = where ? br : ar, *fi = where ? bi : ai;
   const hy_r *twr = node->rtw, *twi = twr + n;
   for (int64_t c = 0; c < m; c += L_) {
+    /* tr[p] is k = c + lane[p], so that after the transpose lane p of
+     * each vector is that k. */
     hy_v tr[L_], ti[L_];
-    for (int q = 0; q < L_; q++) {
+    for (int p = 0; p < L_; p++) {
+      const int64_t k = c + lane[p];
       hy_v wr, wi;
-      memcpy(&wr, twr + (c + q) * L_, sizeof wr);
-      memcpy(&wi, twi + (c + q) * L_, sizeof wi);
-      const hy_v xr = fr[c + q], xi = fi[c + q];
-      tr[q] = xr * wr - xi * wi;
-      ti[q] = xr * wi + xi * wr;
+      memcpy(&wr, twr + k * L_, sizeof wr);
+      memcpy(&wi, twi + k * L_, sizeof wi);
+      const hy_v xr = fr[k], xi = fi[k];
+      tr[p] = xr * wr - xi * wi;
+      ti[p] = xr * wi + xi * wr;
     }
     hy_transpose(tr);
     hy_transpose(ti);
+    /* Vector p now holds sequence lane[p]: the butterfly takes them in
+     * order of the sequence (lane[] is its own inverse). */
+    hy_v ur[L_], ui[L_];
+    for (int v = 0; v < L_; v++) {
+      ur[v] = tr[lane[v]];
+      ui[v] = ti[lane[v]];
+    }
     if (node->sign < 0)
-      hy_row_tile(tr, ti, -1);
+      hy_row_tile(ur, ui, -1);
     else
-      hy_row_tile(tr, ti, 1);
+      hy_row_tile(ur, ui, 1);
     for (int q = 0; q < L_; q++) {
-      hy_v a = tr[q], b = ti[q];
+      hy_v a = ur[q], b = ui[q];
       if (scaled) {
         a *= sc;
         b *= sc;

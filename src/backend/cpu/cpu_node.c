@@ -227,15 +227,15 @@ static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nf
   char *tw = hy_malloc(esz * 2 * (size_t)n);
   if (!tw) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: row twiddles for n = %lld", (long long)n);
   for (int64_t j = 0; j < m; j++)
-    for (int v = 0; v < L; v++) {
+    for (int p = 0; p < L; p++) {
       long double re, im;
-      hy_twiddle_ld(v * j, n, node->sign, &re, &im);
+      hy_twiddle_ld(hy_cpu_row_lane(L, p) * j, n, node->sign, &re, &im);
       if (node->precision == HYFFT_F64) {
-        ((double *)tw)[j * L + v] = (double)re;
-        ((double *)tw)[n + j * L + v] = (double)im;
+        ((double *)tw)[j * L + p] = (double)re;
+        ((double *)tw)[n + j * L + p] = (double)im;
       } else {
-        ((float *)tw)[j * L + v] = (float)re;
-        ((float *)tw)[n + j * L + v] = (float)im;
+        ((float *)tw)[j * L + p] = (float)re;
+        ((float *)tw)[n + j * L + p] = (float)im;
       }
     }
   node->rtw = tw;
