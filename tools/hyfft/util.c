@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,11 +135,11 @@ static int cli_push_token(char ***tokens, int *n, int *cap, const char *text, si
   return 0;
 }
 
+/* Whether path names a regular file (or a link to one): a directory of
+ * the same name as a suite, such as ./cpu, does not shadow the suite. */
 static int cli_file_exists(const char *path) {
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  fclose(f);
-  return 1;
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* A suite by name: $HYFFT_SUITE_DIR, the source tree, the install tree. */
@@ -185,7 +186,7 @@ static int cli_read_suite(const char *cmd, const char *path, char ***tokens, int
     }
   }
   if (rc == 0 && ferror(f)) {
-    cli_msg(cmd, "error reading suite '%s' near line %d", path, lineno);
+    cli_msg(cmd, "error reading suite '%s' near line %d: %s", path, lineno, strerror(errno));
     rc = -1;
   }
   fclose(f);
