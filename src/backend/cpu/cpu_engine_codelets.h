@@ -78,19 +78,28 @@ HY_INLINE void hy_transpose(hy_v *m) {
 typedef struct hy_vw {
   hy_v4d h[HY_WH];
 } hy_vw;
+/* Half of a lane vector (16 bytes), and HY_HALVES(lo, hi): the lane
+ * vector of two halves, joined in registers. */
 #if HY_LANES == 8
-typedef float hy_v4f __attribute__((vector_size(16)));
-#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
-#define HY_JOIN8(a, b) __builtin_shufflevector((a), (b), 0, 1, 2, 3, 4, 5, 6, 7)
+typedef float hy_vhalf __attribute__((vector_size(16)));
+typedef hy_vhalf hy_v4f;
+#define HY_SHUFFLE_HALVES(a, b) __builtin_shufflevector((a), (b), 0, 1, 2, 3, 4, 5, 6, 7)
 #else
-HY_INLINE hy_v hy_join8(hy_v4f a, hy_v4f b) {
+typedef double hy_vhalf __attribute__((vector_size(16)));
+#define HY_SHUFFLE_HALVES(a, b) __builtin_shufflevector((a), (b), 0, 1, 2, 3)
+#endif
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+#define HY_HALVES(a, b) HY_SHUFFLE_HALVES(a, b)
+#else
+HY_INLINE hy_v hy_halves(hy_vhalf a, hy_vhalf b) {
   hy_v r;
   memcpy(&r, &a, sizeof a);
-  memcpy((float *)&r + 4, &b, sizeof b);
+  memcpy((char *)&r + sizeof a, &b, sizeof b);
   return r;
 }
-#define HY_JOIN8(a, b) hy_join8((a), (b))
+#define HY_HALVES(a, b) hy_halves((a), (b))
 #endif
+#if HY_LANES == 8
 /* Element by element: GCC 12 turns this into one widening instruction
  * per half, where __builtin_convertvector of a 4-float vector takes two
  * 2-element ones and an insert. */
@@ -101,7 +110,7 @@ HY_INLINE hy_vw hy_widen(hy_v x) {
   return w;
 }
 HY_INLINE void hy_narrow(hy_v *x, const hy_vw *w) {
-  *x = HY_JOIN8(__builtin_convertvector(w->h[0], hy_v4f), __builtin_convertvector(w->h[1], hy_v4f));
+  *x = HY_HALVES(__builtin_convertvector(w->h[0], hy_v4f), __builtin_convertvector(w->h[1], hy_v4f));
 }
 #else
 HY_INLINE hy_vw hy_widen(hy_v x) { return (hy_vw){{x}}; }

@@ -189,22 +189,8 @@ HY_INLINE void hy_scatter_tile(hy_r *const *rows, int count, int64_t os, int64_t
  * The scatter is the same steps backwards, each half stored to its row. */
 #if HY_LANES == 8
 #define HY_CT 4
-typedef hy_v4f hy_vhalf;
-#define HY_HALVES(lo, hi) HY_JOIN8((lo), (hi))
 #else
 #define HY_CT 2
-typedef double hy_vhalf __attribute__((vector_size(16)));
-#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
-#define HY_HALVES(lo, hi) __builtin_shufflevector((lo), (hi), 0, 1, 2, 3)
-#else
-HY_INLINE hy_v hy_halves(hy_vhalf a, hy_vhalf b) {
-  hy_v r;
-  memcpy(&r, &a, sizeof a);
-  memcpy((double *)&r + 2, &b, sizeof b);
-  return r;
-}
-#define HY_HALVES(lo, hi) hy_halves((lo), (hi))
-#endif
 #endif
 enum { HY_HALF_ROWS = L_ / 2, HY_HALF_BYTES = sizeof(hy_v) / 2 };
 
