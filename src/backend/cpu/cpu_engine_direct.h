@@ -118,9 +118,9 @@ static void hy_col_blocks(const hy_cpu_node *node, const hy_cpu_run *run, int64_
         ln.so[v] = ln.dof[v] = b * L_ + v;
         ln.m[v] = 0;
       }
-      hy_gather(&lr, &ln, n, ar, ai);
+      hy_gather_halves(&lr, &ln, n, ar, ai);
       int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
-      hy_scatter(node, &lr, &ln, n, where ? br : ar, where ? bi : ai);
+      hy_scatter_halves(&lr, &ln, n, where ? br : ar, where ? bi : ai);
     }
     hy_r *d0 = dst + 2 * cur.dof[0];
     for (int64_t j = 0; j < n; j++) {
@@ -772,6 +772,12 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     if (g + ahead < end && !cur->contig_in && !hy_lanes_block(cur, run->axis.in_stride, n, 0)) {
       hy_lanes_make(run, (g + ahead) * L_, job->count, L_, &pl);
       hy_prefetch_group(run, &pl, pf_n);
+    }
+    if (hy_lanes_halves_fit(node, run, cur)) {
+      hy_gather_halves(run, cur, n, ar, ai);
+      const int w = hy_kp_exec(&node->kp, ar, ai, br, bi);
+      hy_scatter_halves(run, cur, n, w ? br : ar, w ? bi : ai);
+      continue;
     }
     if (pre) hy_gather_pre(run, cur, n, ar, ai);
     else if (hy_gather_rows_fits(run, cur, n)) hy_gather_rows(run->src, cur, n, ar, ai);

@@ -533,6 +533,69 @@ HY_INLINE void hy_store_line(hy_r *q, hy_v lo, hy_v hi, int stream) {
   memcpy(q + L_, &hi, sizeof hi);
 }
 
+/* A group of LANES neighbouring transforms on both sides (contig_in and
+ * contig_out), untwiddled and without a real step: each element's LANES
+ * neighbouring complex values split into re and im by shuffles inside
+ * each 128-bit half, which leaves lane p holding transform
+ * hy_cpu_row_lane(LANES, p) of the group instead of p (0 1 4 5 2 3 6 7 in
+ * f32, 0 2 1 3 in f64). The lanes are independent transforms with the
+ * same kernel plan, so the order matters only to the scatter, which
+ * interleaves inside the halves again and so restores it. The plain
+ * gather and scatter split and interleave across the halves (see
+ * hy_gather_ctile for the cost). */
+#if HY_LANES == 8
+#define HY_HALF_SRE {0, 2, 8, 10, 4, 6, 12, 14}
+#define HY_HALF_SIM {1, 3, 9, 11, 5, 7, 13, 15}
+#define HY_HALF_ILO {0, 8, 1, 9, 4, 12, 5, 13}
+#define HY_HALF_IHI {2, 10, 3, 11, 6, 14, 7, 15}
+#else
+#define HY_HALF_SRE {0, 4, 2, 6}
+#define HY_HALF_SIM {1, 5, 3, 7}
+#define HY_HALF_ILO {0, 4, 2, 6}
+#define HY_HALF_IHI {1, 5, 3, 7}
+#endif
+
+static int hy_lanes_halves_fit(const hy_cpu_node *node, const hy_cpu_run *run,
+                               const hy_lanes *ln) {
+  return ln->contig_in && ln->contig_out && !run->real_step &&
+         !(run->twiddle_loop >= 0 && node->tw.n > 0);
+}
+
+HY_NO_LIBCALLS HY_CLONES static void hy_gather_halves(const hy_cpu_run *run, const hy_lanes *ln,
+                                                      int64_t n, hy_v *restrict ar,
+                                                      hy_v *restrict ai) {
+  const hy_vi sre = HY_HALF_SRE, sim = HY_HALF_SIM;
+  const int64_t is = run->axis.in_stride;
+  const hy_r *src = (const hy_r *)run->src + 2 * ln->so[0];
+  for (int64_t j = 0; j < n; j++) {
+    const hy_r *p = src + 2 * j * is;
+    hy_v lo, hi;
+    memcpy(&lo, p, sizeof lo);
+    memcpy(&hi, p + L_, sizeof hi);
+    ar[j] = __builtin_shuffle(lo, hi, sre);
+    ai[j] = __builtin_shuffle(lo, hi, sim);
+  }
+}
+
+HY_NO_LIBCALLS HY_CLONES static void hy_scatter_halves(const hy_cpu_run *run, const hy_lanes *ln,
+                                                       int64_t n, const hy_v *restrict fr,
+                                                       const hy_v *restrict fi) {
+  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
+  const int64_t os = run->axis.out_stride;
+  const hy_r sc = (hy_r)run->scale;
+  const int scaled = run->scale != 1.0;
+  hy_r *dst = (hy_r *)run->dst + 2 * ln->dof[0];
+  for (int64_t k = 0; k < n; k++) {
+    hy_v xr = fr[k], xi = fi[k];
+    if (scaled) {
+      xr *= sc;
+      xi *= sc;
+    }
+    hy_store_line(dst + 2 * k * os, __builtin_shuffle(xr, xi, ilo), __builtin_shuffle(xr, xi, ihi),
+                  run->stream_out);
+  }
+}
+
 /* Split lane vectors -> interleaved destination, with scale and the
  * run's twiddle (evaluated in double). */
 HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const hy_cpu_run *run,
