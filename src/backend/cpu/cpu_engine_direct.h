@@ -159,14 +159,7 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
                                                  hy_r sc, int scaled, hy_v *ar, hy_v *ai, hy_v *br,
                                                  hy_v *bi) {
   const int64_t n = node->n, m = n / L_;
-#if HY_LANES == 8
-  const hy_vi sre = {0, 2, 8, 10, 4, 6, 12, 14}, sim = {1, 3, 9, 11, 5, 7, 13, 15};
-  const hy_vi ilo = {0, 8, 1, 9, 4, 12, 5, 13}, ihi = {2, 10, 3, 11, 6, 14, 7, 15};
-  static const int lane[8] = {0, 1, 4, 5, 2, 3, 6, 7};
-#else
-  const hy_vi sre = {0, 4, 2, 6}, sim = {1, 5, 3, 7}, ilo = sre, ihi = sim;
-  static const int lane[4] = {0, 2, 1, 3};
-#endif
+  const hy_vi sre = HY_HALF_SRE, sim = HY_HALF_SIM, ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
   for (int64_t j = 0; j < m; j++) {
     hy_v lo, hi;
     memcpy(&lo, x + 2 * L_ * j, sizeof lo);
@@ -178,11 +171,11 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
   const hy_v *fr = where ? br : ar, *fi = where ? bi : ai;
   const hy_r *twr = node->rtw, *twi = twr + n;
   for (int64_t c = 0; c < m; c += L_) {
-    /* tr[p] is k = c + lane[p], so that after the transpose lane p of
-     * each vector is that k. */
+    /* tr[p] is k = c + hy_cpu_row_lane(LANES, p), so that after the
+     * transpose lane p of each vector is that k. */
     hy_v tr[L_], ti[L_];
     for (int p = 0; p < L_; p++) {
-      const int64_t k = c + lane[p];
+      const int64_t k = c + hy_cpu_row_lane(L_, p);
       hy_v wr, wi;
       memcpy(&wr, twr + k * L_, sizeof wr);
       memcpy(&wi, twi + k * L_, sizeof wi);
@@ -192,12 +185,13 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
     }
     hy_transpose(tr);
     hy_transpose(ti);
-    /* Vector p now holds sequence lane[p]: the butterfly takes them in
-     * order of the sequence (lane[] is its own inverse). */
+    /* Vector p now holds sequence hy_cpu_row_lane(LANES, p): the
+     * butterfly takes them in order of the sequence (the order is its own
+     * inverse). */
     hy_v ur[L_], ui[L_];
     for (int v = 0; v < L_; v++) {
-      ur[v] = tr[lane[v]];
-      ui[v] = ti[lane[v]];
+      ur[v] = tr[hy_cpu_row_lane(L_, v)];
+      ui[v] = ti[hy_cpu_row_lane(L_, v)];
     }
     if (node->sign < 0)
       hy_row_tile(ur, ui, -1);

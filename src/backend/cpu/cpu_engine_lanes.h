@@ -263,7 +263,7 @@ HY_INLINE void hy_scatter_ctile(hy_r *const *rows, int count, int64_t k0,
       r1 *= sc;
       i1 *= sc;
     }
-    /* The gather's steps backwards: x[2c*4 + v] holds, per half,
+    /* The gather's steps backwards: x[4c + v] holds, per half,
      * (re k, im k, re k+1, im k+1) of row v. */
     const hy_v t0 = __builtin_shuffle(r0, i0, plo), t2 = __builtin_shuffle(r0, i0, phi);
     const hy_v t1 = __builtin_shuffle(r1, i1, plo), t3 = __builtin_shuffle(r1, i1, phi);
@@ -533,16 +533,11 @@ HY_INLINE void hy_store_line(hy_r *q, hy_v lo, hy_v hi, int stream) {
   memcpy(q + L_, &hi, sizeof hi);
 }
 
-/* A group of LANES neighbouring transforms on both sides (contig_in and
- * contig_out), untwiddled and without a real step: each element's LANES
- * neighbouring complex values split into re and im by shuffles inside
- * each 128-bit half, which leaves lane p holding transform
- * hy_cpu_row_lane(LANES, p) of the group instead of p (0 1 4 5 2 3 6 7 in
- * f32, 0 2 1 3 in f64). The lanes are independent transforms with the
- * same kernel plan, so the order matters only to the scatter, which
- * interleaves inside the halves again and so restores it. The plain
- * gather and scatter split and interleave across the halves (see
- * hy_gather_ctile for the cost). */
+/* Shuffle masks that split interleaved complex values into re and im
+ * (SRE, SIM) and interleave them back (ILO, IHI) without crossing the
+ * 128-bit halves: lane p takes the value hy_cpu_row_lane(LANES, p) of the
+ * LANES loaded. Used by the row path and by groups of neighbouring
+ * transforms. */
 #if HY_LANES == 8
 #define HY_HALF_SRE {0, 2, 8, 10, 4, 6, 12, 14}
 #define HY_HALF_SIM {1, 3, 9, 11, 5, 7, 13, 15}
@@ -555,6 +550,16 @@ HY_INLINE void hy_store_line(hy_r *q, hy_v lo, hy_v hi, int stream) {
 #define HY_HALF_IHI {1, 5, 3, 7}
 #endif
 
+/* A group of LANES neighbouring transforms on both sides (contig_in and
+ * contig_out), untwiddled and without a real step: each element's LANES
+ * neighbouring complex values split into re and im by shuffles inside
+ * each 128-bit half, which leaves lane p holding transform
+ * hy_cpu_row_lane(LANES, p) of the group instead of p (0 1 4 5 2 3 6 7 in
+ * f32, 0 2 1 3 in f64). The lanes are independent transforms with the
+ * same kernel plan, so the order matters only to the scatter, which
+ * interleaves inside the halves again and so restores it. The plain
+ * gather and scatter split and interleave across the halves (see
+ * hy_gather_ctile for the cost). */
 static int hy_lanes_halves_fit(const hy_cpu_node *node, const hy_cpu_run *run,
                                const hy_lanes *ln) {
   return ln->contig_in && ln->contig_out && !run->real_step &&
