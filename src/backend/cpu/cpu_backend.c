@@ -456,6 +456,25 @@ static size_t hy_cpu_overlap_bytes(const hy_pass *layout, const char *src, const
 /* One DFT pass through its node: the loop order and the overlap check
  * from `layout`, the strides from `strides` (the same pass, or a fused
  * Bluestein pass with its dense side redirected to a scratch). */
+/* Neighbouring loops (outermost first) that step as one, the outer one's
+ * strides being the inner one's times its count on both sides, joined
+ * into one loop: the same transforms in the same order, and the
+ * back-to-back kernels (hy_direct_range) take a run of one loop only
+ * (planes or batches of a multi-dimensional problem stored back to back
+ * make their rows one run). */
+static void hy_cpu_join_loops(hyfft_dim *loops, int *nloops) {
+  for (int i = 0; i + 1 < *nloops;) {
+    const hyfft_dim o = loops[i], in = loops[i + 1];
+    if (o.in_stride == in.n * in.in_stride && o.out_stride == in.n * in.out_stride) {
+      loops[i] = (hyfft_dim){o.n * in.n, in.in_stride, in.out_stride};
+      for (int k = i + 1; k + 1 < *nloops; k++) loops[k] = loops[k + 1];
+      (*nloops)--;
+    } else {
+      i++;
+    }
+  }
+}
+
 static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
                                 const hy_pass *strides, const char *src, char *dst,
                                 int may_overlap, const double *real_tw) {
@@ -489,6 +508,8 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
     run.loops[l] = strides->loops[order[l]];
     if (order[l] == layout->twiddle_loop) run.twiddle_loop = l;
   }
+  /* A four-step twiddle indexes its own loop: kept apart. */
+  if (run.twiddle_loop < 0) hy_cpu_join_loops(run.loops, &run.nloops);
   /* Overlapping source and destination with different layouts: read
    * from a copy, since transforms would overwrite each other's input
    * (taken from the thread's scratch, which the execution reserved). */
