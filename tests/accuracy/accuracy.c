@@ -188,6 +188,12 @@ static void build_matrix(tokens *t, hyt_level level) {
   both_prec(t, 0, "1009:scale=0.5");
   both_prec(t, 1, "64:ip:scale=1/N");
   both_prec(t, 0, "1:scale=3");
+  /* Scaled columns of neighbouring transforms (the column kernels of
+   * short plans, cpu_engine_direct.h): a plane's columns, in place too,
+   * and strided 1D columns. */
+  both_prec(t, 1, "16x16:b8:scale=1/N");
+  both_prec(t, 0, "64x64:ip:scale=0.5");
+  both_prec(t, 1, "7:b3x64:is=64:os=64:idist=448,1:odist=448,1:scale=2");
 
   /* 10. device-resident data, whatever the run's mode. */
   both_prec(t, 1, "1024:b2:dev");

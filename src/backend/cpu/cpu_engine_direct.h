@@ -547,6 +547,115 @@ HY_SINGLE2(2, 7)
 HY_SINGLE2(3, 5)
 HY_SINGLE2(16, 2)
 
+/* Columns in registers: a lane group of neighbouring transforms (LANES
+ * consecutive complex values at each point j, hy_lanes_halves_fit) whose
+ * kernel plan hy_short_pick lists runs as one straight-line piece of
+ * code: point j of the LANES transforms is read as two half-line loads
+ * split into re and im inside each 128-bit half (hy_gather_halves' lane
+ * order), the stages run on local vectors with n a constant, and each
+ * output point is interleaved back and stored (hy_scatter_halves). The
+ * whole group is read before any of it is written: in place is safe. The
+ * general driver instead passes lane arrays through memory between the
+ * gather, each stage (called through a table) and the scatter. */
+typedef void (*hy_cols_fn)(const hy_cpu_kp *, const hy_r *, int64_t, hy_r *, int64_t, hy_r, int,
+                           int);
+
+HY_INLINE void hy_cols_in(const hy_r *x, int64_t is, const int n, hy_v *restrict xr,
+                          hy_v *restrict xi) {
+  const hy_vi sre = HY_HALF_SRE, sim = HY_HALF_SIM;
+  for (int j = 0; j < n; j++) {
+    hy_v lo, hi;
+    memcpy(&lo, x + 2 * j * is, sizeof lo);
+    memcpy(&hi, x + 2 * j * is + L_, sizeof hi);
+    xr[j] = __builtin_shuffle(lo, hi, sre);
+    xi[j] = __builtin_shuffle(lo, hi, sim);
+  }
+}
+
+HY_INLINE void hy_cols_out(hy_r *y, int64_t os, const int n, const hy_v *restrict xr,
+                           const hy_v *restrict xi, hy_r sc, int scaled, int stream) {
+  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
+  for (int k = 0; k < n; k++) {
+    hy_v a = xr[k], b = xi[k];
+    if (scaled) {
+      a *= sc;
+      b *= sc;
+    }
+    hy_store_line(y + 2 * k * os, __builtin_shuffle(a, b, ilo), __builtin_shuffle(a, b, ihi),
+                  stream);
+  }
+}
+
+#define HY_COLS1(N)                                                                         \
+  HY_NO_LIBCALLS HY_CLONES static void hy_cols1_##N(const hy_cpu_kp *kp, const hy_r *x,     \
+                                                     int64_t is, hy_r *y, int64_t os,       \
+                                                     hy_r sc, int scaled, int stream) {     \
+    hy_v xr[N], xi[N];                                                                      \
+    hy_cols_in(x, is, N, xr, xi);                                                           \
+    if (kp->sign < 0) HY_GEN_DFT(N, xr, xi, -1);                                            \
+    else HY_GEN_DFT(N, xr, xi, 1);                                                          \
+    hy_cols_out(y, os, N, xr, xi, sc, scaled, stream);                                      \
+  }
+
+#define HY_COLS2(R0, R1)                                                                    \
+  HY_NO_LIBCALLS HY_CLONES static void hy_cols2_##R0##_##R1(                                \
+      const hy_cpu_kp *kp, const hy_r *x, int64_t is, hy_r *y, int64_t os, hy_r sc,         \
+      int scaled, int stream) {                                                             \
+    enum { N = (R0) * (R1) };                                                               \
+    hy_v xr[N], xi[N];                                                                      \
+    hy_cols_in(x, is, N, xr, xi);                                                           \
+    if (kp->sign < 0) hy_two_stages_##R0##_##R1(kp, xr, xi, -1);                           \
+    else hy_two_stages_##R0##_##R1(kp, xr, xi, 1);                                         \
+    hy_cols_out(y, os, N, xr, xi, sc, scaled, stream);                                      \
+  }
+
+HY_COLS1(2)
+HY_COLS1(3)
+HY_COLS1(4)
+HY_COLS1(5)
+HY_COLS1(6)
+HY_COLS1(7)
+HY_COLS1(8)
+HY_COLS1(11)
+HY_COLS1(13)
+HY_COLS1(16)
+HY_COLS2(3, 3)
+HY_COLS2(2, 5)
+HY_COLS2(4, 3)
+HY_COLS2(2, 7)
+HY_COLS2(3, 5)
+HY_COLS2(16, 2)
+HY_COLS2(16, 4)
+
+/* The column kernel of a kernel plan, NULL where there is none: the
+ * plans hy_short_pick lists, in place as well. */
+static hy_cols_fn hy_cols_pick(const hy_cpu_kp *kp) {
+  if (kp->nstages == 1) switch (kp->stages[0].radix) {
+      case 2: return hy_cols1_2;
+      case 3: return hy_cols1_3;
+      case 4: return hy_cols1_4;
+      case 5: return hy_cols1_5;
+      case 6: return hy_cols1_6;
+      case 7: return hy_cols1_7;
+      case 8: return hy_cols1_8;
+      case 11: return hy_cols1_11;
+      case 13: return hy_cols1_13;
+      case 16: return hy_cols1_16;
+      default: return NULL;
+    }
+  if (kp->nstages == 2) {
+    const int a = kp->stages[0].radix, b = kp->stages[1].radix;
+    if (a == 3 && b == 3) return hy_cols2_3_3;
+    if (a == 2 && b == 5) return hy_cols2_2_5;
+    if (a == 4 && b == 3) return hy_cols2_4_3;
+    if (a == 2 && b == 7) return hy_cols2_2_7;
+    if (a == 3 && b == 5) return hy_cols2_3_5;
+    if (a == 16 && b == 2) return hy_cols2_16_2;
+    if (a == 16 && b == 4) return hy_cols2_16_4;
+  }
+  return NULL;
+}
+
 /* The single-transform kernel of a kernel plan (hy_single1_*, _2_*),
  * NULL where there is none: the lengths hy_short_pick covers up to 32.
  * From 64 points (LANES^2 for f32) a single row runs faster with the
@@ -747,6 +856,9 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   }
   hy_lanes cur[1], pl;
   int have = 0;
+  const hy_cols_fn cols = node->fused ? hy_cols_pick(&node->kp) : NULL;
+  const hy_r cols_sc = (hy_r)run->scale;
+  const int cols_scaled = run->scale != 1.0;
   for (int64_t g = begin; g < end; g++) {
     /* Groups inside one run of the innermost loop are the previous group
      * moved by LANES steps: no index decomposition per group. */
@@ -768,6 +880,12 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
       hy_prefetch_group(run, &pl, pf_n);
     }
     if (hy_lanes_halves_fit(node, run, cur)) {
+      if (cols) {
+        cols(&node->kp, (const hy_r *)run->src + 2 * cur->so[0], run->axis.in_stride,
+             (hy_r *)run->dst + 2 * cur->dof[0], run->axis.out_stride, cols_sc, cols_scaled,
+             run->stream_out);
+        continue;
+      }
       hy_gather_halves(run, cur, n, ar, ai);
       const int w = hy_kp_exec(&node->kp, ar, ai, br, bi);
       hy_scatter_halves(run, cur, n, w ? br : ar, w ? bi : ai);
