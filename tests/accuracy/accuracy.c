@@ -195,6 +195,18 @@ static void build_matrix(tokens *t, hyt_level level) {
   both_prec(t, 0, "64x64:ip:scale=0.5");
   both_prec(t, 1, "7:b3x64:is=64:os=64:idist=448,1:odist=448,1:scale=2");
 
+  /* 9b. batched short transforms, whose two-stage kernel plans the CPU
+   * runs as straight-line kernels: rows back to back (two full lane
+   * groups and a partial one) and the columns of a plane (a full group
+   * of neighbouring columns and one left over), in and out of place. */
+  static const int two_stage[] = {9, 10, 12, 14, 15, 20, 24, 25, 32, 40, 48, 49, 64, 80, 128};
+  for (size_t i = 0; i < sizeof two_stage / sizeof *two_stage; i++) {
+    snprintf(shape, sizeof shape, "%d:b17%s", two_stage[i], i % 3 == 2 ? ":ip" : "");
+    both_prec(t, (int)i, shape);
+    snprintf(shape, sizeof shape, "%dx9:b2%s", two_stage[i], i % 2 ? ":ip" : "");
+    both_prec(t, (int)i + 1, shape);
+  }
+
   /* 10. device-resident data, whatever the run's mode. */
   both_prec(t, 1, "1024:b2:dev");
   both_prec(t, 0, "17x31:dev:ip");

@@ -444,6 +444,8 @@ HY_INLINE void hy_short_out(hy_r *b, const int n, const hy_v *restrict xr,
 
 #define HY_SHORT2(R0, R1)                                                                   \
   HY_TWO_STAGES(R0, R1)                                                                     \
+  HY_SHORT2_FN(R0, R1)
+#define HY_SHORT2_FN(R0, R1)                                                                \
   HY_INLINE void hy_short2_##R0##_##R1##_impl(const hy_cpu_kp *kp, const hy_r *src,         \
                                               hy_r *dst, int64_t g0, int64_t g1, hy_r sc,   \
                                               int scaled, int stream, const int s) {        \
@@ -626,6 +628,29 @@ HY_COLS2(2, 7)
 HY_COLS2(3, 5)
 HY_COLS2(16, 2)
 HY_COLS2(16, 4)
+HY_TWO_STAGES(4, 5)
+HY_TWO_STAGES(8, 3)
+HY_TWO_STAGES(5, 5)
+HY_TWO_STAGES(8, 5)
+HY_TWO_STAGES(16, 3)
+HY_TWO_STAGES(7, 7)
+HY_TWO_STAGES(16, 5)
+HY_TWO_STAGES(16, 8)
+HY_COLS2(4, 5)
+HY_COLS2(8, 3)
+HY_COLS2(5, 5)
+HY_COLS2(8, 5)
+HY_COLS2(16, 3)
+HY_COLS2(7, 7)
+HY_COLS2(16, 5)
+HY_COLS2(16, 8)
+HY_SHORT2_FN(4, 5)
+HY_SHORT2_FN(8, 3)
+HY_SHORT2_FN(5, 5)
+HY_SHORT2_FN(8, 5)
+HY_SHORT2_FN(16, 3)
+HY_SHORT2_FN(7, 7)
+HY_SHORT2_FN(16, 5)
 
 /* The column kernel of a kernel plan, NULL where there is none: the
  * plans hy_short_pick lists, in place as well. */
@@ -652,6 +677,14 @@ static hy_cols_fn hy_cols_pick(const hy_cpu_kp *kp) {
     if (a == 3 && b == 5) return hy_cols2_3_5;
     if (a == 16 && b == 2) return hy_cols2_16_2;
     if (a == 16 && b == 4) return hy_cols2_16_4;
+    if (a == 4 && b == 5) return hy_cols2_4_5;
+    if (a == 8 && b == 3) return hy_cols2_8_3;
+    if (a == 5 && b == 5) return hy_cols2_5_5;
+    if (a == 8 && b == 5) return hy_cols2_8_5;
+    if (a == 16 && b == 3) return hy_cols2_16_3;
+    if (a == 7 && b == 7) return hy_cols2_7_7;
+    if (a == 16 && b == 5) return hy_cols2_16_5;
+    if (a == 16 && b == 8) return hy_cols2_16_8;
   }
   return NULL;
 }
@@ -690,11 +723,14 @@ typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, in
                             int);
 
 /* The straight-line kernel of a kernel plan, NULL where there is none.
- * 64 = 16 x 4 holds 64 points per lane in local vectors, more than the
- * registers, so the compiler keeps them on the stack: that still saves the
- * table calls and lane bookkeeping where the run reads one array and
- * writes another, while in place the lane arrays stay the faster form
- * (measured, docs/performance.md), hence out of place only. */
+ * Two-stage plans from 20 points (4 x 5 ... 16 x 5 = 80) hold more points
+ * per lane in local vectors than the registers, so the compiler keeps
+ * them on the stack: that still saves the table calls and lane
+ * bookkeeping where the run reads one array and writes another, while in
+ * place the lane arrays stay the faster form (measured,
+ * docs/performance.md), hence out of place only. 16 x 8 = 128 is left to
+ * the lane arrays, whose block copies stream from memory better at that
+ * size (measured there too). */
 static hy_short_fn hy_short_pick(const hy_cpu_kp *kp, int in_place) {
   if (kp->nstages == 1) switch (kp->stages[0].radix) {
       case 2: return hy_short1_2;
@@ -717,6 +753,15 @@ static hy_short_fn hy_short_pick(const hy_cpu_kp *kp, int in_place) {
     if (a == 2 && b == 7) return hy_short2_2_7;
     if (a == 3 && b == 5) return hy_short2_3_5;
     if (a == 16 && b == 4 && !in_place) return hy_short2_16_4;
+    if (!in_place) {
+      if (a == 4 && b == 5) return hy_short2_4_5;
+      if (a == 8 && b == 3) return hy_short2_8_3;
+      if (a == 5 && b == 5) return hy_short2_5_5;
+      if (a == 8 && b == 5) return hy_short2_8_5;
+      if (a == 16 && b == 3) return hy_short2_16_3;
+      if (a == 7 && b == 7) return hy_short2_7_7;
+      if (a == 16 && b == 5) return hy_short2_16_5;
+    }
   }
   return NULL;
 }
