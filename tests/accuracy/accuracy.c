@@ -195,11 +195,13 @@ static void build_matrix(tokens *t, hyt_level level) {
   both_prec(t, 0, "64x64:ip:scale=0.5");
   both_prec(t, 1, "7:b3x64:is=64:os=64:idist=448,1:odist=448,1:scale=2");
 
-  /* 9b. batched short transforms, whose two-stage kernel plans the CPU
-   * runs as straight-line kernels: rows back to back (two full lane
-   * groups and a partial one) and the columns of a plane (a full group
-   * of neighbouring columns and one left over), in and out of place. */
-  static const int two_stage[] = {9, 10, 12, 14, 15, 20, 24, 25, 32, 40, 48, 49, 64, 80, 128};
+  /* 9b. batched short transforms, whose two- and three-stage kernel
+   * plans the CPU runs as straight-line kernels: rows back to back (two
+   * full lane groups and a partial one) and the columns of a plane (a
+   * full group of neighbouring columns and one left over), in and out of
+   * place. */
+  static const int two_stage[] = {9,  10, 12, 14, 15, 20, 24, 25, 27, 30, 32,
+                                  36, 40, 48, 49, 50, 60, 64, 80, 96, 100, 128};
   for (size_t i = 0; i < sizeof two_stage / sizeof *two_stage; i++) {
     snprintf(shape, sizeof shape, "%d:b17%s", two_stage[i], i % 3 == 2 ? ":ip" : "");
     both_prec(t, (int)i, shape);

@@ -644,6 +644,100 @@ HY_COLS2(16, 3)
 HY_COLS2(7, 7)
 HY_COLS2(16, 5)
 HY_COLS2(16, 8)
+/* A run of lane groups of transforms stored back to back (hy_short_pick). */
+typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, int64_t, hy_r, int,
+                            int);
+
+/* Three stages, N = R0 * R1 * R2, as hy_kp_exec runs them (the Stockham
+ * stage of HY_STAGE_A with n and the sub-transform length ns constants):
+ * x -> y -> x -> y, the result in y. */
+#define HY_LOCAL_STAGE(R, NS, N, ST, IR, II, OR, OI, S)                                     \
+  do {                                                                                      \
+    const hy_r *twr_ = (ST)->tw, *twi_ = twr_ + ((R) - 1) * (NS);                           \
+    for (int j_ = 0; j_ < (N) / (R); j_++) {                                                \
+      const int k_ = j_ % (NS), b_ = j_ / (NS);                                             \
+      hy_v ar_[R], ai_[R];                                                                  \
+      for (int r_ = 0; r_ < (R); r_++) {                                                    \
+        ar_[r_] = (IR)[j_ + r_ * ((N) / (R))];                                              \
+        ai_[r_] = (II)[j_ + r_ * ((N) / (R))];                                              \
+        if ((NS) > 1 && r_ > 0)                                                             \
+          hy_cmul(&ar_[r_], &ai_[r_], twr_[(r_ - 1) * (NS) + k_], twi_[(r_ - 1) * (NS) + k_]); \
+      }                                                                                     \
+      HY_GEN_DFT(R, ar_, ai_, S);                                                           \
+      for (int r_ = 0; r_ < (R); r_++) {                                                    \
+        (OR)[b_ * (NS) * (R) + k_ + r_ * (NS)] = ar_[r_];                                   \
+        (OI)[b_ * (NS) * (R) + k_ + r_ * (NS)] = ai_[r_];                                   \
+      }                                                                                     \
+    }                                                                                       \
+  } while (0)
+
+#define HY_THREE_STAGES(R0, R1, R2)                                                         \
+  HY_INLINE void hy_three_stages_##R0##_##R1##_##R2(const hy_cpu_kp *kp, hy_v *restrict xr, \
+                                                    hy_v *restrict xi, hy_v *restrict yr,   \
+                                                    hy_v *restrict yi, const int s) {       \
+    enum { N = (R0) * (R1) * (R2) };                                                        \
+    HY_LOCAL_STAGE(R0, 1, N, &kp->stages[0], xr, xi, yr, yi, s);                            \
+    HY_LOCAL_STAGE(R1, R0, N, &kp->stages[1], yr, yi, xr, xi, s);                           \
+    HY_LOCAL_STAGE(R2, (R0) * (R1), N, &kp->stages[2], xr, xi, yr, yi, s);                  \
+  }                                                                                         \
+  HY_INLINE void hy_short3_##R0##_##R1##_##R2##_impl(const hy_cpu_kp *kp, const hy_r *src,  \
+                                                     hy_r *dst, int64_t g0, int64_t g1,     \
+                                                     hy_r sc, int scaled, int stream,       \
+                                                     const int s) {                         \
+    enum { N = (R0) * (R1) * (R2) };                                                        \
+    hy_r seq[HY_SHORT_SEQ(N)] __attribute__((aligned(64)));                                 \
+    for (int64_t g = g0; g < g1; g++) {                                                     \
+      const int64_t off = 2 * g * L_ * N;                                                   \
+      hy_v xr[N], xi[N], yr[N], yi[N];                                                      \
+      hy_short_in(src + off, N, xr, xi, seq);                                               \
+      hy_three_stages_##R0##_##R1##_##R2(kp, xr, xi, yr, yi, s);                            \
+      hy_short_out(dst + off, N, yr, yi, sc, scaled, seq, stream);                          \
+    }                                                                                       \
+  }                                                                                         \
+  HY_NO_LIBCALLS HY_CLONES static void hy_short3_##R0##_##R1##_##R2(                        \
+      const hy_cpu_kp *kp, const hy_r *src, hy_r *dst, int64_t g0, int64_t g1, hy_r sc,     \
+      int scaled, int stream) {                                                             \
+    if (kp->sign < 0)                                                                       \
+      hy_short3_##R0##_##R1##_##R2##_impl(kp, src, dst, g0, g1, sc, scaled, stream, -1);    \
+    else hy_short3_##R0##_##R1##_##R2##_impl(kp, src, dst, g0, g1, sc, scaled, stream, 1);  \
+  }                                                                                         \
+  HY_NO_LIBCALLS HY_CLONES static void hy_cols3_##R0##_##R1##_##R2(                         \
+      const hy_cpu_kp *kp, const hy_r *x, int64_t is, hy_r *y, int64_t os, hy_r sc,         \
+      int scaled, int stream) {                                                             \
+    enum { N = (R0) * (R1) * (R2) };                                                        \
+    hy_v xr[N], xi[N], yr[N], yi[N];                                                        \
+    hy_cols_in(x, is, N, xr, xi);                                                           \
+    if (kp->sign < 0) hy_three_stages_##R0##_##R1##_##R2(kp, xr, xi, yr, yi, -1);           \
+    else hy_three_stages_##R0##_##R1##_##R2(kp, xr, xi, yr, yi, 1);                         \
+    hy_cols_out(y, os, N, yr, yi, sc, scaled, stream);                                      \
+  }
+
+HY_THREE_STAGES(3, 3, 3)
+HY_THREE_STAGES(2, 3, 5)
+HY_THREE_STAGES(4, 3, 3)
+HY_THREE_STAGES(2, 5, 5)
+HY_THREE_STAGES(4, 3, 5)
+HY_THREE_STAGES(4, 5, 5)
+HY_THREE_STAGES(16, 2, 3)
+
+/* The three-stage kernels of a kernel plan, rows (KIND short3) or
+ * columns (cols3), NULL where there is none. */
+#define HY_THREE_PICK(KIND, TYPE)                                                           \
+  static TYPE hy_##KIND##_pick3(const hy_cpu_kp *kp) {                                      \
+    if (kp->nstages != 3) return NULL;                                                      \
+    const int a = kp->stages[0].radix, b = kp->stages[1].radix, c = kp->stages[2].radix;    \
+    if (a == 3 && b == 3 && c == 3) return hy_##KIND##_3_3_3;                               \
+    if (a == 2 && b == 3 && c == 5) return hy_##KIND##_2_3_5;                               \
+    if (a == 4 && b == 3 && c == 3) return hy_##KIND##_4_3_3;                               \
+    if (a == 2 && b == 5 && c == 5) return hy_##KIND##_2_5_5;                               \
+    if (a == 4 && b == 3 && c == 5) return hy_##KIND##_4_3_5;                               \
+    if (a == 4 && b == 5 && c == 5) return hy_##KIND##_4_5_5;                               \
+    if (a == 16 && b == 2 && c == 3) return hy_##KIND##_16_2_3;                             \
+    return NULL;                                                                            \
+  }
+HY_THREE_PICK(short3, hy_short_fn)
+HY_THREE_PICK(cols3, hy_cols_fn)
+
 HY_SHORT2_FN(4, 5)
 HY_SHORT2_FN(8, 3)
 HY_SHORT2_FN(5, 5)
@@ -655,6 +749,7 @@ HY_SHORT2_FN(16, 5)
 /* The column kernel of a kernel plan, NULL where there is none: the
  * plans hy_short_pick lists, in place as well. */
 static hy_cols_fn hy_cols_pick(const hy_cpu_kp *kp) {
+  if (kp->nstages == 3) return hy_cols3_pick3(kp);
   if (kp->nstages == 1) switch (kp->stages[0].radix) {
       case 2: return hy_cols1_2;
       case 3: return hy_cols1_3;
@@ -719,8 +814,6 @@ static hy_single_fn hy_single_pick(const hy_cpu_kp *kp) {
   return NULL;
 }
 
-typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, int64_t, hy_r, int,
-                            int);
 
 /* The straight-line kernel of a kernel plan, NULL where there is none.
  * Two-stage plans from 20 points (4 x 5 ... 16 x 5 = 80) hold more points
@@ -732,6 +825,7 @@ typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, in
  * the lane arrays, whose block copies stream from memory better at that
  * size (measured there too). */
 static hy_short_fn hy_short_pick(const hy_cpu_kp *kp, int in_place) {
+  if (kp->nstages == 3) return in_place ? NULL : hy_short3_pick3(kp);
   if (kp->nstages == 1) switch (kp->stages[0].radix) {
       case 2: return hy_short1_2;
       case 3: return hy_short1_3;
