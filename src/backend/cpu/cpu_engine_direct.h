@@ -784,10 +784,40 @@ static hy_cols_fn hy_cols_pick(const hy_cpu_kp *kp) {
   return NULL;
 }
 
-/* The single-transform kernel of a kernel plan (hy_single1_*, _2_*),
- * NULL where there is none: the lengths hy_short_pick covers up to 32.
- * From 64 points (LANES^2 for f32) a single row runs faster with the
- * lanes inside it (hy_row_one). */
+HY_SINGLE2(4, 5)
+HY_SINGLE2(8, 3)
+HY_SINGLE2(5, 5)
+HY_SINGLE2(8, 5)
+HY_SINGLE2(16, 3)
+HY_SINGLE2(7, 7)
+HY_SINGLE2(16, 5)
+
+#define HY_SINGLE3(R0, R1, R2)                                                              \
+  HY_NO_LIBCALLS HY_CLONES static void hy_single3_##R0##_##R1##_##R2(                       \
+      const hy_cpu_kp *kp, const hy_r *x, int64_t is, hy_r *y, int64_t os, hy_r sc,         \
+      int scaled) {                                                                         \
+    enum { N = (R0) * (R1) * (R2) };                                                        \
+    hy_v xr[N], xi[N], yr[N], yi[N];                                                        \
+    hy_single_in(x, is, N, xr, xi);                                                         \
+    if (kp->sign < 0) hy_three_stages_##R0##_##R1##_##R2(kp, xr, xi, yr, yi, -1);           \
+    else hy_three_stages_##R0##_##R1##_##R2(kp, xr, xi, yr, yi, 1);                         \
+    hy_single_out(y, os, N, yr, yi, sc, scaled);                                            \
+  }
+HY_SINGLE3(3, 3, 3)
+HY_SINGLE3(2, 3, 5)
+HY_SINGLE3(4, 3, 3)
+HY_SINGLE3(2, 5, 5)
+HY_SINGLE3(4, 3, 5)
+HY_SINGLE3(4, 5, 5)
+HY_SINGLE3(16, 2, 3)
+HY_THREE_PICK(single3, hy_single_fn)
+
+/* The single-transform kernel of a kernel plan (hy_single1_*, _2_*,
+ * _3_*), NULL where there is none: the plans hy_short_pick covers, up to
+ * 100 points, but 64 = 16 x 4, which (LANES^2 in f32) runs faster as a
+ * row with the lanes inside it (hy_row_one). The longer plans here
+ * measured faster as single kernels than by the row path or one lane of
+ * a group (docs/performance.md). */
 static hy_single_fn hy_single_pick(const hy_cpu_kp *kp) {
   if (kp->nstages == 1) switch (kp->stages[0].radix) {
       case 2: return hy_single1_2;
@@ -810,7 +840,15 @@ static hy_single_fn hy_single_pick(const hy_cpu_kp *kp) {
     if (a == 2 && b == 7) return hy_single2_2_7;
     if (a == 3 && b == 5) return hy_single2_3_5;
     if (a == 16 && b == 2) return hy_single2_16_2;
+    if (a == 4 && b == 5) return hy_single2_4_5;
+    if (a == 8 && b == 3) return hy_single2_8_3;
+    if (a == 5 && b == 5) return hy_single2_5_5;
+    if (a == 8 && b == 5) return hy_single2_8_5;
+    if (a == 16 && b == 3) return hy_single2_16_3;
+    if (a == 7 && b == 7) return hy_single2_7_7;
+    if (a == 16 && b == 5) return hy_single2_16_5;
   }
+  if (kp->nstages == 3) return hy_single3_pick3(kp);
   return NULL;
 }
 
