@@ -562,41 +562,15 @@ HY_SINGLE2(16, 2)
 typedef void (*hy_cols_fn)(const hy_cpu_kp *, const hy_r *, int64_t, hy_r *, int64_t, hy_r, int,
                            int);
 
-HY_INLINE void hy_cols_in(const hy_r *x, int64_t is, const int n, hy_v *restrict xr,
-                          hy_v *restrict xi) {
-  const hy_vi sre = HY_HALF_SRE, sim = HY_HALF_SIM;
-  for (int j = 0; j < n; j++) {
-    hy_v lo, hi;
-    memcpy(&lo, x + 2 * j * is, sizeof lo);
-    memcpy(&hi, x + 2 * j * is + L_, sizeof hi);
-    xr[j] = __builtin_shuffle(lo, hi, sre);
-    xi[j] = __builtin_shuffle(lo, hi, sim);
-  }
-}
-
-HY_INLINE void hy_cols_out(hy_r *y, int64_t os, const int n, const hy_v *restrict xr,
-                           const hy_v *restrict xi, hy_r sc, int scaled, int stream) {
-  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
-  for (int k = 0; k < n; k++) {
-    hy_v a = xr[k], b = xi[k];
-    if (scaled) {
-      a *= sc;
-      b *= sc;
-    }
-    hy_store_line(y + 2 * k * os, __builtin_shuffle(a, b, ilo), __builtin_shuffle(a, b, ihi),
-                  stream);
-  }
-}
-
 #define HY_COLS1(N)                                                                         \
   HY_NO_LIBCALLS HY_CLONES static void hy_cols1_##N(const hy_cpu_kp *kp, const hy_r *x,     \
                                                      int64_t is, hy_r *y, int64_t os,       \
                                                      hy_r sc, int scaled, int stream) {     \
     hy_v xr[N], xi[N];                                                                      \
-    hy_cols_in(x, is, N, xr, xi);                                                           \
+    hy_halves_in(x, is, N, xr, xi);                                                           \
     if (kp->sign < 0) HY_GEN_DFT(N, xr, xi, -1);                                            \
     else HY_GEN_DFT(N, xr, xi, 1);                                                          \
-    hy_cols_out(y, os, N, xr, xi, sc, scaled, stream);                                      \
+    hy_halves_out(y, os, N, xr, xi, sc, scaled, stream);                                      \
   }
 
 #define HY_COLS2(R0, R1)                                                                    \
@@ -605,10 +579,10 @@ HY_INLINE void hy_cols_out(hy_r *y, int64_t os, const int n, const hy_v *restric
       int scaled, int stream) {                                                             \
     enum { N = (R0) * (R1) };                                                               \
     hy_v xr[N], xi[N];                                                                      \
-    hy_cols_in(x, is, N, xr, xi);                                                           \
+    hy_halves_in(x, is, N, xr, xi);                                                           \
     if (kp->sign < 0) hy_two_stages_##R0##_##R1(kp, xr, xi, -1);                           \
     else hy_two_stages_##R0##_##R1(kp, xr, xi, 1);                                         \
-    hy_cols_out(y, os, N, xr, xi, sc, scaled, stream);                                      \
+    hy_halves_out(y, os, N, xr, xi, sc, scaled, stream);                                      \
   }
 
 HY_COLS1(2)
@@ -706,10 +680,10 @@ typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, in
       int scaled, int stream) {                                                             \
     enum { N = (R0) * (R1) * (R2) };                                                        \
     hy_v xr[N], xi[N], yr[N], yi[N];                                                        \
-    hy_cols_in(x, is, N, xr, xi);                                                           \
+    hy_halves_in(x, is, N, xr, xi);                                                           \
     if (kp->sign < 0) hy_three_stages_##R0##_##R1##_##R2(kp, xr, xi, yr, yi, -1);           \
     else hy_three_stages_##R0##_##R1##_##R2(kp, xr, xi, yr, yi, 1);                         \
-    hy_cols_out(y, os, N, yr, yi, sc, scaled, stream);                                      \
+    hy_halves_out(y, os, N, yr, yi, sc, scaled, stream);                                      \
   }
 
 HY_THREE_STAGES(3, 3, 3)

@@ -566,39 +566,49 @@ static int hy_lanes_halves_fit(const hy_cpu_node *node, const hy_cpu_run *run,
          !(run->twiddle_loop >= 0 && node->tw.n > 0);
 }
 
+/* n points of LANES neighbouring complex values, point j at x + 2*j*is:
+ * each point's two half-line loads split into re and im inside each
+ * 128-bit half (lane p is transform hy_cpu_row_lane(LANES, p)); and back,
+ * each output point scaled, interleaved inside the halves and stored as
+ * one line (non-temporal with `stream`). Inlined with n a constant by the
+ * column kernels (cpu_engine_direct.h). */
+HY_INLINE void hy_halves_in(const hy_r *x, int64_t is, int64_t n, hy_v *restrict xr,
+                            hy_v *restrict xi) {
+  const hy_vi sre = HY_HALF_SRE, sim = HY_HALF_SIM;
+  for (int64_t j = 0; j < n; j++) {
+    hy_v lo, hi;
+    memcpy(&lo, x + 2 * j * is, sizeof lo);
+    memcpy(&hi, x + 2 * j * is + L_, sizeof hi);
+    xr[j] = __builtin_shuffle(lo, hi, sre);
+    xi[j] = __builtin_shuffle(lo, hi, sim);
+  }
+}
+
+HY_INLINE void hy_halves_out(hy_r *y, int64_t os, int64_t n, const hy_v *restrict xr,
+                             const hy_v *restrict xi, hy_r sc, int scaled, int stream) {
+  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
+  for (int64_t k = 0; k < n; k++) {
+    hy_v a = xr[k], b = xi[k];
+    if (scaled) {
+      a *= sc;
+      b *= sc;
+    }
+    hy_store_line(y + 2 * k * os, __builtin_shuffle(a, b, ilo), __builtin_shuffle(a, b, ihi),
+                  stream);
+  }
+}
+
 HY_NO_LIBCALLS HY_CLONES static void hy_gather_halves(const hy_cpu_run *run, const hy_lanes *ln,
                                                       int64_t n, hy_v *restrict ar,
                                                       hy_v *restrict ai) {
-  const hy_vi sre = HY_HALF_SRE, sim = HY_HALF_SIM;
-  const int64_t is = run->axis.in_stride;
-  const hy_r *src = (const hy_r *)run->src + 2 * ln->so[0];
-  for (int64_t j = 0; j < n; j++) {
-    const hy_r *p = src + 2 * j * is;
-    hy_v lo, hi;
-    memcpy(&lo, p, sizeof lo);
-    memcpy(&hi, p + L_, sizeof hi);
-    ar[j] = __builtin_shuffle(lo, hi, sre);
-    ai[j] = __builtin_shuffle(lo, hi, sim);
-  }
+  hy_halves_in((const hy_r *)run->src + 2 * ln->so[0], run->axis.in_stride, n, ar, ai);
 }
 
 HY_NO_LIBCALLS HY_CLONES static void hy_scatter_halves(const hy_cpu_run *run, const hy_lanes *ln,
                                                        int64_t n, const hy_v *restrict fr,
                                                        const hy_v *restrict fi) {
-  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
-  const int64_t os = run->axis.out_stride;
-  const hy_r sc = (hy_r)run->scale;
-  const int scaled = run->scale != 1.0;
-  hy_r *dst = (hy_r *)run->dst + 2 * ln->dof[0];
-  for (int64_t k = 0; k < n; k++) {
-    hy_v xr = fr[k], xi = fi[k];
-    if (scaled) {
-      xr *= sc;
-      xi *= sc;
-    }
-    hy_store_line(dst + 2 * k * os, __builtin_shuffle(xr, xi, ilo), __builtin_shuffle(xr, xi, ihi),
-                  run->stream_out);
-  }
+  hy_halves_out((hy_r *)run->dst + 2 * ln->dof[0], run->axis.out_stride, n, fr, fi,
+                (hy_r)run->scale, run->scale != 1.0, run->stream_out);
 }
 
 /* Split lane vectors -> interleaved destination, with scale and the
