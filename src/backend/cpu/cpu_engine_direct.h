@@ -28,37 +28,41 @@ typedef struct hy_job {
 
 /* Columns: a run whose lanes are neighbouring transforms (innermost loop
  * of unit distance on both sides, a multiple of LANES long) along an axis
- * of at least HY_COL_STRIDE bytes goes through blocks of HY_COL_W
- * neighbouring transforms: each block is copied row by row (HY_COL_W
- * elements, HY_COL_BYTES of whole lines) into a dense local copy, its
- * groups are transformed there, and it is copied back. Read straight
+ * of long stride goes through blocks of W neighbouring transforms: each
+ * block is copied row by row (W elements, 256 to 1024 bytes of whole
+ * lines) into a dense local copy, its groups are transformed there, and
+ * it is copied back. Read straight
  * from memory, every group touches one line per row, n rows a large
  * stride apart: each row sits in a page of its own, so each page walk
  * serves one line, and the lines share a few cache sets (all of them for
  * a power-of-two stride), so those read by the gather are evicted before
  * the scatter writes them. The copy touches 16 lines of each row
  * together, and prefetches the next block's while it copies. Only where
- * it pays: rows at least 64 KiB apart (at 8 KiB the direct path measured
- * faster), spanning more than the L2 of one core (within it the lines
- * are still there when the scatter writes them), and a block of at most
- * half that L2. Rows of 1024 bytes measured faster than rows of 256
- * (docs/performance.md). Twiddled runs (the first half of a
+ * it pays: rows at least 1/32 of the L2 of one core apart, spanning more
+ * than that L2 (within it the lines are still there when the scatter
+ * writes them), and a block of at most half that L2, its rows as wide as
+ * that allows up to 1024 bytes. Measured (docs/performance.md): with a
+ * 2 MiB L2 rows 8 KiB apart ran faster read in place and 64 KiB apart
+ * through blocks; with a 512 KiB L2 rows 16 KiB apart and more ran faster
+ * through blocks, 8 KiB apart either way by the shape; wider rows beat
+ * 256 bytes where the block still fits. Twiddled runs (the first half of a
  * four-step node) keep the direct path: they write into the node's
  * padded intermediate, whose rows do not share sets, and there the extra
  * copy measured slower (docs/performance.md). */
-#ifndef HY_COL_STRIDE
-#define HY_COL_STRIDE 65536
-#endif
-#ifndef HY_COL_BYTES
 #define HY_COL_BYTES 1024
-#endif
-#define HY_COL_W (HY_COL_BYTES / (2 * (int)sizeof(hy_r)))
+#define HY_COL_MIN_BYTES 256
 
-/* Bytes of a node's column block: n rows of HY_COL_BYTES where that is
- * at most half the L2, else 0 (no blocks). */
+/* Bytes of each row of a node's column block: the widest of HY_COL_BYTES,
+ * half and a quarter of it whose n rows fill at most half the L2, else 0
+ * (no blocks). */
+static int64_t hy_col_row_bytes(const hy_cpu_node *node) {
+  for (int64_t w = HY_COL_BYTES; w >= HY_COL_MIN_BYTES; w /= 2)
+    if (2 * node->n * w <= node->l2_bytes) return w;
+  return 0;
+}
+
 static int64_t hy_col_block_bytes(const hy_cpu_node *node) {
-  const int64_t bytes = node->n * HY_COL_BYTES;
-  return 2 * bytes <= node->l2_bytes ? bytes : 0;
+  return node->n * hy_col_row_bytes(node);
 }
 
 static int hy_col_block_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
@@ -67,16 +71,17 @@ static int hy_col_block_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
   const hyfft_dim *in = &run->loops[run->nloops - 1];
   const int64_t is = run->axis.in_stride, os = run->axis.out_stride;
   return in->in_stride == 1 && in->out_stride == 1 && in->n % L_ == 0 && in->n >= 2 * L_ &&
-         is > 0 && os > 0 && is * eb >= HY_COL_STRIDE && os * eb >= HY_COL_STRIDE &&
+         is > 0 && os > 0 && is * eb * 32 >= node->l2_bytes && os * eb * 32 >= node->l2_bytes &&
          hy_col_block_bytes(node) > 0 && n * (is > os ? is : os) * eb > node->l2_bytes;
 }
 
 /* Groups [begin, end) of a run that hy_col_block_fits, through blocks of
- * up to HY_COL_W transforms in `blk` (n rows of HY_COL_W elements). */
+ * up to W transforms in `blk` (n rows of W elements, hy_col_row_bytes). */
 static void hy_col_blocks(const hy_cpu_node *node, const hy_cpu_run *run, int64_t count,
                           int64_t begin, int64_t end, hy_r *blk, hy_v *ar, hy_v *ai, hy_v *br,
                           hy_v *bi) {
-  const int64_t n = node->n, W = HY_COL_W, is = run->axis.in_stride, os = run->axis.out_stride;
+  const int64_t rb = hy_col_row_bytes(node), W = rb / (2 * (int64_t)sizeof(hy_r));
+  const int64_t n = node->n, is = run->axis.in_stride, os = run->axis.out_stride;
   const hyfft_dim *inner = &run->loops[run->nloops - 1];
   /* The block as a run of its own (untwiddled): rows W elements apart,
    * lanes at their column. */
@@ -107,7 +112,7 @@ static void hy_col_blocks(const hy_cpu_node *node, const hy_cpu_run *run, int64_
     for (int64_t j = 0; j < n; j++) {
       const hy_r *p = s0 + 2 * j * is;
       if (pf)
-        for (size_t b = 0; b < (size_t)HY_COL_BYTES; b += 64)
+        for (size_t b = 0; b < (size_t)rb; b += 64)
           __builtin_prefetch((const char *)(p + 2 * nb * L_) + b, 0, 3);
       memcpy(blk + 2 * j * W, p, wb);
     }
