@@ -161,8 +161,8 @@ HY_INLINE void hy_row_tile(hy_v *tr, hy_v *ti, const int s) {
 }
 
 HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const hy_r *x, hy_r *y,
-                                                 hy_r sc, int scaled, hy_v *ar, hy_v *ai, hy_v *br,
-                                                 hy_v *bi) {
+                                                 hy_r sc, int scaled, int stream, hy_v *ar,
+                                                 hy_v *ai, hy_v *br, hy_v *bi) {
   const int64_t n = node->n, m = n / L_;
   const hy_vi sre = HY_HALF_SRE, sim = HY_HALF_SIM, ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
   for (int64_t j = 0; j < m; j++) {
@@ -208,10 +208,8 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
         a *= sc;
         b *= sc;
       }
-      const hy_v lo = __builtin_shuffle(a, b, ilo), hi = __builtin_shuffle(a, b, ihi);
-      hy_r *o = y + 2 * (c + m * q);
-      memcpy(o, &lo, sizeof lo);
-      memcpy(o + L_, &hi, sizeof hi);
+      hy_store_line(y + 2 * (c + m * q), __builtin_shuffle(a, b, ilo), __builtin_shuffle(a, b, ihi),
+                    stream);
     }
   }
 }
@@ -949,7 +947,10 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
           st = hy_cpu_op_real_one(0, prec, run->real_tw, n, x, run->axis.in_stride, y, 1, 1.0);
           x = y;
         }
-        if (st == HYFFT_SUCCESS) hy_row_one(node, x, y, sc, scaled, ar, ai, br, bi);
+        /* Non-temporal stores where the run streams, but not under a
+         * real step that reads the row back. */
+        if (st == HYFFT_SUCCESS)
+          hy_row_one(node, x, y, sc, scaled, run->stream_out && !post, ar, ai, br, bi);
         if (st == HYFFT_SUCCESS && post)
           st = hy_cpu_op_real_one(1, prec, run->real_tw, n, y, 1, y, 1, run->scale);
         if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
