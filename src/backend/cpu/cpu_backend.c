@@ -140,6 +140,17 @@ static int64_t hy_cpu_llc_bytes(void) {
   return best;
 }
 
+/* hy_cpu_llc_bytes read once (sysfs), for the execution path. */
+static int64_t hy_cpu_llc_cached(void) {
+  static int64_t cached = -1;
+  int64_t v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v < 0) {
+    v = hy_cpu_llc_bytes();
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
 static hy_status hy_cpu_device_info(int index, hyfft_device_info *info) {
   if (index != 0) return hy_error(HYFFT_INVALID_DEVICE, "cpu device %d does not exist (only cpu:0)", index);
   memset(info, 0, sizeof *info);
@@ -542,6 +553,7 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
     int64_t bytes = (int64_t)(s1 - s0) + (int64_t)(d1 - d0);
     run.stream_out = dst != src && !(d0 < s1 && s0 < d1) &&
                      (setting >= 0 ? setting : bytes >= 2 * l2 * hy_num_threads());
+    run.stream_rows = run.stream_out && (setting >= 0 || bytes > hy_cpu_llc_cached());
   }
   hy_status st = layout->precision == HYFFT_F64 ? hy_cpu_node_run_f64(node, &run)
                                                 : hy_cpu_node_run_f32(node, &run);

@@ -159,6 +159,10 @@ typedef struct hy_cpu_run {
    * (hy_cpu_stream_copy), which skip reading each line before writing
    * it. */
   int stream_out;
+  /* The row path (hy_row_one) streams only where the pass's data also
+   * outgrow the last-level cache: within it the next pass, or the
+   * caller, reads the lines back from that cache. */
+  int stream_rows;
 } hy_cpu_run;
 
 /* Copy `bytes` from src to dst with non-temporal stores where the

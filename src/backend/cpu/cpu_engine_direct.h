@@ -38,19 +38,24 @@ typedef struct hy_job {
  * a power-of-two stride), so those read by the gather are evicted before
  * the scatter writes them. The copy touches 16 lines of each row
  * together, and prefetches the next block's while it copies. Only where
- * it pays: rows at least 1/32 of the L2 of one core apart, spanning more
- * than that L2 (within it the lines are still there when the scatter
- * writes them), and a block of at most half that L2, its rows as wide as
- * that allows up to 1024 bytes. Measured (docs/performance.md): with a
- * 2 MiB L2 rows 8 KiB apart ran faster read in place and 64 KiB apart
- * through blocks; with a 512 KiB L2 rows 16 KiB apart and more ran faster
- * through blocks, 8 KiB apart either way by the shape; wider rows beat
- * 256 bytes where the block still fits. Twiddled runs (the first half of a
+ * it pays: rows at least HY_COL_FAR bytes apart, or at least 1/32 of the
+ * L2 of one core apart when there are more of them than the 64 pages a
+ * first-level data TLB maps (x86 cores from Zen 1 and Skylake on); rows
+ * spanning more than that L2 (within it the lines are still there when
+ * the scatter writes them); and a block of at most half that L2, its rows
+ * as wide as that allows up to 1024 bytes. Measured (docs/performance.md):
+ * with a 2 MiB L2 rows 8 KiB apart ran faster read in place and 64 KiB
+ * apart through blocks; with a 512 KiB L2, 1024 rows 16 KiB apart ran
+ * faster through blocks, 64 rows 16 KiB apart read in place, and 8 KiB
+ * apart either way by the shape; wider rows beat 256 bytes where the
+ * block still fits. Twiddled runs (the first half of a
  * four-step node) keep the direct path: they write into the node's
  * padded intermediate, whose rows do not share sets, and there the extra
  * copy measured slower (docs/performance.md). */
 #define HY_COL_BYTES 1024
 #define HY_COL_MIN_BYTES 256
+#define HY_COL_FAR 65536
+#define HY_COL_TLB_ROWS 64
 
 /* Bytes of each row of a node's column block: the widest of HY_COL_BYTES,
  * half and a quarter of it whose n rows fill at most half the L2, else 0
@@ -70,9 +75,12 @@ static int hy_col_block_fits(const hy_cpu_node *node, const hy_cpu_run *run) {
   if (run->real_step || run->nloops < 1 || run->twiddle_loop >= 0) return 0;
   const hyfft_dim *in = &run->loops[run->nloops - 1];
   const int64_t is = run->axis.in_stride, os = run->axis.out_stride;
-  return in->in_stride == 1 && in->out_stride == 1 && in->n % L_ == 0 && in->n >= 2 * L_ &&
-         is > 0 && os > 0 && is * eb * 32 >= node->l2_bytes && os * eb * 32 >= node->l2_bytes &&
-         hy_col_block_bytes(node) > 0 && n * (is > os ? is : os) * eb > node->l2_bytes;
+  if (in->in_stride != 1 || in->out_stride != 1 || in->n % L_ != 0 || in->n < 2 * L_ || is <= 0 ||
+      os <= 0)
+    return 0;
+  const int64_t st = (is < os ? is : os) * eb;
+  const int far = st >= HY_COL_FAR || (st * 32 >= node->l2_bytes && n > HY_COL_TLB_ROWS);
+  return far && hy_col_block_bytes(node) > 0 && n * (is > os ? is : os) * eb > node->l2_bytes;
 }
 
 /* Groups [begin, end) of a run that hy_col_block_fits, through blocks of
@@ -95,6 +103,7 @@ static void hy_col_blocks(const hy_cpu_node *node, const hy_cpu_run *run, int64_
   /* The block stays in cache for the copy out: plain stores there; the
    * copy out streams where the run does. */
   lr.stream_out = 0;
+  lr.stream_rows = 0;
   const hy_r *src = run->src;
   hy_r *dst = run->dst;
   hy_lanes cur, ln;
@@ -950,7 +959,7 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
         /* Non-temporal stores where the run streams, but not under a
          * real step that reads the row back. */
         if (st == HYFFT_SUCCESS)
-          hy_row_one(node, x, y, sc, scaled, run->stream_out && !post, ar, ai, br, bi);
+          hy_row_one(node, x, y, sc, scaled, run->stream_rows && !post, ar, ai, br, bi);
         if (st == HYFFT_SUCCESS && post)
           st = hy_cpu_op_real_one(1, prec, run->real_tw, n, y, 1, y, 1, run->scale);
         if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);

@@ -738,10 +738,10 @@ int main(void) {
    * columns, 64 + 64 + 32 f64); in place and out of place, both
    * directions, also with non-temporal stores forced (the blocks' copy
    * out streams). With the machine's L2 (2 MiB here) f32 reads the
-   * columns in place. The outer axes of 48 x 8 x 160 and 100 x 4 x 96
+   * columns in place. The outer axes of 40 x 64 x 128 and 100 x 4 x 96
    * take narrower blocks with that L2 (rows of 512 and 256 bytes,
    * hy_col_row_bytes). */
-  static const int dcol[3][3] = {{20, 64, 160}, {48, 8, 160}, {100, 4, 96}};
+  static const int dcol[3][3] = {{20, 64, 160}, {40, 64, 128}, {100, 4, 96}};
   for (int variant = 0; variant < 3; variant++) {
     if (variant > 0) setenv("HYFFT_CPU_LOCAL", "64K", 1);
     if (variant > 1) setenv("HYFFT_CPU_STREAM", "1", 1); /* blocks copied out by streaming */
