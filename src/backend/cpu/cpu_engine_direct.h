@@ -698,13 +698,15 @@ typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, in
     hy_halves_out(y, os, N, yr, yi, sc, scaled, stream);                                      \
   }
 
-HY_THREE_STAGES(3, 3, 3)
-HY_THREE_STAGES(2, 3, 5)
-HY_THREE_STAGES(4, 3, 3)
-HY_THREE_STAGES(2, 5, 5)
-HY_THREE_STAGES(4, 3, 5)
-HY_THREE_STAGES(4, 5, 5)
-HY_THREE_STAGES(16, 2, 3)
+/* The three-stage plans that have straight-line kernels: X(ARG, R0, R1,
+ * R2) for each, the one list the kernels and their picks expand. */
+#define HY_THREE_PLANS(X, ARG)                                                              \
+  X(ARG, 3, 3, 3) X(ARG, 2, 3, 5) X(ARG, 4, 3, 3) X(ARG, 2, 5, 5) X(ARG, 4, 3, 5)           \
+  X(ARG, 4, 5, 5) X(ARG, 16, 2, 3)
+#define HY_THREE_DEFINE(DEF, R0, R1, R2) DEF(R0, R1, R2)
+#define HY_THREE_CASE(KIND, R0, R1, R2)                                                     \
+  if (a == (R0) && b == (R1) && c == (R2)) return hy_##KIND##_##R0##_##R1##_##R2;
+HY_THREE_PLANS(HY_THREE_DEFINE, HY_THREE_STAGES)
 
 /* The three-stage kernels of a kernel plan, rows (KIND short3) or
  * columns (cols3), NULL where there is none. */
@@ -712,13 +714,7 @@ HY_THREE_STAGES(16, 2, 3)
   static TYPE hy_##KIND##_pick3(const hy_cpu_kp *kp) {                                      \
     if (kp->nstages != 3) return NULL;                                                      \
     const int a = kp->stages[0].radix, b = kp->stages[1].radix, c = kp->stages[2].radix;    \
-    if (a == 3 && b == 3 && c == 3) return hy_##KIND##_3_3_3;                               \
-    if (a == 2 && b == 3 && c == 5) return hy_##KIND##_2_3_5;                               \
-    if (a == 4 && b == 3 && c == 3) return hy_##KIND##_4_3_3;                               \
-    if (a == 2 && b == 5 && c == 5) return hy_##KIND##_2_5_5;                               \
-    if (a == 4 && b == 3 && c == 5) return hy_##KIND##_4_3_5;                               \
-    if (a == 4 && b == 5 && c == 5) return hy_##KIND##_4_5_5;                               \
-    if (a == 16 && b == 2 && c == 3) return hy_##KIND##_16_2_3;                             \
+    HY_THREE_PLANS(HY_THREE_CASE, KIND)                                                     \
     return NULL;                                                                            \
   }
 HY_THREE_PICK(short3, hy_short_fn)
@@ -789,13 +785,7 @@ HY_SINGLE2(16, 5)
     else hy_three_stages_##R0##_##R1##_##R2(kp, xr, xi, yr, yi, 1);                         \
     hy_single_out(y, os, N, yr, yi, sc, scaled);                                            \
   }
-HY_SINGLE3(3, 3, 3)
-HY_SINGLE3(2, 3, 5)
-HY_SINGLE3(4, 3, 3)
-HY_SINGLE3(2, 5, 5)
-HY_SINGLE3(4, 3, 5)
-HY_SINGLE3(4, 5, 5)
-HY_SINGLE3(16, 2, 3)
+HY_THREE_PLANS(HY_THREE_DEFINE, HY_SINGLE3)
 HY_THREE_PICK(single3, hy_single_fn)
 
 /* The single-transform kernel of a kernel plan (hy_single1_*, _2_*,
