@@ -73,17 +73,18 @@ typedef struct hy_cpu_node {
   int sign;
   int64_t n;
   hy_cpu_kp kp; /* DIRECT: length n; BLUESTEIN, RADER: length m, forward; all in `precision` */
-  /* DIRECT, n a multiple of LANES^2: rows of unit stride one at a time
-   * (hy_row_range): rkp transforms the LANES decimated sequences
+  /* DIRECT, n a multiple of LANES (past LANES itself): rows of unit
+   * stride one at a time (hy_row_one): rkp transforms the LANES decimated sequences
    * x[LANES*j + v] of length n / LANES side by side, lane p holding
    * v = hy_cpu_row_lane(LANES, p), and rtw holds w_n^(v*k) at
-   * [k*LANES + p] (k < n / LANES; re, then im n entries later), in
+   * [k*LANES + p] (k < n / LANES, zero past it up to
+   * hy_cpu_row_tw_rows; re, then im that many rows later), in
    * `precision`. NULL where not built. */
   hy_cpu_kp rkp;
   void *rtw;
-  /* Whether full lane groups take the row path too (n >= LANES^3). The
-   * shorter rows that have tables (n >= LANES^2) take it only in runs of
-   * fewer than LANES transforms, whose one lane group would be mostly
+  /* Whether full lane groups take the row path too (n >= LANES^3 and a
+   * multiple of LANES^2). The other rows that have tables take it only
+   * in runs of fewer than LANES transforms, whose one lane group would be mostly
    * empty lanes: a single 256-point f32 transform gathered into a group
    * of eight does eight transforms' work. */
   int rows_batched;
@@ -197,6 +198,13 @@ void hy_cpu_node_reserve_f64(const hy_cpu_node *node, size_t bytes[]);
 /* Run a node (any kind) over a batch; multithreaded inside. */
 hy_status hy_cpu_node_run_f32(const hy_cpu_node *node, const hy_cpu_run *run);
 hy_status hy_cpu_node_run_f64(const hy_cpu_node *node, const hy_cpu_run *run);
+
+/* Rows of LANES entries in each half of a row twiddle table
+ * (hy_cpu_node.rtw) for rows of n = LANES * m points: m rounded up to a
+ * multiple of LANES, as the last group of LANES outputs reads them. */
+static inline int64_t hy_cpu_row_tw_rows(int lanes, int64_t m) {
+  return (m + lanes - 1) / lanes * lanes;
+}
 
 /* The decimated sequence v that lane p of the row path holds (its loads
  * split re and im within each 128-bit half of a vector): 0 1 4 5 2 3 6 7

@@ -89,8 +89,7 @@ static void hy_conv_range(void *arg, int64_t begin, int64_t end, int thread_inde
     return;
   }
   hy_v *ar = buf, *ai = buf + P, *br = buf + 2 * P, *bi = buf + 3 * P;
-  for (int k = 1; k <= 4; k++) memset(buf + k * P - (P - S), 0, sizeof(hy_v) * (size_t)(P - S));
-  memset(buf + 4 * P, 0, sizeof(hy_v) * L_);
+  hy_lane_pads_clear(buf, P, S);
   const hy_r *sr = node->spec, *si = sr + M;
   const hy_r *cr = node->chirp, *ci = rader ? NULL : cr + n;
   for (int64_t g = begin; g < end; g++) {

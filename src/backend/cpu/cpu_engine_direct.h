@@ -183,7 +183,7 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
   }
   const int where = hy_kp_exec(&node->rkp, ar, ai, br, bi);
   const hy_v *fr = where ? br : ar, *fi = where ? bi : ai;
-  const hy_r *twr = node->rtw, *twi = twr + n;
+  const hy_r *twr = node->rtw, *twi = twr + hy_cpu_row_tw_rows(L_, m) * L_;
   for (int64_t c = 0; c < m; c += L_) {
     /* tr[p] is k = c + hy_cpu_row_lane(LANES, p), so that after the
      * transpose lane p of each vector is that k. */
@@ -211,14 +211,25 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
       hy_row_tile(ur, ui, -1);
     else
       hy_row_tile(ur, ui, 1);
+    /* Where LANES does not divide m, the last group's lanes past m are
+     * outputs of no one (their twiddles are zero): only its first m - c
+     * outputs of each q are stored. */
+    const int64_t valid = m - c < L_ ? m - c : L_;
     for (int q = 0; q < L_; q++) {
       hy_v a = ur[q], b = ui[q];
       if (scaled) {
         a *= sc;
         b *= sc;
       }
-      hy_store_line(y + 2 * (c + m * q), __builtin_shuffle(a, b, ilo), __builtin_shuffle(a, b, ihi),
-                    stream);
+      const hy_v lo = __builtin_shuffle(a, b, ilo), hi = __builtin_shuffle(a, b, ihi);
+      if (valid == L_) {
+        hy_store_line(y + 2 * (c + m * q), lo, hi, stream);
+      } else {
+        hy_r part[2 * L_];
+        memcpy(part, &lo, sizeof lo);
+        memcpy(part + L_, &hi, sizeof hi);
+        memcpy(y + 2 * (c + m * q), part, 2 * sizeof(hy_r) * (size_t)valid);
+      }
     }
   }
 }
@@ -903,8 +914,7 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     return;
   }
   hy_v *ar = buf, *ai = buf + P, *br = buf + 2 * P, *bi = buf + 3 * P;
-  for (int k = 1; k <= 4; k++) memset(buf + k * P - (P - nv), 0, sizeof(hy_v) * (size_t)(P - nv));
-  memset(buf + 4 * P, 0, sizeof(hy_v) * L_);
+  hy_lane_pads_clear(buf, P, nv);
   /* Prefetch about HY_PF_BYTES ahead: one group is too close to hide
    * DRAM latency when groups are small. */
   const int64_t gbytes = (int64_t)sizeof(hy_r) * 2 * L_ * n;

@@ -31,6 +31,19 @@ static int64_t hy_lane_stride(int64_t n) {
   return n + pad / vb;
 }
 
+/* Zero what a tile read may see past the end of each of the four lane
+ * arrays of n vectors, P apart (hy_lane_stride), in `buf`: a scatter
+ * whose n is not a multiple of LANES reads the whole last tile, up to
+ * LANES - 1 vectors past its array, into the next array or the padding
+ * between them, and LANES vectors past the last array. Only those
+ * vectors are cleared, not the whole padding: on short transforms
+ * clearing the padding on every call cost more than a stage. */
+static void hy_lane_pads_clear(hy_v *buf, int64_t P, int64_t n) {
+  const int64_t pad = P - n < L_ ? P - n : L_;
+  for (int k = 0; k < 3; k++) memset(buf + k * P + n, 0, sizeof(hy_v) * (size_t)pad);
+  memset(buf + 3 * P + n, 0, sizeof(hy_v) * L_);
+}
+
 static int64_t hy_run_count(const hy_cpu_run *run) {
   int64_t c = 1;
   for (int l = 0; l < run->nloops; l++) c *= run->loops[l].n;

@@ -79,12 +79,12 @@ static hy_status hy_cpu_kp_init(hy_cpu_kp *kp, hyfft_precision prec, int64_t n,
 /* The radices of the row path's kernel plan for length n (hy_cpu_node.rkp,
  * of n / LANES points: powers of two as radix 16, 8 and 4, no radix-2
  * stage unless n / LANES is 2 times a power of 16; the odd factors of
- * `factors`) into f[0..*nf_out). 0 where LANES^2 does not divide n or
- * n / LANES has factors the codelets lack: no row path. */
+ * `factors`) into f[0..*nf_out). 0 where LANES does not divide n, n is
+ * LANES itself, or n / LANES has factors the codelets lack: no row path. */
 static int hy_cpu_row_factors(int L, int64_t n, const int *factors, int nfactors,
                               int f[HY_MAX_FACTORS], int *nf_out) {
   const int64_t m = n / L;
-  if (n % ((int64_t)L * L) != 0) return 0;
+  if (n % L != 0 || m < 2) return 0;
   int nf = 0, k = 0;
   int64_t odd = m;
   while (odd % 2 == 0) {
@@ -211,20 +211,24 @@ static int hy_cpu_rows_pay(hy_cpu_node *node) {
 
 /* The row tables of a DIRECT node (hy_cpu_node.rkp, rtw) where
  * hy_cpu_row_factors has a plan: the kernel plan of n / LANES and the
- * twiddles w_n^(v*k). Rows shorter than LANES^3 keep the lane groups for
- * full groups (rows_batched = 0): with n / LANES < LANES^2 the
+ * twiddles w_n^(v*k), zero for the k past n / LANES that the last group
+ * of LANES outputs reads when LANES does not divide n / LANES
+ * (hy_cpu_row_tw_rows). Rows shorter than LANES^3 keep the lane groups
+ * for full groups (rows_batched = 0): with n / LANES < LANES^2 the
  * LANES x LANES transposes of the row path outweigh what it saves when
  * every lane holds a transform (such rows measured slower on it, longer
- * ones faster: docs/performance.md). Skipped (no error) where there is no
- * plan. */
+ * ones faster: docs/performance.md); so do rows whose last group of
+ * outputs is partial. Those take the row path only in runs of fewer
+ * transforms than a lane group, where a group would leave lanes empty.
+ * Skipped (no error) where there is no plan. */
 static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nfactors) {
   const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
-  const int64_t n = node->n, m = n / L;
+  const int64_t n = node->n, m = n / L, mp = hy_cpu_row_tw_rows(L, m), rows = mp * L;
   int f[HY_MAX_FACTORS], nf = 0;
   if (!hy_cpu_row_factors(L, n, factors, nfactors, f, &nf)) return HYFFT_SUCCESS;
   HY_TRY(hy_cpu_kp_init(&node->rkp, node->precision, m, f, nf, node->sign));
   const size_t esz = node->precision == HYFFT_F64 ? sizeof(double) : sizeof(float);
-  char *tw = hy_malloc(esz * 2 * (size_t)n);
+  char *tw = hy_calloc(2 * (size_t)rows, esz);
   if (!tw) return hy_error(HYFFT_OUT_OF_MEMORY, "cpu engine: row twiddles for n = %lld", (long long)n);
   for (int64_t j = 0; j < m; j++)
     for (int p = 0; p < L; p++) {
@@ -232,13 +236,17 @@ static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nf
       hy_twiddle_ld(hy_cpu_row_lane(L, p) * j, n, node->sign, &re, &im);
       if (node->precision == HYFFT_F64) {
         ((double *)tw)[j * L + p] = (double)re;
-        ((double *)tw)[n + j * L + p] = (double)im;
+        ((double *)tw)[rows + j * L + p] = (double)im;
       } else {
         ((float *)tw)[j * L + p] = (float)re;
-        ((float *)tw)[n + j * L + p] = (float)im;
+        ((float *)tw)[rows + j * L + p] = (float)im;
       }
     }
   node->rtw = tw;
+  if (m % L != 0) {
+    node->rows_batched = 0;
+    return HYFFT_SUCCESS;
+  }
   node->rows_batched = n >= (int64_t)L * L * L || n > hy_cpu_direct_max(node->precision);
   if (!node->rows_batched) node->rows_batched = hy_cpu_rows_pay(node);
   return HYFFT_SUCCESS;
