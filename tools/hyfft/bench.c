@@ -161,13 +161,20 @@ static int cli_runner_time(cli_runner *r, const cli_bench_opts *o, double *t) {
     double dt = cli_now() - t0;
     if (dt < CLI_MIN_SAMPLE) reps = dt > CLI_MIN_SAMPLE / CLI_MAX_REPS ? (int)(CLI_MIN_SAMPLE / dt) + 1 : CLI_MAX_REPS;
   }
-  for (int i = 0; i < o->runs; i++) {
-    if (r->refill && cli_runner_prepare(r, 0)) return -1;
+  /* Samples of several executions are short ones (under a millisecond
+   * each): no progress line would show, and the callback is not timed. */
+  const int pause = reps > 1 && !r->peer;
+  if (pause) cli_progress_pause(r->c, 1);
+  int failed = 0;
+  for (int i = 0; i < o->runs && !failed; i++) {
+    if (r->refill && cli_runner_prepare(r, 0)) failed = 1;
     double t0 = cli_now();
-    for (int k = 0; k < reps; k++)
-      if (cli_runner_exec(r)) return -1;
+    for (int k = 0; k < reps && !failed; k++)
+      if (cli_runner_exec(r)) failed = 1;
     t[i] = (cli_now() - t0) / reps;
   }
+  if (pause) cli_progress_pause(r->c, 0);
+  if (failed) return -1;
   if (cli_runner_finish(r)) return -1;
   return o->runs;
 }

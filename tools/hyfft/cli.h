@@ -186,6 +186,10 @@ hyfft_status cli_case_setup(cli_case *c, hyfft_context ctx, const char *token,
 void cli_progress_init(int forced);
 void cli_progress_attach(cli_case *c);
 void cli_progress_start(cli_case *c);
+/* Off (1) and back on (0) around bench's loops of short executions, none
+ * of which runs long enough to report on a terminal: their progress
+ * callback and its clock read would be timed with the transform. */
+void cli_progress_pause(cli_case *c, int paused);
 /* Fill the input (seeded by seed and token), keep `keep` logical inputs,
  * save a pristine copy when `save` is set. */
 int cli_case_fill(cli_case *c, uint64_t seed, int64_t keep, cli_ldc *logical, int save);

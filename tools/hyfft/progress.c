@@ -47,6 +47,15 @@ void cli_progress_attach(cli_case *c) {
 }
 
 void cli_progress_start(cli_case *c) {
+  /* With progress off nothing reads the start: no clock read per
+   * execution, which bench's loops of short transforms would time. */
+  if (!cli_progress_mode) return;
   c->exec_start = cli_now();
   c->progress_shown = 0;
+}
+
+void cli_progress_pause(cli_case *c, int paused) {
+  if (cli_progress_mode != 1 || !c->plan) return;
+  if (paused) hyfft_plan_set_progress(c->plan, NULL, NULL);
+  else cli_progress_attach(c);
 }

@@ -169,11 +169,9 @@ HY_INLINE void hy_row_tile(hy_v *tr, hy_v *ti, const int s) {
 #endif
 }
 
-HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const hy_r *x, hy_r *y,
-                                                 hy_r sc, int scaled, int stream, hy_v *ar,
-                                                 hy_v *ai, hy_v *br, hy_v *bi) {
-  const int64_t n = node->n, m = n / L_;
-  const hy_vi sre = HY_HALF_SRE, sim = HY_HALF_SIM, ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
+/* The row's m vectors of re and of im from its n = LANES * m points. */
+HY_INLINE void hy_row_in(const hy_r *x, const int64_t m, hy_v *restrict ar, hy_v *restrict ai) {
+  const hy_vi sre = HY_HALF_SRE, sim = HY_HALF_SIM;
   for (int64_t j = 0; j < m; j++) {
     hy_v lo, hi;
     memcpy(&lo, x + 2 * L_ * j, sizeof lo);
@@ -181,57 +179,116 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
     ar[j] = __builtin_shuffle(lo, hi, sre);
     ai[j] = __builtin_shuffle(lo, hi, sim);
   }
-  const int where = hy_kp_exec(&node->rkp, ar, ai, br, bi);
-  const hy_v *fr = where ? br : ar, *fi = where ? bi : ai;
+}
+
+/* The inputs of the radix-LANES butterflies (hy_row_tile) of outputs
+ * c .. c + LANES - 1 of every q of a row, from the transformed sequences
+ * fr, fi: after the butterfly lane j of ur[q], ui[q] is output
+ * c + j + m*q, before the scale. */
+HY_INLINE void hy_row_group(const hy_v *fr, const hy_v *fi, const hy_r *twr, const hy_r *twi,
+                            const int64_t c, hy_v *ur, hy_v *ui) {
+  /* tr[p] is k = c + hy_cpu_row_lane(LANES, p), so that after the
+   * transpose lane p of each vector is that k. */
+  hy_v tr[L_], ti[L_];
+  for (int p = 0; p < L_; p++) {
+    const int64_t k = c + hy_cpu_row_lane(L_, p);
+    hy_v wr, wi;
+    memcpy(&wr, twr + k * L_, sizeof wr);
+    memcpy(&wi, twi + k * L_, sizeof wi);
+    const hy_v xr = fr[k], xi = fi[k];
+    tr[p] = xr * wr - xi * wi;
+    ti[p] = xr * wi + xi * wr;
+  }
+  hy_transpose(tr);
+  hy_transpose(ti);
+  /* Vector p now holds sequence hy_cpu_row_lane(LANES, p): the butterfly
+   * takes them in order of the sequence (the order is its own inverse). */
+  for (int v = 0; v < L_; v++) {
+    ur[v] = tr[hy_cpu_row_lane(L_, v)];
+    ui[v] = ti[hy_cpu_row_lane(L_, v)];
+  }
+}
+
+/* Where LANES does not divide m, the last group of a row: its lanes
+ * past m are outputs of no one (their twiddles are zero), and only its
+ * first m - full outputs of each q are stored. A function of its own,
+ * out of the way of the loop over the full groups. */
+__attribute__((noinline)) HY_NO_LIBCALLS HY_CLONES static void hy_row_last(
+    const hy_cpu_node *node, const int64_t m, const hy_v *fr, const hy_v *fi, hy_r *y, hy_r sc,
+    int scaled, const int s) {
+  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
   const hy_r *twr = node->rtw, *twi = twr + hy_cpu_row_tw_rows(L_, m) * L_;
-  for (int64_t c = 0; c < m; c += L_) {
-    /* tr[p] is k = c + hy_cpu_row_lane(LANES, p), so that after the
-     * transpose lane p of each vector is that k. */
-    hy_v tr[L_], ti[L_];
-    for (int p = 0; p < L_; p++) {
-      const int64_t k = c + hy_cpu_row_lane(L_, p);
-      hy_v wr, wi;
-      memcpy(&wr, twr + k * L_, sizeof wr);
-      memcpy(&wi, twi + k * L_, sizeof wi);
-      const hy_v xr = fr[k], xi = fi[k];
-      tr[p] = xr * wr - xi * wi;
-      ti[p] = xr * wi + xi * wr;
+  const int64_t full = m / L_ * L_;
+  hy_v ur[L_], ui[L_];
+  hy_row_group(fr, fi, twr, twi, full, ur, ui);
+  hy_row_tile(ur, ui, s);
+  for (int q = 0; q < L_; q++) {
+    hy_v a = ur[q], b = ui[q];
+    if (scaled) {
+      a *= sc;
+      b *= sc;
     }
-    hy_transpose(tr);
-    hy_transpose(ti);
-    /* Vector p now holds sequence hy_cpu_row_lane(LANES, p): the
-     * butterfly takes them in order of the sequence (the order is its own
-     * inverse). */
+    const hy_v lo = __builtin_shuffle(a, b, ilo), hi = __builtin_shuffle(a, b, ihi);
+    hy_r part[2 * L_];
+    memcpy(part, &lo, sizeof lo);
+    memcpy(part + L_, &hi, sizeof hi);
+    memcpy(y + 2 * (full + m * q), part, 2 * sizeof(hy_r) * (size_t)(m - full));
+  }
+}
+
+/* The row's outputs from the transformed sequences fr, fi (m vectors
+ * each, and finite values up to the next multiple of LANES, which a
+ * partial last group reads with zero twiddles). s: the sign, a constant
+ * in the straight-line kernels, the node's in hy_row_one. */
+HY_INLINE void hy_row_out(const hy_cpu_node *node, const int64_t m, const hy_v *fr,
+                          const hy_v *fi, hy_r *y, hy_r sc, int scaled, int stream, const int s) {
+  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
+  const hy_r *twr = node->rtw, *twi = twr + hy_cpu_row_tw_rows(L_, m) * L_;
+  const int64_t full = m / L_ * L_;
+  for (int64_t c = 0; c < full; c += L_) {
     hy_v ur[L_], ui[L_];
-    for (int v = 0; v < L_; v++) {
-      ur[v] = tr[hy_cpu_row_lane(L_, v)];
-      ui[v] = ti[hy_cpu_row_lane(L_, v)];
-    }
-    if (node->sign < 0)
-      hy_row_tile(ur, ui, -1);
-    else
-      hy_row_tile(ur, ui, 1);
-    /* Where LANES does not divide m, the last group's lanes past m are
-     * outputs of no one (their twiddles are zero): only its first m - c
-     * outputs of each q are stored. */
-    const int64_t valid = m - c < L_ ? m - c : L_;
+    hy_row_group(fr, fi, twr, twi, c, ur, ui);
+    hy_row_tile(ur, ui, s);
     for (int q = 0; q < L_; q++) {
       hy_v a = ur[q], b = ui[q];
       if (scaled) {
         a *= sc;
         b *= sc;
       }
-      const hy_v lo = __builtin_shuffle(a, b, ilo), hi = __builtin_shuffle(a, b, ihi);
-      if (valid == L_) {
-        hy_store_line(y + 2 * (c + m * q), lo, hi, stream);
-      } else {
-        hy_r part[2 * L_];
-        memcpy(part, &lo, sizeof lo);
-        memcpy(part + L_, &hi, sizeof hi);
-        memcpy(y + 2 * (c + m * q), part, 2 * sizeof(hy_r) * (size_t)valid);
-      }
+      hy_store_line(y + 2 * (c + m * q), __builtin_shuffle(a, b, ilo),
+                    __builtin_shuffle(a, b, ihi), stream);
     }
   }
+  if (full < m) hy_row_last(node, m, fr, fi, y, sc, scaled, s);
+}
+
+HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const hy_r *x, hy_r *y,
+                                                 hy_r sc, int scaled, int stream, hy_v *ar,
+                                                 hy_v *ai, hy_v *br, hy_v *bi) {
+  const int64_t m = node->n / L_, full = m / L_ * L_;
+  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
+  hy_row_in(x, m, ar, ai);
+  const int where = hy_kp_exec(&node->rkp, ar, ai, br, bi);
+  const hy_v *fr = where ? br : ar, *fi = where ? bi : ai;
+  const hy_r *twr = node->rtw, *twi = twr + hy_cpu_row_tw_rows(L_, m) * L_;
+  for (int64_t c = 0; c < full; c += L_) {
+    hy_v ur[L_], ui[L_];
+    hy_row_group(fr, fi, twr, twi, c, ur, ui);
+    if (node->sign < 0)
+      hy_row_tile(ur, ui, -1);
+    else
+      hy_row_tile(ur, ui, 1);
+    for (int q = 0; q < L_; q++) {
+      hy_v a = ur[q], b = ui[q];
+      if (scaled) {
+        a *= sc;
+        b *= sc;
+      }
+      hy_store_line(y + 2 * (c + m * q), __builtin_shuffle(a, b, ilo),
+                    __builtin_shuffle(a, b, ihi), stream);
+    }
+  }
+  if (full < m) hy_row_last(node, m, fr, fi, y, sc, scaled, node->sign < 0 ? -1 : 1);
 }
 
 /* Whether long rows with a real step (R2C, C2R) take the row path, the
@@ -836,6 +893,80 @@ static hy_single_fn hy_single_pick(const hy_cpu_kp *kp) {
     if (a == 16 && b == 5) return hy_single2_16_5;
   }
   if (kp->nstages == 3) return hy_single3_pick3(kp);
+  return NULL;
+}
+
+/* One row by itself in straight-line code: the row path's steps
+ * (hy_row_in, the kernel plan of m = n / LANES points, hy_row_out) with m
+ * a constant, its sequences in local vectors rather than the lane arrays
+ * of the thread's scratch, the plan's stages as generated codelets (one,
+ * or two with HY_TWO_STAGES) instead of calls through the stage table.
+ * Every lane holds part of the transform, where the single kernels above
+ * compute in lane 0 only. The sequences are padded to a multiple of
+ * LANES with zeros for the last group's reads. */
+typedef void (*hy_rowk_fn)(const hy_cpu_node *, const hy_r *, hy_r *, hy_r, int);
+
+#define HY_ROWK_PAD(M) (((M) + L_ - 1) / L_ * L_)
+
+HY_INLINE void hy_rowk_zero(hy_v *xr, hy_v *xi, const int m) {
+  for (int k = m; k < HY_ROWK_PAD(m); k++) {
+    xr[k] = (hy_v){0};
+    xi[k] = (hy_v){0};
+  }
+}
+
+#define HY_ROWK1(R)                                                                         \
+  HY_INLINE void hy_rowk1_##R##_impl(const hy_cpu_node *node, const hy_r *x, hy_r *y,       \
+                                     hy_r sc, int scaled, const int s) {                    \
+    hy_v xr[HY_ROWK_PAD(R)], xi[HY_ROWK_PAD(R)];                                            \
+    hy_row_in(x, R, xr, xi);                                                                \
+    hy_rowk_zero(xr, xi, R);                                                                \
+    HY_GEN_DFT(R, xr, xi, s);                                                               \
+    hy_row_out(node, R, xr, xi, y, sc, scaled, 0, s);                                       \
+  }                                                                                         \
+  HY_NO_LIBCALLS HY_CLONES static void hy_rowk1_##R(const hy_cpu_node *node, const hy_r *x, \
+                                                     hy_r *y, hy_r sc, int scaled) {        \
+    if (node->sign < 0) hy_rowk1_##R##_impl(node, x, y, sc, scaled, -1);                    \
+    else hy_rowk1_##R##_impl(node, x, y, sc, scaled, 1);                                    \
+  }
+
+#define HY_ROWK2(R0, R1)                                                                    \
+  HY_INLINE void hy_rowk2_##R0##_##R1##_impl(const hy_cpu_node *node, const hy_r *x,        \
+                                             hy_r *y, hy_r sc, int scaled, const int s) {   \
+    enum { M = (R0) * (R1) };                                                               \
+    hy_v xr[HY_ROWK_PAD(M)], xi[HY_ROWK_PAD(M)];                                            \
+    hy_row_in(x, M, xr, xi);                                                                \
+    hy_rowk_zero(xr, xi, M);                                                                \
+    hy_two_stages_##R0##_##R1(&node->rkp, xr, xi, s);                                      \
+    hy_row_out(node, M, xr, xi, y, sc, scaled, 0, s);                                       \
+  }                                                                                         \
+  HY_NO_LIBCALLS HY_CLONES static void hy_rowk2_##R0##_##R1(                                \
+      const hy_cpu_node *node, const hy_r *x, hy_r *y, hy_r sc, int scaled) {               \
+    if (node->sign < 0) hy_rowk2_##R0##_##R1##_impl(node, x, y, sc, scaled, -1);            \
+    else hy_rowk2_##R0##_##R1##_impl(node, x, y, sc, scaled, 1);                            \
+  }
+
+/* The row plans with straight-line kernels: X(ARG, R) for one stage,
+ * X2(ARG, R0, R1) for two, the one list the kernels and their pick
+ * expand. */
+#define HY_ROWK_PLANS(X, X2, ARG)                                                           \
+  X(ARG, 2) X(ARG, 3) X(ARG, 4) X(ARG, 5) X(ARG, 6) X(ARG, 7) X(ARG, 8) X(ARG, 16)          \
+  X2(ARG, 3, 3) X2(ARG, 2, 5) X2(ARG, 4, 3) X2(ARG, 3, 5) X2(ARG, 4, 5)      \
+  X2(ARG, 8, 3) X2(ARG, 8, 5) X2(ARG, 16, 3) X2(ARG, 16, 4) X2(ARG, 16, 5) X2(ARG, 16, 8)
+#define HY_ROWK_DEFINE1(ARG, R) HY_ROWK1(R)
+#define HY_ROWK_DEFINE2(ARG, R0, R1) HY_ROWK2(R0, R1)
+HY_ROWK_PLANS(HY_ROWK_DEFINE1, HY_ROWK_DEFINE2, 0)
+
+#define HY_ROWK_CASE1(KP, R)                                                                \
+  if ((KP)->nstages == 1 && (KP)->stages[0].radix == (R)) return hy_rowk1_##R;
+#define HY_ROWK_CASE2(KP, R0, R1)                                                           \
+  if ((KP)->nstages == 2 && (KP)->stages[0].radix == (R0) && (KP)->stages[1].radix == (R1)) \
+    return hy_rowk2_##R0##_##R1;
+
+/* The straight-line row kernel of a node's row plan (hy_cpu_node.rkp),
+ * NULL where there is none. */
+static hy_rowk_fn hy_rowk_pick(const hy_cpu_kp *kp) {
+  HY_ROWK_PLANS(HY_ROWK_CASE1, HY_ROWK_CASE2, kp)
   return NULL;
 }
 

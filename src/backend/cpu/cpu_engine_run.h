@@ -19,11 +19,19 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
   switch (node->kind) {
     case HY_CPU_DIRECT: {
       /* One transform by itself: straight through, where its length has
-       * a single-transform kernel. */
-      const hy_single_fn single = job.count == 1 && node->fused && !run->real_step &&
-                                          run->twiddle_loop < 0
-                                      ? hy_single_pick(&node->kp)
-                                      : NULL;
+       * a straight-line kernel, as a row with every lane busy
+       * (hy_rowk_pick: unit strides, a row plan) or else in lane 0
+       * (hy_single_pick). */
+      const int one = job.count == 1 && node->fused && !run->real_step && run->twiddle_loop < 0;
+      const hy_rowk_fn rowk = one && node->rtw && run->axis.in_stride == 1 &&
+                                      run->axis.out_stride == 1
+                                  ? hy_rowk_pick(&node->rkp)
+                                  : NULL;
+      if (rowk) {
+        rowk(node, (const hy_r *)run->src, (hy_r *)run->dst, (hy_r)run->scale, run->scale != 1.0);
+        return HYFFT_SUCCESS;
+      }
+      const hy_single_fn single = one ? hy_single_pick(&node->kp) : NULL;
       if (single) {
         single(&node->kp, (const hy_r *)run->src, run->axis.in_stride, (hy_r *)run->dst,
                run->axis.out_stride, (hy_r)run->scale, run->scale != 1.0);
