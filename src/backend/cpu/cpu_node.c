@@ -512,15 +512,33 @@ static int hy_cpu_direct_pays(hyfft_precision prec, int64_t n, const int *factor
   return found;
 }
 
-/* Whether a mixed-radix length splits four-step: past the L2 rule, unless
- * it runs as one long row or the timing says one transform (*timed:
- * whether the timing, not a rule, decided). */
+/* Whether runs of fewer transforms than a lane group holds split a
+ * length four-step within the L2 rule: where the length has no row plan
+ * (LANES does not divide it) and is past HY_CPU_FEW_SPLIT_MIN points. One
+ * lane group of the whole length would compute LANES - count empty
+ * lanes; the two halves' runs of n1 and n2 transforms fill them. */
+/* Single f32 transforms of 150-500 points ran 1.4-2.2x faster split, f64
+ * 150-375 1.3-1.8x; f64 75-90 points gained at most 13% or lost, f32 100
+ * lost (docs/performance.md). */
+#define HY_CPU_FEW_SPLIT_MIN 128
+
+static int hy_cpu_few_split(hyfft_precision prec, int64_t n, const int *factors, int nfactors,
+                            int64_t unit_runs) {
+  const int L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+  int f[HY_MAX_FACTORS], nf = 0;
+  return unit_runs > 0 && unit_runs < L && n > HY_CPU_FEW_SPLIT_MIN &&
+         !hy_cpu_row_factors(L, n, factors, nfactors, f, &nf);
+}
+
+/* Whether a mixed-radix length splits four-step: runs of a few
+ * transforms with no row plan (hy_cpu_few_split); past the L2 rule,
+ * unless it runs as one long row or the timing says one transform
+ * (*timed: whether the timing, not a rule, decided). */
 static int hy_cpu_split_pays(hyfft_precision prec, int64_t n, const int *factors, int nfactors,
                              int64_t unit_runs, int64_t twiddle_n, int *timed) {
   *timed = 0;
-  if (n <= hy_cpu_direct_max(prec) ||
-      hy_cpu_long_row(prec, n, factors, nfactors, unit_runs, twiddle_n))
-    return 0;
+  if (n <= hy_cpu_direct_max(prec)) return hy_cpu_few_split(prec, n, factors, nfactors, unit_runs);
+  if (hy_cpu_long_row(prec, n, factors, nfactors, unit_runs, twiddle_n)) return 0;
   return !hy_cpu_direct_pays(prec, n, factors, nfactors, twiddle_n, timed);
 }
 
