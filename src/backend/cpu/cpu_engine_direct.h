@@ -904,7 +904,7 @@ static hy_single_fn hy_single_pick(const hy_cpu_kp *kp) {
  * Every lane holds part of the transform, where the single kernels above
  * compute in lane 0 only. The sequences are padded to a multiple of
  * LANES with zeros for the last group's reads. */
-typedef void (*hy_rowk_fn)(const hy_cpu_node *, const hy_r *, hy_r *, hy_r, int);
+typedef void (*hy_rowk_fn)(const hy_cpu_node *, const hy_r *, hy_r *, hy_r, int, int);
 
 #define HY_ROWK_PAD(M) (((M) + L_ - 1) / L_ * L_)
 
@@ -917,33 +917,36 @@ HY_INLINE void hy_rowk_zero(hy_v *xr, hy_v *xi, const int m) {
 
 #define HY_ROWK1(R)                                                                         \
   HY_INLINE void hy_rowk1_##R##_impl(const hy_cpu_node *node, const hy_r *x, hy_r *y,       \
-                                     hy_r sc, int scaled, const int s) {                    \
+                                     hy_r sc, int scaled, int stream, const int s) {        \
     hy_v xr[HY_ROWK_PAD(R)], xi[HY_ROWK_PAD(R)];                                            \
     hy_row_in(x, R, xr, xi);                                                                \
     hy_rowk_zero(xr, xi, R);                                                                \
     HY_GEN_DFT(R, xr, xi, s);                                                               \
-    hy_row_out(node, R, xr, xi, y, sc, scaled, 0, s);                                       \
+    hy_row_out(node, R, xr, xi, y, sc, scaled, stream, s);                                  \
   }                                                                                         \
-  HY_NO_LIBCALLS HY_CLONES static void hy_rowk1_##R(const hy_cpu_node *node, const hy_r *x, \
-                                                     hy_r *y, hy_r sc, int scaled) {        \
-    if (node->sign < 0) hy_rowk1_##R##_impl(node, x, y, sc, scaled, -1);                    \
-    else hy_rowk1_##R##_impl(node, x, y, sc, scaled, 1);                                    \
+  HY_NO_LIBCALLS HY_CLONES static void hy_rowk1_##R(                                        \
+      const hy_cpu_node *node, const hy_r *x, hy_r *y, hy_r sc, int scaled, int stream) {   \
+    if (node->sign < 0) hy_rowk1_##R##_impl(node, x, y, sc, scaled, stream, -1);            \
+    else hy_rowk1_##R##_impl(node, x, y, sc, scaled, stream, 1);                            \
   }
 
 #define HY_ROWK2(R0, R1)                                                                    \
   HY_INLINE void hy_rowk2_##R0##_##R1##_impl(const hy_cpu_node *node, const hy_r *x,        \
-                                             hy_r *y, hy_r sc, int scaled, const int s) {   \
+                                             hy_r *y, hy_r sc, int scaled, int stream,      \
+                                             const int s) {                                 \
     enum { M = (R0) * (R1) };                                                               \
     hy_v xr[HY_ROWK_PAD(M)], xi[HY_ROWK_PAD(M)];                                            \
     hy_row_in(x, M, xr, xi);                                                                \
     hy_rowk_zero(xr, xi, M);                                                                \
     hy_two_stages_##R0##_##R1(&node->rkp, xr, xi, s);                                      \
-    hy_row_out(node, M, xr, xi, y, sc, scaled, 0, s);                                       \
+    hy_row_out(node, M, xr, xi, y, sc, scaled, stream, s);                                  \
   }                                                                                         \
-  HY_NO_LIBCALLS HY_CLONES static void hy_rowk2_##R0##_##R1(                                \
-      const hy_cpu_node *node, const hy_r *x, hy_r *y, hy_r sc, int scaled) {               \
-    if (node->sign < 0) hy_rowk2_##R0##_##R1##_impl(node, x, y, sc, scaled, -1);            \
-    else hy_rowk2_##R0##_##R1##_impl(node, x, y, sc, scaled, 1);                            \
+  HY_NO_LIBCALLS HY_CLONES static void hy_rowk2_##R0##_##R1(const hy_cpu_node *node,        \
+                                                             const hy_r *x, hy_r *y,        \
+                                                             hy_r sc, int scaled,           \
+                                                             int stream) {                  \
+    if (node->sign < 0) hy_rowk2_##R0##_##R1##_impl(node, x, y, sc, scaled, stream, -1);    \
+    else hy_rowk2_##R0##_##R1##_impl(node, x, y, sc, scaled, stream, 1);                    \
   }
 
 /* The row plans with straight-line kernels: X(ARG, R) for one stage,
@@ -952,7 +955,8 @@ HY_INLINE void hy_rowk_zero(hy_v *xr, hy_v *xi, const int m) {
 #define HY_ROWK_PLANS(X, X2, ARG)                                                           \
   X(ARG, 2) X(ARG, 3) X(ARG, 4) X(ARG, 5) X(ARG, 6) X(ARG, 7) X(ARG, 8) X(ARG, 16)          \
   X2(ARG, 3, 3) X2(ARG, 2, 5) X2(ARG, 4, 3) X2(ARG, 3, 5) X2(ARG, 4, 5)      \
-  X2(ARG, 8, 3) X2(ARG, 8, 5) X2(ARG, 16, 3) X2(ARG, 16, 4) X2(ARG, 16, 5) X2(ARG, 16, 8)
+  X2(ARG, 8, 3) X2(ARG, 8, 5) X2(ARG, 5, 5) X2(ARG, 16, 3) X2(ARG, 16, 4) X2(ARG, 16, 5)   \
+  X2(ARG, 16, 8)
 #define HY_ROWK_DEFINE1(ARG, R) HY_ROWK1(R)
 #define HY_ROWK_DEFINE2(ARG, R0, R1) HY_ROWK2(R0, R1)
 HY_ROWK_PLANS(HY_ROWK_DEFINE1, HY_ROWK_DEFINE2, 0)
@@ -1076,6 +1080,9 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     const hy_r sc = (hy_r)run->scale;
     const int scaled = run->scale != 1.0 && !post;
     const hyfft_precision prec = sizeof(hy_r) == sizeof(double) ? HYFFT_F64 : HYFFT_F32;
+    /* Each row through its straight-line kernel where it has one. */
+    const hy_rowk_fn rowk = node->fused ? hy_rowk_pick(&node->rkp) : NULL;
+    const int stream = run->stream_rows && !post;
     hy_lanes ln;
     for (int64_t g = begin; g < end; g++) {
       hy_lanes_make(run, g * L_, job->count, L_, &ln);
@@ -1089,8 +1096,10 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
         }
         /* Non-temporal stores where the run streams, but not under a
          * real step that reads the row back. */
-        if (st == HYFFT_SUCCESS)
-          hy_row_one(node, x, y, sc, scaled, run->stream_rows && !post, ar, ai, br, bi);
+        if (st == HYFFT_SUCCESS && rowk)
+          rowk(node, x, y, sc, scaled, stream);
+        else if (st == HYFFT_SUCCESS)
+          hy_row_one(node, x, y, sc, scaled, stream, ar, ai, br, bi);
         if (st == HYFFT_SUCCESS && post)
           st = hy_cpu_op_real_one(1, prec, run->real_tw, n, y, 1, y, 1, run->scale);
         if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);

@@ -28,7 +28,8 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
                                   ? hy_rowk_pick(&node->rkp)
                                   : NULL;
       if (rowk) {
-        rowk(node, (const hy_r *)run->src, (hy_r *)run->dst, (hy_r)run->scale, run->scale != 1.0);
+        rowk(node, (const hy_r *)run->src, (hy_r *)run->dst, (hy_r)run->scale, run->scale != 1.0,
+             0);
         return HYFFT_SUCCESS;
       }
       const hy_single_fn single = one ? hy_single_pick(&node->kp) : NULL;
