@@ -104,12 +104,19 @@ void hy_cpu_stream_fence(void) {
 #endif
 }
 
+/* Read once: every execution asks (the streaming rule), and sysconf
+ * runs CPUID for it, which a virtual machine traps. */
 int64_t hy_cpu_l2_bytes(void) {
+  static int64_t cached = -1;
+  int64_t v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v >= 0) return v;
+  v = 0;
 #ifdef _SC_LEVEL2_CACHE_SIZE
   long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  if (l2 > 0) return l2;
+  if (l2 > 0) v = l2;
 #endif
-  return 0;
+  __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  return v;
 }
 
 /* The largest unified cache of cpu0 as sysfs lists it (the last level the

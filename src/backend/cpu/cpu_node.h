@@ -24,7 +24,7 @@ void hy_cpu_node_free(hy_cpu_node *node);
  * below it (`hyfft plan --source` on the CPU). */
 void hy_cpu_node_describe(const hy_cpu_node *node, int indent, hy_strbuf *sb);
 
-/* The L2 cache of one core in bytes (sysconf), 0 when unknown
+/* The L2 cache of one core in bytes (sysconf, read once), 0 when unknown
  * (cpu_backend.c). */
 int64_t hy_cpu_l2_bytes(void);
 
