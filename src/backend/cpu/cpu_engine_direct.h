@@ -209,6 +209,22 @@ HY_INLINE void hy_row_group(const hy_v *fr, const hy_v *fi, const hy_r *twr, con
   }
 }
 
+/* Group c's outputs after the butterfly, scaled, stored as LANES lines
+ * of LANES neighbouring outputs (line q at c + m*q). */
+HY_INLINE void hy_row_store(hy_r *y, const int64_t m, const int64_t c, const hy_v *ur,
+                            const hy_v *ui, hy_r sc, int scaled, int stream) {
+  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
+  for (int q = 0; q < L_; q++) {
+    hy_v a = ur[q], b = ui[q];
+    if (scaled) {
+      a *= sc;
+      b *= sc;
+    }
+    hy_store_line(y + 2 * (c + m * q), __builtin_shuffle(a, b, ilo), __builtin_shuffle(a, b, ihi),
+                  stream);
+  }
+}
+
 /* Where LANES does not divide m, the last group of a row: its lanes
  * past m are outputs of no one (their twiddles are zero), and only its
  * first m - full outputs of each q are stored. A function of its own,
@@ -242,22 +258,13 @@ __attribute__((noinline)) HY_NO_LIBCALLS HY_CLONES static void hy_row_last(
  * in the straight-line kernels, the node's in hy_row_one. */
 HY_INLINE void hy_row_out(const hy_cpu_node *node, const int64_t m, const hy_v *fr,
                           const hy_v *fi, hy_r *y, hy_r sc, int scaled, int stream, const int s) {
-  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
   const hy_r *twr = node->rtw, *twi = twr + hy_cpu_row_tw_rows(L_, m) * L_;
   const int64_t full = m / L_ * L_;
   for (int64_t c = 0; c < full; c += L_) {
     hy_v ur[L_], ui[L_];
     hy_row_group(fr, fi, twr, twi, c, ur, ui);
     hy_row_tile(ur, ui, s);
-    for (int q = 0; q < L_; q++) {
-      hy_v a = ur[q], b = ui[q];
-      if (scaled) {
-        a *= sc;
-        b *= sc;
-      }
-      hy_store_line(y + 2 * (c + m * q), __builtin_shuffle(a, b, ilo),
-                    __builtin_shuffle(a, b, ihi), stream);
-    }
+    hy_row_store(y, m, c, ur, ui, sc, scaled, stream);
   }
   if (full < m) hy_row_last(node, m, fr, fi, y, sc, scaled, s);
 }
@@ -266,7 +273,6 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
                                                  hy_r sc, int scaled, int stream, hy_v *ar,
                                                  hy_v *ai, hy_v *br, hy_v *bi) {
   const int64_t m = node->n / L_, full = m / L_ * L_;
-  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
   hy_row_in(x, m, ar, ai);
   const int where = hy_kp_exec(&node->rkp, ar, ai, br, bi);
   const hy_v *fr = where ? br : ar, *fi = where ? bi : ai;
@@ -278,15 +284,7 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
       hy_row_tile(ur, ui, -1);
     else
       hy_row_tile(ur, ui, 1);
-    for (int q = 0; q < L_; q++) {
-      hy_v a = ur[q], b = ui[q];
-      if (scaled) {
-        a *= sc;
-        b *= sc;
-      }
-      hy_store_line(y + 2 * (c + m * q), __builtin_shuffle(a, b, ilo),
-                    __builtin_shuffle(a, b, ihi), stream);
-    }
+    hy_row_store(y, m, c, ur, ui, sc, scaled, stream);
   }
   if (full < m) hy_row_last(node, m, fr, fi, y, sc, scaled, node->sign < 0 ? -1 : 1);
 }
@@ -949,11 +947,12 @@ HY_INLINE void hy_rowk_zero(hy_v *xr, hy_v *xi, const int m) {
     else hy_rowk2_##R0##_##R1##_impl(node, x, y, sc, scaled, stream, 1);                    \
   }
 
-/* The row plans with straight-line kernels: X(ARG, R) for one stage,
+/* The row plans with straight-line kernels: X(ARG, R) for one stage
+ * (not m = 2: a 16-point f32 row ran slower than the single kernel),
  * X2(ARG, R0, R1) for two, the one list the kernels and their pick
  * expand. */
 #define HY_ROWK_PLANS(X, X2, ARG)                                                           \
-  X(ARG, 2) X(ARG, 3) X(ARG, 4) X(ARG, 5) X(ARG, 6) X(ARG, 7) X(ARG, 8) X(ARG, 16)          \
+  X(ARG, 3) X(ARG, 4) X(ARG, 5) X(ARG, 6) X(ARG, 7) X(ARG, 8) X(ARG, 16)                    \
   X2(ARG, 3, 3) X2(ARG, 2, 5) X2(ARG, 4, 3) X2(ARG, 3, 5) X2(ARG, 4, 5)      \
   X2(ARG, 8, 3) X2(ARG, 8, 5) X2(ARG, 5, 5) X2(ARG, 16, 3) X2(ARG, 16, 4) X2(ARG, 16, 5)   \
   X2(ARG, 16, 8)
