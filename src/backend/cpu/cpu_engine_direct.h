@@ -688,6 +688,8 @@ HY_TWO_STAGES(16, 3)
 HY_TWO_STAGES(7, 7)
 HY_TWO_STAGES(16, 5)
 HY_TWO_STAGES(16, 8)
+HY_TWO_STAGES(16, 16)
+HY_TWO_STAGES(8, 4)
 HY_COLS2(4, 5)
 HY_COLS2(8, 3)
 HY_COLS2(5, 5)
@@ -949,13 +951,16 @@ HY_INLINE void hy_rowk_zero(hy_v *xr, hy_v *xi, const int m) {
 
 /* The row plans with straight-line kernels: X(ARG, R) for one stage
  * (not m = 2: a 16-point f32 row ran slower than the single kernel),
- * X2(ARG, R0, R1) for two, the one list the kernels and their pick
- * expand. */
+ * X2(ARG, R0, R1) for two (up to 16 x 16: the 256-point plan of f32
+ * 2048 and f64 1024 rows), the one list the kernels and their pick
+ * expand. Three-stage plans (512 and 1024 points) run as fast through
+ * the lane arrays, and their local arrays would not fit a small thread
+ * stack. */
 #define HY_ROWK_PLANS(X, X2, ARG)                                                           \
   X(ARG, 3) X(ARG, 4) X(ARG, 5) X(ARG, 6) X(ARG, 7) X(ARG, 8) X(ARG, 16)                    \
   X2(ARG, 3, 3) X2(ARG, 2, 5) X2(ARG, 4, 3) X2(ARG, 3, 5) X2(ARG, 4, 5)      \
   X2(ARG, 8, 3) X2(ARG, 8, 5) X2(ARG, 5, 5) X2(ARG, 16, 3) X2(ARG, 16, 4) X2(ARG, 16, 5)   \
-  X2(ARG, 16, 8)
+  X2(ARG, 8, 4) X2(ARG, 16, 8) X2(ARG, 16, 16)
 #define HY_ROWK_DEFINE1(ARG, R) HY_ROWK1(R)
 #define HY_ROWK_DEFINE2(ARG, R0, R1) HY_ROWK2(R0, R1)
 HY_ROWK_PLANS(HY_ROWK_DEFINE1, HY_ROWK_DEFINE2, 0)
