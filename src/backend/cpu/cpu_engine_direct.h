@@ -725,7 +725,7 @@ typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, in
     }                                                                                       \
   } while (0)
 
-#define HY_THREE_STAGES(R0, R1, R2)                                                         \
+#define HY_THREE_STAGES_CORE(R0, R1, R2)                                                    \
   HY_INLINE void hy_three_stages_##R0##_##R1##_##R2(const hy_cpu_kp *kp, hy_v *restrict xr, \
                                                     hy_v *restrict xi, hy_v *restrict yr,   \
                                                     hy_v *restrict yi, const int s) {       \
@@ -733,7 +733,10 @@ typedef void (*hy_short_fn)(const hy_cpu_kp *, const hy_r *, hy_r *, int64_t, in
     HY_LOCAL_STAGE(R0, 1, N, &kp->stages[0], xr, xi, yr, yi, s);                            \
     HY_LOCAL_STAGE(R1, R0, N, &kp->stages[1], yr, yi, xr, xi, s);                           \
     HY_LOCAL_STAGE(R2, (R0) * (R1), N, &kp->stages[2], xr, xi, yr, yi, s);                  \
-  }                                                                                         \
+  }
+
+#define HY_THREE_STAGES(R0, R1, R2)                                                         \
+  HY_THREE_STAGES_CORE(R0, R1, R2)                                                          \
   HY_INLINE void hy_short3_##R0##_##R1##_##R2##_impl(const hy_cpu_kp *kp, const hy_r *src,  \
                                                      hy_r *dst, int64_t g0, int64_t g1,     \
                                                      hy_r sc, int scaled, int stream,       \
@@ -949,32 +952,57 @@ HY_INLINE void hy_rowk_zero(hy_v *xr, hy_v *xi, const int m) {
     else hy_rowk2_##R0##_##R1##_impl(node, x, y, sc, scaled, stream, 1);                    \
   }
 
+#define HY_ROWK3(R0, R1, R2)                                                                \
+  HY_INLINE void hy_rowk3_##R0##_##R1##_##R2##_impl(const hy_cpu_node *node, const hy_r *x, \
+                                                    hy_r *y, hy_r sc, int scaled,           \
+                                                    int stream, const int s) {              \
+    enum { M = (R0) * (R1) * (R2) };                                                        \
+    hy_v xr[HY_ROWK_PAD(M)], xi[HY_ROWK_PAD(M)], yr[HY_ROWK_PAD(M)], yi[HY_ROWK_PAD(M)];    \
+    hy_row_in(x, M, xr, xi);                                                                \
+    hy_three_stages_##R0##_##R1##_##R2(&node->rkp, xr, xi, yr, yi, s);                     \
+    hy_rowk_zero(yr, yi, M);                                                                \
+    hy_row_out(node, M, yr, yi, y, sc, scaled, stream, s);                                  \
+  }                                                                                         \
+  HY_NO_LIBCALLS HY_CLONES static void hy_rowk3_##R0##_##R1##_##R2(                         \
+      const hy_cpu_node *node, const hy_r *x, hy_r *y, hy_r sc, int scaled, int stream) {   \
+    if (node->sign < 0) hy_rowk3_##R0##_##R1##_##R2##_impl(node, x, y, sc, scaled, stream, -1); \
+    else hy_rowk3_##R0##_##R1##_##R2##_impl(node, x, y, sc, scaled, stream, 1);             \
+  }
+
 /* The row plans with straight-line kernels: X(ARG, R) for one stage
  * (not m = 2: a 16-point f32 row ran slower than the single kernel),
  * X2(ARG, R0, R1) for two (up to 16 x 16: the 256-point plan of f32
- * 2048 and f64 1024 rows), the one list the kernels and their pick
- * expand. Three-stage plans (512 and 1024 points) run as fast through
- * the lane arrays, and their local arrays would not fit a small thread
- * stack. */
-#define HY_ROWK_PLANS(X, X2, ARG)                                                           \
+ * 2048 and f64 1024 rows), X3(ARG, R0, R1, R2) for the three-stage plans
+ * of up to 125 points, the one list the kernels and their pick expand.
+ * Past 256 points the stage table's calls are a small share of a row's
+ * time, and the local arrays would not fit a small thread stack. */
+#define HY_ROWK_PLANS(X, X2, X3, ARG)                                                       \
   X(ARG, 3) X(ARG, 4) X(ARG, 5) X(ARG, 6) X(ARG, 7) X(ARG, 8) X(ARG, 16)                    \
-  X2(ARG, 3, 3) X2(ARG, 2, 5) X2(ARG, 4, 3) X2(ARG, 3, 5) X2(ARG, 4, 5)      \
+  X2(ARG, 3, 3) X2(ARG, 2, 5) X2(ARG, 4, 3) X2(ARG, 3, 5) X2(ARG, 4, 5)                     \
   X2(ARG, 8, 3) X2(ARG, 8, 5) X2(ARG, 5, 5) X2(ARG, 16, 3) X2(ARG, 16, 4) X2(ARG, 16, 5)   \
-  X2(ARG, 8, 4) X2(ARG, 16, 8) X2(ARG, 16, 16)
+  X2(ARG, 8, 4) X2(ARG, 16, 8) X2(ARG, 16, 16)                                              \
+  X3(ARG, 3, 3, 3) X3(ARG, 2, 3, 5) X3(ARG, 4, 3, 3) X3(ARG, 2, 5, 5) X3(ARG, 4, 3, 5)      \
+  X3(ARG, 4, 5, 5) X3(ARG, 5, 5, 5)
 #define HY_ROWK_DEFINE1(ARG, R) HY_ROWK1(R)
 #define HY_ROWK_DEFINE2(ARG, R0, R1) HY_ROWK2(R0, R1)
-HY_ROWK_PLANS(HY_ROWK_DEFINE1, HY_ROWK_DEFINE2, 0)
+#define HY_ROWK_DEFINE3(ARG, R0, R1, R2) HY_ROWK3(R0, R1, R2)
+HY_THREE_STAGES_CORE(5, 5, 5)
+HY_ROWK_PLANS(HY_ROWK_DEFINE1, HY_ROWK_DEFINE2, HY_ROWK_DEFINE3, 0)
 
 #define HY_ROWK_CASE1(KP, R)                                                                \
   if ((KP)->nstages == 1 && (KP)->stages[0].radix == (R)) return hy_rowk1_##R;
 #define HY_ROWK_CASE2(KP, R0, R1)                                                           \
   if ((KP)->nstages == 2 && (KP)->stages[0].radix == (R0) && (KP)->stages[1].radix == (R1)) \
     return hy_rowk2_##R0##_##R1;
+#define HY_ROWK_CASE3(KP, R0, R1, R2)                                                       \
+  if ((KP)->nstages == 3 && (KP)->stages[0].radix == (R0) &&                                \
+      (KP)->stages[1].radix == (R1) && (KP)->stages[2].radix == (R2))                       \
+    return hy_rowk3_##R0##_##R1##_##R2;
 
 /* The straight-line row kernel of a node's row plan (hy_cpu_node.rkp),
  * NULL where there is none. */
 static hy_rowk_fn hy_rowk_pick(const hy_cpu_kp *kp) {
-  HY_ROWK_PLANS(HY_ROWK_CASE1, HY_ROWK_CASE2, kp)
+  HY_ROWK_PLANS(HY_ROWK_CASE1, HY_ROWK_CASE2, HY_ROWK_CASE3, kp)
   return NULL;
 }
 
