@@ -210,19 +210,11 @@ HY_INLINE void hy_row_group(const hy_v *fr, const hy_v *fi, const hy_r *twr, con
 }
 
 /* Group c's outputs after the butterfly, scaled, stored as LANES lines
- * of LANES neighbouring outputs (line q at c + m*q). */
+ * of LANES neighbouring outputs (line q at c + m*q): the column store of
+ * LANES outputs at stride m. */
 HY_INLINE void hy_row_store(hy_r *y, const int64_t m, const int64_t c, const hy_v *ur,
                             const hy_v *ui, hy_r sc, int scaled, int stream) {
-  const hy_vi ilo = HY_HALF_ILO, ihi = HY_HALF_IHI;
-  for (int q = 0; q < L_; q++) {
-    hy_v a = ur[q], b = ui[q];
-    if (scaled) {
-      a *= sc;
-      b *= sc;
-    }
-    hy_store_line(y + 2 * (c + m * q), __builtin_shuffle(a, b, ilo), __builtin_shuffle(a, b, ihi),
-                  stream);
-  }
+  hy_halves_out(y + 2 * c, m, L_, ur, ui, sc, scaled, stream);
 }
 
 /* Where LANES does not divide m, the last group of a row: its lanes
