@@ -516,10 +516,10 @@ static int hy_cpu_direct_pays(hyfft_precision prec, int64_t n, const int *factor
  * length four-step within the L2 rule: where the length has no row plan
  * (LANES does not divide it) and is past HY_CPU_FEW_SPLIT_MIN points. One
  * lane group of the whole length would compute LANES - count empty
- * lanes; the two halves' runs of n1 and n2 transforms fill them. */
-/* Single f32 transforms of 150-500 points ran 1.4-2.2x faster split, f64
- * 150-375 1.3-1.8x; f64 75-90 points gained at most 13% or lost, f32 100
- * lost (docs/performance.md). */
+ * lanes; the two halves' runs of n1 and n2 transforms fill them. Below
+ * the floor the split's second pass costs more than the empty lanes
+ * (timed: docs/performance.md, "CPU: single transforms and rows through
+ * straight-line row kernels"). */
 #define HY_CPU_FEW_SPLIT_MIN 128
 
 static int hy_cpu_few_split(hyfft_precision prec, int64_t n, const int *factors, int nfactors,
