@@ -50,6 +50,15 @@ typedef struct hyfft_dist_problem {
   hyfft_dist_decomposition decomposition;
   int grid[2];     /* pencil process grid P x Q; {0, 0} lets MPI_Dims_create choose */
   unsigned layout; /* HYFFT_DIST_TRANSPOSED_OUT / _IN (at most one) */
+  /* Where in and out of hyfft_dist_execute live: HYFFT_MEMORY_HOST (the
+   * default) or HYFFT_MEMORY_DEVICE, buffers of the plan's context as
+   * hyfft_buffer_alloc makes them (a CUDA device pointer, an OpenCL
+   * cl_mem, host memory on the CPU). With device buffers the local
+   * transforms run on the device, on device work buffers, and each global
+   * transpose goes through host memory: the rank's box is read to the
+   * host, transposed there with MPI as for host data, and written back
+   * (hyfft_dist_times.staging). The token form is ':dev' before ':mpi'. */
+  hyfft_memory memory;
 } hyfft_dist_problem;
 
 /* One rank's box of a global array. Global element (i0, i1, i2) (i2 = 0 for
@@ -99,6 +108,10 @@ typedef struct hyfft_dist_times {
   int64_t alltoall_recv_bytes; /* bytes this rank received from the other ranks */
   int64_t kept_bytes; /* bytes of the transposes over several ranks that stayed
                          on this rank (its own block, copied outside MPI) */
+  double staging;     /* device buffers: copying each transpose's box from the
+                         device to the host and the result back */
+  int64_t staged_bytes; /* device buffers: bytes copied between the device and
+                           the host, both directions summed */
 } hyfft_dist_times;
 
 typedef struct hyfft_dist_plan_s *hyfft_dist_plan;
@@ -112,8 +125,9 @@ HYFFT_API hyfft_status hyfft_dist_problem_init(hyfft_dist_problem *problem, hyff
 /* A token: a plain hyfft token of rank 2 or 3 followed by ':mpi' and
  * optionally ':slab' or ':pencil' or ':pencil=PxQ', and ':tout' / ':tin'
  * (transposed output / input), e.g. "c2c:f32:fwd:64x64x64:mpi:pencil=2x2".
- * Batches, strides, scale, in-place and device fields are refused
- * (HYFFT_INVALID_TOKEN). */
+ * A ':dev' field before ':mpi' selects device buffers
+ * (hyfft_dist_problem.memory). Batches, strides, scale and in-place
+ * fields are refused (HYFFT_INVALID_TOKEN). */
 HYFFT_API hyfft_status hyfft_dist_problem_parse(const char *token, hyfft_dist_problem *problem);
 
 /* This rank's boxes for `problem` on `comm` (not collective: only the size
@@ -122,7 +136,8 @@ HYFFT_API hyfft_status hyfft_dist_local_size(MPI_Comm comm, const hyfft_dist_pro
                                              hyfft_dist_layout *layout);
 
 /* Collective over comm. `flags` are hyfft planner flags (HYFFT_ESTIMATE,
- * HYFFT_MEASURE) for the local plans, made on `context` with host memory.
+ * HYFFT_MEASURE) for the local plans, made on `context` with the
+ * problem's memory.
  * The plan holds a duplicate of comm. $HYFFT_DIST_OVERLAP (2 to 16, the
  * same on every rank) overlaps the first transpose with the local FFTs
  * before it in that many chunks (docs/mpi.md, "Overlap"); unset: plain. */
@@ -147,7 +162,8 @@ HYFFT_API hyfft_status hyfft_dist_plan_describe(hyfft_dist_plan plan, char *buf,
 
 /* Collective. `in` holds layout.in (never written), `out` layout.out; in may
  * equal out (in place) when the buffer holds alloc_local elements. A rank
- * whose box is empty may pass NULL. Unlike an hyfft plan, a distributed
+ * whose box is empty may pass NULL. With HYFFT_MEMORY_DEVICE both are
+ * device buffers of the plan's context. Unlike an hyfft plan, a distributed
  * plan runs one execution at a time (its work buffers and counters are the
  * plan's). */
 HYFFT_API hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out);

@@ -71,6 +71,8 @@ hyfft_status hy_dist_geometry_init(const hyfft_dist_problem *problem, int size, 
     return hy_dist_error(HYFFT_INVALID_ARGUMENT, "R2C has a real input: TRANSPOSED_IN does not apply");
   if (p->kind == HYFFT_C2R && (p->layout & HYFFT_DIST_TRANSPOSED_OUT))
     return hy_dist_error(HYFFT_INVALID_ARGUMENT, "C2R has a real output: TRANSPOSED_OUT does not apply");
+  if (p->memory != HYFFT_MEMORY_HOST && p->memory != HYFFT_MEMORY_DEVICE)
+    return hy_dist_error(HYFFT_INVALID_ARGUMENT, "memory %d is not HOST or DEVICE", (int)p->memory);
   if (size < 1 || me < 0 || me >= size)
     return hy_dist_error(HYFFT_INVALID_ARGUMENT, "rank %d of a communicator of %d", me, size);
   if (p->grid[0] < 0 || p->grid[1] < 0)

@@ -48,8 +48,13 @@ struct hyfft_dist_plan_s {
   size_t esize;
   int nstages;
   hy_dist_stage stages[HY_DIST_MAX_STAGES];
-  void *work[3];        /* two for the steps, a third for packing */
+  void *work[3];        /* two for the steps, a third for packing (host memory) */
   int need_pack_buffer;
+  /* Device buffers (problem.memory == HYFFT_MEMORY_DEVICE): the context
+   * they belong to, and the two device work buffers the local steps run
+   * between; work[] then stages the transposes on the host. */
+  hyfft_context ctx;
+  void *dev_work[2];
   int overlap; /* chunks of the overlapped transposes (HYFFT_DIST_OVERLAP); 0: plain */
   hyfft_dist_times times;
 };
@@ -88,6 +93,8 @@ static void hy_dist_plan_free(struct hyfft_dist_plan_s *p) {
     free(st->chunk_redist);
   }
   for (int i = 0; i < 3; i++) free(p->work[i]);
+  for (int i = 0; i < 2; i++)
+    if (p->dev_work[i]) hyfft_buffer_free(p->ctx, p->dev_work[i]);
   if (p->elem != MPI_DATATYPE_NULL) MPI_Type_free(&p->elem);
   hy_dist_comm_free(&p->comm_p);
   hy_dist_comm_free(&p->comm_q);
@@ -133,7 +140,7 @@ static hyfft_status hy_dist_local_plan(struct hyfft_dist_plan_s *p, hyfft_contex
   prob.kind = kind;
   prob.precision = p->problem.precision;
   prob.sign = sign;
-  prob.memory = HYFFT_MEMORY_HOST;
+  prob.memory = p->problem.memory;
   /* Transform dims by axis (the real axis, the last, is the halved one);
    * batch dims are the others. */
   for (int a = 0; a < 3; a++) {
@@ -422,19 +429,33 @@ static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx
   /* A single step (one rank) uses its work buffer only when run in place:
    * it then writes the buffer and copies it to the output. */
   int nwork = nops == 1 ? 1 : (p->need_pack_buffer ? 3 : 2);
+  /* With device buffers the local steps run between two device work
+   * buffers, and a transpose stages its source box in work[0], its
+   * result in work[1] and packs in work[2] (every transpose may pack);
+   * a single step in place writes dev_work[0] and copies it back through
+   * work[0]. */
+  int device = p->problem.memory == HYFFT_MEMORY_DEVICE;
+  if (device && nops > 1) nwork = 3;
   for (int i = 0; i < nwork; i++) {
     p->work[i] = aligned_alloc(64, bytes);
     if (!p->work[i])
       return hy_dist_error(HYFFT_OUT_OF_MEMORY, "%zu bytes of work buffer", bytes);
   }
+  for (int i = 0; device && i < 2; i++) {
+    hyfft_status e = hyfft_buffer_alloc(ctx, bytes, &p->dev_work[i]);
+    if (e != HYFFT_SUCCESS) {
+      p->dev_work[i] = NULL;
+      return hy_dist_hyfft_error(e, "a device work buffer");
+    }
+  }
   return HYFFT_SUCCESS;
 }
 
 /* A fingerprint of the problem and flags, compared across ranks. */
-#define HY_DIST_PRINT_FIELDS 13
+#define HY_DIST_PRINT_FIELDS 14
 static const char *const hy_dist_print_names[HY_DIST_PRINT_FIELDS] = {
     "kind", "precision", "sign", "rank", "n[0]", "n[1]", "n[2]",
-    "decomposition", "grid[0]", "grid[1]", "layout", "flags", "HYFFT_DIST_OVERLAP"};
+    "decomposition", "grid[0]", "grid[1]", "layout", "flags", "HYFFT_DIST_OVERLAP", "memory"};
 
 /* HYFFT_DIST_OVERLAP: the chunks of the overlapped transposes, 2 to
  * HY_DIST_MAX_CHUNKS; unset, empty, 0 or 1: the plain path. -1 for a value
@@ -463,6 +484,7 @@ static void hy_dist_fingerprint(const hyfft_dist_problem *pr, unsigned flags, in
   v[10] = pr->layout;
   v[11] = flags;
   v[12] = overlap;
+  v[13] = pr->memory;
 }
 
 hyfft_status hyfft_dist_plan_create(hyfft_context context, MPI_Comm comm,
@@ -515,7 +537,10 @@ hyfft_status hyfft_dist_plan_create(hyfft_context context, MPI_Comm comm,
     p->magic = HY_DIST_MAGIC;
     p->problem = *problem;
     p->geom = geom;
-    p->overlap = overlap;
+    /* The chunks of an overlapped transpose are offsets into the buffers,
+     * which device buffers (an OpenCL cl_mem) do not have: plain path. */
+    p->overlap = problem->memory == HYFFT_MEMORY_DEVICE ? 0 : overlap;
+    p->ctx = context;
     p->comm = p->cart = p->comm_p = p->comm_q = MPI_COMM_NULL;
     p->elem = MPI_DATATYPE_NULL;
     hy_dist_layout_fill(&geom, problem, &p->layout);
@@ -662,6 +687,9 @@ hyfft_status hyfft_dist_plan_describe(hyfft_dist_plan plan, char *buf, size_t bu
                 (p->layout & HYFFT_DIST_TRANSPOSED_OUT) ? ", transposed output" : "",
                 (p->layout & HYFFT_DIST_TRANSPOSED_IN) ? ", transposed input" : "", me,
                 L->coords[0], L->coords[1]);
+  if (p->memory == HYFFT_MEMORY_DEVICE)
+    hy_dist_textf(&t, "  device buffers: local transforms on the device, each transpose staged "
+                      "through host memory\n");
   hy_dist_text_box(&t, "input box", &L->in, p->rank);
   hy_dist_text_box(&t, "output box", &L->out, p->rank);
   for (int k = 0; k < plan->nstages; k++) {
@@ -776,6 +804,71 @@ hyfft_status hyfft_dist_plan_destroy(hyfft_dist_plan plan) {
 
 /* ---- execution ------------------------------------------------------------- */
 
+/* The stages on device buffers: each local step between device buffers
+ * (the caller's in and out, the plan's two device work buffers, in the
+ * roles the host path gives its buffers), each transpose staged on the
+ * host: the source box read into work[0], transposed into work[1] as on
+ * host data, written to the destination. A failed copy before an
+ * all-to-all is agreed on first, so no rank is left in MPI alone. Returns
+ * an agreement's failure; *local collects this rank's own. */
+static hyfft_status hy_dist_run_device(struct hyfft_dist_plan_s *plan, const void *in, void *out,
+                                       hyfft_status *local) {
+  void *buf[4] = {(void *)in, out, plan->dev_work[0], plan->dev_work[1]};
+  int last = plan->nstages - 1;
+  for (int k = 0; k <= last && *local == HYFFT_SUCCESS; k++) {
+    int src = k == 0 ? HY_BUF_IN : HY_BUF_W0 + (k - 1) % 2;
+    int dst = k == last ? HY_BUF_OUT : HY_BUF_W0 + k % 2;
+    hy_dist_stage *st = &plan->stages[k];
+    if (!st->is_redist) {
+      if (!st->local) continue;
+      double t = hy_dist_now();
+      int inplace = last == 0 && in == out;
+      hyfft_status e = hyfft_execute(st->local, buf[src], inplace ? buf[HY_BUF_W0] : buf[dst]);
+      plan->times.local_fft += hy_dist_now() - t;
+      if (e != HYFFT_SUCCESS) {
+        *local = hy_dist_hyfft_error(e, "a local transform");
+      } else if (inplace) {
+        size_t bytes = (size_t)plan->layout.out.elements *
+                       (plan->problem.kind == HYFFT_C2R ? plan->esize / 2 : plan->esize);
+        t = hy_dist_now();
+        e = hyfft_buffer_read(plan->ctx, buf[HY_BUF_W0], 0, plan->work[0], bytes);
+        if (e == HYFFT_SUCCESS) e = hyfft_buffer_write(plan->ctx, out, 0, plan->work[0], bytes);
+        plan->times.staging += hy_dist_now() - t;
+        plan->times.staged_bytes += 2 * (int64_t)bytes;
+        if (e != HYFFT_SUCCESS) *local = hy_dist_hyfft_error(e, "copying the result to out");
+      }
+      continue;
+    }
+    const hy_dist_redist *r = &st->redist;
+    size_t from_bytes = (size_t)r->from.elements * plan->esize;
+    size_t to_bytes = (size_t)r->to.elements * plan->esize;
+    double t = hy_dist_now();
+    if (from_bytes > 0) {
+      hyfft_status e = hyfft_buffer_read(plan->ctx, buf[src], 0, plan->work[0], from_bytes);
+      if (e != HYFFT_SUCCESS) *local = hy_dist_hyfft_error(e, "reading a box from the device");
+      plan->times.staged_bytes += (int64_t)from_bytes;
+    }
+    plan->times.staging += hy_dist_now() - t;
+    double ta = hy_dist_now();
+    hyfft_status s = hy_dist_agree(plan->comm, *local, "a local transform or a device copy");
+    plan->times.agree += hy_dist_now() - ta;
+    if (s != HYFFT_SUCCESS) return s;
+    /* A packing transpose has read its source before the exchange, which
+     * may then receive into it. */
+    void *unpack = r->pack ? plan->work[0] : plan->work[2];
+    *local = hy_dist_redist_run(r, plan->elem, plan->esize, plan->work[0], plan->work[2], unpack,
+                                plan->work[1], &plan->times);
+    if (*local == HYFFT_SUCCESS && to_bytes > 0) {
+      t = hy_dist_now();
+      hyfft_status e = hyfft_buffer_write(plan->ctx, buf[dst], 0, plan->work[1], to_bytes);
+      if (e != HYFFT_SUCCESS) *local = hy_dist_hyfft_error(e, "writing a box to the device");
+      plan->times.staging += hy_dist_now() - t;
+      plan->times.staged_bytes += (int64_t)to_bytes;
+    }
+  }
+  return HYFFT_SUCCESS;
+}
+
 hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out) {
   hyfft_status s = hy_dist_check(plan);
   if (s != HYFFT_SUCCESS) return s;
@@ -790,8 +883,12 @@ hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out)
   plan->times.agree += hy_dist_now() - ta;
   if (s != HYFFT_SUCCESS) return s;
 
+  if (plan->problem.memory == HYFFT_MEMORY_DEVICE) {
+    s = hy_dist_run_device(plan, in, out, &local);
+    if (s != HYFFT_SUCCESS) return s;
+  }
   void *buf[5] = {(void *)in, out, plan->work[0], plan->work[1], plan->work[2]};
-  int last = plan->nstages - 1;
+  int last = plan->problem.memory == HYFFT_MEMORY_DEVICE ? -1 : plan->nstages - 1;
   for (int k = 0; k <= last && local == HYFFT_SUCCESS; k++) {
     int src = k == 0 ? HY_BUF_IN : HY_BUF_W0 + (k - 1) % 2;
     int dst = k == last ? HY_BUF_OUT : HY_BUF_W0 + k % 2;

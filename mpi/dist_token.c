@@ -82,23 +82,23 @@ hyfft_status hyfft_dist_problem_parse(const char *token, hyfft_dist_problem *pro
   if (plain.rank != 2 && plain.rank != 3)
     return hy_dist_error(HYFFT_INVALID_TOKEN, "a distributed token has 2 or 3 lengths, not %d",
                          plain.rank);
-  /* Only the plain shape: the distributed layout fixes strides and memory. */
+  /* Only the plain shape (and where it lives): the distributed layout fixes the strides. */
   int64_t n[3];
   for (int a = 0; a < plain.rank; a++) n[a] = plain.dims[a].n;
   hyfft_problem ref;
   s = hyfft_problem_init(&ref, plain.kind, plain.precision, plain.sign, plain.rank, n);
   if (s != HYFFT_SUCCESS) return hy_dist_hyfft_error(s, "the token's shape");
-  int plain_shape = plain.batch_rank == 0 && !plain.inplace && plain.scale == 0.0 &&
-                    plain.memory == HYFFT_MEMORY_HOST;
+  int plain_shape = plain.batch_rank == 0 && !plain.inplace && plain.scale == 0.0;
   for (int a = 0; a < plain.rank && plain_shape; a++)
     plain_shape = plain.dims[a].in_stride == ref.dims[a].in_stride &&
                   plain.dims[a].out_stride == ref.dims[a].out_stride;
   if (!plain_shape)
     return hy_dist_error(HYFFT_INVALID_TOKEN,
-                         "a distributed token takes no batch, strides, ip, scale or dev fields");
+                         "a distributed token takes no batch, strides, ip or scale fields");
   hyfft_dist_problem p;
   s = hyfft_dist_problem_init(&p, plain.kind, plain.precision, plain.sign, plain.rank, n);
   if (s != HYFFT_SUCCESS) return s;
+  p.memory = plain.memory;
   unsigned seen = 0;
   const char *f = mpi + 4;
   while (*f == ':') {

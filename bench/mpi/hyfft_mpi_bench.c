@@ -187,14 +187,25 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
       ((double *)saved)[i] = v;
   }
   memcpy(hin, saved, in_bytes);
+  /* ':dev' tokens: hyfft runs on device buffers of the context holding
+   * the same input (the out-of-place plan leaves it unchanged); its
+   * output is read back for the comparison. */
+  int dev = p.memory == HYFFT_MEMORY_DEVICE;
+  void *xin = hin, *xout = hout;
+  if (dev) {
+    CHECK_HY(hyfft_buffer_alloc(ctx, in_bytes ? in_bytes : 1, &xin));
+    CHECK_HY(hyfft_buffer_alloc(ctx, out_bytes ? out_bytes : 1, &xout));
+    if (in_bytes) CHECK_HY(hyfft_buffer_write(ctx, xin, 0, hin, in_bytes));
+  }
 
   double *th = malloc(sizeof(double) * (size_t)runs), *tf = malloc(sizeof(double) * (size_t)runs);
-  CHECK_HY(hyfft_dist_execute(plan, hin, hout)); /* warm-up */
+  CHECK_HY(hyfft_dist_execute(plan, xin, xout)); /* warm-up */
   memcpy(f.in, saved, in_bytes);
   fftw_side_run(&f);
   /* Each run's phases on this rank (local FFTs, pack, all-to-all, unpack,
-   * agreement, other, total): the plan's times of that one execution. */
-  double(*phr)[7] = malloc(sizeof *phr * (size_t)runs);
+   * agreement, other, total, device staging): the plan's times of that
+   * one execution. */
+  double(*phr)[8] = malloc(sizeof *phr * (size_t)runs);
   if (!th || !tf || !phr) MPI_Abort(MPI_COMM_WORLD, 1);
   hyfft_dist_times times;
   memset(&times, 0, sizeof times);
@@ -202,7 +213,7 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
     CHECK_HY(hyfft_dist_plan_reset_times(plan));
     MPI_Barrier(MPI_COMM_WORLD);
     double a = MPI_Wtime();
-    CHECK_HY(hyfft_dist_execute(plan, hin, hout));
+    CHECK_HY(hyfft_dist_execute(plan, xin, xout));
     th[i] = max_over_ranks(MPI_Wtime() - a);
     CHECK_HY(hyfft_dist_plan_times(plan, &times));
     phr[i][0] = times.local_fft;
@@ -211,8 +222,9 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
     phr[i][3] = times.unpack;
     phr[i][4] = times.agree;
     phr[i][6] = times.total;
+    phr[i][7] = times.staging;
     phr[i][5] = times.total - (times.local_fft + times.pack + times.alltoall + times.unpack +
-                               times.agree);
+                               times.agree + times.staging);
     memcpy(f.in, saved, in_bytes); /* FFTW-MPI may destroy its input */
     MPI_Barrier(MPI_COMM_WORLD);
     a = MPI_Wtime();
@@ -221,10 +233,10 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
   }
   /* Each phase: the median over the runs on this rank, then the mean over
    * the ranks and the slowest rank's. `times` holds the last execution. */
-  double ph[7], ph_mean[7], ph_max[7];
+  double ph[8], ph_mean[8], ph_max[8];
   double *col = malloc(sizeof *col * (size_t)runs);
   if (!col) MPI_Abort(MPI_COMM_WORLD, 1);
-  for (int k = 0; k < 7; k++) {
+  for (int k = 0; k < 8; k++) {
     for (int i = 0; i < runs; i++) col[i] = phr[i][k];
     ph[k] = median(col, runs);
     ph_mean[k] = mean_over_ranks(ph[k]);
@@ -232,6 +244,7 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
   }
   free(col);
   free(phr);
+  if (dev && out_bytes) CHECK_HY(hyfft_buffer_read(ctx, xout, 0, hout, out_bytes));
   int64_t per_exec = times.alltoall_bytes;
   double ref_s = 0;
   int64_t ref_bytes = 0;
@@ -283,6 +296,7 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
     static const char *const names[6] = {"hyfft local FFTs", "hyfft pack and kept block", "hyfft MPI_Alltoallv",
                                          "hyfft unpack", "hyfft status agreement", "hyfft other"};
     for (int k = 0; k < 6; k++) phase_row(names[k], ph_mean[k], ph_max[k], ph_mean[6]);
+    if (dev) phase_row("hyfft device <-> host staging", ph_mean[7], ph_max[7], ph_mean[6]);
     phase_row("hyfft total (plan's own clock)", ph_mean[6], ph_max[6], ph_mean[6]);
     printf("| MPI_Alltoallv reference, same counts | %.3f | %.3f | |\n",
            ref_mean * 1e3, ref_max * 1e3);
@@ -296,6 +310,10 @@ static void bench(hyfft_context ctx, const char *token, int runs, unsigned fftw_
   fflush(stdout);
   free(th);
   free(tf);
+  if (dev) {
+    hyfft_buffer_free(ctx, xin);
+    hyfft_buffer_free(ctx, xout);
+  }
   fftw_free(hin);
   fftw_free(hout);
   free(saved);
@@ -356,8 +374,13 @@ int main(int argc, char **argv) {
   fftwf_mpi_init();
   int runs = 5;
   unsigned fftw_flags = FFTW_MEASURE, hy_flags = HYFFT_ESTIMATE;
+  /* --device SPEC: the context of every rank's local transforms (and of
+   * the buffers of ':dev' tokens); the CPU by default. */
+  const char *spec = "cpu";
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--device")) spec = argv[i + 1];
   hyfft_context ctx;
-  hyfft_status s = hyfft_context_create("cpu", &ctx);
+  hyfft_status s = hyfft_context_create(spec, &ctx);
   if (s != HYFFT_SUCCESS) {
     fprintf(stderr, "context: %s %s\n", hyfft_status_name(s), hyfft_last_error());
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -371,8 +394,12 @@ int main(int argc, char **argv) {
     int failed = 0;
     for (int i = 1; i < argc; i++)
       if (!strcmp(argv[i], "--measure")) hy_flags = HYFFT_MEASURE;
-    for (int i = 1; i < argc; i++)
-      if (argv[i][0] != '-') failed |= describe(ctx, argv[i], hy_flags);
+    for (int i = 1; i < argc; i++) {
+      if (!strcmp(argv[i], "--device"))
+        i++;
+      else if (argv[i][0] != '-')
+        failed |= describe(ctx, argv[i], hy_flags);
+    }
     hyfft_context_destroy(ctx);
     fftw_mpi_cleanup();
     fftwf_mpi_cleanup();
@@ -387,6 +414,8 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc)
       runs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+      i++;
     else if (!strcmp(argv[i], "--estimate"))
       fftw_flags = FFTW_ESTIMATE;
     else if (!strcmp(argv[i], "--measure"))

@@ -171,9 +171,34 @@ static void check_case_on(MPI_Comm comm, const char *token, int inplace) {
     }
   if (copy) memcpy(copy, in, in_bytes);
 
-  s = hyfft_dist_execute(plan, in, out);
+  /* Device buffers (':dev'): the same contents written to buffers of
+   * g_ctx, executed there, and read back into in and out. */
+  void *din = in, *dout = out;
+  int dev = p.memory == HYFFT_MEMORY_DEVICE;
+  size_t in_all = inplace ? both : in_bytes, out_all = inplace ? both : out_bytes;
+  if (dev) {
+    din = dout = NULL;
+    s = HYFFT_SUCCESS;
+    if (in_all) s = hyfft_buffer_alloc(g_ctx, in_all, &din);
+    if (s == HYFFT_SUCCESS && in_all) s = hyfft_buffer_write(g_ctx, din, 0, in, in_all);
+    if (inplace) dout = din;
+    else if (s == HYFFT_SUCCESS && out_all) s = hyfft_buffer_alloc(g_ctx, out_all, &dout);
+    if (s == HYFFT_SUCCESS && !inplace && out_all) s = hyfft_buffer_write(g_ctx, dout, 0, out, out_all);
+    if (s != HYFFT_SUCCESS)
+      FAIL("%s: device buffers: %s %s", token, hyfft_status_name(s), hyfft_last_error());
+  }
+  s = hyfft_dist_execute(plan, din, dout);
   if (s != HYFFT_SUCCESS)
     FAIL("%s: execute: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
+  if (dev) {
+    hyfft_status r = HYFFT_SUCCESS;
+    if (out_all && dout) r = hyfft_buffer_read(g_ctx, dout, 0, out, out_all);
+    if (r == HYFFT_SUCCESS && !inplace && in_all && din) r = hyfft_buffer_read(g_ctx, din, 0, in, in_all);
+    if (r != HYFFT_SUCCESS)
+      FAIL("%s: reading the device buffers: %s %s", token, hyfft_status_name(r), hyfft_last_error());
+    if (din) hyfft_buffer_free(g_ctx, din);
+    if (dout && !inplace) hyfft_buffer_free(g_ctx, dout);
+  }
   /* One execution: all-to-alls on several ranks, none on one. */
   hyfft_dist_times times;
   s = hyfft_dist_plan_times(plan, &times);
@@ -263,6 +288,10 @@ static void check_bad_input(void) {
     expect_all("n[1] differs on rank 0", hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan),
                HYFFT_INVALID_ARGUMENT);
     q = p;
+    if (g_rank == last) q.memory = HYFFT_MEMORY_DEVICE;
+    expect_all("device memory on the last rank only",
+               hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan), HYFFT_INVALID_ARGUMENT);
+    q = p;
     if (g_rank == last) q.precision = HYFFT_F32;
     expect_all("precision differs on the last rank",
                hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan), HYFFT_INVALID_ARGUMENT);
@@ -286,6 +315,10 @@ static void check_bad_input(void) {
     if (g_rank == 0) q.kind = (hyfft_kind)7;
     expect_all("kind 7 on rank 0", hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan),
                HYFFT_INVALID_KIND);
+    q = p;
+    q.memory = (hyfft_memory)5;
+    expect_all("memory 5", hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan),
+               HYFFT_INVALID_ARGUMENT);
     q = p;
     q.n[2] = 0;
     expect_all("n[2] = 0", hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan),
@@ -341,7 +374,7 @@ static void check_tokens(void) {
   hyfft_dist_problem p;
   static const char *const good[] = {"c2c:f32:fwd:64x64x64:mpi", "r2c:f64:9x10:mpi:slab",
                                      "c2c:f64:bwd:8x8x8:mpi:pencil=2x2:tout",
-                                     "c2r:f32:8x8x8:mpi:tin:pencil"};
+                                     "c2r:f32:8x8x8:mpi:tin:pencil", "c2c:f32:fwd:8x8:dev:mpi"};
   static const char *const bad[] = {"c2c:f32:fwd:64x64x64",         "c2c:f32:fwd:64:mpi",
                                     "c2c:f32:fwd:8x8:b2:mpi",       "c2c:f32:fwd:8x8:ip:mpi",
                                     "c2c:f32:fwd:8x8x8:mpi:pencil=2", "c2c:f32:fwd:8x8x8:mpi:slab:pencil",
@@ -355,6 +388,10 @@ static void check_tokens(void) {
       (p.decomposition != HYFFT_DIST_PENCIL || p.grid[0] != 2 || p.grid[1] != 2 ||
        p.layout != HYFFT_DIST_TRANSPOSED_OUT || p.sign != HYFFT_BACKWARD || p.n[2] != 8))
     FAIL("token %s parsed to the wrong problem", good[2]);
+  if (hyfft_dist_problem_parse(good[4], &p) == HYFFT_SUCCESS && p.memory != HYFFT_MEMORY_DEVICE)
+    FAIL("token %s parsed to host memory", good[4]);
+  if (hyfft_dist_problem_parse(good[0], &p) == HYFFT_SUCCESS && p.memory != HYFFT_MEMORY_HOST)
+    FAIL("token %s parsed to device memory", good[0]);
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     hyfft_status s = hyfft_dist_problem_parse(bad[i], &p);
     if (s != HYFFT_INVALID_TOKEN) FAIL("token %s: %s, want HYFFT_INVALID_TOKEN", bad[i], hyfft_status_name(s));
@@ -609,6 +646,17 @@ int main(int argc, char **argv) {
   check_case("c2c:f64:fwd:9x10x7:mpi:pencil", 1);
   check_case("r2c:f64:9x10:mpi", 1);
   check_case("c2r:f32:9x10x8:mpi:slab", 1);
+  /* Device buffers: the local transforms on g_ctx's device buffers, the
+   * transposes staged through the host; slab and pencil, each kind, both
+   * transposed layouts, idle ranks, in place. */
+  static const char *const dev_cases[] = {
+      "c2c:f64:fwd:9x10:dev:mpi",          "r2c:f32:10x9:dev:mpi:tout",
+      "c2r:f64:10x9:dev:mpi:tin",          "c2c:f32:bwd:9x10x7:dev:mpi:slab",
+      "c2c:f64:fwd:3x5x4:dev:mpi:slab",    "c2c:f32:bwd:9x10x7:dev:mpi:pencil:tout",
+      "r2c:f64:6x5x12:dev:mpi:pencil",     "c2r:f32:9x10x8:dev:mpi:pencil"};
+  for (size_t i = 0; i < sizeof dev_cases / sizeof *dev_cases; i++) check_case(dev_cases[i], 0);
+  check_case("c2c:f64:fwd:9x10x7:dev:mpi:pencil", 1);
+  check_case("r2c:f32:9x10:dev:mpi", 1);
   /* Both degenerate pencil grids. */
   char tok[96];
   snprintf(tok, sizeof tok, "c2c:f32:fwd:9x10x7:mpi:pencil=1x%d", g_size);

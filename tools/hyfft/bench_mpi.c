@@ -54,13 +54,20 @@ int cli_cmd_bench_mpi(int argc, char **argv) {
       }
       args[nargs++] = argv[i];
       args[nargs++] = argv[++i];
+    } else if (strcmp(a, "--device") == 0) {
+      if (i + 1 >= argc || !argv[i + 1][0]) {
+        cli_msg("bench", "--device needs a device spec (cpu, cuda:0, opencl:0:0)");
+        goto out;
+      }
+      args[nargs++] = argv[i];
+      args[nargs++] = argv[++i];
     } else if (strcmp(a, "--measure") == 0 || strcmp(a, "--rows") == 0) {
       args[nargs++] = argv[i];
     } else if (strcmp(a, "--peer-estimate") == 0) {
       args[nargs++] = "--estimate"; /* FFTW-MPI plans with FFTW_ESTIMATE */
     } else if (a[0] == '-') {
-      cli_msg("bench", "'%s' is not an option of 'bench --mpi' (it takes --runs N, --measure, "
-                       "--peer-estimate, --rows and distributed tokens)", a);
+      cli_msg("bench", "'%s' is not an option of 'bench --mpi' (it takes --runs N, --device "
+                       "SPEC, --measure, --peer-estimate, --rows and distributed tokens)", a);
       goto out;
     } else {
       args[nargs++] = argv[i];
