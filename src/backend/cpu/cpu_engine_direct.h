@@ -281,27 +281,16 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
   if (full < m) hy_row_last(node, m, fr, fi, y, sc, scaled, node->sign < 0 ? -1 : 1);
 }
 
-/* Whether long rows with a real step (R2C, C2R) take the row path, the
- * step running beside each row while the row is in cache, rather than
- * lane groups that do the step in their gather or scatter: where a lane
- * group's four arrays of n vectors fill at least half the L2. Smaller
- * groups stay in the L2 across their stages, and there the fused step
- * costs no extra pass; larger ones go to the L3 and back at every stage,
- * while one row of the row path still fits (on a 512 KiB L2 the rows
- * measured 1.05-1.27x faster from n = 2048, slower below;
- * docs/performance.md). */
-static int hy_real_rows_pay(const hy_cpu_node *node) {
-  return 2 * 4 * (int64_t)sizeof(hy_v) * node->n >= node->l2_bytes;
-}
-
 /* Whether a run of `count` transforms takes hy_row_one: the node has its
- * row tables, unit stride on both sides, no twiddle, and either long rows
- * (hy_cpu_node.rows_batched; with a real step also hy_real_rows_pay) or
- * too few transforms to fill one lane group. The real step then runs
- * beside each row (hy_direct_range). */
+ * row tables, unit stride on both sides, no twiddle, and either rows
+ * that pay in batches (hy_cpu_node.rows_batched) or too few transforms to
+ * fill one lane group. A real step (R2C, C2R) then runs beside each row
+ * while the row is in cache (hy_direct_range); lane groups would do it
+ * in their gather or scatter instead, which measured slower at every
+ * half length from 128 to 2048 points (docs/performance.md, "CPU: real
+ * rows on the row path"). */
 static int hy_row_fits(const hy_cpu_node *node, const hy_cpu_run *run, int64_t count) {
-  return node->rtw &&
-         (count < L_ || (node->rows_batched && (!run->real_step || hy_real_rows_pay(node)))) &&
+  return node->rtw && (count < L_ || node->rows_batched) &&
          !(run->twiddle_loop >= 0 && node->tw.n > 0) && run->axis.in_stride == 1 &&
          run->axis.out_stride == 1;
 }
