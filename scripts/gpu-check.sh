@@ -330,6 +330,17 @@ run_step staging_cuda 90 "$build/tools/hyfft/hyfft" verify c2c:f32:fwd:4096:b819
   r2c:f64:1024x1500 --device cuda
 run_step hybrid_cuda 90 env HYFFT_CPU_SHARE=0.3 "$build/tools/hyfft/hyfft" verify \
   c2c:f32:fwd:4096:b4096 r2c:f64:1024:b8192 --device cuda
+# Distributed transforms with CUDA ranks: tests/mpi/dist_check.c under
+# mpirun on 2 ranks sharing the GPU (every case on host buffers, each
+# local transform staged through the device, and the ':dev' cases on
+# device buffers), and the same on NVIDIA's OpenCL; built where CMake
+# finds MPI on the machine.
+if [ -x "$build/tests/mpi/mpi_dist_check" ]; then
+  run_step mpi_cuda 150 ctest --test-dir "$build" -R '^mpi[.]dist[.](cuda|opencl)[.]np2$' \
+    --output-on-failure
+else
+  skip_step mpi_cuda "no MPI found by CMake"
+fi
 # The Python package's CuPy and PyTorch tests, where CuPy, NumPy and
 # pytest import (test_torch.py skips itself without PyTorch).
 if python3 -c "import cupy, numpy, pytest" 2>/dev/null; then
