@@ -32,7 +32,7 @@ static const char cli_usage[] =
     "                            [--dry-run] [--wisdom FILE] [--progress]\n"
     "                            time hyfft (and peers) and report GFLOP/s, GB/s, %copy\n"
     "                            (of the copy floor) and accuracy\n"
-    "  bench --mpi TOKEN... [--runs N] [--measure] [--peer-estimate] [--rows]\n"
+    "  bench --mpi TOKEN... [--runs N] [--device SPEC] [--measure] [--peer-estimate] [--rows]\n"
     "                            under mpirun: distributed tokens (c2c:f64:fwd:64x64x64:mpi)\n"
     "                            against FFTW-MPI with the phase breakdown; runs the\n"
     "                            program hyfft_mpi_bench (docs/mpi.md)\n"
