@@ -12,10 +12,12 @@
  * fit one compute unit. On the CPU the same pass runs its two axes plane
  * group by plane group, each group's rows and then its columns while the
  * group is in the core's L2 (cpu_backend.c), where a plane's input and
- * output take at most a quarter of the L2 and there is more than one
- * plane: the columns then read what the rows wrote from the L2 instead of
- * the last-level cache or memory. $HYFFT_PLANES=0 keeps one pass per
- * axis. */
+ * output fit the L2 and there is more than one plane: the columns then
+ * read what the rows wrote from the L2 instead of the last-level cache or
+ * memory (planes up to a quarter of the L2 go several to a group; larger
+ * ones one at a time, which still measured 1.0-1.18x faster than a pass
+ * per axis on a 512 KiB L2: docs/performance.md). $HYFFT_PLANES=0 keeps
+ * one pass per axis. */
 #include <string.h>
 
 #include "planner/planner.h"
@@ -55,7 +57,7 @@ static int hy_axis_plane(const hy_problem *problem, const hy_device_caps *caps, 
     int64_t planes = 1;
     for (int d = 0; d < problem->rank - 2; d++) planes *= problem->dims[d].n;
     for (int d = 0; d < problem->batch_rank; d++) planes *= problem->batch[d].n;
-    if (planes < 2 || caps->l2_cache <= 0 || 2 * n * elem > caps->l2_cache / 4) return 0;
+    if (planes < 2 || caps->l2_cache <= 0 || 2 * n * elem > caps->l2_cache) return 0;
   } else if (!hy_axis_plane_fits_gpu(caps, n, elem, problem->precision)) {
     return 0;
   }

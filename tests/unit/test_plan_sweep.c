@@ -260,14 +260,16 @@ static void plan_one(const char *token, const device_case *dev, int *planned) {
 }
 
 /* CPU plane passes: the two inner axes as one pass where a plane's input
- * and output take at most a quarter of the L2 (1 MiB in cpu_caps) and
- * there is more than one plane; otherwise one pass per axis. */
+ * and output fit the L2 (1 MiB in cpu_caps) and there is more than one
+ * plane; otherwise one pass per axis. */
 static void check_cpu_planes(void) {
   static const struct { const char *token; int passes, plane_inner; } cases[] = {
       {"c2c:f32:fwd:64x64x64", 2, 64},      /* 64 KB a plane */
       {"c2c:f64:bwd:64x64:b16", 1, 64},     /* batched planes, 128 KB */
-      {"c2c:f32:fwd:30x128x128", 2, 128},   /* 256 KB: the limit */
-      {"c2c:f64:fwd:128x128x128", 3, 0},    /* 512 KB */
+      {"c2c:f32:fwd:30x128x128", 2, 128},   /* 256 KB */
+      {"c2c:f64:fwd:128x128x128", 2, 128},  /* 512 KB */
+      {"c2c:f32:fwd:6x256x256", 2, 256},    /* 1 MiB: the limit */
+      {"c2c:f64:fwd:6x256x256", 3, 0},      /* 2 MiB */
       {"c2c:f32:fwd:64x64", 2, 0},          /* one plane */
   };
   hy_device_caps caps = cpu_caps();

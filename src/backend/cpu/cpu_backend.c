@@ -593,7 +593,9 @@ static hy_status hy_cpu_run_planes(const hy_cpu_plan *plan, int i, const hy_pass
 
 /* A plane pass group by group: the planes of the loop of least input
  * stride (the innermost) are cut into groups whose input and output fit
- * a quarter of the L2, each group's rows and columns run on one thread
+ * a quarter of the L2 (one plane a group where a plane is larger; the
+ * planner takes a plane pass only where one plane fits the whole L2),
+ * each group's rows and columns run on one thread
  * while it is in that thread's L2, and the groups run in parallel. The
  * other loops' planes make separate lines of groups. A failed execution
  * writes no output: each thread first grows its scratch to what the two
