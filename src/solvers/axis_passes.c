@@ -14,10 +14,9 @@
  * group is in the core's L2 (cpu_backend.c), where a plane's input and
  * output fit the L2 and there is more than one plane: the columns then
  * read what the rows wrote from the L2 instead of the last-level cache or
- * memory (planes up to a quarter of the L2 go several to a group; larger
- * ones one at a time, which still measured 1.0-1.18x faster than a pass
- * per axis on a 512 KiB L2: docs/performance.md). $HYFFT_PLANES=0 keeps
- * one pass per axis. */
+ * memory (planes up to a quarter of the L2 go several to a group, larger
+ * ones one at a time; docs/performance.md, "CPU: plane passes up to the
+ * whole L2"). $HYFFT_PLANES=0 keeps one pass per axis. */
 #include <string.h>
 
 #include "planner/planner.h"

@@ -285,10 +285,9 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
  * row tables, unit stride on both sides, no twiddle, and either rows
  * that pay in batches (hy_cpu_node.rows_batched) or too few transforms to
  * fill one lane group. A real step (R2C, C2R) then runs beside each row
- * while the row is in cache (hy_direct_range); lane groups would do it
- * in their gather or scatter instead, which measured slower at every
- * half length from 128 to 2048 points (docs/performance.md, "CPU: real
- * rows on the row path"). */
+ * while the row is in cache (hy_direct_range), which costs less than the
+ * lane groups' step in their gather or scatter (docs/performance.md,
+ * "CPU: real rows on the row path"). */
 static int hy_row_fits(const hy_cpu_node *node, const hy_cpu_run *run, int64_t count) {
   return node->rtw && (count < L_ || node->rows_batched) &&
          !(run->twiddle_loop >= 0 && node->tw.n > 0) && run->axis.in_stride == 1 &&
