@@ -432,8 +432,8 @@ static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx
   /* With device buffers the local steps run between two device work
    * buffers, and a transpose stages its source box in work[0], its
    * result in work[1] and packs in work[2] (every transpose may pack);
-   * a single step in place writes dev_work[0] and copies it back through
-   * work[0]. */
+   * a single step (one rank) in place writes dev_work[0] and copies it
+   * back through work[0]. */
   int device = p->problem.memory == HYFFT_MEMORY_DEVICE;
   if (device && nops > 1) nwork = 3;
   for (int i = 0; i < nwork; i++) {
@@ -441,7 +441,7 @@ static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx
     if (!p->work[i])
       return hy_dist_error(HYFFT_OUT_OF_MEMORY, "%zu bytes of work buffer", bytes);
   }
-  for (int i = 0; device && i < 2; i++) {
+  for (int i = 0; device && i < (nops > 1 ? 2 : 1); i++) {
     hyfft_status e = hyfft_buffer_alloc(ctx, bytes, &p->dev_work[i]);
     if (e != HYFFT_SUCCESS) {
       p->dev_work[i] = NULL;
@@ -869,27 +869,15 @@ static hyfft_status hy_dist_run_device(struct hyfft_dist_plan_s *plan, const voi
   return HYFFT_SUCCESS;
 }
 
-hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out) {
-  hyfft_status s = hy_dist_check(plan);
-  if (s != HYFFT_SUCCESS) return s;
-  double t0 = hy_dist_now();
-  hyfft_status local = HYFFT_SUCCESS;
-  if (!in && plan->layout.in.elements > 0)
-    local = hy_dist_error(HYFFT_NULL_POINTER, "in is NULL on a rank whose input box is not empty");
-  else if (!out && plan->layout.out.elements > 0)
-    local = hy_dist_error(HYFFT_NULL_POINTER, "out is NULL on a rank whose output box is not empty");
-  double ta = hy_dist_now();
-  s = hy_dist_agree(plan->comm, local, "checking the buffers");
-  plan->times.agree += hy_dist_now() - ta;
-  if (s != HYFFT_SUCCESS) return s;
-
-  if (plan->problem.memory == HYFFT_MEMORY_DEVICE) {
-    s = hy_dist_run_device(plan, in, out, &local);
-    if (s != HYFFT_SUCCESS) return s;
-  }
+/* The stages on host buffers: local steps between the caller's buffers
+ * and the plan's work buffers, transposes through MPI (overlapped chunk
+ * by chunk where the plan cut them). Returns an agreement's failure;
+ * *local collects this rank's own. */
+static hyfft_status hy_dist_run_host(struct hyfft_dist_plan_s *plan, const void *in, void *out,
+                                     hyfft_status *local) {
   void *buf[5] = {(void *)in, out, plan->work[0], plan->work[1], plan->work[2]};
-  int last = plan->problem.memory == HYFFT_MEMORY_DEVICE ? -1 : plan->nstages - 1;
-  for (int k = 0; k <= last && local == HYFFT_SUCCESS; k++) {
+  int last = plan->nstages - 1;
+  for (int k = 0; k <= last && *local == HYFFT_SUCCESS; k++) {
     int src = k == 0 ? HY_BUF_IN : HY_BUF_W0 + (k - 1) % 2;
     int dst = k == last ? HY_BUF_OUT : HY_BUF_W0 + k % 2;
     hy_dist_stage *st = &plan->stages[k];
@@ -898,8 +886,8 @@ hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out)
        * chunk (docs/mpi.md, "Overlap"). Every rank posts every chunk's
        * all-to-all, even after a local failure (which is reported after
        * them), so that no rank is left waiting. */
-      ta = hy_dist_now();
-      s = hy_dist_agree(plan->comm, local, "a local transform");
+      double ta = hy_dist_now();
+      hyfft_status s = hy_dist_agree(plan->comm, *local, "a local transform");
       plan->times.agree += hy_dist_now() - ta;
       if (s != HYFFT_SUCCESS) return s;
       int rdst = k + 1 == last ? HY_BUF_OUT : HY_BUF_W0 + (k + 1) % 2;
@@ -911,13 +899,13 @@ hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out)
           hyfft_status e = hyfft_execute(st->chunk_plan[c], (char *)buf[src] + st->chunk_src_off[c],
                                          (char *)buf[dst] + st->chunk_dst_off[c]);
           plan->times.local_fft += hy_dist_now() - t;
-          if (e != HYFFT_SUCCESS && local == HYFFT_SUCCESS)
-            local = hy_dist_hyfft_error(e, "a local transform");
+          if (e != HYFFT_SUCCESS && *local == HYFFT_SUCCESS)
+            *local = hy_dist_hyfft_error(e, "a local transform");
         }
         hyfft_status e = hy_dist_redist_start(&st->chunk_redist[c], plan->elem, plan->esize,
                                               buf[dst], buf[HY_BUF_PACK], buf[rdst], &req[c],
                                               &plan->times);
-        if (e != HYFFT_SUCCESS && local == HYFFT_SUCCESS) local = e;
+        if (e != HYFFT_SUCCESS && *local == HYFFT_SUCCESS) *local = e;
         /* Drive the chunks in flight (MPI progresses a nonblocking
          * collective inside MPI calls). */
         double t = hy_dist_now();
@@ -928,7 +916,7 @@ hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out)
       double t = hy_dist_now();
       int rc = MPI_Waitall(st->nchunks, req, MPI_STATUSES_IGNORE);
       plan->times.alltoall += hy_dist_now() - t;
-      if (rc != MPI_SUCCESS && local == HYFFT_SUCCESS) local = hy_dist_mpi_error(rc, "MPI_Waitall");
+      if (rc != MPI_SUCCESS && *local == HYFFT_SUCCESS) *local = hy_dist_mpi_error(rc, "MPI_Waitall");
       k++; /* the transpose is done */
       continue;
     }
@@ -944,22 +932,42 @@ hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out)
                  (size_t)plan->layout.out.elements *
                      (plan->problem.kind == HYFFT_C2R ? plan->esize / 2 : plan->esize));
         plan->times.local_fft += hy_dist_now() - t;
-        if (e != HYFFT_SUCCESS) local = hy_dist_hyfft_error(e, "a local transform");
+        if (e != HYFFT_SUCCESS) *local = hy_dist_hyfft_error(e, "a local transform");
       }
       continue;
     }
     /* No rank enters the all-to-all unless every rank got here. */
-    ta = hy_dist_now();
-    s = hy_dist_agree(plan->comm, local, "a local transform");
+    double ta = hy_dist_now();
+    hyfft_status s = hy_dist_agree(plan->comm, *local, "a local transform");
     plan->times.agree += hy_dist_now() - ta;
     if (s != HYFFT_SUCCESS) return s;
     /* Packing goes to the pack buffer; an unpacking transpose receives into
      * a work buffer that the step neither reads after packing nor writes. */
     int other_dst = dst == HY_BUF_W0 ? HY_BUF_W1 : HY_BUF_W0;
     int unpack = st->redist.pack ? (src >= HY_BUF_W0 ? src : other_dst) : HY_BUF_PACK;
-    local = hy_dist_redist_run(&st->redist, plan->elem, plan->esize, buf[src], buf[HY_BUF_PACK],
-                               buf[unpack], buf[dst], &plan->times);
+    *local = hy_dist_redist_run(&st->redist, plan->elem, plan->esize, buf[src], buf[HY_BUF_PACK],
+                                buf[unpack], buf[dst], &plan->times);
   }
+  return HYFFT_SUCCESS;
+}
+
+hyfft_status hyfft_dist_execute(hyfft_dist_plan plan, const void *in, void *out) {
+  hyfft_status s = hy_dist_check(plan);
+  if (s != HYFFT_SUCCESS) return s;
+  double t0 = hy_dist_now();
+  hyfft_status local = HYFFT_SUCCESS;
+  if (!in && plan->layout.in.elements > 0)
+    local = hy_dist_error(HYFFT_NULL_POINTER, "in is NULL on a rank whose input box is not empty");
+  else if (!out && plan->layout.out.elements > 0)
+    local = hy_dist_error(HYFFT_NULL_POINTER, "out is NULL on a rank whose output box is not empty");
+  double ta = hy_dist_now();
+  s = hy_dist_agree(plan->comm, local, "checking the buffers");
+  plan->times.agree += hy_dist_now() - ta;
+  if (s != HYFFT_SUCCESS) return s;
+
+  s = plan->problem.memory == HYFFT_MEMORY_DEVICE ? hy_dist_run_device(plan, in, out, &local)
+                                                 : hy_dist_run_host(plan, in, out, &local);
+  if (s != HYFFT_SUCCESS) return s;
   ta = hy_dist_now();
   s = hy_dist_agree(plan->comm, local, "executing");
   double tend = hy_dist_now();
