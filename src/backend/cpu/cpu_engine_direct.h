@@ -1054,7 +1054,13 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
    * from any of them; then the column block, if any. */
   const int64_t P = hy_lane_stride(nv);
   const size_t lane_bytes = sizeof(hy_v) * (4 * (size_t)P + L_);
-  const size_t bytes = lane_bytes + (colblk ? (size_t)hy_col_block_bytes(node) : 0);
+  const size_t lead = lane_bytes + (colblk ? (size_t)hy_col_block_bytes(node) : 0);
+  /* A real step on rows whose run streams goes through one local row
+   * (n + 1 complex values, whole cache lines): see the row loop below. */
+  const hy_cpu_run *run0 = job->run;
+  const int via_row = rows && run0->real_step != HY_CPU_REAL_NONE && run0->stream_rows;
+  const size_t row_bytes = via_row ? ((sizeof(hy_r) * 2 * (size_t)(n + 1) + 63) & ~(size_t)63) : 0;
+  const size_t bytes = lead + row_bytes;
   hy_v *buf = hy_cpu_scratch_get(HY_SCRATCH_LANES, bytes);
   if (!buf) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
@@ -1102,6 +1108,26 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
         const hy_r *x = (const hy_r *)run->src + 2 * ln.so[v];
         hy_r *y = (hy_r *)run->dst + 2 * ln.dof[v];
         hy_status st = HYFFT_SUCCESS;
+        if (via_row) {
+          /* Out of a run that streams, a real step's row never waits on
+           * the destination's lines: C2R's step writes the local row and
+           * the row's transform streams from it into the destination;
+           * R2C's transform writes the local row, the step runs in place
+           * there, and the row streams out. */
+          hy_r *loc = (hy_r *)(void *)((char *)buf + lead);
+          if (pre) {
+            st = hy_cpu_op_real_one(0, prec, run->real_tw, n, x, run->axis.in_stride, loc, 1, 1.0);
+            if (st == HYFFT_SUCCESS && rowk) rowk(node, loc, y, sc, scaled, 1);
+            else if (st == HYFFT_SUCCESS) hy_row_one(node, loc, y, sc, scaled, 1, ar, ai, br, bi);
+          } else {
+            if (rowk) rowk(node, x, loc, sc, scaled, 0);
+            else hy_row_one(node, x, loc, sc, scaled, 0, ar, ai, br, bi);
+            st = hy_cpu_op_real_one(1, prec, run->real_tw, n, loc, 1, loc, 1, run->scale);
+            if (st == HYFFT_SUCCESS) hy_cpu_stream_copy(y, loc, sizeof(hy_r) * 2 * (size_t)(n + 1));
+          }
+          if (st != HYFFT_SUCCESS) __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+          continue;
+        }
         if (pre) {
           st = hy_cpu_op_real_one(0, prec, run->real_tw, n, x, run->axis.in_stride, y, 1, 1.0);
           x = y;

@@ -119,7 +119,9 @@ hy_status hy_cpu_op_real_table(const hy_pass *pass, double **table) {
   if (pass->op != HY_PASS_R2C_POST && pass->op != HY_PASS_C2R_PRE) return HYFFT_SUCCESS;
   int64_t m = pass->axis.n - 1;
   if (m < 1) return hy_error(HYFFT_INTERNAL, "real pass: %lld elements", (long long)pass->axis.n);
-  double *t = hy_malloc(sizeof(double) * 2 * (size_t)(m + 1));
+  /* Then the same twiddles in float, interleaved (re, im of T_k at
+   * 2k, 2k+1), for the single-precision row step (hy_real_row_f32). */
+  double *t = hy_malloc(sizeof(double) * 2 * (size_t)(m + 1) + sizeof(float) * 2 * (size_t)(m + 1));
   if (!t) return hy_error(HYFFT_OUT_OF_MEMORY, "real pass: twiddles for n = %lld", (long long)(2 * m));
   /* T_k for k <= m/2 from long double; the rest by the exact symmetry
    * T_m-k = -conj(T_k) (exp(sign*pi*i) = -1), half the sinl/cosl calls.
@@ -135,6 +137,11 @@ hy_status hy_cpu_op_real_table(const hy_pass *pass, double **table) {
     if (2 * k == m) continue;
     t[m - k] = -(double)re;
     ti[m - k] = (double)im;
+  }
+  float *tf = (float *)(void *)(t + 2 * (m + 1));
+  for (int64_t k = 0; k <= m; k++) {
+    tf[2 * k] = (float)t[k];
+    tf[2 * k + 1] = (float)ti[k];
   }
   *table = t;
   return HYFFT_SUCCESS;
@@ -164,8 +171,92 @@ hy_status hy_cpu_op_real(const hy_pass *pass, const double *table, const void *s
   return HYFFT_SUCCESS;
 }
 
+/* ---- the single-precision step of one unit-stride transform ---------
+ * With Z the half-length DFT, P_k = Z_k + conj(Z_m-k), Q_k = Z_k -
+ * conj(Z_m-k) and T_m-k = -conj(T_k), the pair's two outputs share one
+ * complex product: R2C X_k = (P - i T Q) / 2, X_m-k = conj(P + i T Q) / 2;
+ * C2R Z_k = P + i T Q, Z_m-k = conj(P - i T Q). The vector loop takes four
+ * pairs at once on interleaved values (the upper four reversed), in
+ * float with the table's float twiddles; both ends of the pair are read
+ * before either is written, so in place works. */
+typedef int32_t hy_i8 __attribute__((vector_size(32)));
+#if defined(__clang__)
+#define HY_SHUF8(a, ...) __builtin_shufflevector(a, a, __VA_ARGS__)
+#else
+#define HY_SHUF8(a, ...) __builtin_shuffle(a, (hy_i8){__VA_ARGS__})
+#endif
+
+static inline void hy_real_pair_f32(int post, float tr, float ti, float ar, float ai, float br,
+                                    float bi, float f, float *xr, float *xi, float *yr,
+                                    float *yi) {
+  const float pr = ar + br, pi = ai - bi, qr = ar - br, qi = ai + bi;
+  /* i T Q */
+  const float ur = -(tr * qi + ti * qr), ui = tr * qr - ti * qi;
+  const float g = post ? -1.0f : 1.0f;
+  *xr = f * (pr + g * ur);
+  *xi = f * (pi + g * ui);
+  *yr = f * (pr - g * ur);
+  *yi = -f * (pi - g * ui);
+}
+
+HY_REAL_CLONES static void hy_real_row_f32(int post, const float *tw, int64_t m, const float *s,
+                                           float *d, float scale) {
+  /* Element 0 and the middle element of even m first: their pairs are
+   * themselves. */
+  const float a0r = s[0], a0i = s[1], bmr = s[2 * m];
+  const float f = post ? 0.5f * scale : scale;
+  int64_t k = 1;
+  const hy_f8 sg = {-1, 1, -1, 1, -1, 1, -1, 1}, cj = {1, -1, 1, -1, 1, -1, 1, -1};
+  const float g = post ? -1.0f : 1.0f;
+  for (; k + 3 < m - k - 3; k += 4) {
+    hy_f8 a, b, t;
+    memcpy(&a, s + 2 * k, sizeof a);
+    memcpy(&b, s + 2 * (m - k - 3), sizeof b);
+    memcpy(&t, tw + 2 * k, sizeof t);
+    b = HY_SHUF8(b, 6, 7, 4, 5, 2, 3, 0, 1); /* Z_m-k .. Z_m-k-3 */
+    const hy_f8 bc = b * cj;
+    const hy_f8 p = a + bc, q = a - bc;
+    const hy_f8 tre = HY_SHUF8(t, 0, 0, 2, 2, 4, 4, 6, 6), tim = HY_SHUF8(t, 1, 1, 3, 3, 5, 5, 7, 7);
+    const hy_f8 qs = HY_SHUF8(q, 1, 0, 3, 2, 5, 4, 7, 6);
+    const hy_f8 tq = tre * q + sg * (tim * qs);              /* T Q */
+    const hy_f8 u = sg * HY_SHUF8(tq, 1, 0, 3, 2, 5, 4, 7, 6); /* i T Q */
+    const hy_f8 x = f * (p + g * u), y = (f * (p - g * u)) * cj;
+    memcpy(d + 2 * k, &x, sizeof x);
+    const hy_f8 yrev = HY_SHUF8(y, 6, 7, 4, 5, 2, 3, 0, 1);
+    memcpy(d + 2 * (m - k - 3), &yrev, sizeof yrev);
+  }
+  for (; 2 * k <= m; k++) {
+    float xr, xi, yr, yi;
+    hy_real_pair_f32(post, tw[2 * k], tw[2 * k + 1], s[2 * k], s[2 * k + 1], s[2 * (m - k)],
+                     s[2 * (m - k) + 1], f, &xr, &xi, &yr, &yi);
+    d[2 * k] = xr;
+    d[2 * k + 1] = xi;
+    if (2 * k != m) {
+      d[2 * (m - k)] = yr;
+      d[2 * (m - k) + 1] = yi;
+    }
+  }
+  if (post) {
+    d[0] = scale * (a0r + a0i);
+    d[1] = 0.0f;
+    d[2 * m] = scale * (a0r - a0i);
+    d[2 * m + 1] = 0.0f;
+  } else {
+    /* imaginary parts of X_0 and X_m taken as 0 */
+    d[0] = scale * (a0r + bmr);
+    d[1] = scale * (a0r - bmr);
+  }
+}
+
 hy_status hy_cpu_op_real_one(int post, hyfft_precision precision, const double *table, int64_t m,
                              const void *src, int64_t is, void *dst, int64_t os, double scale) {
+  /* Single precision, unit strides, in place or apart: the float step. */
+  if (precision == HYFFT_F32 && is == 1 && os == 1 && table && m >= 2 &&
+      (src == dst || hy_real_apart(src, 2 * (m + 1), dst, 2 * (m + 1), sizeof(float)))) {
+    hy_real_row_f32(post, (const float *)(const void *)(table + 2 * (m + 1)), m, src, dst,
+                    (float)scale);
+    return HYFFT_SUCCESS;
+  }
   hy_pass pass;
   hy_pass_init(&pass, post ? HY_PASS_R2C_POST : HY_PASS_C2R_PRE, precision, post ? -1 : 1);
   pass.axis = (hyfft_dim){m + 1, is, os};

@@ -1,7 +1,9 @@
 /* The CPU implementation of the pointwise steps of real transforms
  * (HY_PASS_WIDEN, HY_PASS_NARROW, HY_PASS_R2C_POST, HY_PASS_C2R_PRE,
- * HY_PASS_C2R_EXTEND; planner/plan.h). They compute in double for both
- * precisions and round once when they store. */
+ * HY_PASS_C2R_EXTEND; planner/plan.h). The passes compute in double for
+ * both precisions and round once when they store; the step of one
+ * single-precision transform of unit strides (hy_cpu_op_real_one)
+ * computes in float, as the DFT beside it does. */
 #ifndef HY_CPU_OPS_REAL_H
 #define HY_CPU_OPS_REAL_H
 
@@ -13,8 +15,9 @@ int hy_cpu_op_is_real(hy_pass_op op);
 /* The table a pass needs, built once when the plan is prepared: for
  * R2C_POST and C2R_PRE the twiddles exp(sign*2*pi*i*k/n), k = 0..n/2,
  * each rounded once from long double to double, the n/2 + 1 real parts
- * and then the n/2 + 1 imaginary parts; NULL (and success) for the
- * others. Free with hy_free. */
+ * and then the n/2 + 1 imaginary parts, followed by the same twiddles
+ * rounded from those to float, interleaved (re, im); NULL (and success)
+ * for the others. Free with hy_free. */
 hy_status hy_cpu_op_real_table(const hy_pass *pass, double **table);
 
 /* Run one such pass. src_base and dst_base are the buffers' starts; the
@@ -29,7 +32,10 @@ hy_status hy_cpu_op_real(const hy_pass *pass, const double *table, const void *s
  * hy_cpu_op_real_table makes it, times scale. The CPU engine's four-step
  * nodes call it per transform, next to that transform's DFT, while its
  * data are in cache (hy_cpu_run.real_step); inside a parallel loop it
- * runs on the calling thread. */
+ * runs on the calling thread. In single precision with unit strides
+ * (in place, or src and dst apart) it computes in float from the
+ * table's float twiddles, one complex product per pair, four pairs per
+ * vector; otherwise as the pass does. */
 hy_status hy_cpu_op_real_one(int post, hyfft_precision precision, const double *table, int64_t m,
                              const void *src, int64_t is, void *dst, int64_t os, double scale);
 
