@@ -728,9 +728,30 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
 }
 
 /* ---- the even-length step of a real transform (hy_cpu_run.real_step) --
- * Both compute in double, as the pointwise passes do (ops_real.c), with
- * the same double twiddles, and round once into the lane arrays: the step
- * adds no error of the engine's precision (hy_vw, half by half). */
+ * The f64 engine computes in double with the double twiddles; the f32
+ * engine in float with the table's float twiddles (after the doubles,
+ * interleaved: hy_cpu_op_real_table), as the DFT beside it does, and
+ * makes both outputs of a pair from one complex product: with P = a +
+ * conj(b), Q = a - conj(b) and T_m-j = -conj(T_j), C2R's Z_j = P + i T Q
+ * and Z_m-j = conj(P - i T Q), R2C's X_j = (P - i T Q) / 2 and X_m-j =
+ * conj(P + i T Q) / 2. */
+#if HY_LANES == 8
+#define HY_REAL_F32 1
+/* The float twiddle T_j of a real step's table: re at [2j], im at [2j+1]. */
+#define HY_TW32(run, n) ((const float *)(const void *)((run)->real_tw + 2 * ((n) + 1)))
+/* C2R: Z_j into (zr, zi) and Z_m-j into (yr, yi). */
+HY_INLINE void hy_pre_pair_f(const hy_v *ar, const hy_v *ai, const hy_v *br, const hy_v *bi,
+                             hy_r tr, hy_r ti, hy_v *zr, hy_v *zi, hy_v *yr, hy_v *yi) {
+  const hy_v pr = *ar + *br, pi = *ai - *bi, qr = *ar - *br, qi = *ai + *bi;
+  const hy_v tqr = tr * qr - ti * qi, tqi = tr * qi + ti * qr;
+  *zr = pr - tqi;
+  *zi = pi + tqr;
+  *yr = pr + tqi;
+  *yi = tqr - pi;
+}
+#else
+#define HY_REAL_F32 0
+#endif
 
 /* Z = P + i T Q with P = a + conj(b), Q = a - conj(b), T = (tr, ti), for
  * the lanes' a = X_j and b = X_m-j. */
@@ -774,8 +795,16 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather_pre(const hy_cpu_run *run, const 
       memcpy(&hi, q + L_, sizeof hi);
       yr = __builtin_shuffle(lo, hi, even);
       yi = __builtin_shuffle(lo, hi, odd);
+#if HY_REAL_F32
+      /* Z_m-j first: at 2j = n the pair is itself and Z_j is kept. */
+      hy_pre_pair_f(&xr, &xi, &yr, &yi, HY_TW32(run, n)[2 * j], HY_TW32(run, n)[2 * j + 1], &lo,
+                    &hi, &ar[n - j], &ai[n - j]);
+      ar[j] = lo;
+      ai[j] = hi;
+#else
       hy_pre_lanes(&xr, &xi, &yr, &yi, tre[j], tim[j], &ar[j], &ai[j]);
       hy_pre_lanes(&yr, &yi, &xr, &xi, tre[n - j], tim[n - j], &ar[n - j], &ai[n - j]);
+#endif
     }
   } else if (n > L_) {
     const hy_r *rows[L_], *lower[L_], *mirror[L_];
@@ -798,10 +827,22 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather_pre(const hy_cpu_run *run, const 
       hy_gather_tile(lower, is, 0, L_, xr, xi);
       hy_gather_tile(mirror, is, 0, L_, yr, yi);
       for (int q = 0; q < L_; q++) {
+#if HY_REAL_F32
+        /* Pairs past the middle (t0 + q > m0 + L_ - 1 - q) are the
+         * mirror's own pairs, made where the mirror is the lower tile. */
+        if (2 * (t0 + q) > n) continue;
+        hy_v zr, zi;
+        hy_pre_pair_f(&xr[q], &xi[q], &yr[L_ - 1 - q], &yi[L_ - 1 - q],
+                      HY_TW32(run, n)[2 * (t0 + q)], HY_TW32(run, n)[2 * (t0 + q) + 1], &zr, &zi,
+                      &ar[m0 + L_ - 1 - q], &ai[m0 + L_ - 1 - q]);
+        ar[t0 + q] = zr;
+        ai[t0 + q] = zi;
+#else
         hy_pre_lanes(&xr[q], &xi[q], &yr[L_ - 1 - q], &yi[L_ - 1 - q], tre[t0 + q], tim[t0 + q],
                      &ar[t0 + q], &ai[t0 + q]);
         hy_pre_lanes(&yr[L_ - 1 - q], &yi[L_ - 1 - q], &xr[q], &xi[q], tre[m0 + L_ - 1 - q],
                      tim[m0 + L_ - 1 - q], &ar[m0 + L_ - 1 - q], &ai[m0 + L_ - 1 - q]);
+#endif
       }
     }
   } else {
@@ -863,6 +904,22 @@ HY_NO_LIBCALLS HY_CLONES static void hy_post_lanes(const hy_cpu_run *run, int64_
   hy_narrow(&fr[0], &first);
   fi[0] = (hy_v){0};
   hy_narrow(last, &past);
+#if HY_REAL_F32
+  const float *tw = HY_TW32(run, n);
+  const hy_r f = (hy_r)(0.5 * sc);
+  for (int64_t k = 1; 2 * k <= n; k++) {
+    const hy_v ar = fr[k], ai = fi[k], br = fr[n - k], bi = fi[n - k];
+    const hy_v pr = ar + br, pi = ai - bi, qr = ar - br, qi = ai + bi;
+    const hy_r tr = tw[2 * k], ti = tw[2 * k + 1];
+    const hy_v tqr = tr * qr - ti * qi, tqi = tr * qi + ti * qr;
+    /* X_m-k first: at 2k = n the pair is itself and X_k is kept. */
+    fr[n - k] = f * (pr - tqi);
+    fi[n - k] = -(f * (pi + tqr));
+    fr[k] = f * (pr + tqi);
+    fi[k] = f * (pi - tqr);
+  }
+  return;
+#endif
   for (int64_t k = 1; 2 * k <= n; k++) {
     hy_vw ar = hy_widen(fr[k]), ai = hy_widen(fi[k]);
     hy_vw br = hy_widen(fr[n - k]), bi = hy_widen(fi[n - k]);
