@@ -107,7 +107,8 @@ static int hy_cpu_row_factors(int L, int64_t n, const int *factors, int nfactors
 }
 
 /* Whether full lane groups of a DIRECT node with row tables and
- * n < LANES^3 run faster on the row path, as measured on this machine.
+ * n < LANES^3, or with a partial last group of outputs, run faster on
+ * the row path, as measured on this machine.
  * The two paths trade different work: a lane group transposes LANES
  * transforms into lanes and back (two LANES x LANES transposes per LANES
  * points each way), the row path one transpose per LANES outputs and the
@@ -172,7 +173,14 @@ static double hy_cpu_rows_time(hy_cpu_node *node, const hy_cpu_run *run) {
 
 static int hy_cpu_rows_measure(hy_cpu_node *node) {
   const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
-  const int64_t n = node->n, count = 8 * L;
+  /* Eight lane groups, fewer for long rows: the probe's in and out stay
+   * within about 1 MiB (in the L2 or close to it), and planning a long
+   * row does not time megabytes. */
+  const int64_t n = node->n;
+  int64_t groups = ((int64_t)1 << 16) / (n * L);
+  if (groups > 8) groups = 8;
+  if (groups < 1) groups = 1;
+  const int64_t count = groups * L;
   hy_cpu_run run;
   char *buf = hy_cpu_probe_run(node->precision, n, count, &run);
   if (!buf) return 0;
@@ -217,10 +225,13 @@ static int hy_cpu_rows_pay(hy_cpu_node *node) {
  * for full groups (rows_batched = 0): with n / LANES < LANES^2 the
  * LANES x LANES transposes of the row path outweigh what it saves when
  * every lane holds a transform (such rows measured slower on it, longer
- * ones faster: docs/performance.md); so do rows whose last group of
- * outputs is partial. Those take the row path only in runs of fewer
- * transforms than a lane group, where a group would leave lanes empty.
- * Skipped (no error) where there is no plan. */
+ * ones faster: docs/performance.md), unless timing on this machine finds
+ * the row path faster (hy_cpu_rows_pay). Rows whose last group of outputs
+ * is partial (LANES does not divide n / LANES) are timed at every
+ * length: the partial group's extra work and the straight-line kernels'
+ * savings vary with m. Rows that take neither run the row path only in
+ * runs of fewer transforms than a lane group, where a group would leave
+ * lanes empty. Skipped (no error) where there is no plan. */
 static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nfactors) {
   const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
   const int64_t n = node->n, m = n / L, mp = hy_cpu_row_tw_rows(L, m), rows = mp * L;
@@ -244,7 +255,7 @@ static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nf
     }
   node->rtw = tw;
   if (m % L != 0) {
-    node->rows_batched = 0;
+    node->rows_batched = hy_cpu_rows_pay(node);
     return HYFFT_SUCCESS;
   }
   node->rows_batched = n >= (int64_t)L * L * L || n > hy_cpu_direct_max(node->precision);
