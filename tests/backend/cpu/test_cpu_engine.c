@@ -662,16 +662,19 @@ int main(void) {
       for (size_t i = 0; i < sizeof shorts / sizeof shorts[0]; i++)
         for (int ip = 0; ip < 2; ip++)
           test_1d(shorts[i], 37, (hyfft_precision)prec, sign, ip, ip ? 0.5 : 0);
-  /* Full lane groups of rows shorter than LANES^3 take the row path or
+  /* Full lane groups of rows shorter than LANES^3, and of rows whose
+   * last group of LANES outputs is partial (LANES does not divide
+   * n / LANES: f32 120 ... 1000, f64 24 ... 1000), take the row path or
    * the lane groups as measured per machine (hy_cpu_rows_pay); both
    * forced in turn, batched with a partial last group, in place and out
    * of place, against the reference. */
-  static const int64_t band[2][5] = {{64, 128, 192, 256, 448}, {16, 32, 48, 0, 0}};
+  static const int64_t band[2][9] = {{64, 128, 192, 256, 448, 120, 200, 360, 1000},
+                                     {16, 32, 48, 24, 40, 600, 1000, 0, 0}};
   for (int rows = 0; rows < 2; rows++) {
     setenv("HYFFT_CPU_ROWS", rows ? "1" : "0", 1);
     hy_settings_reload();
     for (int prec = 0; prec < 2; prec++)
-      for (int i = 0; i < 5 && band[prec][i]; i++)
+      for (int i = 0; i < 9 && band[prec][i]; i++)
         for (int ip = 0; ip < 2; ip++)
           test_1d(band[prec][i], 37, (hyfft_precision)prec, ip ? 1 : -1, ip, ip ? 0.5 : 0);
   }
