@@ -227,11 +227,13 @@ static int hy_cpu_rows_pay(hy_cpu_node *node) {
  * every lane holds a transform (such rows measured slower on it, longer
  * ones faster: docs/performance.md), unless timing on this machine finds
  * the row path faster (hy_cpu_rows_pay). Rows whose last group of outputs
- * is partial (LANES does not divide n / LANES) are timed at every
- * length: the partial group's extra work and the straight-line kernels'
- * savings vary with m. Rows that take neither run the row path only in
- * runs of fewer transforms than a lane group, where a group would leave
- * lanes empty. Skipped (no error) where there is no plan. */
+ * is partial (LANES does not divide n / LANES) keep the lane groups in
+ * batches: on the row path with streamed stores into an output that
+ * does not start on a cache line, f64 100 points wrote other bytes than
+ * with plain stores (backend.cpu.engine's stream test), not yet found.
+ * Rows that take neither run the row path only in runs of fewer
+ * transforms than a lane group, where a group would leave lanes empty.
+ * Skipped (no error) where there is no plan. */
 static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nfactors) {
   const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
   const int64_t n = node->n, m = n / L, mp = hy_cpu_row_tw_rows(L, m), rows = mp * L;
@@ -255,7 +257,7 @@ static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nf
     }
   node->rtw = tw;
   if (m % L != 0) {
-    node->rows_batched = hy_cpu_rows_pay(node);
+    node->rows_batched = 0;
     return HYFFT_SUCCESS;
   }
   node->rows_batched = n >= (int64_t)L * L * L || n > hy_cpu_direct_max(node->precision);
