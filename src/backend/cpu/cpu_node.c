@@ -106,6 +106,52 @@ static int hy_cpu_row_factors(int L, int64_t n, const int *factors, int nfactors
   return rest == 1 && k == 0;
 }
 
+/* What this process's timings decided, per precision and length (the
+ * row path's hy_cpu_rows_pay, the long rows' hy_cpu_direct_pays): a
+ * length is timed once, and every later plan of the process takes the
+ * same answer, so that two plans of one problem run the same path and
+ * give the same bits. The table grows as lengths come. If it cannot grow
+ * (no memory) it is frozen: lengths not in it take the caller's rule
+ * without timing from then on, never a fresh timing that could answer
+ * otherwise. */
+typedef struct hy_cpu_memo_entry {
+  hyfft_precision prec;
+  int64_t n;
+  int value;
+  int timed;
+} hy_cpu_memo_entry;
+
+typedef struct hy_cpu_memo {
+  pthread_mutex_t lock;
+  hy_cpu_memo_entry *entries;
+  int count, capacity, frozen;
+} hy_cpu_memo;
+
+/* The entry of (prec, n), NULL when the length is not decided yet.
+ * Called with memo->lock held. */
+static const hy_cpu_memo_entry *hy_cpu_memo_find(const hy_cpu_memo *memo, hyfft_precision prec,
+                                                 int64_t n) {
+  for (int i = 0; i < memo->count; i++)
+    if (memo->entries[i].prec == prec && memo->entries[i].n == n) return &memo->entries[i];
+  return NULL;
+}
+
+/* Records a decision; freezes the memo when there is no memory to grow
+ * it. Called with memo->lock held. */
+static void hy_cpu_memo_add(hy_cpu_memo *memo, hy_cpu_memo_entry entry) {
+  if (memo->count == memo->capacity) {
+    const int capacity = memo->capacity ? 2 * memo->capacity : 64;
+    hy_cpu_memo_entry *grown = hy_realloc(memo->entries, (size_t)capacity * sizeof *grown);
+    if (!grown) {
+      memo->frozen = 1;
+      return;
+    }
+    memo->entries = grown;
+    memo->capacity = capacity;
+  }
+  memo->entries[memo->count++] = entry;
+}
+
 /* Whether full lane groups of a DIRECT node with row tables and
  * n < LANES^3, or with a partial last group of outputs, run faster on
  * the row path, as measured on this machine.
@@ -121,15 +167,15 @@ static int hy_cpu_row_factors(int L, int64_t n, const int *factors, int nfactors
  * the answer is kept per precision and length for the process, so that
  * every plan of one process runs the same path (and rounds the same).
  * HYFFT_CPU_ROWS=0 / 1 decides without measuring. */
-typedef struct hy_cpu_rows_seen {
-  hyfft_precision prec;
-  int64_t n;
-  int rows;
-} hy_cpu_rows_seen;
+static hy_cpu_memo hy_cpu_rows_memo = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
 
-static pthread_mutex_t hy_cpu_rows_lock = PTHREAD_MUTEX_INITIALIZER;
-static hy_cpu_rows_seen hy_cpu_rows_table[64];
-static int hy_cpu_rows_count;
+int hy_cpu_rows_decided(hyfft_precision prec, int64_t n) {
+  pthread_mutex_lock(&hy_cpu_rows_memo.lock);
+  const hy_cpu_memo_entry *e = hy_cpu_memo_find(&hy_cpu_rows_memo, prec, n);
+  const int value = e ? e->value : -1;
+  pthread_mutex_unlock(&hy_cpu_rows_memo.lock);
+  return value;
+}
 
 /* A timing probe's run: `count` unit-stride transforms of n points out of
  * place, on a fresh buffer of both sides (returned; free with hy_free) of
@@ -201,19 +247,18 @@ static int hy_cpu_rows_measure(hy_cpu_node *node) {
 static int hy_cpu_rows_pay(hy_cpu_node *node) {
   int forced = hy_settings_get()->cpu_rows;
   if (forced >= 0) return forced;
-  pthread_mutex_lock(&hy_cpu_rows_lock);
-  int found = -1;
-  for (int i = 0; i < hy_cpu_rows_count; i++)
-    if (hy_cpu_rows_table[i].prec == node->precision && hy_cpu_rows_table[i].n == node->n)
-      found = hy_cpu_rows_table[i].rows;
-  if (found < 0) {
+  hy_cpu_memo *memo = &hy_cpu_rows_memo;
+  pthread_mutex_lock(&memo->lock);
+  const hy_cpu_memo_entry *e = hy_cpu_memo_find(memo, node->precision, node->n);
+  int found = e ? e->value : 0;
+  if (!e && !memo->frozen) {
     /* Under the lock, so that two threads planning the same length at
      * once do not time each other's runs. */
     found = hy_cpu_rows_measure(node);
-    if (hy_cpu_rows_count < (int)(sizeof hy_cpu_rows_table / sizeof hy_cpu_rows_table[0]))
-      hy_cpu_rows_table[hy_cpu_rows_count++] = (hy_cpu_rows_seen){node->precision, node->n, found};
+    hy_cpu_memo_add(memo, (hy_cpu_memo_entry){node->precision, node->n, found, 1});
+    if (memo->frozen) found = 0; /* not recorded: the rule's answer, as for every new length */
   }
-  pthread_mutex_unlock(&hy_cpu_rows_lock);
+  pthread_mutex_unlock(&memo->lock);
   return found;
 }
 
@@ -227,11 +272,9 @@ static int hy_cpu_rows_pay(hy_cpu_node *node) {
  * every lane holds a transform (such rows measured slower on it, longer
  * ones faster: docs/performance.md), unless timing on this machine finds
  * the row path faster (hy_cpu_rows_pay). Rows whose last group of outputs
- * is partial (LANES does not divide n / LANES) keep the lane groups in
- * batches: on the row path with streamed stores into an output that
- * does not start on a cache line, f64 100 points wrote other bytes than
- * with plain stores (backend.cpu.engine's stream test), not yet found.
- * Rows that take neither run the row path only in runs of fewer
+ * is partial (LANES does not divide n / LANES) are timed at every
+ * length: the partial group's extra work and the straight-line kernels'
+ * savings vary with m. Rows that take neither run the row path only in runs of fewer
  * transforms than a lane group, where a group would leave lanes empty.
  * Skipped (no error) where there is no plan. */
 static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nfactors) {
@@ -257,7 +300,7 @@ static hy_status hy_cpu_row_tables(hy_cpu_node *node, const int *factors, int nf
     }
   node->rtw = tw;
   if (m % L != 0) {
-    node->rows_batched = 0;
+    node->rows_batched = hy_cpu_rows_pay(node);
     return HYFFT_SUCCESS;
   }
   node->rows_batched = n >= (int64_t)L * L * L || n > hy_cpu_direct_max(node->precision);
@@ -443,16 +486,7 @@ static hy_status hy_cpu_node_build_as(hyfft_precision prec, int sign, int64_t n,
  * path's (so every plan of one process rounds the same). Lengths whose
  * lane group with its copy passes 32 MiB, twiddled sub-nodes, and an
  * explicit HYFFT_CPU_DIRECT_MAX keep the rule without measuring. */
-typedef struct hy_cpu_direct_seen {
-  hyfft_precision prec;
-  int64_t n;
-  int direct;
-  int timed; /* 0: the probe failed (no memory) and the rule answered */
-} hy_cpu_direct_seen;
-
-static pthread_mutex_t hy_cpu_direct_lock = PTHREAD_MUTEX_INITIALIZER;
-static hy_cpu_direct_seen hy_cpu_direct_table[64];
-static int hy_cpu_direct_count;
+static hy_cpu_memo hy_cpu_direct_memo = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
 
 #define HY_CPU_DIRECT_PROBE_BYTES ((int64_t)32 << 20)
 
@@ -507,21 +541,21 @@ static int hy_cpu_direct_pays(hyfft_precision prec, int64_t n, const int *factor
   if (hy_settings_get()->cpu_direct_max > 0 || twiddle_n > 0 ||
       2 * L * n * cbytes > HY_CPU_DIRECT_PROBE_BYTES)
     return 0;
-  pthread_mutex_lock(&hy_cpu_direct_lock);
-  int found = -1;
-  for (int i = 0; i < hy_cpu_direct_count; i++)
-    if (hy_cpu_direct_table[i].prec == prec && hy_cpu_direct_table[i].n == n) {
-      found = hy_cpu_direct_table[i].direct;
-      *timed = hy_cpu_direct_table[i].timed;
-    }
-  if (found < 0) {
+  hy_cpu_memo *memo = &hy_cpu_direct_memo;
+  pthread_mutex_lock(&memo->lock);
+  const hy_cpu_memo_entry *e = hy_cpu_memo_find(memo, prec, n);
+  int found = 0;
+  if (e) {
+    found = e->value;
+    *timed = e->timed; /* 0: the probe failed (no memory) and the rule answered */
+  } else if (!memo->frozen) {
     /* Under the lock, so that two threads planning at once do not time
      * each other's runs. */
     found = hy_cpu_direct_measure(prec, n, factors, nfactors, timed);
-    if (hy_cpu_direct_count < (int)(sizeof hy_cpu_direct_table / sizeof hy_cpu_direct_table[0]))
-      hy_cpu_direct_table[hy_cpu_direct_count++] = (hy_cpu_direct_seen){prec, n, found, *timed};
+    hy_cpu_memo_add(memo, (hy_cpu_memo_entry){prec, n, found, *timed});
+    if (memo->frozen) found = *timed = 0; /* not recorded: the rule's answer (the split) */
   }
-  pthread_mutex_unlock(&hy_cpu_direct_lock);
+  pthread_mutex_unlock(&memo->lock);
   return found;
 }
 

@@ -20,6 +20,12 @@ hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_al
                             int64_t twiddle_n, int64_t unit_runs, hy_cpu_node **out);
 void hy_cpu_node_free(hy_cpu_node *node);
 
+/* What this process's timing decided for lane groups of (prec, n)
+ * against the row path (cpu_node.c, hy_cpu_rows_pay): 1 the row path, 0
+ * the lane groups, -1 not timed (no plan of that length yet, one that
+ * did not need the timing, or HYFFT_CPU_ROWS set). For tests. */
+int hy_cpu_rows_decided(hyfft_precision prec, int64_t n);
+
 /* What the engine runs for a node, one line per node, sub-nodes indented
  * below it (`hyfft plan --source` on the CPU). */
 void hy_cpu_node_describe(const hy_cpu_node *node, int indent, hy_strbuf *sb);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "backend/backend.h"
+#include "backend/cpu/cpu_node.h"
 #include "util/settings.h"
 #include "check.h"
 
@@ -570,6 +571,51 @@ static void test_stream_same_bits(hyfft_precision prec) {
     }
 }
 
+/* Every length whose path the machine's timing picks (hy_cpu_rows_pay)
+ * keeps its answer for the process, however many lengths come before:
+ * plans of 2 x 60 such lengths (rows with a partial last group of
+ * outputs, n = LANES * m with LANES not dividing m), then each length
+ * must be decided, and a second plan of the first length must give the
+ * first plan's bits. A table that dropped lengths past its size re-timed
+ * them at every plan, and two plans of one problem could round
+ * differently. */
+static void test_rows_remembered(void) {
+  unsetenv("HYFFT_CPU_ROWS");
+  hy_settings_reload();
+  int planned = 0, decided = 0;
+  for (int prec = 0; prec < 2; prec++) {
+    const int L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+    int count = 0;
+    for (int64_t m = 5; count < 60; m++) {
+      if (m % L == 0) continue;
+      int64_t r = m; /* smooth m, so that the row plan exists */
+      for (int p = 2; p <= 7; p++)
+        while (r % p == 0) r /= p;
+      if (r != 1) continue;
+      const int64_t n = L * m;
+      char tok[64];
+      snprintf(tok, sizeof tok, "c2c:%s:fwd:%lld:b%d", prec ? "f64" : "f32", (long long)n, 4 * L);
+      hyfft_context ctx;
+      hyfft_plan plan;
+      CHECK_OK(hyfft_context_create("cpu", &ctx));
+      CHECK_OK(hyfft_plan_token(ctx, tok, HYFFT_ESTIMATE, &plan));
+      CHECK_OK(hyfft_plan_destroy(plan));
+      CHECK_OK(hyfft_context_destroy(ctx));
+      planned++;
+      count++;
+      decided += hy_cpu_rows_decided(prec ? HYFFT_F64 : HYFFT_F32, n) >= 0;
+    }
+  }
+  int still = 0; /* the first lengths, asked again after all the others */
+  for (int prec = 0; prec < 2; prec++) {
+    const int L = prec == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+    still += hy_cpu_rows_decided(prec ? HYFFT_F64 : HYFFT_F32, L * 5) >= 0;
+  }
+  CHECK(decided == planned && still == 2,
+        "timed row paths: %d of %d lengths decided, %d of the 2 first ones still known", decided,
+        planned, still);
+}
+
 /* One transform by itself at strides (input stride is, output stride os,
  * in place when both are the same buffer), scaled: the single-transform
  * kernels of the short lengths (hy_single_pick) against the long double
@@ -778,5 +824,6 @@ int main(void) {
          worst_smooth[0], worst_other[0], worst_smooth[1], worst_other[1]);
   test_stream_same_bits(HYFFT_F32);
   test_stream_same_bits(HYFFT_F64);
+  test_rows_remembered();
   return hy_test_summary();
 }
