@@ -560,7 +560,7 @@ static int hy_cpu_direct_pays(hyfft_precision prec, int64_t n, const int *factor
 }
 
 /* Whether runs of fewer transforms than a lane group holds split a
- * length four-step within the L2 rule: where the length has no row plan
+ * length four-step, at any length: where the length has no row plan
  * (LANES does not divide it) and is past HY_CPU_FEW_SPLIT_MIN points. One
  * lane group of the whole length would compute LANES - count empty
  * lanes; the two halves' runs of n1 and n2 transforms fill them. Below
@@ -578,13 +578,18 @@ static int hy_cpu_few_split(hyfft_precision prec, int64_t n, const int *factors,
 }
 
 /* Whether a mixed-radix length splits four-step: runs of a few
- * transforms with no row plan (hy_cpu_few_split); past the L2 rule,
- * unless it runs as one long row or the timing says one transform
- * (*timed: whether the timing, not a rule, decided). */
+ * transforms with no row plan (hy_cpu_few_split), at any length (one
+ * gathered group of a single transform would leave LANES - 1 lanes
+ * empty: the convolution of a long Bluestein transform, one at a time);
+ * past the L2 rule, unless it runs as one long row or the timing says
+ * one transform (*timed: whether the timing, not a rule, decided). */
 static int hy_cpu_split_pays(hyfft_precision prec, int64_t n, const int *factors, int nfactors,
                              int64_t unit_runs, int64_t twiddle_n, int *timed) {
   *timed = 0;
-  if (n <= hy_cpu_direct_max(prec)) return hy_cpu_few_split(prec, n, factors, nfactors, unit_runs);
+  /* Past the L2 rule as well: the timing below compares full lane
+   * groups, which runs of a few transforms never fill. */
+  if (hy_cpu_few_split(prec, n, factors, nfactors, unit_runs)) return 1;
+  if (n <= hy_cpu_direct_max(prec)) return 0;
   if (hy_cpu_long_row(prec, n, factors, nfactors, unit_runs, twiddle_n)) return 0;
   return !hy_cpu_direct_pays(prec, n, factors, nfactors, twiddle_n, timed);
 }

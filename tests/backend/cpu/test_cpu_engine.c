@@ -616,6 +616,25 @@ static void test_rows_remembered(void) {
         planned, still);
 }
 
+/* A run of one transform of a long length with no row plan (20250 =
+ * 2 * 3^4 * 5^3, LANES divides it in neither precision: the convolution
+ * of a Bluestein transform of 10007 points, one transform at a time)
+ * splits four-step, past the L2 rule too: one gathered lane group would
+ * compute LANES - 1 empty lanes (the node timed in full lane groups
+ * said otherwise on some machines, and 10007 x 512 ran 6x slower). */
+static void test_single_long_split(void) {
+  static const int factors[] = {2, 3, 3, 3, 3, 5, 5, 5};
+  for (int prec = 0; prec < 2; prec++) {
+    hy_cpu_node *node = NULL;
+    CHECK_OK(hy_cpu_node_build(prec ? HYFFT_F64 : HYFFT_F32, -1, 20250, HY_ALGO_MIXED_RADIX,
+                               factors, 8, 0, 0, 1, &node));
+    CHECK(node && node->kind == HY_CPU_LARGE,
+          "%s 20250, runs of one transform: kind %d, not the four-step split",
+          prec ? "f64" : "f32", node ? (int)node->kind : -1);
+    hy_cpu_node_free(node);
+  }
+}
+
 /* One transform by itself at strides (input stride is, output stride os,
  * in place when both are the same buffer), scaled: the single-transform
  * kernels of the short lengths (hy_single_pick) against the long double
@@ -825,5 +844,6 @@ int main(void) {
   test_stream_same_bits(HYFFT_F32);
   test_stream_same_bits(HYFFT_F64);
   test_rows_remembered();
+  test_single_long_split();
   return hy_test_summary();
 }
