@@ -114,6 +114,12 @@ typedef struct hy_cpu_node {
    * split re then im. */
   int64_t m;
   struct hy_cpu_node *fft; /* forward length-m node in `precision` for one wide transform */
+  /* BLUESTEIN, RADER with m past 4 * HY_CPU_DIRECT_MAX: 1 where batches
+   * run one transform at a time through `fft` (it takes one transform on
+   * all lanes: the row path; or lane groups of m would pass
+   * HY_CPU_CONV_LANES_BYTES), 0 where they run in lane groups of m on
+   * the kernel plan (hy_conv_range), as shorter convolutions do. */
+  int conv_wide;
   void *chirp;
   void *spec;
   /* RADER: where the convolution reads (rd[q] = g^q mod n) and where its

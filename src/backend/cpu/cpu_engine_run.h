@@ -48,7 +48,7 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
     case HY_CPU_BLUESTEIN:
     case HY_CPU_RADER: {
       int64_t groups = (job.count + L_ - 1) / L_;
-      if (job.count < L_ || groups < hy_num_threads() || node->m > 4 * HY_CPU_DIRECT_MAX)
+      if (job.count < L_ || groups < hy_num_threads() || node->conv_wide)
         return hy_conv_wide(node, run);
       hy_parallel_for(groups, 1, hy_conv_range, &job);
       break;

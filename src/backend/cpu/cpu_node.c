@@ -594,6 +594,28 @@ static int hy_cpu_split_pays(hyfft_precision prec, int64_t n, const int *factors
   return !hy_cpu_direct_pays(prec, n, factors, nfactors, twiddle_n, timed);
 }
 
+/* Whether a convolution node's batches run one transform at a time
+ * through its length-m node (hy_cpu_node.conv_wide). Up to 4 *
+ * HY_CPU_DIRECT_MAX they run in lane groups of m. Past that a lane
+ * group's four arrays leave the L2, yet where m has no row path the
+ * length-m node runs a single transform as the four-step split, and
+ * lane groups measured 1.5-1.9x faster while their arrays stay within
+ * a few MiB (f32 10007 and 20011, f64 10007: 2.6 MiB), level at 7.8 and
+ * 13 MiB and slower at 26 (docs/performance.md); past
+ * HY_CPU_CONV_LANES_BYTES the batches run one at a time. Where m has a row path a single
+ * transform keeps every lane busy, and one at a time measured 1.2x
+ * faster (f32 65537, m = 2^17). */
+#define HY_CPU_CONV_LANES_BYTES ((int64_t)4 << 20)
+
+static int hy_cpu_conv_wide(const hy_cpu_node *node) {
+  const int L = node->precision == HYFFT_F64 ? HY_CPU_LANES_F64 : HY_CPU_LANES_F32;
+  const int64_t esz = node->precision == HYFFT_F64 ? 8 : 4;
+  const int64_t S = node->n > node->m ? node->n : node->m;
+  if (node->m <= 4 * HY_CPU_DIRECT_MAX) return 0;
+  const int one_row = node->fft && node->fft->kind == HY_CPU_DIRECT && node->fft->rtw;
+  return one_row || 4 * S * L * esz > HY_CPU_CONV_LANES_BYTES;
+}
+
 hy_status hy_cpu_node_build(hyfft_precision prec, int sign, int64_t n, hy_dft_algo algo,
                             const int *factors, int nfactors, int64_t bluestein_m,
                             int64_t twiddle_n, int64_t unit_runs, hy_cpu_node **out) {
@@ -631,6 +653,7 @@ static hy_status hy_cpu_node_build_as(hyfft_precision prec, int sign, int64_t n,
                              1, &node->fft);
     if (st == HYFFT_SUCCESS)
       st = rader ? hy_cpu_rader_tables(node) : hy_cpu_bluestein_tables(node, factors, nfactors);
+    if (st == HYFFT_SUCCESS) node->conv_wide = hy_cpu_conv_wide(node);
   } else if (st == HYFFT_SUCCESS && nfactors >= 2 &&
              (split == HY_SPLIT_LARGE ||
               (split == HY_SPLIT_DECIDE && hy_cpu_split_pays(prec, n, factors, nfactors, unit_runs,
