@@ -99,6 +99,25 @@ int64_t hy_bluestein_length(int64_t n) {
   return pow2 * 4 <= smooth * 5 ? pow2 : smooth;
 }
 
+int64_t hy_bluestein_cpu_length(int64_t n) {
+  const int64_t target = 2 * n - 2 > 8 ? 2 * n - 2 : 8;
+  int64_t smooth = INT64_MAX, pow2 = 8;
+  for (int64_t a = 8; a < INT64_MAX / 2; a *= 2) {
+    for (int64_t b = a; b < INT64_MAX / 3; b *= 3) {
+      for (int64_t c = b; c < INT64_MAX / 5; c *= 5) {
+        if (c >= target) {
+          if (c < smooth) smooth = c;
+          break;
+        }
+      }
+      if (b >= target) break;
+    }
+    if (a >= target) break;
+  }
+  while (pow2 < target) pow2 *= 2;
+  return pow2 * 4 <= smooth * 5 ? pow2 : smooth;
+}
+
 /* Stages of a GPU one-pass convolution of m points under the kernel
  * model's Bluestein radices (0 where m does not factor into codelets). */
 static int hy_bluestein_gpu_stages(int64_t m) {
@@ -153,8 +172,9 @@ hy_status hy_choose_dft_algo(int64_t n, const hy_device_caps *caps, hy_pass *pas
   }
   if (st != HYFFT_NO_SOLVER) return st;
   pass->algo = HY_ALGO_BLUESTEIN;
-  pass->bluestein_m = caps && caps->backend != HYFFT_BACKEND_CPU ? hy_bluestein_gpu_length(n)
-                                                                : hy_bluestein_length(n);
+  pass->bluestein_m = !caps                               ? hy_bluestein_length(n)
+                      : caps->backend == HYFFT_BACKEND_CPU ? hy_bluestein_cpu_length(n)
+                                                           : hy_bluestein_gpu_length(n);
   return hy_factorize(pass->bluestein_m, HY_MAX_DIRECT_PRIME, pass->factors, &pass->nfactors);
 }
 

@@ -91,9 +91,18 @@ int hy_rader_one_pass_pays(int64_t p);
  * idle slots, hy_bluestein_length's (docs/design.md, "Bluestein length"). */
 #define HY_BLUESTEIN_GPU_STAGED_MAX 8192
 int64_t hy_bluestein_gpu_length(int64_t n);
+/* Bluestein's convolution length on the CPU: as hy_bluestein_length, but
+ * of the 2^a 3^b 5^c lengths only those with a >= 3. The CPU engine's row
+ * path, which keeps every lane busy on a single transform and runs
+ * batches faster too, takes lengths its lane count (8 for f32, 4 for
+ * f64) divides with a smooth quotient: 10007's plain choice 20250 has
+ * none, and a single f32 transform of it took 2.2x as long as one of
+ * 20480, batches of 8 1.5x (docs/performance.md). */
+int64_t hy_bluestein_cpu_length(int64_t n);
 /* Choose the 1D algorithm for length n and fill pass->algo/factors/bluestein_m:
- * the convolution length by hy_bluestein_gpu_length on GPU backends (caps
- * not NULL and not the CPU), by hy_bluestein_length otherwise. */
+ * the convolution length by hy_bluestein_gpu_length on GPU backends,
+ * hy_bluestein_cpu_length on the CPU, hy_bluestein_length where caps is
+ * NULL. */
 hy_status hy_choose_dft_algo(int64_t n, const hy_device_caps *caps, hy_pass *pass);
 
 /* Columns (neighbouring transforms) a GPU block of a strided pass of this

@@ -17,6 +17,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu/cpu_node.h"
+#include "planner/planner.h"
 #include "util/settings.h"
 #include "check.h"
 
@@ -635,28 +636,44 @@ static void test_single_long_split(void) {
   }
 }
 
-/* Batches of a long Bluestein transform whose convolution length has no
- * row path (10007: m = 20250) run in lane groups of m (conv_wide 0):
- * one at a time, each convolution transform would be the four-step
- * split of a single transform, 1.5-1.9x slower here. Where m has a row
- * path (65537: m = 2^17) they run one at a time (conv_wide 1). Then
- * batches of 10007 points through the lane groups against the
- * reference, both precisions, both directions. */
+/* Batches of a long convolution whose length has no row path (Rader of
+ * 20011: m = 20010 = 2 * 3 * 5 * 23 * 29) run in lane groups of m
+ * (conv_wide 0): one at a time, each convolution transform would be the
+ * four-step split of a single transform, 1.5-1.9x slower here. Where m
+ * has a row path (Bluestein of 65537: m = 2^17) they run one at a time
+ * (conv_wide 1). Then batches of 20011 points through the lane groups
+ * against the reference, both precisions and directions. The CPU's
+ * Bluestein lengths have a row path (hy_bluestein_cpu_length: 2^a 3^b
+ * 5^c with a >= 3, at least 2n - 2; 10007 takes 20480, where the plain
+ * choice is 20250). */
 static void test_conv_lanes(void) {
-  static const int f20250[] = {2, 3, 3, 3, 3, 5, 5, 5}, f2_17[] = {16, 16, 16, 16, 2};
+  static const int f20010[] = {2, 3, 5, 23, 29}, f2_17[] = {16, 16, 16, 16, 2};
   for (int prec = 0; prec < 2; prec++) {
     const hyfft_precision p = prec ? HYFFT_F64 : HYFFT_F32;
     hy_cpu_node *a = NULL, *b = NULL;
-    CHECK_OK(hy_cpu_node_build(p, -1, 10007, HY_ALGO_BLUESTEIN, f20250, 8, 20250, 0, 0, &a));
+    CHECK_OK(hy_cpu_node_build(p, -1, 20011, HY_ALGO_RADER, f20010, 5, 20010, 0, 0, &a));
     CHECK_OK(hy_cpu_node_build(p, -1, 65537, HY_ALGO_BLUESTEIN, f2_17, 5, 131072, 0, 0, &b));
     CHECK(a && b && a->conv_wide == 0 && b->conv_wide == 1,
-          "%s: Bluestein 10007 (m 20250) conv_wide %d, want 0; 65537 (m 2^17) %d, want 1",
+          "%s: Rader 20011 (m 20010) conv_wide %d, want 0; Bluestein 65537 (m 2^17) %d, want 1",
           prec ? "f64" : "f32", a ? a->conv_wide : -1, b ? b->conv_wide : -1);
     hy_cpu_node_free(a);
     hy_cpu_node_free(b);
   }
-  test_1d(10007, 17, HYFFT_F32, -1, 0, 0);
-  test_1d(10007, 9, HYFFT_F64, 1, 1, 0.5);
+  test_1d(20011, 17, HYFFT_F32, -1, 0, 0);
+  test_1d(20011, 9, HYFFT_F64, 1, 1, 0.5);
+  CHECK(hy_bluestein_cpu_length(10007) == 20480, "CPU Bluestein length of 10007: %lld, want 20480",
+        (long long)hy_bluestein_cpu_length(10007));
+  static const int64_t ns[] = {3, 5, 17, 257, 1031, 4099, 10007, 30011, 100003, 1000003};
+  for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+    const int64_t m = hy_bluestein_cpu_length(ns[i]);
+    int64_t r = m;
+    for (int q = 2; q <= 5; q++)
+      while (r % q == 0) r /= q;
+    CHECK(m >= 2 * ns[i] - 2 && m % 8 == 0 && r == 1 &&
+              m <= 2 * hy_bluestein_length(ns[i]),
+          "CPU Bluestein length of %lld: %lld (not 5-smooth, not a multiple of 8, or out of range)",
+          (long long)ns[i], (long long)m);
+  }
 }
 
 /* One transform by itself at strides (input stride is, output stride os,
