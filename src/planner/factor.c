@@ -73,49 +73,41 @@ hy_status hy_factorize(int64_t n, int64_t max_prime, int *factors, int *nfactors
   return HYFFT_SUCCESS;
 }
 
+/* The smallest 2^a 3^b 5^c >= target with 2^a >= min_two (a power of
+ * two), or the power of two >= target where it is at most 1.25x that:
+ * a power of two runs in fewer, radix-16 stages than a 3- and 5-smooth
+ * length (1009: 2048 = 16*16*8 against 2025 = 3^4 5^2), which is worth a
+ * slightly longer convolution. */
+static int64_t hy_convolution_length(int64_t target, int64_t min_two) {
+  if (target < min_two) target = min_two;
+  int64_t smooth = INT64_MAX, pow2 = min_two;
+  for (int64_t a = min_two; a < INT64_MAX / 2; a *= 2) {
+    for (int64_t b = a; b < INT64_MAX / 3; b *= 3) {
+      for (int64_t c = b; c < INT64_MAX / 5; c *= 5) {
+        if (c >= target) {
+          if (c < smooth) smooth = c;
+          break;
+        }
+      }
+      if (b >= target) break;
+    }
+    if (a >= target) break;
+  }
+  while (pow2 < target) pow2 *= 2;
+  return pow2 * 4 <= smooth * 5 ? pow2 : smooth;
+}
+
 int64_t hy_bluestein_length(int64_t n) {
   /* The cyclic convolution must hold the lags -(n-1)..(n-1); lags n-1
    * and -(n-1) may share a slot (m = 2n - 2), since the kernel b_l =
    * conj(chirp_l) is even in l and both put the same value there. That
    * makes a Fermat prime's length a power of two (65537: 2^17, not the
    * 3-smooth 131220). */
-  int64_t target = 2 * n - 2 > 1 ? 2 * n - 2 : 1, smooth = INT64_MAX, pow2 = 1;
-  for (int64_t a = 1; a < INT64_MAX / 2; a *= 2) {
-    for (int64_t b = a; b < INT64_MAX / 3; b *= 3) {
-      for (int64_t c = b; c < INT64_MAX / 5; c *= 5) {
-        if (c >= target) {
-          if (c < smooth) smooth = c;
-          break;
-        }
-      }
-      if (b >= target) break;
-    }
-    if (a >= target) break;
-  }
-  while (pow2 < target) pow2 *= 2;
-  /* A power of two runs in fewer, radix-16 stages than a 3- and 5-smooth
-   * length (1009: 2048 = 16*16*8 against 2025 = 3^4 5^2), which is worth a
-   * slightly longer convolution. */
-  return pow2 * 4 <= smooth * 5 ? pow2 : smooth;
+  return hy_convolution_length(2 * n - 2 > 1 ? 2 * n - 2 : 1, 1);
 }
 
 int64_t hy_bluestein_cpu_length(int64_t n) {
-  const int64_t target = 2 * n - 2 > 8 ? 2 * n - 2 : 8;
-  int64_t smooth = INT64_MAX, pow2 = 8;
-  for (int64_t a = 8; a < INT64_MAX / 2; a *= 2) {
-    for (int64_t b = a; b < INT64_MAX / 3; b *= 3) {
-      for (int64_t c = b; c < INT64_MAX / 5; c *= 5) {
-        if (c >= target) {
-          if (c < smooth) smooth = c;
-          break;
-        }
-      }
-      if (b >= target) break;
-    }
-    if (a >= target) break;
-  }
-  while (pow2 < target) pow2 *= 2;
-  return pow2 * 4 <= smooth * 5 ? pow2 : smooth;
+  return hy_convolution_length(2 * n - 2 > 1 ? 2 * n - 2 : 1, 8);
 }
 
 /* Stages of a GPU one-pass convolution of m points under the kernel
