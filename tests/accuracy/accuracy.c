@@ -245,8 +245,12 @@ static void build_matrix(tokens *t, hyt_level level) {
    * scaled; the pair packing and unpacking at odd row distances; odd
    * lengths in place and scaled (WIDEN, C2R_EXTEND, NARROW); short even
    * lengths around the first block of four pairs (m = 7..15: none, one or
-   * two blocks, and the scalar pairs left between them); large batches. */
+   * two blocks, and the scalar pairs left between them); large batches;
+   * C2R of at most one vector's worth of bins (m <= LANES) in lane groups
+   * with a partial last group, strided and in place. */
   static const char *const real_vec[] = {
+      "c2r:f32:10:b37",         "c2r:f32:16:b19:idist=11:odist=17", "c2r:f64:8:b13",
+      "c2r:f64:6:b9:is=2:idist=9", "c2r:f32:4:b21:ip:scale=1/N",
       "r2c:f32:20000",          "c2r:f64:20000:ip",       "r2c:f64:4096:b2:scale=1/N",
       "c2r:f32:4096:ip:scale=1/N", "r2c:f32:64:b3:idist=67:odist=40",
       "c2r:f64:64:b3:idist=40:odist=67", "r2c:f64:1001:b2:ip", "c2r:f32:1025:b3:scale=0.5",

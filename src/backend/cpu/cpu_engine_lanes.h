@@ -782,6 +782,10 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather_pre(const hy_cpu_run *run, const 
   const hy_r *src = run->src;
   const int64_t is = run->axis.in_stride;
   const double *tre = run->real_tw, *tim = run->real_tw + n + 1;
+#if HY_REAL_F32
+  (void)tre; /* the f32 engine's pairs take the float twiddles */
+  (void)tim;
+#endif
   if (ln->contig_in) {
     const hy_vi even = HY_EVEN, odd = HY_ODD;
     for (int64_t j = 1; 2 * j <= n; j++) {
@@ -846,21 +850,36 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather_pre(const hy_cpu_run *run, const 
       }
     }
   } else {
-    hy_r *rr = (hy_r *)ar, *ri = (hy_r *)ai;
+    /* A short transform (n <= LANES): each lane's n + 1 inputs are
+     * transposed into lane vectors x_0..x_n one value at a time (lanes
+     * past the group's count 0), and the pairs made on the vectors. */
+    hy_v xr[L_ + 1], xi[L_ + 1];
+    hy_r *sr = (hy_r *)xr, *si = (hy_r *)xi;
     for (int v = 0; v < L_; v++) {
       const hy_r *p = src + 2 * ln->so[v < ln->count ? v : 0];
-      for (int64_t j = 0; j < n; j++) {
-        if (v >= ln->count) {
-          rr[j * L_ + v] = ri[j * L_ + v] = 0;
-          continue;
-        }
-        double xr = p[2 * j * is], xi = p[2 * j * is + 1];
-        double wr = p[2 * (n - j) * is], wi = p[2 * (n - j) * is + 1];
-        double pr = xr + wr, pi = xi - wi, qr = xr - wr, qi = xi + wi;
-        rr[j * L_ + v] = (hy_r)(pr - (tre[j] * qi + tim[j] * qr));
-        ri[j * L_ + v] = (hy_r)(pi + (tre[j] * qr - tim[j] * qi));
+      const hy_r keep = v < ln->count ? 1 : 0;
+      for (int64_t j = 0; j <= n; j++) {
+        sr[j * L_ + v] = keep * p[2 * j * is];
+        si[j * L_ + v] = keep * p[2 * j * is + 1];
       }
     }
+    for (int64_t j = 1; 2 * j <= n; j++) {
+#if HY_REAL_F32
+      hy_v zr, zi;
+      hy_pre_pair_f(&xr[j], &xi[j], &xr[n - j], &xi[n - j], HY_TW32(run, n)[2 * j],
+                    HY_TW32(run, n)[2 * j + 1], &zr, &zi, &ar[n - j], &ai[n - j]);
+      ar[j] = zr;
+      ai[j] = zi;
+#else
+      hy_pre_lanes(&xr[j], &xi[j], &xr[n - j], &xi[n - j], tre[j], tim[j], &ar[j], &ai[j]);
+      hy_pre_lanes(&xr[n - j], &xi[n - j], &xr[j], &xi[j], tre[n - j], tim[n - j], &ar[n - j],
+                   &ai[n - j]);
+#endif
+    }
+    /* Z_0 as below, on the vectors (the same correctly rounded sums). */
+    ar[0] = xr[0] + xr[n];
+    ai[0] = xr[0] - xr[n];
+    return;
   }
   /* Z_0 with the imaginary parts of X_0 and X_m taken as 0 (FFTW's C2R of
    * a spectrum that is not Hermitian); lanes past the group's count 0. */
