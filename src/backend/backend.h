@@ -34,6 +34,12 @@ typedef struct hy_device_caps {
   /* Longest 1D transform one pass can do (in elements of each precision):
    * unlimited (INT64_MAX) on the CPU, limited by local memory on GPUs. */
   int64_t max_pass_length[2];
+  /* CPU: the longest transform that runs as one gathered lane group
+   * (each lane a transform; the group's arrays in one core's L2), per
+   * precision, where the engine's gather and scatter also take the
+   * odd-length real steps (HY_FUSE_R2C_ODD / HY_FUSE_C2R_ODD); 0 on
+   * other backends. */
+  int64_t lane_group_max[2];
   /* A planner restriction, not the device's: no plane passes (the quick
    * first tier of a tiered plan, hy_planner_quick_tree). */
   int no_planes;

@@ -198,10 +198,11 @@ typedef enum hy_fuse {
    *          scale) at dst[ob + o * axis.out_stride] (dst in reals). */
   HY_FUSE_R2R = 9,
   /* The odd-length real steps fused into the one-pass DFT of length
-   * N = axis.n along the real axis (GPU only; HY_PASS_DFT with algo
-   * MIXED_RADIX, no four-step twiddle, no plane; fuse_loop -1). Each
-   * element is read or written once, straight between global memory and
-   * registers (no staged load or store):
+   * N = axis.n along the real axis (HY_PASS_DFT with algo MIXED_RADIX or,
+   * on a GPU, BLUESTEIN; no four-step twiddle, no plane; fuse_loop -1).
+   * Each element is read or written once, straight between global memory
+   * and registers (no staged load or store) on a GPU, and in the gather
+   * and scatter of the CPU engine's lane groups:
    *   R2C_ODD  the pass reads element e as the real src[ib + e *
    *            axis.in_stride] with imaginary part 0 (src in reals) and
    *            stores only outputs k < N/2 + 1;

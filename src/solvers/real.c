@@ -191,16 +191,20 @@ static int hy_real_split_fuse(hy_real_ctx *c, int before, int64_t m, int64_t n,
 }
 
 /* Whether an odd real axis of length n takes its steps into the one DFT
- * pass of length n (HY_FUSE_R2C_ODD / HY_FUSE_C2R_ODD): a GPU, and a
+ * pass of length n (HY_FUSE_R2C_ODD / HY_FUSE_C2R_ODD): on a GPU, a
  * mixed-radix or Bluestein DFT that fits one pass (Bluestein's load
- * chirps what the step reads, its store keeps what the step keeps).
+ * chirps what the step reads, its store keeps what the step keeps); on
+ * the CPU, a mixed-radix DFT that runs as one gathered lane group
+ * (lane_group_max), whose gather and scatter take the steps.
  * $HYFFT_REAL_UNFUSED keeps the steps passes of their own. */
 static int hy_real_odd_fusable(hy_real_ctx *c, int64_t n) {
-  if (hy_settings_get()->real_unfused || c->caps->backend == HYFFT_BACKEND_CPU || n < 3) return 0;
+  if (hy_settings_get()->real_unfused || n < 3) return 0;
   hy_pass probe;
   hy_pass_init(&probe, HY_PASS_DFT, c->problem->precision, -1);
   probe.axis.n = n;
   if (hy_choose_dft_algo(n, c->caps, &probe) != HYFFT_SUCCESS) return 0;
+  if (c->caps->backend == HYFFT_BACKEND_CPU)
+    return probe.algo == HY_ALGO_MIXED_RADIX && n <= c->caps->lane_group_max[c->problem->precision];
   return (probe.algo == HY_ALGO_MIXED_RADIX || probe.algo == HY_ALGO_BLUESTEIN) &&
          hy_pass_computed_length(&probe) <= c->caps->max_pass_length[c->problem->precision];
 }

@@ -268,6 +268,17 @@ static void build_matrix(tokens *t, hyt_level level) {
       "c2r:f32:9:b500:scale=1/N", "r2c:f32:3:b2049", "c2r:f32:300x25", "r2c:f64:300x25"};
   for (size_t i = 0; i < sizeof real_odd_rows / sizeof *real_odd_rows; i++)
     add(t, "%s", real_odd_rows[i]);
+  /* The CPU's odd real steps in the gather and scatter of lane groups:
+   * lanes of neighbouring reals (the real axis strided, the batch
+   * innermost), tiles of separate transforms with a strided real axis,
+   * lengths shorter than a vector, the longest that fuse (4095 f32 here
+   * and on any L2) and the outer axes after a fused one. */
+  static const char *const real_odd_lanes[] = {
+      "r2c:f32:9:b16:is=16:idist=1", "c2r:f32:9:b16:os=16:odist=1", "r2c:f64:75:b9:is=2:idist=151",
+      "c2r:f64:75:b9:os=2:odist=151", "r2c:f32:5:b11",            "c2r:f64:3:b7:scale=1/N",
+      "c2r:f32:4095:b3",             "r2c:f64:30x27:b3",          "c2r:f32:10x15:b2:ip"};
+  for (size_t i = 0; i < sizeof real_odd_lanes / sizeof *real_odd_lanes; i++)
+    add(t, "%s", real_odd_lanes[i]);
   if (!quick) {
     add(t, "r2c:f64:65537");
     add(t, "c2r:f32:65536:b2");

@@ -347,6 +347,35 @@ int main(void) {
     printf("  %-28s Bluestein m = %lld (CPU %lld)\n", bluestein_cases[i].token,
            (long long)gpu_pass.bluestein_m, (long long)cpu_pass.bluestein_m);
   }
+  /* The CPU takes an odd real axis's steps into the one DFT pass where
+   * the length is mixed radix and runs as one gathered lane group
+   * (lane_group_max), else widens, transforms and copies in three. */
+  static const struct { const char *token; int passes; hy_fuse fuse; } cpu_odd_cases[] = {
+      {"r2c:f32:810x75:b2", 2, HY_FUSE_R2C_ODD}, {"c2r:f64:27:b5", 1, HY_FUSE_C2R_ODD},
+      {"r2c:f64:10x2625:b3", 2, HY_FUSE_R2C_ODD}, {"c2r:f32:4095", 1, HY_FUSE_C2R_ODD},
+      {"r2c:f32:6075", 3, HY_FUSE_NONE},          {"r2c:f32:1009:b8", 3, HY_FUSE_NONE}};
+  cpu_caps.max_pass_length[HYFFT_F32] = cpu_caps.max_pass_length[HYFFT_F64] = INT64_MAX;
+  cpu_caps.lane_group_max[HYFFT_F32] = cpu_caps.lane_group_max[HYFFT_F64] = 4096;
+  for (size_t i = 0; i < sizeof cpu_odd_cases / sizeof cpu_odd_cases[0]; i++) {
+    hyfft_problem user;
+    hy_problem prob;
+    hy_plan_tree tree;
+    CHECK_OK(hy_token_parse(cpu_odd_cases[i].token, &user));
+    CHECK_OK(hy_problem_make(&user, &prob));
+    if (hy_planner_plan(&prob, &cpu_caps, 0, &tree) != HYFFT_SUCCESS) {
+      CHECK(0, "%s: not planned for the CPU: %s", cpu_odd_cases[i].token, hyfft_last_error());
+      continue;
+    }
+    int fused = 0;
+    for (int k = 0; k < tree.npasses; k++)
+      if (hy_fuse_is_real_odd(tree.passes[k].fuse)) fused = k == 0 ? (int)tree.passes[k].fuse : -1;
+    CHECK(tree.npasses == cpu_odd_cases[i].passes && fused == (int)cpu_odd_cases[i].fuse,
+          "%s: CPU plan of %d passes, odd real step %d in its first pass; expected %d and %d",
+          cpu_odd_cases[i].token, tree.npasses, fused, cpu_odd_cases[i].passes,
+          (int)cpu_odd_cases[i].fuse);
+    printf("  %-28s CPU: %d passes, odd real step fused: %s\n", cpu_odd_cases[i].token,
+           tree.npasses, fused > 0 ? "yes" : "no");
+  }
   /* Every GPU length holds the lags, is 5-smooth and at most twice the
    * lags. */
   for (int64_t n = 2; n <= 6000; n++) {

@@ -198,6 +198,8 @@ static hy_status hy_cpu_caps(void *device, hy_device_caps *caps) {
   caps->supports_half = 1;
   caps->max_pass_length[HYFFT_F32] = INT64_MAX;
   caps->max_pass_length[HYFFT_F64] = INT64_MAX;
+  caps->lane_group_max[HYFFT_F32] = hy_cpu_direct_max(HYFFT_F32);
+  caps->lane_group_max[HYFFT_F64] = hy_cpu_direct_max(HYFFT_F64);
   return HYFFT_SUCCESS;
 }
 
@@ -346,6 +348,10 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
         else
           st = hy_cpu_op_real_table(&step, &plan->tables[i]);
       }
+      /* The odd-length steps in the gather and scatter of lane groups. */
+      if (st == HYFFT_SUCCESS && hy_fuse_is_real_odd(pass->fuse) &&
+          (plan->nodes[i]->kind != HY_CPU_DIRECT || tw_n > 0 || pass->axis.n % 2 == 0))
+        st = hy_error(HYFFT_INTERNAL, "cpu backend: pass %d fuses an odd real step it cannot take", i);
     } else if (pass->op == HY_PASS_CHIRP || pass->op == HY_PASS_TWIDDLE) {
       plan->nodes[i] = NULL; /* pointwise: hy_cpu_op_chirp / _twiddle need no node */
     } else if (hy_cpu_op_is_real(pass->op)) {
@@ -414,7 +420,32 @@ static void hy_cpu_extent(const hy_pass *pass, int input, int64_t axis_extra, in
   *hi = b;
 }
 
+/* A fused odd-length real step's real side (R2C's input, C2R's output):
+ * its offsets and strides count reals, and the complex side holds
+ * n/2 + 1 elements along the axis. */
+static int hy_cpu_side_real(const hy_pass *pass, int input) {
+  return input ? pass->fuse == HY_FUSE_R2C_ODD : pass->fuse == HY_FUSE_C2R_ODD;
+}
+
+/* Bytes of one element of a DFT pass's side. */
+static int64_t hy_cpu_side_elem(const hy_pass *pass, int input) {
+  const int64_t elem = pass->precision == HYFFT_F64 ? 16 : 8;
+  return hy_cpu_side_real(pass, input) ? elem / 2 : elem;
+}
+
+/* Elements a fused real step adds to (or takes from) the axis on a side:
+ * the even steps' X_m (C2R reads it, R2C writes it), the odd steps'
+ * complex side of n/2 + 1. */
+static int64_t hy_cpu_side_extra(const hy_pass *pass, int input) {
+  if ((input && pass->fuse == HY_FUSE_C2R_PRE) || (!input && pass->fuse == HY_FUSE_R2C_POST))
+    return 1;
+  if ((input && pass->fuse == HY_FUSE_C2R_ODD) || (!input && pass->fuse == HY_FUSE_R2C_ODD))
+    return pass->axis.n / 2 + 1 - pass->axis.n;
+  return 0;
+}
+
 static int hy_cpu_same_layout(const hy_pass *pass) {
+  if (hy_cpu_side_real(pass, 1) || hy_cpu_side_real(pass, 0)) return 0;
   if (pass->axis.in_stride != pass->axis.out_stride) return 0;
   for (int l = 0; l < pass->nloops; l++)
     if (pass->loops[l].in_stride != pass->loops[l].out_stride) return 0;
@@ -462,12 +493,12 @@ static int hy_cpu_must_copy(const hy_pass *layout, const char *src, const char *
 }
 
 static size_t hy_cpu_overlap_bytes(const hy_pass *layout, const char *src, const char *dst) {
-  size_t elem = layout->precision == HYFFT_F64 ? 16 : 8;
+  const int64_t se = hy_cpu_side_elem(layout, 1), de = hy_cpu_side_elem(layout, 0);
   int64_t slo, shi, dlo, dhi;
-  hy_cpu_extent(layout, 1, layout->fuse == HY_FUSE_C2R_PRE, &slo, &shi);
-  hy_cpu_extent(layout, 0, layout->fuse == HY_FUSE_R2C_POST, &dlo, &dhi);
-  const char *s0 = src + slo * (int64_t)elem, *s1 = src + (shi + 1) * (int64_t)elem;
-  const char *d0 = dst + dlo * (int64_t)elem, *d1 = dst + (dhi + 1) * (int64_t)elem;
+  hy_cpu_extent(layout, 1, hy_cpu_side_extra(layout, 1), &slo, &shi);
+  hy_cpu_extent(layout, 0, hy_cpu_side_extra(layout, 0), &dlo, &dhi);
+  const char *s0 = src + slo * se, *s1 = src + (shi + 1) * se;
+  const char *d0 = dst + dlo * de, *d1 = dst + (dhi + 1) * de;
   return hy_cpu_must_copy(layout, src, dst, s0, s1, d0, d1, 1) ? (size_t)(s1 - s0) : 0;
 }
 
@@ -496,7 +527,7 @@ static void hy_cpu_join_loops(hyfft_dim *loops, int *nloops) {
 static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
                                 const hy_pass *strides, const char *src, char *dst,
                                 int may_overlap, const double *real_tw) {
-  size_t elem = layout->precision == HYFFT_F64 ? 16 : 8;
+  const int64_t se = hy_cpu_side_elem(layout, 1), de = hy_cpu_side_elem(layout, 0);
   /* Every field but the loops past nloops, which nothing reads: clearing
    * the whole record costs more than a short transform. */
   hy_cpu_run run;
@@ -509,6 +540,8 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
   if (hy_fuse_is_real(layout->fuse)) {
     run.real_step = layout->fuse == HY_FUSE_C2R_PRE ? HY_CPU_REAL_PRE : HY_CPU_REAL_POST;
     run.real_tw = real_tw;
+  } else if (hy_fuse_is_real_odd(layout->fuse)) {
+    run.real_step = layout->fuse == HY_FUSE_R2C_ODD ? HY_CPU_REAL_ODD_IN : HY_CPU_REAL_ODD_OUT;
   }
   /* Loops sorted by input stride, largest first, so that the lanes (the
    * innermost loop) are neighbouring transforms wherever possible. */
@@ -534,10 +567,10 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
   void *copy = NULL;
   size_t copy_bytes = 0;
   int64_t slo, shi, dlo, dhi;
-  hy_cpu_extent(layout, 1, run.real_step == HY_CPU_REAL_PRE, &slo, &shi);
-  hy_cpu_extent(layout, 0, run.real_step == HY_CPU_REAL_POST, &dlo, &dhi);
-  const char *s0 = src + slo * (int64_t)elem, *s1 = src + (shi + 1) * (int64_t)elem;
-  const char *d0 = dst + dlo * (int64_t)elem, *d1 = dst + (dhi + 1) * (int64_t)elem;
+  hy_cpu_extent(layout, 1, hy_cpu_side_extra(layout, 1), &slo, &shi);
+  hy_cpu_extent(layout, 0, hy_cpu_side_extra(layout, 0), &dlo, &dhi);
+  const char *s0 = src + slo * se, *s1 = src + (shi + 1) * se;
+  const char *d0 = dst + dlo * de, *d1 = dst + (dhi + 1) * de;
   if (hy_cpu_must_copy(layout, src, dst, s0, s1, d0, d1, may_overlap)) {
     copy_bytes = (size_t)(s1 - s0);
     copy = hy_cpu_scratch_get(HY_SCRATCH_OVERLAP, copy_bytes);
@@ -545,7 +578,7 @@ static hy_status hy_cpu_run_dft(const hy_cpu_node *node, const hy_pass *layout,
       return hy_error(HYFFT_OUT_OF_MEMORY, "cpu backend: copy of an overlapping input (%zu bytes)",
                       copy_bytes);
     memcpy(copy, s0, copy_bytes);
-    src = (const char *)copy - slo * (int64_t)elem;
+    src = (const char *)copy - slo * se;
   }
   run.src = src;
   run.dst = dst;
@@ -718,8 +751,8 @@ static hy_status hy_cpu_run_passes(const hy_cpu_plan *plan, const hy_plan_tree *
       if (rst != HYFFT_SUCCESS) return rst;
       continue;
     }
-    const char *src = (const char *)buffers[pass->src] + pass->src_offset * (int64_t)elem;
-    char *dst = (char *)buffers[pass->dst] + pass->dst_offset * (int64_t)elem;
+    const char *src = (const char *)buffers[pass->src] + pass->src_offset * hy_cpu_side_elem(pass, 1);
+    char *dst = (char *)buffers[pass->dst] + pass->dst_offset * hy_cpu_side_elem(pass, 0);
     if (pass->op == HY_PASS_TWIDDLE) {
       int64_t base = 0;
       if (pass->aux_offset >= 0) {
@@ -811,9 +844,8 @@ static hy_status hy_cpu_reserve(const hy_cpu_plan *plan, const hy_plan_tree *tre
     /* Only a pass within one buffer (the caller's two passed as one
      * included) can overlap, and not in its own layout. */
     if (buffers[pass->src] != buffers[pass->dst]) continue;
-    size_t elem = pass->precision == HYFFT_F64 ? 16 : 8;
-    const char *src = (const char *)buffers[pass->src] + pass->src_offset * (int64_t)elem;
-    const char *dst = (const char *)buffers[pass->dst] + pass->dst_offset * (int64_t)elem;
+    const char *src = (const char *)buffers[pass->src] + pass->src_offset * hy_cpu_side_elem(pass, 1);
+    const char *dst = (const char *)buffers[pass->dst] + pass->dst_offset * hy_cpu_side_elem(pass, 0);
     if (src == dst && hy_cpu_same_layout(pass)) continue;
     size_t b = hy_cpu_overlap_bytes(pass, src, dst);
     if (b > bytes[HY_SCRATCH_OVERLAP]) bytes[HY_SCRATCH_OVERLAP] = b;

@@ -156,7 +156,19 @@ typedef struct hy_cpu_run {
    * does the step per transform right before (C2R: from the input into
    * the transform's output, then its DFT in place there) or after (R2C:
    * in place on its output) that transform's DFT, whose data are then in
-   * cache (hy_cpu_op_real_one), instead of as a pass over the batch. */
+   * cache (hy_cpu_op_real_one), instead of as a pass over the batch.
+   * The odd-length steps (HY_FUSE_R2C_ODD / HY_FUSE_C2R_ODD; a DIRECT
+   * node's lane groups only, no real_tw), with n = axis.n odd and h =
+   * n/2 + 1:
+   *   HY_CPU_REAL_ODD_IN   (R2C) src holds reals (src, its offsets and
+   *                     in-strides count reals): each transform reads n
+   *                     reals with imaginary parts 0 and stores outputs
+   *                     k < h only;
+   *   HY_CPU_REAL_ODD_OUT  (C2R) each transform reads X_0..X_h-1 as the
+   *                     inputs e < h and conj(X_n-e) above and stores the
+   *                     real part of each output, times scale, to dst in
+   *                     reals (X_0's imaginary part adds only to the
+   *                     imaginary parts: the reals are FFTW's). */
   int real_step;
   const double *real_tw;
   /* Out of place with more data than the threads' L2 caches hold: the
@@ -179,7 +191,17 @@ typedef struct hy_cpu_run {
 void hy_cpu_stream_copy(void *dst, const void *src, size_t bytes);
 void hy_cpu_stream_fence(void);
 
-enum { HY_CPU_REAL_NONE = 0, HY_CPU_REAL_PRE = 1, HY_CPU_REAL_POST = 2 };
+enum {
+  HY_CPU_REAL_NONE = 0,
+  HY_CPU_REAL_PRE = 1,
+  HY_CPU_REAL_POST = 2,
+  HY_CPU_REAL_ODD_IN = 3,
+  HY_CPU_REAL_ODD_OUT = 4
+};
+
+static inline int hy_cpu_real_odd(int real_step) {
+  return real_step == HY_CPU_REAL_ODD_IN || real_step == HY_CPU_REAL_ODD_OUT;
+}
 
 /* Per-precision kernel plans (cpu_engine_stages.h via cpu_engine_impl.h;
  * hy_cpu_kp_free, precision-independent, in cpu_node.c). */

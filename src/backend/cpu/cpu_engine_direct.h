@@ -291,7 +291,7 @@ HY_NO_LIBCALLS HY_CLONES static void hy_row_one(const hy_cpu_node *node, const h
 static int hy_row_fits(const hy_cpu_node *node, const hy_cpu_run *run, int64_t count) {
   return node->rtw && (count < L_ || node->rows_batched) &&
          !(run->twiddle_loop >= 0 && node->tw.n > 0) && run->axis.in_stride == 1 &&
-         run->axis.out_stride == 1;
+         run->axis.out_stride == 1 && !hy_cpu_real_odd(run->real_step);
 }
 
 /* Short transforms in registers: a run of transforms stored back to back
@@ -1076,10 +1076,13 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
   const hy_cpu_run *run = job->run;
   /* A C2R step in the gather reads X_0..X_n of each transform. */
   const int pre = run->real_step == HY_CPU_REAL_PRE, post = run->real_step == HY_CPU_REAL_POST;
+  const int odd_in = run->real_step == HY_CPU_REAL_ODD_IN;
+  const int odd_out = run->real_step == HY_CPU_REAL_ODD_OUT;
   const int64_t pf_n = pre ? n + 1 : n;
   /* Rows read each transform in order as they go, which the hardware
-   * prefetches; lane groups touch LANES rows at once. */
-  for (int64_t g = begin; !rows && g < begin + ahead && g < end; g++) {
+   * prefetches; lane groups touch LANES rows at once (the prefetch counts
+   * complex elements: not for the odd real steps, whose sides differ). */
+  for (int64_t g = begin; !rows && !odd_in && !odd_out && g < begin + ahead && g < end; g++) {
     hy_lanes pl;
     hy_lanes_make(job->run, g * L_, job->count, L_, &pl);
     hy_prefetch_group(job->run, &pl, pf_n);
@@ -1219,7 +1222,8 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
     have = 1;
     /* Neighbouring lanes, or whole transforms back to back, make the
      * groups one sequential stream, which the hardware prefetches. */
-    if (g + ahead < end && !cur->contig_in && !hy_lanes_block(cur, run->axis.in_stride, n, 0)) {
+    if (g + ahead < end && !odd_in && !odd_out && !cur->contig_in &&
+        !hy_lanes_block(cur, run->axis.in_stride, n, 0)) {
       hy_lanes_make(run, (g + ahead) * L_, job->count, L_, &pl);
       hy_prefetch_group(run, &pl, pf_n);
     }
@@ -1236,10 +1240,16 @@ static void hy_direct_range(void *arg, int64_t begin, int64_t end, int thread_in
       continue;
     }
     if (pre) hy_gather_pre(run, cur, n, ar, ai);
+    else if (odd_in) hy_gather_reals(run, cur, n, ar, ai);
+    else if (odd_out) hy_gather_hermitian(run, cur, n, ar, ai);
     else if (hy_gather_rows_fits(run, cur, n)) hy_gather_rows(run->src, cur, n, ar, ai);
     else hy_gather(run, cur, n, ar, ai);
     int where = hy_kp_exec(&node->kp, ar, ai, br, bi);
-    if (post) {
+    if (odd_in) {
+      hy_scatter(node, job->run, cur, n / 2 + 1, where ? br : ar, where ? bi : ai);
+    } else if (odd_out) {
+      hy_scatter_reals(run, cur, n, where ? br : ar);
+    } else if (post) {
       hy_v last;
       hy_post_lanes(run, n, where ? br : ar, where ? bi : ai, &last);
       hy_scatter(node, &unscaled, cur, n, where ? br : ar, where ? bi : ai);

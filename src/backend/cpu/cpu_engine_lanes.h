@@ -727,6 +727,107 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
   }
 }
 
+/* ---- the odd-length steps of a real transform (HY_CPU_REAL_ODD_*) -----
+ * The real side's offsets and strides count reals. Lanes of neighbouring
+ * reals are one vector per element; separate transforms go through
+ * LANES x LANES tiles of reals (the last one moved back to end at n, as
+ * in hy_gather), and lanes past the group's count read as 0 or are not
+ * stored. */
+
+/* R2C: n reals of each lane as the real parts of its DFT input. */
+HY_NO_LIBCALLS HY_CLONES static void hy_gather_reals(const hy_cpu_run *run, const hy_lanes *ln,
+                                                     int64_t n, hy_v *restrict ar,
+                                                     hy_v *restrict ai) {
+  const hy_r *src = run->src;
+  const int64_t is = run->axis.in_stride;
+  for (int64_t j = 0; j < n; j++) ai[j] = (hy_v){0};
+  if (ln->contig_in) {
+    for (int64_t j = 0; j < n; j++) memcpy(&ar[j], src + ln->so[0] + j * is, sizeof(hy_v));
+    return;
+  }
+  if (n >= L_) {
+    for (int64_t j0 = 0; j0 < n; j0 += L_) {
+      const int64_t t0 = j0 + L_ <= n ? j0 : n - L_;
+      hy_v t[L_];
+      for (int v = 0; v < L_; v++) {
+        if (v >= ln->count) {
+          t[v] = (hy_v){0};
+          continue;
+        }
+        const hy_r *p = src + ln->so[v] + t0 * is;
+        if (is == 1) {
+          memcpy(&t[v], p, sizeof t[v]);
+        } else {
+          hy_r e[L_];
+          for (int q = 0; q < L_; q++) e[q] = p[q * is];
+          memcpy(&t[v], e, sizeof e);
+        }
+      }
+      hy_transpose(t);
+      for (int q = 0; q < L_; q++) ar[t0 + q] = t[q];
+    }
+    return;
+  }
+  hy_r *rr = (hy_r *)ar;
+  for (int v = 0; v < L_; v++) {
+    const hy_r *p = src + ln->so[v < ln->count ? v : 0];
+    const hy_r keep = v < ln->count ? 1 : 0;
+    for (int64_t j = 0; j < n; j++) rr[j * L_ + v] = keep * p[j * is];
+  }
+}
+
+/* C2R: X_0..X_h-1 of each lane (h = n/2 + 1) extended to the n inputs of
+ * its DFT, X_n-e = conj(X_e). X_0's imaginary part stays: it adds only to
+ * the imaginary parts of the outputs, which are not stored, so the reals
+ * are those of FFTW's C2R of a spectrum that is not Hermitian (as if it
+ * were 0). */
+HY_NO_LIBCALLS HY_CLONES static void hy_gather_hermitian(const hy_cpu_run *run, const hy_lanes *ln, int64_t n,
+                                hy_v *restrict ar, hy_v *restrict ai) {
+  const int64_t h = n / 2 + 1;
+  hy_gather(run, ln, h, ar, ai);
+  for (int64_t e = h; e < n; e++) {
+    ar[e] = ar[n - e];
+    ai[e] = -ai[n - e];
+  }
+}
+
+/* C2R: the real parts of each lane's n outputs, times the run's scale. */
+HY_NO_LIBCALLS HY_CLONES static void hy_scatter_reals(const hy_cpu_run *run, const hy_lanes *ln,
+                                                      int64_t n, const hy_v *restrict fr) {
+  hy_r *dst = run->dst;
+  const int64_t os = run->axis.out_stride;
+  const hy_r sc = (hy_r)run->scale;
+  if (ln->contig_out) {
+    for (int64_t k = 0; k < n; k++) {
+      const hy_v x = fr[k] * sc;
+      memcpy(dst + ln->dof[0] + k * os, &x, sizeof x);
+    }
+    return;
+  }
+  if (n >= L_) {
+    for (int64_t k0 = 0; k0 < n; k0 += L_) {
+      const int64_t t0 = k0 + L_ <= n ? k0 : n - L_;
+      hy_v t[L_];
+      for (int q = 0; q < L_; q++) t[q] = fr[t0 + q] * sc;
+      hy_transpose(t);
+      for (int v = 0; v < ln->count; v++) {
+        hy_r *p = dst + ln->dof[v] + t0 * os;
+        if (os == 1) {
+          memcpy(p, &t[v], sizeof t[v]);
+        } else {
+          hy_r e[L_];
+          memcpy(e, &t[v], sizeof e);
+          for (int q = 0; q < L_; q++) p[q * os] = e[q];
+        }
+      }
+    }
+    return;
+  }
+  const hy_r *rr = (const hy_r *)fr;
+  for (int v = 0; v < ln->count; v++)
+    for (int64_t k = 0; k < n; k++) dst[ln->dof[v] + k * os] = rr[k * L_ + v] * sc;
+}
+
 /* ---- the even-length step of a real transform (hy_cpu_run.real_step) --
  * The f64 engine computes in double with the double twiddles; the f32
  * engine in float with the table's float twiddles (after the doubles,

@@ -14,7 +14,8 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
    * gather or scatter (DIRECT) or beside one transform's DFT (LARGE). */
   if (run->real_step != HY_CPU_REAL_NONE &&
       ((node->kind != HY_CPU_DIRECT && node->kind != HY_CPU_LARGE) || run->twiddle_loop >= 0 ||
-       !run->real_tw))
+       (!run->real_tw && !hy_cpu_real_odd(run->real_step)) ||
+       (hy_cpu_real_odd(run->real_step) && (node->kind != HY_CPU_DIRECT || node->n % 2 == 0))))
     return hy_error(HYFFT_INTERNAL, "cpu engine: a real step on a node of kind %d", (int)node->kind);
   switch (node->kind) {
     case HY_CPU_DIRECT: {
