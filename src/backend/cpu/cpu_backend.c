@@ -15,6 +15,7 @@
 #include "backend/cpu/ops_chirp.h"
 #include "backend/cpu/ops_r2r.h"
 #include "backend/cpu/ops_real.h"
+#include "planner/kernel_spec.h"
 #include "util/half.h"
 #include "util/settings.h"
 
@@ -435,13 +436,11 @@ static int64_t hy_cpu_side_elem(const hy_pass *pass, int input) {
 
 /* Elements a fused real step adds to (or takes from) the axis on a side:
  * the even steps' X_m (C2R reads it, R2C writes it), the odd steps'
- * complex side of n/2 + 1. */
+ * shorter complex side (hy_pass_side_length). */
 static int64_t hy_cpu_side_extra(const hy_pass *pass, int input) {
   if ((input && pass->fuse == HY_FUSE_C2R_PRE) || (!input && pass->fuse == HY_FUSE_R2C_POST))
     return 1;
-  if ((input && pass->fuse == HY_FUSE_C2R_ODD) || (!input && pass->fuse == HY_FUSE_R2C_ODD))
-    return pass->axis.n / 2 + 1 - pass->axis.n;
-  return 0;
+  return hy_pass_side_length(pass, !input) - pass->axis.n;
 }
 
 static int hy_cpu_same_layout(const hy_pass *pass) {

@@ -11,11 +11,13 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
   hy_job job = {node, run, hy_run_count(run), 0};
   if (job.count == 0) return HYFFT_SUCCESS;
   /* A real step needs the whole of each transform: in one lane group's
-   * gather or scatter (DIRECT) or beside one transform's DFT (LARGE). */
+   * gather or scatter (DIRECT) or beside one transform's DFT (LARGE, even
+   * steps only, with their twiddles). */
+  const int odd = hy_cpu_real_odd(run->real_step);
   if (run->real_step != HY_CPU_REAL_NONE &&
-      ((node->kind != HY_CPU_DIRECT && node->kind != HY_CPU_LARGE) || run->twiddle_loop >= 0 ||
-       (!run->real_tw && !hy_cpu_real_odd(run->real_step)) ||
-       (hy_cpu_real_odd(run->real_step) && (node->kind != HY_CPU_DIRECT || node->n % 2 == 0))))
+      (run->twiddle_loop >= 0 ||
+       (odd ? node->kind != HY_CPU_DIRECT || node->n % 2 == 0
+            : (node->kind != HY_CPU_DIRECT && node->kind != HY_CPU_LARGE) || !run->real_tw)))
     return hy_error(HYFFT_INTERNAL, "cpu engine: a real step on a node of kind %d", (int)node->kind);
   switch (node->kind) {
     case HY_CPU_DIRECT: {
