@@ -76,6 +76,28 @@ void hy_dist_copy_box(char *dst, const int64_t *dst_stride, const char *src,
                       const int64_t *src_stride, const int64_t *counts, const int *order,
                       size_t esize);
 
+/* The messages of one peer's block in a direct transpose: runs of `run`
+ * elements contiguous in both the sender's source and the receiver's
+ * destination, one message each, over up to three outer loops (the
+ * remaining axes in the destination's order, slowest first; length 1
+ * where unused) with their strides in the source and the destination, from
+ * the block's first element at src_off / dst_off (elements). */
+typedef struct hy_dist_runs {
+  int64_t run;
+  int64_t n[3];
+  int64_t src_stride[3], dst_stride[3];
+  int64_t src_off, dst_off;
+  int64_t messages; /* n[0] n[1] n[2]; 0 for an empty block */
+} hy_dist_runs;
+
+/* The default of HYFFT_DIST_DIRECT_MIN: a transpose goes direct where every
+ * run is at least this many bytes (docs/mpi.md, "Direct transposes"). */
+#define HY_DIST_DIRECT_MIN_DEFAULT 131072
+/* At most this many messages a rank posts in one direct transpose, and
+ * how many of them go per peer and direction in one wave. */
+#define HY_DIST_DIRECT_MAX_MESSAGES 65536
+#define HY_DIST_DIRECT_WAVE 16
+
 /* One global transpose: the axis that `from` splits over grid dim `g`
  * becomes whole and the axis that `to` splits over g becomes split. */
 typedef struct hy_dist_redist {
@@ -102,11 +124,23 @@ typedef struct hy_dist_redist {
   /* A chunk of a transpose (hy_dist_redist_init_chunk): where its packed
    * stream starts in the pack buffer (elements); 0 for a whole transpose. */
   int64_t send_base;
+  /* direct: a transpose that would pack or unpack sends each peer's block
+   * instead as point-to-point messages of its runs (hy_dist_runs), straight
+   * from the source into place, where every run between every pair of the
+   * sub-communicator is at least the plan's minimum (the same decision on
+   * every rank, from the global geometry). send_runs / recv_runs: the
+   * messages to and from each peer; requests: room for all of them. */
+  int direct;
+  hy_dist_runs *send_runs, *recv_runs;
+  int nrequests;
+  MPI_Request *requests;
 } hy_dist_redist;
 
+/* A whole transpose; direct_min: the least run in bytes for a direct
+ * transpose, 0 for none (HYFFT_DIST_DIRECT_MIN). */
 hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom,
                                  const hy_dist_state *from, const hy_dist_state *to, int g,
-                                 MPI_Comm comm);
+                                 MPI_Comm comm, int64_t direct_min, size_t esize);
 void hy_dist_redist_free(hy_dist_redist *r);
 
 /* Chunk c of k of `count` rows: [*lo, *lo + *n), balanced. */

@@ -56,6 +56,7 @@ struct hyfft_dist_plan_s {
   hyfft_context ctx;
   void *dev_work[2];
   int overlap; /* chunks of the overlapped transposes (HYFFT_DIST_OVERLAP); 0: plain */
+  int64_t direct_min; /* the least run of a direct transpose, bytes (HYFFT_DIST_DIRECT_MIN); 0: none */
   hyfft_dist_times times;
 };
 
@@ -364,9 +365,10 @@ static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx
       if (gd < 0) return hy_dist_error(HYFFT_INTERNAL, "a transpose that moves no axis");
       p->stages[k].is_redist = 1;
       s = hy_dist_redist_init(&p->stages[k].redist, geom, &from, &to, gd,
-                              gd == 0 ? p->comm_p : p->comm_q);
+                              gd == 0 ? p->comm_p : p->comm_q, p->direct_min, p->esize);
       if (s != HYFFT_SUCCESS) return s;
-      if (p->stages[k].redist.pack || p->stages[k].redist.unpack) p->need_pack_buffer = 1;
+      const hy_dist_redist *r = &p->stages[k].redist;
+      if ((r->pack || r->unpack) && !r->direct) p->need_pack_buffer = 1;
     } else {
       s = hy_dist_local_stage(p, ctx, flags, &from, &to, op->axes, op->naxes, op->kind, pr->sign,
                               &p->stages[k]);
@@ -412,6 +414,9 @@ static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx
       s = hy_dist_redist_init_chunk(&ls->chunk_redist[c], geom, &to, &rto, gd,
                                     gd == 0 ? p->comm_p : p->comm_q, g, p->overlap, c, base);
       if (s != HYFFT_SUCCESS) return s;
+      /* The chunks pack into the pack buffer even where the whole
+       * transpose would have gone direct. */
+      if (ls->chunk_redist[c].pack) p->need_pack_buffer = 1;
       base += ls->chunk_redist[c].send_total;
     }
   }
@@ -452,10 +457,11 @@ static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx
 }
 
 /* A fingerprint of the problem and flags, compared across ranks. */
-#define HY_DIST_PRINT_FIELDS 14
+#define HY_DIST_PRINT_FIELDS 15
 static const char *const hy_dist_print_names[HY_DIST_PRINT_FIELDS] = {
     "kind", "precision", "sign", "rank", "n[0]", "n[1]", "n[2]",
-    "decomposition", "grid[0]", "grid[1]", "layout", "flags", "HYFFT_DIST_OVERLAP", "memory"};
+    "decomposition", "grid[0]", "grid[1]", "layout", "flags", "HYFFT_DIST_OVERLAP", "memory",
+    "HYFFT_DIST_DIRECT_MIN"};
 
 /* HYFFT_DIST_OVERLAP: the chunks of the overlapped transposes, 2 to
  * HY_DIST_MAX_CHUNKS; unset, empty, 0 or 1: the plain path. -1 for a value
@@ -469,8 +475,20 @@ static int hy_dist_overlap_env(void) {
   return v < 2 ? 0 : (int)v;
 }
 
+/* HYFFT_DIST_DIRECT_MIN: the least run, in bytes, of a direct transpose;
+ * 0 turns direct transposes off; unset or empty: the default. -1 for a
+ * value that is not a count of bytes. */
+static int64_t hy_dist_direct_min_env(void) {
+  const char *e = getenv("HYFFT_DIST_DIRECT_MIN");
+  if (!e || !*e) return HY_DIST_DIRECT_MIN_DEFAULT;
+  char *end = NULL;
+  long long v = strtoll(e, &end, 10);
+  if (*end || v < 0) return -1;
+  return (int64_t)v;
+}
+
 static void hy_dist_fingerprint(const hyfft_dist_problem *pr, unsigned flags, int overlap,
-                                int64_t *v) {
+                                int64_t direct_min, int64_t *v) {
   v[0] = pr->kind;
   v[1] = pr->precision;
   v[2] = pr->sign;
@@ -485,6 +503,7 @@ static void hy_dist_fingerprint(const hyfft_dist_problem *pr, unsigned flags, in
   v[11] = flags;
   v[12] = overlap;
   v[13] = pr->memory;
+  v[14] = direct_min;
 }
 
 hyfft_status hyfft_dist_plan_create(hyfft_context context, MPI_Comm comm,
@@ -512,12 +531,17 @@ hyfft_status hyfft_dist_plan_create(hyfft_context context, MPI_Comm comm,
     local = hy_dist_error(HYFFT_INVALID_ARGUMENT,
                           "HYFFT_DIST_OVERLAP='%s' on rank %d: chunks, 0 to %d (0 or 1: no overlap)",
                           getenv("HYFFT_DIST_OVERLAP"), me, HY_DIST_MAX_CHUNKS);
+  int64_t direct_min = hy_dist_direct_min_env();
+  if (local == HYFFT_SUCCESS && direct_min < 0)
+    local = hy_dist_error(HYFFT_INVALID_ARGUMENT,
+                          "HYFFT_DIST_DIRECT_MIN='%s' on rank %d: bytes, 0 or more (0: never direct)",
+                          getenv("HYFFT_DIST_DIRECT_MIN"), me);
   hyfft_status s = hy_dist_agree(comm, local, "validating the problem");
   if (s != HYFFT_SUCCESS) return s;
 
   /* 2. The same problem on every rank: compare min and max of each field. */
   int64_t v[2 * HY_DIST_PRINT_FIELDS], r[2 * HY_DIST_PRINT_FIELDS];
-  hy_dist_fingerprint(problem, flags, overlap, v);
+  hy_dist_fingerprint(problem, flags, overlap, direct_min, v);
   for (int i = 0; i < HY_DIST_PRINT_FIELDS; i++) v[HY_DIST_PRINT_FIELDS + i] = -v[i];
   rc = MPI_Allreduce(v, r, 2 * HY_DIST_PRINT_FIELDS, MPI_INT64_T, MPI_MAX, comm);
   if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Allreduce (problem agreement)");
@@ -540,6 +564,7 @@ hyfft_status hyfft_dist_plan_create(hyfft_context context, MPI_Comm comm,
     /* The chunks of an overlapped transpose are offsets into the buffers,
      * which device buffers (an OpenCL cl_mem) do not have: plain path. */
     p->overlap = problem->memory == HYFFT_MEMORY_DEVICE ? 0 : overlap;
+    p->direct_min = direct_min;
     p->ctx = context;
     p->comm = p->cart = p->comm_p = p->comm_q = MPI_COMM_NULL;
     p->elem = MPI_DATATYPE_NULL;
@@ -658,6 +683,20 @@ static void hy_dist_text_local(hy_dist_text *t, hyfft_plan local, const char *in
 
 static void hy_dist_text_redist(hy_dist_text *t, const hy_dist_redist *r, size_t esize) {
   long long sent = (long long)(r->send_total - r->self_total);
+  if (r->direct) {
+    long long messages = 0, least = 0;
+    for (int j = 0; j < r->peers; j++) {
+      if (j == r->self || r->send_runs[j].messages == 0) continue;
+      messages += r->send_runs[j].messages;
+      if (least == 0 || r->send_runs[j].run < least) least = r->send_runs[j].run;
+    }
+    hy_dist_textf(t, "over %d ranks (grid dim %d): direct, %lld messages of runs of at least "
+                     "%lld bytes from the source into place; sends %lld elements (%lld bytes) "
+                     "to other ranks, keeps %lld\n",
+                  r->peers, r->g, messages, least * (long long)esize, sent,
+                  sent * (long long)esize, (long long)r->self_total);
+    return;
+  }
   hy_dist_textf(t, "over %d rank%s (grid dim %d): %s, %s; sends %lld elements (%lld bytes) to "
                    "other ranks, keeps %lld\n",
                 r->peers, r->peers == 1 ? "" : "s", r->g,

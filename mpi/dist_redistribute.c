@@ -9,6 +9,9 @@
 
 #include "dist_internal.h"
 
+/* The tag of a direct transpose's messages (its own communicator). */
+#define HY_DIST_TAG 7
+
 /* Inner loop over `n` elements: contiguous runs are one memcpy, strided
  * ones an element loop specialised for complex f32 (8 bytes) and f64 (16). */
 static void hy_dist_copy_row(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n,
@@ -106,7 +109,78 @@ static int64_t hy_dist_offset(const hyfft_dist_box *array, const hyfft_dist_box 
   return off;
 }
 
+/* The runs of a block of `count` elements between an array with strides
+ * ss (the sender's source) and one with strides ds (the receiver's
+ * destination): axes of length 1 dropped, the innermost in `order` (the
+ * destination's) starting a run where both strides are 1, each next one
+ * out joining it while both strides equal the run so far; the axes left
+ * are the outer loops, in `order`. */
+static void hy_dist_runs_of(const hyfft_dist_box *block, const hyfft_dist_box *src,
+                            const hyfft_dist_box *dst, const int *order, hy_dist_runs *out) {
+  memset(out, 0, sizeof *out);
+  out->src_off = hy_dist_offset(src, block);
+  out->dst_off = hy_dist_offset(dst, block);
+  for (int i = 0; i < 3; i++) out->n[i] = 1;
+  if (hy_dist_box_count(block) == 0) return;
+  int axes[3], k = 0;
+  for (int i = 0; i < 3; i++)
+    if (block->count[order[i]] > 1) axes[k++] = order[i];
+  out->run = 1;
+  while (k > 0) {
+    int a = axes[k - 1];
+    if (src->stride[a] != out->run || dst->stride[a] != out->run) break;
+    out->run *= block->count[a];
+    k--;
+  }
+  /* The outer loops, right-aligned so that n[2] is the innermost. */
+  for (int i = 0; i < k; i++) {
+    int a = axes[i], slot = 3 - k + i;
+    out->n[slot] = block->count[a];
+    out->src_stride[slot] = src->stride[a];
+    out->dst_stride[slot] = dst->stride[a];
+  }
+  out->messages = out->n[0] * out->n[1] * out->n[2];
+}
+
+/* Whether a transpose goes direct: every pair (a, b) of the
+ * sub-communicator exchanges runs of at least direct_min bytes, and no
+ * rank posts more than HY_DIST_DIRECT_MAX_MESSAGES messages. Every rank of
+ * the sub-communicator computes the same pairs from the global geometry,
+ * so all of them decide alike. */
+static int hy_dist_direct_fits(const hy_dist_redist *r, const hy_dist_geometry *geom,
+                               const hy_dist_state *from, const hy_dist_state *to,
+                               int64_t direct_min, size_t esize) {
+  int p = geom->coords[0], q = geom->coords[1], g = r->g;
+  for (int a = 0; a < r->peers; a++) {
+    int64_t messages = 0;
+    hyfft_dist_box a_from, a_to;
+    hy_dist_box_of(geom, from, g == 0 ? a : p, g == 0 ? q : a, 0, &a_from);
+    hy_dist_box_of(geom, to, g == 0 ? a : p, g == 0 ? q : a, 0, &a_to);
+    for (int b = 0; b < r->peers; b++) {
+      if (b == a) continue;
+      hyfft_dist_box b_from, b_to, block;
+      hy_dist_box_of(geom, from, g == 0 ? b : p, g == 0 ? q : b, 0, &b_from);
+      hy_dist_box_of(geom, to, g == 0 ? b : p, g == 0 ? q : b, 0, &b_to);
+      hy_dist_runs runs;
+      /* a to b, and b to a: the messages a posts. */
+      hy_dist_intersect(&a_from, &b_to, &block);
+      hy_dist_runs_of(&block, &a_from, &b_to, to->order, &runs);
+      if (runs.messages > 0 && runs.run * (int64_t)esize < direct_min) return 0;
+      messages += runs.messages;
+      hy_dist_intersect(&b_from, &a_to, &block);
+      hy_dist_runs_of(&block, &b_from, &a_to, to->order, &runs);
+      if (runs.messages > 0 && runs.run * (int64_t)esize < direct_min) return 0;
+      messages += runs.messages;
+    }
+    if (messages > HY_DIST_DIRECT_MAX_MESSAGES) return 0;
+  }
+  return 1;
+}
+
 void hy_dist_redist_free(hy_dist_redist *r) {
+  free(r->send_runs);
+  free(r->recv_runs);
+  free(r->requests);
   free(r->send_counts);
   free(r->send_displs);
   free(r->recv_counts);
@@ -132,8 +206,38 @@ static void hy_dist_restrict(hyfft_dist_box *b, int axis, int k, int c) {
 
 hyfft_status hy_dist_redist_init(hy_dist_redist *r, const hy_dist_geometry *geom,
                                  const hy_dist_state *from, const hy_dist_state *to, int g,
-                                 MPI_Comm comm) {
-  return hy_dist_redist_init_chunk(r, geom, from, to, g, comm, -1, 1, 0, 0);
+                                 MPI_Comm comm, int64_t direct_min, size_t esize) {
+  hyfft_status s = hy_dist_redist_init_chunk(r, geom, from, to, g, comm, -1, 1, 0, 0);
+  if (s != HYFFT_SUCCESS || direct_min <= 0 || r->peers < 2 || !(r->pack || r->unpack) ||
+      !hy_dist_direct_fits(r, geom, from, to, direct_min, esize))
+    return s;
+  size_t np = (size_t)(r->peers > 0 ? r->peers : 0);
+  r->send_runs = calloc(np, sizeof *r->send_runs);
+  r->recv_runs = calloc(np, sizeof *r->recv_runs);
+  if (!r->send_runs || !r->recv_runs) {
+    hy_dist_redist_free(r);
+    return hy_dist_error(HYFFT_OUT_OF_MEMORY, "direct transpose tables for %d peers", (int)np);
+  }
+  int p = geom->coords[0], q = geom->coords[1];
+  int64_t messages = 0;
+  for (int j = 0; j < r->peers; j++) {
+    if (j == r->self) continue;
+    hyfft_dist_box peer_from, peer_to;
+    hy_dist_box_of(geom, from, g == 0 ? j : p, g == 0 ? q : j, 0, &peer_from);
+    hy_dist_box_of(geom, to, g == 0 ? j : p, g == 0 ? q : j, 0, &peer_to);
+    hy_dist_runs_of(&r->send_boxes[j], &r->from, &peer_to, to->order, &r->send_runs[j]);
+    hy_dist_runs_of(&r->recv_boxes[j], &peer_from, &r->to, to->order, &r->recv_runs[j]);
+    messages += r->send_runs[j].messages + r->recv_runs[j].messages;
+  }
+  r->requests = messages > 0 ? malloc((size_t)messages * sizeof *r->requests) : NULL;
+  if (messages > 0 && !r->requests) {
+    hy_dist_redist_free(r);
+    return hy_dist_error(HYFFT_OUT_OF_MEMORY, "%lld requests of a direct transpose",
+                         (long long)messages);
+  }
+  r->nrequests = (int)messages;
+  r->direct = 1;
+  return HYFFT_SUCCESS;
 }
 
 hyfft_status hy_dist_redist_init_chunk(hy_dist_redist *r, const hy_dist_geometry *geom,
@@ -217,6 +321,77 @@ static void hy_dist_redist_self(const hy_dist_redist *r, size_t esize, const voi
                    r->from.stride, sub->count, r->to.order, esize);
 }
 
+/* Post messages [first, first + count) of one peer's block, in the loops'
+ * order (receives into base, or sends from it), one per run; a failed post
+ * leaves MPI_REQUEST_NULL and sets *rc. The messages of one pair go in
+ * that order under one tag, and MPI matches them in posting order
+ * (non-overtaking). */
+static void hy_dist_post_runs(const hy_dist_runs *m, int recv, char *base, size_t esize,
+                              MPI_Datatype elem, int peer, MPI_Comm comm, int64_t first,
+                              int64_t count, MPI_Request *req, int *nreq, int *rc) {
+  const int64_t *stride = recv ? m->dst_stride : m->src_stride;
+  int64_t off0 = recv ? m->dst_off : m->src_off;
+  for (int64_t x = first; x < first + count && x < m->messages; x++) {
+    int64_t k = x % m->n[2], j = x / m->n[2] % m->n[1], i = x / m->n[2] / m->n[1];
+    char *at = base + (off0 + i * stride[0] + j * stride[1] + k * stride[2]) * (int64_t)esize;
+    MPI_Request *q = &req[(*nreq)++];
+    int e = recv ? MPI_Irecv(at, (int)m->run, elem, peer, HY_DIST_TAG, comm, q)
+                 : MPI_Isend(at, (int)m->run, elem, peer, HY_DIST_TAG, comm, q);
+    if (e != MPI_SUCCESS) {
+      *q = MPI_REQUEST_NULL;
+      if (*rc == MPI_SUCCESS) *rc = e;
+    }
+  }
+}
+
+/* A direct transpose, in waves of HY_DIST_DIRECT_WAVE messages per peer
+ * and direction: each wave's receives posted, then its sends, then all of
+ * them waited for; the block this rank keeps is copied while the first
+ * wave is in flight. With every message of a large transpose in flight at
+ * once, Open MPI's shared-memory transport now and then took twice as
+ * long (docs/mpi.md, "Direct transposes"). */
+static hyfft_status hy_dist_redist_direct(const hy_dist_redist *r, MPI_Datatype elem,
+                                          size_t esize, const void *src, void *dst,
+                                          hyfft_dist_times *times) {
+  int64_t most = 0;
+  for (int j = 0; j < r->peers; j++) {
+    if (j == r->self) continue;
+    if (r->send_runs[j].messages > most) most = r->send_runs[j].messages;
+    if (r->recv_runs[j].messages > most) most = r->recv_runs[j].messages;
+  }
+  int rc = MPI_SUCCESS, wrc = MPI_SUCCESS;
+  double in_mpi = 0, copy = 0;
+  for (int64_t first = 0; first < most || first == 0; first += HY_DIST_DIRECT_WAVE) {
+    double t0 = hy_dist_now();
+    int nreq = 0;
+    for (int j = 0; j < r->peers; j++)
+      if (j != r->self)
+        hy_dist_post_runs(&r->recv_runs[j], 1, dst, esize, elem, j, r->comm, first,
+                          HY_DIST_DIRECT_WAVE, r->requests, &nreq, &rc);
+    for (int j = 0; j < r->peers; j++)
+      if (j != r->self)
+        hy_dist_post_runs(&r->send_runs[j], 0, (char *)src, esize, elem, j, r->comm, first,
+                          HY_DIST_DIRECT_WAVE, r->requests, &nreq, &rc);
+    double t1 = hy_dist_now();
+    if (first == 0) hy_dist_redist_self(r, esize, src, dst);
+    double t2 = hy_dist_now();
+    int e = MPI_Waitall(nreq, r->requests, MPI_STATUSES_IGNORE);
+    if (e != MPI_SUCCESS && wrc == MPI_SUCCESS) wrc = e;
+    in_mpi += (t1 - t0) + (hy_dist_now() - t2);
+    copy += t2 - t1;
+    if (most == 0) break;
+  }
+  times->pack += copy;
+  times->alltoall += in_mpi;
+  times->alltoall_bytes += (r->send_total - r->self_total) * (int64_t)esize;
+  times->alltoall_recv_bytes += (r->recv_total - r->self_total) * (int64_t)esize;
+  times->kept_bytes += r->self_total * (int64_t)esize;
+  times->alltoalls++;
+  if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "posting a direct transpose's messages");
+  if (wrc != MPI_SUCCESS) return hy_dist_mpi_error(wrc, "MPI_Waitall (direct transpose)");
+  return HYFFT_SUCCESS;
+}
+
 hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size_t esize,
                                 const void *src, void *pack, void *unpack, void *dst,
                                 hyfft_dist_times *times) {
@@ -232,6 +407,7 @@ hyfft_status hy_dist_redist_run(const hy_dist_redist *r, MPI_Datatype elem, size
     times->pack += hy_dist_now() - t0;
     return HYFFT_SUCCESS;
   }
+  if (r->direct) return hy_dist_redist_direct(r, elem, esize, src, dst, times);
   const void *send = src;
   if (r->pack) {
     send = pack;

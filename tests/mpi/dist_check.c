@@ -9,7 +9,7 @@
  * input must come back unchanged. Then the bad-input cases: each must give
  * the named status on every rank (and return, not hang: CTest's timeout
  * catches a hang). */
-#define _POSIX_C_SOURCE 200809L /* setenv (HYFFT_DIST_OVERLAP) under -std=c11 */
+#define _POSIX_C_SOURCE 200809L /* setenv (HYFFT_DIST_OVERLAP, _DIRECT_MIN) under -std=c11 */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -295,6 +295,18 @@ static void check_bad_input(void) {
     if (g_rank == last) q.precision = HYFFT_F32;
     expect_all("precision differs on the last rank",
                hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan), HYFFT_INVALID_ARGUMENT);
+    /* The direct rule must match on every rank (its messages pair up). */
+    const char *was = getenv("HYFFT_DIST_DIRECT_MIN");
+    char saved[64] = "";
+    if (was) snprintf(saved, sizeof saved, "%s", was);
+    setenv("HYFFT_DIST_DIRECT_MIN", g_rank == last ? "4096" : "0", 1);
+    expect_all("HYFFT_DIST_DIRECT_MIN differs on the last rank",
+               hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, 0, &plan), HYFFT_INVALID_ARGUMENT);
+    setenv("HYFFT_DIST_DIRECT_MIN", g_rank == 0 ? "12k" : "0", 1);
+    expect_all("HYFFT_DIST_DIRECT_MIN=12k on rank 0",
+               hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, 0, &plan), HYFFT_INVALID_ARGUMENT);
+    if (was) setenv("HYFFT_DIST_DIRECT_MIN", saved, 1);
+    else unsetenv("HYFFT_DIST_DIRECT_MIN");
   }
   {
     hyfft_dist_problem q = p;
@@ -606,6 +618,87 @@ static void check_overlap(const char *token, const char *chunks) {
   hyfft_dist_plan_destroy(over);
 }
 
+/* A direct transpose (HYFFT_DIST_DIRECT_MIN, docs/mpi.md "Direct
+ * transposes") against the packed one on the same input: the same output
+ * bits (only the exchange differs), the same bytes sent, and the plan's
+ * description naming the direct transposes on more than one rank. The
+ * variable's value on entry is restored, so the whole program can also run
+ * with it set. */
+static void check_direct(const char *token) {
+  const char *was = getenv("HYFFT_DIST_DIRECT_MIN");
+  char saved[64] = "";
+  if (was) snprintf(saved, sizeof saved, "%s", was);
+  hyfft_dist_problem p;
+  hyfft_dist_layout L;
+  hyfft_dist_plan packed = NULL, direct = NULL;
+  hyfft_status s = hyfft_dist_problem_parse(token, &p);
+  setenv("HYFFT_DIST_DIRECT_MIN", "0", 1);
+  if (s == HYFFT_SUCCESS) s = hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, HYFFT_ESTIMATE, &packed);
+  setenv("HYFFT_DIST_DIRECT_MIN", "1", 1);
+  if (s == HYFFT_SUCCESS) s = hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, HYFFT_ESTIMATE, &direct);
+  if (was) setenv("HYFFT_DIST_DIRECT_MIN", saved, 1);
+  else unsetenv("HYFFT_DIST_DIRECT_MIN");
+  if (s != HYFFT_SUCCESS) {
+    FAIL("%s: direct plans: %s %s", token, hyfft_status_name(s), hyfft_dist_last_error());
+    if (packed) hyfft_dist_plan_destroy(packed);
+    return;
+  }
+  char text[8192];
+  size_t need = 0;
+  int named[2] = {0, 0};
+  if (hyfft_dist_plan_describe(packed, text, sizeof text, &need) == HYFFT_SUCCESS)
+    named[0] = strstr(text, "direct") != NULL;
+  if (hyfft_dist_plan_describe(direct, text, sizeof text, &need) == HYFFT_SUCCESS)
+    named[1] = strstr(text, "direct") != NULL;
+  if (named[0] || named[1] != (g_size > 1))
+    FAIL("%s: 'direct' in the descriptions: packed %d, direct %d on %d ranks", token, named[0],
+         named[1], g_size);
+  hyfft_dist_plan_layout(packed, &L);
+  size_t esize = p.precision == HYFFT_F32 ? 8 : 16;
+  size_t n = (size_t)L.alloc_local + 1;
+  void *in = calloc(n, esize), *o1 = calloc(n, esize), *o2 = calloc(n, esize);
+  for (int64_t i = 0; i < L.in.elements * (p.kind == HYFFT_R2C ? 1 : 2); i++) set(in, p.precision, i, rnd());
+  for (size_t i = 0; i < 2 * n; i++) {
+    set(o1, p.precision, (int64_t)i, NAN);
+    set(o2, p.precision, (int64_t)i, NAN);
+  }
+  if (hyfft_dist_execute(packed, in, o1) != HYFFT_SUCCESS || hyfft_dist_execute(direct, in, o2) != HYFFT_SUCCESS)
+    FAIL("%s: direct execute: %s", token, hyfft_dist_last_error());
+  /* Every element of the output box (the padding of real rows is not
+   * output), both parts of a complex one. */
+  const hyfft_dist_box *ob = &L.out;
+  int parts = p.kind == HYFFT_C2R ? 1 : 2;
+  int64_t differ = 0;
+  for (int64_t i0 = 0; i0 < ob->count[0]; i0++)
+    for (int64_t i1 = 0; i1 < ob->count[1]; i1++)
+      for (int64_t i2 = 0; i2 < ob->count[2]; i2++) {
+        int64_t at = box_offset(ob, ob->start[0] + i0, ob->start[1] + i1, ob->start[2] + i2);
+        for (int c = 0; c < parts; c++) {
+          double a = get(o1, p.precision, parts * at + c), b = get(o2, p.precision, parts * at + c);
+          if (!(a == b)) differ++;
+        }
+      }
+  int64_t all = 0;
+  MPI_Allreduce(&differ, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  hyfft_dist_times t1, t2;
+  hyfft_dist_plan_times(packed, &t1);
+  hyfft_dist_plan_times(direct, &t2);
+  if (all != 0) FAIL("%s: the direct output differs from the packed one in %lld values", token, (long long)all);
+  if (t1.alltoall_bytes != t2.alltoall_bytes || t1.alltoall_recv_bytes != t2.alltoall_recv_bytes ||
+      t1.kept_bytes != t2.kept_bytes)
+    FAIL("%s: direct sent %lld / received %lld / kept %lld bytes, packed %lld / %lld / %lld", token,
+         (long long)t2.alltoall_bytes, (long long)t2.alltoall_recv_bytes, (long long)t2.kept_bytes,
+         (long long)t1.alltoall_bytes, (long long)t1.alltoall_recv_bytes, (long long)t1.kept_bytes);
+  if (g_rank == 0)
+    printf("direct  %-36s %lld values differ, %s\n", token, (long long)all,
+           named[1] ? "described as direct" : "one rank: no transpose");
+  free(in);
+  free(o1);
+  free(o2);
+  hyfft_dist_plan_destroy(packed);
+  hyfft_dist_plan_destroy(direct);
+}
+
 int main(int argc, char **argv) {
   if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 2;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -701,6 +794,17 @@ int main(int argc, char **argv) {
   /* A pencil overlaps its first transpose, over the grid's second dim. */
   snprintf(tok, sizeof tok, "c2c:f64:fwd:9x10x7:mpi:pencil=1x%d", g_size);
   check_overlap(tok, "16");
+  /* Direct transposes: slab 3D (runs of whole planes' rows), R2C and C2R
+   * with the padded real rows, transposed layouts, a pencil, 2D, uneven
+   * splits and idle ranks. */
+  check_direct("c2c:f64:fwd:9x10x7:mpi:slab");
+  check_direct("c2c:f32:bwd:10x9x7:mpi:slab:tin");
+  check_direct("r2c:f32:16x12x10:mpi:slab");
+  check_direct("c2r:f64:9x10x8:mpi:slab:tin");
+  check_direct("c2c:f64:bwd:9x10x7:mpi:pencil");
+  check_direct("r2c:f64:6x5x12:mpi:pencil:tout");
+  check_direct("c2c:f32:fwd:10x9:mpi");
+  check_direct("c2c:f64:fwd:3x5x4:mpi:slab");
 
   hyfft_context_destroy(g_ctx);
   hyfft_context_destroy(g_ref);
