@@ -59,12 +59,21 @@ typedef struct hyfft_dist_problem {
    * host, transposed there with MPI as for host data, and written back
    * (hyfft_dist_times.staging). The token form is ':dev' before ':mpi'. */
   hyfft_memory memory;
+  /* Transforms of one plan, interleaved as FFTW-MPI's `howmany`: each
+   * element (i0, i1, i2) of the global array holds `howmany` values side
+   * by side (complex values, or reals on a real side), value b of it
+   * belonging to transform b. 0 or 1: one transform. The boxes of
+   * hyfft_dist_layout then count values, so their strides and element
+   * counts are howmany times a single transform's, and value b of an
+   * element sits b after its first. Token form ':howmany=N' after ':mpi'. */
+  int64_t howmany;
 } hyfft_dist_problem;
 
 /* One rank's box of a global array. Global element (i0, i1, i2) (i2 = 0 for
  * 2D) of the box is at element offset sum_a (i_a - start[a]) * stride[a]
  * from the buffer's start, counted in complex elements on a complex side
- * and in reals on a real side. On a real side the last dim counts n reals
+ * and in reals on a real side (with howmany > 1, the first of the
+ * element's howmany values, the others following it). On a real side the last dim counts n reals
  * and its rows are padded to 2*(n/2+1). order[] lists the dims slowest
  * first in memory. */
 typedef struct hyfft_dist_box {
@@ -123,8 +132,9 @@ HYFFT_API hyfft_status hyfft_dist_problem_init(hyfft_dist_problem *problem, hyff
                                                const int64_t *n);
 
 /* A token: a plain hyfft token of rank 2 or 3 followed by ':mpi' and
- * optionally ':slab' or ':pencil' or ':pencil=PxQ', and ':tout' / ':tin'
- * (transposed output / input), e.g. "c2c:f32:fwd:64x64x64:mpi:pencil=2x2".
+ * optionally ':slab' or ':pencil' or ':pencil=PxQ', ':tout' / ':tin'
+ * (transposed output / input) and ':howmany=N' (N interleaved transforms),
+ * e.g. "c2c:f32:fwd:64x64x64:mpi:pencil=2x2".
  * A ':dev' field before ':mpi' selects device buffers
  * (hyfft_dist_problem.memory). Batches, strides, scale and in-place
  * fields are refused (HYFFT_INVALID_TOKEN). */

@@ -45,6 +45,10 @@ typedef struct hy_dist_geometry {
   int64_t nc[3];   /* complex-side lengths (n/2+1 on the real axis) */
   int grid[2];     /* P, Q */
   int coords[2];   /* this rank's (p, q) */
+  /* Interleaved transforms (hyfft_dist_problem.howmany, at least 1). The
+   * geometry's boxes count elements of howmany values each; the public
+   * layout counts values (hy_dist_layout_public). */
+  int64_t howmany;
   hyfft_dist_decomposition decomposition;
   int nstates;
   hy_dist_state states[HY_DIST_MAX_STATES]; /* states[0] normal, last transposed */
@@ -64,9 +68,12 @@ hyfft_status hy_dist_geometry_init(const hyfft_dist_problem *problem, int size, 
 void hy_dist_box_of(const hy_dist_geometry *geom, const hy_dist_state *st, int p, int q,
                     int real, hyfft_dist_box *box);
 
-/* The public layout of this rank. */
+/* This rank's layout in elements of howmany values (the plan's own
+ * record), and the public form of it: strides, element counts and
+ * alloc_local in values. */
 void hy_dist_layout_fill(const hy_dist_geometry *geom, const hyfft_dist_problem *problem,
                          hyfft_dist_layout *layout);
+void hy_dist_layout_public(const hy_dist_geometry *geom, hyfft_dist_layout *layout);
 
 /* ---- redistribution (dist_redistribute.c) --------------------------------- */
 

@@ -55,6 +55,13 @@ hyfft_status hy_dist_geometry_init(const hyfft_dist_problem *problem, int size, 
     geom->n[a] = n;
     geom->nc[a] = n;
   }
+  if (p->howmany < 0)
+    return hy_dist_error(HYFFT_INVALID_SIZE, "howmany = %lld is negative (0 or 1: one transform)",
+                         (long long)p->howmany);
+  geom->howmany = p->howmany > 1 ? p->howmany : 1;
+  if (geom->howmany > (((int64_t)1 << 58) / total))
+    return hy_dist_error(HYFFT_SIZE_OVERFLOW, "the global size overflows at howmany = %lld",
+                         (long long)geom->howmany);
   geom->rank = p->rank;
   geom->real_axis = p->kind == HYFFT_C2C ? -1 : p->rank - 1;
   if (geom->real_axis >= 0) geom->nc[geom->real_axis] = geom->n[geom->real_axis] / 2 + 1;
@@ -196,6 +203,16 @@ void hy_dist_layout_fill(const hy_dist_geometry *geom, const hyfft_dist_problem 
   layout->alloc_local = in_c > out_c ? in_c : out_c;
 }
 
+void hy_dist_layout_public(const hy_dist_geometry *geom, hyfft_dist_layout *layout) {
+  int64_t h = geom->howmany;
+  hyfft_dist_box *boxes[2] = {&layout->in, &layout->out};
+  for (int i = 0; i < 2; i++) {
+    for (int a = 0; a < 3; a++) boxes[i]->stride[a] *= h;
+    boxes[i]->elements *= h;
+  }
+  layout->alloc_local *= h;
+}
+
 hyfft_status hyfft_dist_problem_init(hyfft_dist_problem *problem, hyfft_kind kind,
                                      hyfft_precision precision, int sign, int rank,
                                      const int64_t *n) {
@@ -210,6 +227,7 @@ hyfft_status hyfft_dist_problem_init(hyfft_dist_problem *problem, hyfft_kind kin
   p.rank = rank;
   for (int a = 0; a < 3; a++) p.n[a] = a < rank ? n[a] : 1;
   p.decomposition = HYFFT_DIST_AUTO;
+  p.howmany = 1;
   hy_dist_geometry geom;
   hyfft_status st = hy_dist_geometry_init(&p, 1, 0, &geom);
   if (st != HYFFT_SUCCESS) return st;
@@ -231,5 +249,6 @@ hyfft_status hyfft_dist_local_size(MPI_Comm comm, const hyfft_dist_problem *prob
   hyfft_status st = hy_dist_geometry_init(problem, size, me, &geom);
   if (st != HYFFT_SUCCESS) return st;
   hy_dist_layout_fill(&geom, problem, layout);
+  hy_dist_layout_public(&geom, layout);
   return HYFFT_SUCCESS;
 }

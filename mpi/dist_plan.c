@@ -9,6 +9,7 @@
  * problems (C2R, C2C with transposed input) first move a normal input to
  * the last state, then run F backwards, which ends in the normal state with
  * the real axis (if any) transformed last. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,10 +152,18 @@ static hyfft_status hy_dist_local_plan(struct hyfft_dist_plan_s *p, hyfft_contex
     d.n = (kind != HYFFT_C2C && a == g->real_axis) ? g->n[a] : src.count[a];
     d.in_stride = src.stride[a];
     d.out_stride = dst.stride[a];
+    /* The boxes count elements of howmany values: strides in values. */
+    d.in_stride *= g->howmany;
+    d.out_stride *= g->howmany;
     if (transformed)
       prob.dims[prob.rank++] = d;
     else if (d.n > 1)
       prob.batch[prob.batch_rank++] = d;
+  }
+  if (g->howmany > 1) {
+    /* The interleaved transforms: the innermost batch dim, values side by side. */
+    hyfft_dim h = {g->howmany, 1, 1};
+    prob.batch[prob.batch_rank++] = h;
   }
   hyfft_status s = hyfft_plan_create(ctx, &prob, flags, plan);
   if (s != HYFFT_SUCCESS) {
@@ -241,7 +250,11 @@ static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx
     rc = MPI_Comm_dup(p->comm, &p->comm_p);
     if (rc != MPI_SUCCESS) return hy_dist_mpi_error(rc, "MPI_Comm_dup");
   }
-  p->esize = pr->precision == HYFFT_F32 ? 8 : 16;
+  /* An element of the transposes: howmany complex values. */
+  p->esize = (size_t)geom->howmany * (pr->precision == HYFFT_F32 ? 8 : 16);
+  if (p->esize > INT_MAX)
+    return hy_dist_error(HYFFT_SIZE_OVERFLOW, "howmany = %lld: an element exceeds INT_MAX bytes",
+                         (long long)geom->howmany);
   rc = MPI_Type_contiguous((int)p->esize, MPI_BYTE, &p->elem);
   if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&p->elem);
   if (rc != MPI_SUCCESS) {
@@ -457,11 +470,11 @@ static hyfft_status hy_dist_build(struct hyfft_dist_plan_s *p, hyfft_context ctx
 }
 
 /* A fingerprint of the problem and flags, compared across ranks. */
-#define HY_DIST_PRINT_FIELDS 15
+#define HY_DIST_PRINT_FIELDS 16
 static const char *const hy_dist_print_names[HY_DIST_PRINT_FIELDS] = {
     "kind", "precision", "sign", "rank", "n[0]", "n[1]", "n[2]",
     "decomposition", "grid[0]", "grid[1]", "layout", "flags", "HYFFT_DIST_OVERLAP", "memory",
-    "HYFFT_DIST_DIRECT_MIN"};
+    "HYFFT_DIST_DIRECT_MIN", "howmany"};
 
 /* HYFFT_DIST_OVERLAP: the chunks of the overlapped transposes, 2 to
  * HY_DIST_MAX_CHUNKS; unset, empty, 0 or 1: the plain path. -1 for a value
@@ -504,6 +517,7 @@ static void hy_dist_fingerprint(const hyfft_dist_problem *pr, unsigned flags, in
   v[12] = overlap;
   v[13] = pr->memory;
   v[14] = direct_min;
+  v[15] = pr->howmany > 1 ? pr->howmany : 1;
 }
 
 hyfft_status hyfft_dist_plan_create(hyfft_context context, MPI_Comm comm,
@@ -608,6 +622,7 @@ hyfft_status hyfft_dist_plan_layout(hyfft_dist_plan plan, hyfft_dist_layout *lay
   if (s != HYFFT_SUCCESS) return s;
   if (!layout) return hy_dist_error(HYFFT_NULL_POINTER, "layout is NULL");
   *layout = plan->layout;
+  hy_dist_layout_public(&plan->geom, layout);
   return HYFFT_SUCCESS;
 }
 
@@ -720,7 +735,9 @@ hyfft_status hyfft_dist_plan_describe(hyfft_dist_plan plan, char *buf, size_t bu
                 p->precision == HYFFT_F64 ? "f64" : "f32");
   if (p->kind == HYFFT_C2C) hy_dist_textf(&t, ":%s", p->sign < 0 ? "fwd" : "bwd");
   for (int a = 0; a < p->rank; a++) hy_dist_textf(&t, "%s%lld", a ? "x" : ":", (long long)p->n[a]);
-  hy_dist_textf(&t, ":mpi on %d rank%s, %s %dx%d%s%s; rank %d at grid (%d, %d)\n", ranks,
+  hy_dist_textf(&t, ":mpi");
+  if (plan->geom.howmany > 1) hy_dist_textf(&t, ":howmany=%lld", (long long)plan->geom.howmany);
+  hy_dist_textf(&t, " on %d rank%s, %s %dx%d%s%s; rank %d at grid (%d, %d)\n", ranks,
                 ranks == 1 ? "" : "s", L->decomposition == HYFFT_DIST_SLAB ? "slab" : "pencil",
                 L->grid[0], L->grid[1],
                 (p->layout & HYFFT_DIST_TRANSPOSED_OUT) ? ", transposed output" : "",

@@ -1,6 +1,6 @@
 /* Distributed problem tokens: a plain hyfft token of rank 2 or 3 (parsed by
  * hyfft_problem_parse) followed by ':mpi' and the distribution fields
- * ':slab', ':pencil', ':pencil=PxQ', ':tout', ':tin'. The core grammar
+ * ':slab', ':pencil', ':pencil=PxQ', ':tout', ':tin', ':howmany=N'. The core grammar
  * (src/problem/token.c) is unchanged: this library splits the token at
  * ':mpi' and reads the fields after it. */
 #include <stdlib.h>
@@ -21,7 +21,18 @@ static int hy_dist_parse_int(const char *s, const char *end) {
 
 static hyfft_status hy_dist_parse_field(const char *f, size_t len, size_t pos,
                                         hyfft_dist_problem *p, unsigned *seen) {
-  enum { SEEN_DECOMP = 1, SEEN_TOUT = 2, SEEN_TIN = 4 };
+  enum { SEEN_DECOMP = 1, SEEN_TOUT = 2, SEEN_TIN = 4, SEEN_HOWMANY = 8 };
+  if (len >= 8 && !strncmp(f, "howmany=", 8)) {
+    if (*seen & SEEN_HOWMANY)
+      return hy_dist_error(HYFFT_INVALID_TOKEN, "repeated field at position %zu", pos);
+    *seen |= SEEN_HOWMANY;
+    int h = hy_dist_parse_int(f + 8, f + len);
+    if (h < 0)
+      return hy_dist_error(HYFFT_INVALID_TOKEN,
+                           "bad howmany at position %zu (expected howmany=N, N >= 1)", pos);
+    p->howmany = h;
+    return HYFFT_SUCCESS;
+  }
   if ((len == 4 && !strncmp(f, "slab", 4)) || (len >= 6 && !strncmp(f, "pencil", 6))) {
     if (*seen & SEEN_DECOMP)
       return hy_dist_error(HYFFT_INVALID_TOKEN, "a second decomposition at position %zu", pos);

@@ -78,7 +78,8 @@ static void fftw_side_make(fftw_side *f, const hyfft_dist_problem *p, unsigned f
   if (p->kind != HYFFT_C2C) nc[r - 1] = n[r - 1] / 2 + 1;
   ptrdiff_t ln0, l0s, ln1, l1s;
   unsigned layout = (p->layout & HYFFT_DIST_TRANSPOSED_OUT) ? FFTW_MPI_TRANSPOSED_OUT : 0;
-  ptrdiff_t alloc = fftw_mpi_local_size_many_transposed(r, nc, 1, FFTW_MPI_DEFAULT_BLOCK,
+  ptrdiff_t h = p->howmany > 1 ? (ptrdiff_t)p->howmany : 1;
+  ptrdiff_t alloc = fftw_mpi_local_size_many_transposed(r, nc, h, FFTW_MPI_DEFAULT_BLOCK,
                                                         FFTW_MPI_DEFAULT_BLOCK, MPI_COMM_WORLD,
                                                         &ln0, &l0s, &ln1, &l1s);
   f->f32 = p->precision == HYFFT_F32;
@@ -89,18 +90,18 @@ static void fftw_side_make(fftw_side *f, const hyfft_dist_problem *p, unsigned f
   flags |= layout;
   if (!f->f32) {
     if (p->kind == HYFFT_C2C)
-      f->plan = fftw_mpi_plan_many_dft(r, n, 1, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK,
+      f->plan = fftw_mpi_plan_many_dft(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK,
                                        f->in, f->out, MPI_COMM_WORLD, p->sign, flags);
     else
-      f->plan = fftw_mpi_plan_many_dft_r2c(r, n, 1, FFTW_MPI_DEFAULT_BLOCK,
+      f->plan = fftw_mpi_plan_many_dft_r2c(r, n, h, FFTW_MPI_DEFAULT_BLOCK,
                                            FFTW_MPI_DEFAULT_BLOCK, f->in, f->out,
                                            MPI_COMM_WORLD, flags);
   } else {
     if (p->kind == HYFFT_C2C)
-      f->plan = fftwf_mpi_plan_many_dft(r, n, 1, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK,
+      f->plan = fftwf_mpi_plan_many_dft(r, n, h, FFTW_MPI_DEFAULT_BLOCK, FFTW_MPI_DEFAULT_BLOCK,
                                         f->in, f->out, MPI_COMM_WORLD, p->sign, flags);
     else
-      f->plan = fftwf_mpi_plan_many_dft_r2c(r, n, 1, FFTW_MPI_DEFAULT_BLOCK,
+      f->plan = fftwf_mpi_plan_many_dft_r2c(r, n, h, FFTW_MPI_DEFAULT_BLOCK,
                                             FFTW_MPI_DEFAULT_BLOCK, f->in, f->out,
                                             MPI_COMM_WORLD, flags);
   }

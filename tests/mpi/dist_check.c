@@ -59,12 +59,22 @@ static int64_t box_offset(const hyfft_dist_box *b, int64_t i0, int64_t i1, int64
          (i2 - b->start[2]) * b->stride[2];
 }
 
-/* A single-process hyfft transform of a contiguous global array. */
+/* A single-process hyfft transform of a contiguous global array of h
+ * interleaved transforms (each element holds h values side by side). */
 static hyfft_status transform(hyfft_kind kind, hyfft_precision prec, int sign, int rank,
-                              const int64_t *n, const void *in, void *out) {
+                              const int64_t *n, int64_t h, const void *in, void *out) {
   hyfft_problem pr;
   hyfft_plan plan;
   hyfft_status s = hyfft_problem_init(&pr, kind, prec, sign, rank, n);
+  if (s == HYFFT_SUCCESS && h > 1) {
+    for (int a = 0; a < pr.rank; a++) {
+      pr.dims[a].in_stride *= h;
+      pr.dims[a].out_stride *= h;
+    }
+    pr.batch_rank = 1;
+    pr.batch[0].n = h;
+    pr.batch[0].in_stride = pr.batch[0].out_stride = 1;
+  }
   if (s == HYFFT_SUCCESS) s = hyfft_plan_create(g_ref, &pr, HYFFT_ESTIMATE, &plan);
   if (s != HYFFT_SUCCESS) return s;
   s = hyfft_execute(plan, in, out);
@@ -92,10 +102,12 @@ static void check_case_on(MPI_Comm comm, const char *token, int inplace) {
   int64_t nc_last = p.kind == HYFFT_C2C ? n[last] : n[last] / 2 + 1;
   int64_t nreal = n[0] * n[1] * n[2];
   int64_t ncomplex = nreal / n[last] * nc_last;
+  /* Interleaved transforms: global element g holds h values, value b at g h + b. */
+  const int64_t h = p.howmany > 1 ? p.howmany : 1;
 
   /* Global input and reference, in the problem's precision. */
-  void *gin = malloc((size_t)(2 * ncomplex + 2 * nreal) * scalar);
-  void *gref = malloc((size_t)(2 * ncomplex + 2 * nreal) * scalar);
+  void *gin = malloc((size_t)(h * (2 * ncomplex + 2 * nreal)) * scalar);
+  void *gref = malloc((size_t)(h * (2 * ncomplex + 2 * nreal)) * scalar);
   if (!gin || !gref) {
     FAIL("%s: out of memory", token);
     free(gin);
@@ -103,16 +115,16 @@ static void check_case_on(MPI_Comm comm, const char *token, int inplace) {
     return;
   }
   if (p.kind == HYFFT_C2C) {
-    for (int64_t i = 0; i < 2 * ncomplex; i++) set(gin, prec, i, rnd());
-    s = transform(HYFFT_C2C, prec, p.sign, p.rank, n, gin, gref);
+    for (int64_t i = 0; i < 2 * ncomplex * h; i++) set(gin, prec, i, rnd());
+    s = transform(HYFFT_C2C, prec, p.sign, p.rank, n, h, gin, gref);
   } else if (p.kind == HYFFT_R2C) {
-    for (int64_t i = 0; i < nreal; i++) set(gin, prec, i, rnd());
-    s = transform(HYFFT_R2C, prec, HYFFT_FORWARD, p.rank, n, gin, gref);
+    for (int64_t i = 0; i < nreal * h; i++) set(gin, prec, i, rnd());
+    s = transform(HYFFT_R2C, prec, HYFFT_FORWARD, p.rank, n, h, gin, gref);
   } else {
     /* A Hermitian half spectrum: the R2C of random reals. */
-    for (int64_t i = 0; i < nreal; i++) set(gref, prec, i, rnd());
-    s = transform(HYFFT_R2C, prec, HYFFT_FORWARD, p.rank, n, gref, gin);
-    if (s == HYFFT_SUCCESS) s = transform(HYFFT_C2R, prec, HYFFT_BACKWARD, p.rank, n, gin, gref);
+    for (int64_t i = 0; i < nreal * h; i++) set(gref, prec, i, rnd());
+    s = transform(HYFFT_R2C, prec, HYFFT_FORWARD, p.rank, n, h, gref, gin);
+    if (s == HYFFT_SUCCESS) s = transform(HYFFT_C2R, prec, HYFFT_BACKWARD, p.rank, n, h, gin, gref);
   }
   if (s != HYFFT_SUCCESS) {
     FAIL("%s: reference: %s %s", token, hyfft_status_name(s), hyfft_last_error());
@@ -158,14 +170,16 @@ static void check_case_on(MPI_Comm comm, const char *token, int inplace) {
     for (int64_t i1 = L.in.start[1]; i1 < L.in.start[1] + L.in.count[1]; i1++) {
       for (int64_t i2 = L.in.start[2]; i2 < L.in.start[2] + L.in.count[2]; i2++) {
         int64_t o = box_offset(&L.in, i0, i1, i2);
-        if (in_real) {
-          int64_t g = (p.rank == 3) ? (i0 * n[1] + i1) * n[2] + i2 : i0 * n[1] + i1;
-          set(in, prec, o, get(gin, prec, g));
-        } else {
-          int64_t g = p.rank == 3 ? (i0 * n[1] + i1) * (p.kind == HYFFT_C2C ? n[2] : nc_last) + i2
-                                  : i0 * (p.kind == HYFFT_C2C ? n[1] : nc_last) + i1;
-          set(in, prec, 2 * o, get(gin, prec, 2 * g));
-          set(in, prec, 2 * o + 1, get(gin, prec, 2 * g + 1));
+        for (int64_t b = 0; b < h; b++) {
+          if (in_real) {
+            int64_t g = (p.rank == 3) ? (i0 * n[1] + i1) * n[2] + i2 : i0 * n[1] + i1;
+            set(in, prec, o + b, get(gin, prec, g * h + b));
+          } else {
+            int64_t g = p.rank == 3 ? (i0 * n[1] + i1) * (p.kind == HYFFT_C2C ? n[2] : nc_last) + i2
+                                    : i0 * (p.kind == HYFFT_C2C ? n[1] : nc_last) + i1;
+            set(in, prec, 2 * (o + b), get(gin, prec, 2 * (g * h + b)));
+            set(in, prec, 2 * (o + b) + 1, get(gin, prec, 2 * (g * h + b) + 1));
+          }
         }
       }
     }
@@ -214,14 +228,14 @@ static void check_case_on(MPI_Comm comm, const char *token, int inplace) {
     for (int64_t i1 = L.out.start[1]; i1 < L.out.start[1] + L.out.count[1]; i1++)
       for (int64_t i2 = L.out.start[2]; i2 < L.out.start[2] + L.out.count[2]; i2++) {
         int64_t o = box_offset(&L.out, i0, i1, i2);
-        for (int c = 0; c < out_w; c++) {
-          int64_t g;
+        for (int64_t q = 0; q < h * out_w; q++) {
+          int64_t b = q / out_w, c = q % out_w, g;
           if (out_real)
-            g = p.rank == 3 ? (i0 * n[1] + i1) * n[2] + i2 : i0 * n[1] + i1;
+            g = (p.rank == 3 ? (i0 * n[1] + i1) * n[2] + i2 : i0 * n[1] + i1) * h + b;
           else
-            g = 2 * (p.rank == 3 ? (i0 * n[1] + i1) * (p.kind == HYFFT_C2C ? n[2] : nc_last) + i2
-                                 : i0 * (p.kind == HYFFT_C2C ? n[1] : nc_last) + i1) + c;
-          double r = get(gref, prec, g), v = get(out, prec, out_w == 2 ? 2 * o + c : o);
+            g = 2 * ((p.rank == 3 ? (i0 * n[1] + i1) * (p.kind == HYFFT_C2C ? n[2] : nc_last) + i2
+                                  : i0 * (p.kind == HYFFT_C2C ? n[1] : nc_last) + i1) * h + b) + c;
+          double r = get(gref, prec, g), v = get(out, prec, out_w == 2 ? 2 * (o + b) + c : o + b);
           double e = fabs(v - r);
           if (!(e <= maxerr)) maxerr = isnan(e) ? INFINITY : e;
           if (fabs(r) > maxref) maxref = fabs(r);
@@ -238,7 +252,7 @@ static void check_case_on(MPI_Comm comm, const char *token, int inplace) {
   double u = prec == HYFFT_F32 ? 5.96e-8 : 1.11e-16;
   double tol = 20.0 * u * log2((double)(nreal > 2 ? nreal : 2));
   double rel = global[1] > 0 ? global[0] / global[1] : global[0];
-  int64_t expect = (out_real ? nreal : 2 * ncomplex);
+  int64_t expect = h * (out_real ? nreal : 2 * ncomplex);
   if (!(rel <= tol)) FAIL("%s%s: max error %.3g relative to max |ref| (tolerance %.3g)", token,
                           inplace ? " (in place)" : "", rel, tol);
   if (total != expect)
@@ -295,6 +309,10 @@ static void check_bad_input(void) {
     if (g_rank == last) q.precision = HYFFT_F32;
     expect_all("precision differs on the last rank",
                hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan), HYFFT_INVALID_ARGUMENT);
+    q = p;
+    if (g_rank == last) q.howmany = 2;
+    expect_all("howmany differs on the last rank",
+               hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan), HYFFT_INVALID_ARGUMENT);
     /* The direct rule must match on every rank (its messages pair up). */
     const char *was = getenv("HYFFT_DIST_DIRECT_MIN");
     char saved[64] = "";
@@ -307,6 +325,12 @@ static void check_bad_input(void) {
                hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &p, 0, &plan), HYFFT_INVALID_ARGUMENT);
     if (was) setenv("HYFFT_DIST_DIRECT_MIN", saved, 1);
     else unsetenv("HYFFT_DIST_DIRECT_MIN");
+  }
+  {
+    hyfft_dist_problem q = p;
+    q.howmany = -3;
+    expect_all("howmany -3", hyfft_dist_plan_create(g_ctx, MPI_COMM_WORLD, &q, 0, &plan),
+               HYFFT_INVALID_SIZE);
   }
   {
     hyfft_dist_problem q = p;
@@ -386,12 +410,15 @@ static void check_tokens(void) {
   hyfft_dist_problem p;
   static const char *const good[] = {"c2c:f32:fwd:64x64x64:mpi", "r2c:f64:9x10:mpi:slab",
                                      "c2c:f64:bwd:8x8x8:mpi:pencil=2x2:tout",
-                                     "c2r:f32:8x8x8:mpi:tin:pencil", "c2c:f32:fwd:8x8:dev:mpi"};
+                                     "c2r:f32:8x8x8:mpi:tin:pencil", "c2c:f32:fwd:8x8:dev:mpi",
+                                     "r2c:f32:8x8x8:mpi:howmany=3:slab"};
   static const char *const bad[] = {"c2c:f32:fwd:64x64x64",         "c2c:f32:fwd:64:mpi",
                                     "c2c:f32:fwd:8x8:b2:mpi",       "c2c:f32:fwd:8x8:ip:mpi",
                                     "c2c:f32:fwd:8x8x8:mpi:pencil=2", "c2c:f32:fwd:8x8x8:mpi:slab:pencil",
                                     "c2c:f32:fwd:8x8x8:mpi:tout:tout", "c2c:f32:fwd:8x8x8:mpi::slab",
-                                    "c2c:f32:fwd:8x8x8:mpi:cube"};
+                                    "c2c:f32:fwd:8x8x8:mpi:cube",   "c2c:f32:fwd:8x8:mpi:howmany=0",
+                                    "c2c:f32:fwd:8x8:mpi:howmany=", "c2c:f32:fwd:8x8:mpi:howmany=2x",
+                                    "c2c:f32:fwd:8x8:mpi:howmany=2:howmany=2"};
   for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
     hyfft_status s = hyfft_dist_problem_parse(good[i], &p);
     if (s != HYFFT_SUCCESS) FAIL("token %s: %s %s", good[i], hyfft_status_name(s), hyfft_dist_last_error());
@@ -402,8 +429,11 @@ static void check_tokens(void) {
     FAIL("token %s parsed to the wrong problem", good[2]);
   if (hyfft_dist_problem_parse(good[4], &p) == HYFFT_SUCCESS && p.memory != HYFFT_MEMORY_DEVICE)
     FAIL("token %s parsed to host memory", good[4]);
-  if (hyfft_dist_problem_parse(good[0], &p) == HYFFT_SUCCESS && p.memory != HYFFT_MEMORY_HOST)
-    FAIL("token %s parsed to device memory", good[0]);
+  if (hyfft_dist_problem_parse(good[0], &p) == HYFFT_SUCCESS && (p.memory != HYFFT_MEMORY_HOST || p.howmany != 1))
+    FAIL("token %s parsed to device memory or howmany %lld", good[0], (long long)p.howmany);
+  if (hyfft_dist_problem_parse(good[5], &p) == HYFFT_SUCCESS &&
+      (p.howmany != 3 || p.decomposition != HYFFT_DIST_SLAB))
+    FAIL("token %s parsed to howmany %lld", good[5], (long long)p.howmany);
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     hyfft_status s = hyfft_dist_problem_parse(bad[i], &p);
     if (s != HYFFT_INVALID_TOKEN) FAIL("token %s: %s, want HYFFT_INVALID_TOKEN", bad[i], hyfft_status_name(s));
@@ -736,6 +766,19 @@ int main(int argc, char **argv) {
       /* the planner's choice (pencil on 4 ranks: n0 = 3) */
       "c2c:f64:fwd:3x16x8:mpi", "r2c:f32:16x12x10:mpi"};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(cases[i], 0);
+  /* Interleaved transforms (howmany): slab and pencil, every kind, both
+   * transposed layouts, uneven splits, idle ranks, in place, device
+   * buffers. */
+  static const char *const howmany_cases[] = {
+      "c2c:f64:fwd:9x10x7:mpi:slab:howmany=3", "c2c:f32:bwd:10x9:mpi:tout:howmany=2",
+      "r2c:f32:9x10x7:mpi:slab:howmany=4",     "c2r:f64:9x10x8:mpi:pencil:howmany=3",
+      "c2c:f64:bwd:9x10x7:mpi:pencil:tin:howmany=2", "r2c:f64:6x5x12:mpi:pencil:tout:howmany=5",
+      "c2r:f32:10x9:mpi:tin:howmany=3",        "c2c:f64:fwd:3x5x4:mpi:slab:howmany=2",
+      "c2c:f32:fwd:9x10x7:dev:mpi:pencil:howmany=3"};
+  for (size_t i = 0; i < sizeof howmany_cases / sizeof *howmany_cases; i++)
+    check_case(howmany_cases[i], 0);
+  check_case("r2c:f64:9x10x7:mpi:howmany=3", 1);
+  check_case("c2c:f32:fwd:9x10x7:mpi:pencil:howmany=2", 1);
   check_case("c2c:f64:fwd:9x10x7:mpi:pencil", 1);
   check_case("r2c:f64:9x10:mpi", 1);
   check_case("c2r:f32:9x10x8:mpi:slab", 1);
@@ -805,6 +848,7 @@ int main(int argc, char **argv) {
   check_direct("r2c:f64:6x5x12:mpi:pencil:tout");
   check_direct("c2c:f32:fwd:10x9:mpi");
   check_direct("c2c:f64:fwd:3x5x4:mpi:slab");
+  check_direct("r2c:f64:9x10x7:mpi:slab:howmany=3");
 
   hyfft_context_destroy(g_ctx);
   hyfft_context_destroy(g_ref);
