@@ -257,9 +257,9 @@ hy_status hy_cpu_op_real_one(int post, hyfft_precision precision, const double *
                     (float)scale);
     return HYFFT_SUCCESS;
   }
-  hy_pass pass;
-  hy_pass_init(&pass, post ? HY_PASS_R2C_POST : HY_PASS_C2R_PRE, precision, post ? -1 : 1);
-  pass.axis = (hyfft_dim){m + 1, is, os};
-  pass.scale = scale;
-  return hy_cpu_op_real(&pass, table, src, dst);
+  if (!table || m < 1)
+    return hy_error(HYFFT_INTERNAL, "real step: no twiddles or %lld elements", (long long)(m + 1));
+  if (precision == HYFFT_F64) hy_real_one_f64(post, table, m, src, is, dst, os, scale);
+  else hy_real_one_f32(post, table, m, src, is, dst, os, scale);
+  return HYFFT_SUCCESS;
 }

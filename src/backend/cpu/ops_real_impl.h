@@ -127,6 +127,65 @@ HY_INLINE void HY_RN(pair4)(const HY_RT *s, HY_RT *d, const double *tre, const d
   HY_RN(st4)(d + 2 * (m - k - 3), &lo, &hi);
 }
 
+/* ---- R2C_POST / C2R_PRE on pairs [lo, hi) of one transform ----------
+ * n = m + 1 elements at s and d (strides is, os); pair k is (k, m - k),
+ * pair 0 the elements 0 and m. */
+HY_INLINE void HY_RN(pairs)(const double *table, int64_t n, const HY_RT *s, int64_t is, HY_RT *d,
+                            int64_t os, int64_t lo, int64_t hi, double scale, const int post) {
+  const int64_t m = n - 1;
+  const int unit = is == 1 && os == 1;
+  const double *tre = table, *tim = table + n; /* the table's halves */
+  int64_t k = lo;
+  if (k == 0) {
+    double ar, ai, br, bi;
+    HY_RN(ld_c)(s, 0, &ar, &ai);
+    if (post) {
+      HY_RN(st_c)(d, 0, scale * (ar + ai), 0.0);
+      HY_RN(st_c)(d, m * os, scale * (ar - ai), 0.0);
+    } else {
+      HY_RN(ld_c)(s, m * is, &br, &bi);
+      /* imaginary parts of X_0 and X_m taken as 0 */
+      HY_RN(st_c)(d, 0, scale * (ar + br), scale * (ar - br));
+    }
+    k = 1;
+  }
+  /* Blocks where the transform is in place or apart from its source; one
+   * loop per direction and per scale-or-not, so that neither is a branch
+   * per block. */
+  if (unit && (s == d || hy_real_apart(s, 2 * n, d, 2 * n, sizeof(HY_RT)))) {
+    const int scaled = scale != 1.0;
+    if (post && scaled)
+      for (; k + 3 < hi && k + 3 < m - k - 3; k += 4) HY_RN(pair4)(s, d, tre, tim, k, m, scale, 1, 1);
+    else if (post)
+      for (; k + 3 < hi && k + 3 < m - k - 3; k += 4) HY_RN(pair4)(s, d, tre, tim, k, m, scale, 1, 0);
+    else if (scaled)
+      for (; k + 3 < hi && k + 3 < m - k - 3; k += 4) HY_RN(pair4)(s, d, tre, tim, k, m, scale, 0, 1);
+    else
+      for (; k + 3 < hi && k + 3 < m - k - 3; k += 4) HY_RN(pair4)(s, d, tre, tim, k, m, scale, 0, 0);
+  }
+  for (; k < hi; k++) {
+    double ar, ai, br, bi, xr, xi, yr, yi;
+    HY_RN(ld_c)(s, k * is, &ar, &ai);
+    HY_RN(ld_c)(s, (m - k) * is, &br, &bi);
+    if (post) {
+      hy_r2c_one(tre[k], tim[k], ar, ai, br, bi, &xr, &xi);
+      hy_r2c_one(tre[m - k], tim[m - k], br, bi, ar, ai, &yr, &yi);
+    } else {
+      hy_c2r_one(tre[k], tim[k], ar, ai, br, bi, &xr, &xi);
+      hy_c2r_one(tre[m - k], tim[m - k], br, bi, ar, ai, &yr, &yi);
+    }
+    HY_RN(st_c)(d, k * os, scale * xr, scale * xi);
+    if (2 * k != m) HY_RN(st_c)(d, (m - k) * os, scale * yr, scale * yi);
+  }
+}
+
+/* The step of one whole transform (the engine's rows, hy_cpu_op_real_one):
+ * every pair, no pass or thread pool. */
+HY_REAL_CLONES static void HY_RN(one)(int post, const double *table, int64_t m, const void *src,
+                                      int64_t is, void *dst, int64_t os, double scale) {
+  HY_RN(pairs)(table, m + 1, (const HY_RT *)src, is, (HY_RT *)dst, os, 0, m / 2 + 1, scale, post);
+}
+
 /* ---- one work item: a chunk of one transform ------------------------- */
 
 HY_REAL_CLONES static void HY_RN(range)(void *arg, int64_t begin, int64_t end, int thread_index) {
@@ -204,58 +263,9 @@ HY_REAL_CLONES static void HY_RN(range)(void *arg, int64_t begin, int64_t end, i
         }
         break;
       case HY_PASS_R2C_POST:
-      case HY_PASS_C2R_PRE: {
-        const int64_t m = n - 1;
-        const int post = pass->op == HY_PASS_R2C_POST;
-        const double *tre = table, *tim = table + n; /* the table's halves */
-        int64_t k = lo;
-        if (k == 0) {
-          double ar, ai, br, bi;
-          HY_RN(ld_c)(s, 0, &ar, &ai);
-          if (post) {
-            HY_RN(st_c)(d, 0, scale * (ar + ai), 0.0);
-            HY_RN(st_c)(d, m * os, scale * (ar - ai), 0.0);
-          } else {
-            HY_RN(ld_c)(s, m * is, &br, &bi);
-            /* imaginary parts of X_0 and X_m taken as 0 */
-            HY_RN(st_c)(d, 0, scale * (ar + br), scale * (ar - br));
-          }
-          k = 1;
-        }
-        /* Blocks where the transform is in place or apart from its source;
-         * one loop per direction and per scale-or-not, so that neither is
-         * a branch per block. */
-        if (unit && (s == d || hy_real_apart(s, 2 * n, d, 2 * n, sizeof(HY_RT)))) {
-          const int scaled = scale != 1.0;
-          if (post && scaled)
-            for (; k + 3 < hi && k + 3 < m - k - 3; k += 4)
-              HY_RN(pair4)(s, d, tre, tim, k, m, scale, 1, 1);
-          else if (post)
-            for (; k + 3 < hi && k + 3 < m - k - 3; k += 4)
-              HY_RN(pair4)(s, d, tre, tim, k, m, scale, 1, 0);
-          else if (scaled)
-            for (; k + 3 < hi && k + 3 < m - k - 3; k += 4)
-              HY_RN(pair4)(s, d, tre, tim, k, m, scale, 0, 1);
-          else
-            for (; k + 3 < hi && k + 3 < m - k - 3; k += 4)
-              HY_RN(pair4)(s, d, tre, tim, k, m, scale, 0, 0);
-        }
-        for (; k < hi; k++) {
-          double ar, ai, br, bi, xr, xi, yr, yi;
-          HY_RN(ld_c)(s, k * is, &ar, &ai);
-          HY_RN(ld_c)(s, (m - k) * is, &br, &bi);
-          if (post) {
-            hy_r2c_one(tre[k], tim[k], ar, ai, br, bi, &xr, &xi);
-            hy_r2c_one(tre[m - k], tim[m - k], br, bi, ar, ai, &yr, &yi);
-          } else {
-            hy_c2r_one(tre[k], tim[k], ar, ai, br, bi, &xr, &xi);
-            hy_c2r_one(tre[m - k], tim[m - k], br, bi, ar, ai, &yr, &yi);
-          }
-          HY_RN(st_c)(d, k * os, scale * xr, scale * xi);
-          if (2 * k != m) HY_RN(st_c)(d, (m - k) * os, scale * yr, scale * yi);
-        }
+      case HY_PASS_C2R_PRE:
+        HY_RN(pairs)(table, n, s, is, d, os, lo, hi, scale, pass->op == HY_PASS_R2C_POST);
         break;
-      }
       default:
         break;
     }
