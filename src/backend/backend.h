@@ -40,6 +40,12 @@ typedef struct hy_device_caps {
    * odd-length real steps (HY_FUSE_R2C_ODD / HY_FUSE_C2R_ODD); 0 on
    * other backends. */
   int64_t lane_group_max[2];
+  /* CPU: the longest transform whose lane group's values (LANES x n
+   * complex elements) fit one core's L1 data cache, per precision; 0 on
+   * other backends. Up to it an even real axis whose reals cannot be
+   * viewed as complex values takes the one-pass real steps too (solvers/
+   * real.c, hy_real_even_one_pass). */
+  int64_t lane_group_l1_max[2];
   /* A planner restriction, not the device's: no plane passes (the quick
    * first tier of a tiered plan, hy_planner_quick_tree). */
   int no_planes;

@@ -198,7 +198,8 @@ typedef enum hy_fuse {
    *          scale) at dst[ob + o * axis.out_stride] (dst in reals). */
   HY_FUSE_R2R = 9,
   /* The odd-length real steps fused into the one-pass DFT of length
-   * N = axis.n along the real axis (HY_PASS_DFT with algo MIXED_RADIX or,
+   * N = axis.n along the real axis (on the CPU also an even N whose reals
+   * are not complex pairs in memory, solvers/real.c) (HY_PASS_DFT with algo MIXED_RADIX or,
    * on a GPU, BLUESTEIN; no four-step twiddle, no plane; fuse_loop -1).
    * Each element is read or written once, straight between global memory
    * and registers (no staged load or store) on a GPU, and in the gather

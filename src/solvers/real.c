@@ -209,6 +209,24 @@ static int hy_real_odd_fusable(hy_real_ctx *c, int64_t n) {
          hy_pass_computed_length(&probe) <= c->caps->max_pass_length[c->problem->precision];
 }
 
+/* Whether an even real axis of length n whose reals are not complex pairs
+ * in memory (a strided real axis, interleaved transforms, an odd distance
+ * between rows: hy_real_viewable fails) takes the one-pass steps of an odd
+ * one on the CPU: the full-length DFT reads the reals straight into its
+ * lane group (or stores the real parts from it), where the half-length
+ * route packs the pairs into WORK0 first (or unpacks them from it), one
+ * more pass over the data. The full-length DFT does about 2.5 n (log2 n -
+ * 1) more flops per transform; while the lane group's n complex values
+ * stay in one core's L1 (lane_group_l1_max) that costs less than the pass
+ * (docs/performance.md, "CPU: even real axes that are not complex pairs").
+ * The C2R step reads X_n/2's imaginary part as it is; it adds only to the
+ * imaginary parts of the outputs, which are not stored, as FFTW's rule
+ * wants. */
+static int hy_real_even_one_pass(hy_real_ctx *c, int64_t n) {
+  return c->caps->backend == HYFFT_BACKEND_CPU &&
+         n <= c->caps->lane_group_l1_max[c->problem->precision] && hy_real_odd_fusable(c, n);
+}
+
 /* A DFT of length n over dense rows in WORK0 at `off`, in place there; on
  * a GPU, where that needs a third buffer (a split into three or more
  * passes between the work buffers) and off is 0, with its passes
@@ -363,7 +381,7 @@ static hy_status hy_real_r2c(hy_real_ctx *c) {
   if (n == 1) {
     HY_TRY(hy_real_point(c, HY_PASS_WIDEN, -1, 0, HY_BUF_IN, 0, HY_BUF_OUT, 0,
                          (hyfft_dim){1, last.in_stride, last.out_stride}, k, outer));
-  } else if (n % 2 == 0) {
+  } else if (n % 2 == 0 && (hy_real_viewable(p, 0) || !hy_real_even_one_pass(c, n))) {
     hy_buffer from = HY_BUF_IN;
     int64_t from_axis = 1;
     if (hy_real_viewable(p, 0)) {
@@ -392,7 +410,8 @@ static hy_status hy_real_r2c(hy_real_ctx *c) {
                            (hyfft_dim){h, last.out_stride, last.out_stride}, k, loops));
     }
   } else if (hy_real_odd_fusable(c, n)) {
-    /* One pass: reals in, the first h outputs out. */
+    /* One pass: reals in, the first h outputs out (odd n, or an even n
+     * whose reals are not complex pairs: hy_real_even_one_pass). */
     for (int l = 0; l < k; l++)
       loops[l] = (hyfft_dim){outer[l].n, outer[l].in_stride, outer[l].out_stride};
     int before = c->tree->npasses;
@@ -562,7 +581,7 @@ static hy_status hy_real_c2r_via(hy_real_ctx *c, hy_buffer spectrum, int copied)
     int before = c->tree->npasses;
     HY_TRY(hy_real_dft(c, m, 1, HY_BUF_OUT, 0, HY_BUF_OUT, 0, (hyfft_dim){m, 1, 1}, k, loops));
     hy_real_fuse_pre(c, before, m, n);
-  } else if (n % 2 == 0) {
+  } else if (n % 2 == 0 && !hy_real_even_one_pass(c, n)) {
     /* Through WORK0: in place where the half spectrum already is there
      * (rows of h hold the m values), else dense rows of m behind it. */
     int64_t *ws = dense, w_axis = 1, off = 0;
@@ -585,7 +604,8 @@ static hy_status hy_real_c2r_via(hy_real_ctx *c, hy_buffer spectrum, int copied)
     HY_TRY(hy_real_point(c, HY_PASS_NARROW, 1, 1, HY_BUF_WORK0, off, HY_BUF_OUT, 0,
                          (hyfft_dim){m, w_axis, last.out_stride}, k, loops));
   } else if (hy_real_odd_fusable(c, n)) {
-    /* One pass: the half spectrum in, reals out. */
+    /* One pass: the half spectrum in, reals out (odd n, or an even n
+     * whose reals are not complex pairs: hy_real_even_one_pass). */
     for (int l = 0; l < k; l++) loops[l] = (hyfft_dim){outer[l].n, ss[l], outer[l].out_stride};
     int before = c->tree->npasses;
     HY_TRY(hy_real_dft(c, n, 1, s, 0, HY_BUF_OUT, 0, (hyfft_dim){n, s_axis, last.out_stride}, k,

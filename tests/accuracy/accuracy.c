@@ -279,6 +279,19 @@ static void build_matrix(tokens *t, hyt_level level) {
       "c2r:f32:4095:b3",             "r2c:f64:30x27:b3",          "c2r:f32:10x15:b2:ip"};
   for (size_t i = 0; i < sizeof real_odd_lanes / sizeof *real_odd_lanes; i++)
     add(t, "%s", real_odd_lanes[i]);
+  /* Even real axes whose reals are not complex pairs, which the CPU takes
+   * through the same one pass up to lane_group_l1_max: a strided real axis
+   * (columns), an odd row distance, interleaved transforms (2D), two and
+   * four points, and one past the limit on any L1 of 16 KiB and up. */
+  static const char *const real_even_one_pass[] = {
+      "r2c:f32:256:b64:is=64:idist=1:os=64:odist=1", "c2r:f32:256:b64:is=64:idist=1:os=64:odist=1",
+      "r2c:f64:64:b9:idist=65:odist=33",             "c2r:f64:64:b9:idist=33:odist=65",
+      "r2c:f64:128x64:b3:is=192,3:os=99,3:idist=1:odist=1",
+      "c2r:f64:128x64:b3:is=99,3:os=192,3:idist=1:odist=1",
+      "r2c:f32:2:b77:idist=3",                       "c2r:f32:4:b5:os=5:odist=1:scale=1/N",
+      "r2c:f64:4096:b3:is=3:idist=1:os=3:odist=1"};
+  for (size_t i = 0; i < sizeof real_even_one_pass / sizeof *real_even_one_pass; i++)
+    add(t, "%s", real_even_one_pass[i]);
   if (!quick) {
     add(t, "r2c:f64:65537");
     add(t, "c2r:f32:65536:b2");

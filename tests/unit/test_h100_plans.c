@@ -353,9 +353,20 @@ int main(void) {
   static const struct { const char *token; int passes; hy_fuse fuse; } cpu_odd_cases[] = {
       {"r2c:f32:810x75:b2", 2, HY_FUSE_R2C_ODD}, {"c2r:f64:27:b5", 1, HY_FUSE_C2R_ODD},
       {"r2c:f64:10x2625:b3", 2, HY_FUSE_R2C_ODD}, {"c2r:f32:4095", 1, HY_FUSE_C2R_ODD},
-      {"r2c:f32:6075", 3, HY_FUSE_NONE},          {"r2c:f32:1009:b8", 3, HY_FUSE_NONE}};
+      {"r2c:f32:6075", 3, HY_FUSE_NONE},          {"r2c:f32:1009:b8", 3, HY_FUSE_NONE},
+      /* Even real axes whose reals are not complex pairs (strided,
+       * interleaved, an odd row distance) take the same one pass up to
+       * lane_group_l1_max (512 here), the packed half-length route above
+       * it; pairs in memory keep the half-length route. */
+      {"r2c:f32:256:b64:is=64:idist=1:os=64:odist=1", 1, HY_FUSE_R2C_ODD},
+      {"c2r:f64:64:b9:idist=33:odist=65", 1, HY_FUSE_C2R_ODD},
+      {"r2c:f64:128x64:b3:is=192,3:os=99,3:idist=1:odist=1", 2, HY_FUSE_R2C_ODD},
+      {"r2c:f32:1000:b8:is=8:idist=1:os=8:odist=1", 2, HY_FUSE_NONE},
+      {"c2r:f32:1024:b8:is=8:idist=1:os=8:odist=1", 2, HY_FUSE_NONE},
+      {"r2c:f32:256:b64", 1, HY_FUSE_NONE}};
   cpu_caps.max_pass_length[HYFFT_F32] = cpu_caps.max_pass_length[HYFFT_F64] = INT64_MAX;
   cpu_caps.lane_group_max[HYFFT_F32] = cpu_caps.lane_group_max[HYFFT_F64] = 4096;
+  cpu_caps.lane_group_l1_max[HYFFT_F32] = cpu_caps.lane_group_l1_max[HYFFT_F64] = 512;
   for (size_t i = 0; i < sizeof cpu_odd_cases / sizeof cpu_odd_cases[0]; i++) {
     hyfft_problem user;
     hy_problem prob;

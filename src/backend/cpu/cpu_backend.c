@@ -120,6 +120,21 @@ int64_t hy_cpu_l2_bytes(void) {
   return v;
 }
 
+/* One core's L1 data cache, read once (as hy_cpu_l2_bytes); 32 KiB where
+ * the system does not say. */
+int64_t hy_cpu_l1_bytes(void) {
+  static int64_t cached = -1;
+  int64_t v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v >= 0) return v;
+  v = 32 << 10;
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+  long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+  if (l1 > 0) v = l1;
+#endif
+  __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  return v;
+}
+
 /* The largest unified cache of cpu0 as sysfs lists it (the last level the
  * cores share; sysconf's figure is unreliable in virtual machines), else
  * sysconf's L3, else 0. */
@@ -201,6 +216,9 @@ static hy_status hy_cpu_caps(void *device, hy_device_caps *caps) {
   caps->max_pass_length[HYFFT_F64] = INT64_MAX;
   caps->lane_group_max[HYFFT_F32] = hy_cpu_direct_max(HYFFT_F32);
   caps->lane_group_max[HYFFT_F64] = hy_cpu_direct_max(HYFFT_F64);
+  const int64_t l1 = hy_cpu_l1_bytes();
+  caps->lane_group_l1_max[HYFFT_F32] = l1 / (HY_CPU_LANES_F32 * 2 * (int64_t)sizeof(float));
+  caps->lane_group_l1_max[HYFFT_F64] = l1 / (HY_CPU_LANES_F64 * 2 * (int64_t)sizeof(double));
   return HYFFT_SUCCESS;
 }
 
@@ -351,7 +369,7 @@ static hy_status hy_cpu_plan_prepare(void *device, const hy_problem *problem,
       }
       /* The odd-length steps in the gather and scatter of lane groups. */
       if (st == HYFFT_SUCCESS && hy_fuse_is_real_odd(pass->fuse) &&
-          (plan->nodes[i]->kind != HY_CPU_DIRECT || tw_n > 0 || pass->axis.n % 2 == 0))
+          (plan->nodes[i]->kind != HY_CPU_DIRECT || tw_n > 0))
         st = hy_error(HYFFT_INTERNAL, "cpu backend: pass %d fuses an odd real step it cannot take", i);
     } else if (pass->op == HY_PASS_CHIRP || pass->op == HY_PASS_TWIDDLE) {
       plan->nodes[i] = NULL; /* pointwise: hy_cpu_op_chirp / _twiddle need no node */

@@ -158,8 +158,8 @@ typedef struct hy_cpu_run {
    * in place on its output) that transform's DFT, whose data are then in
    * cache (hy_cpu_op_real_one), instead of as a pass over the batch.
    * The odd-length steps (HY_FUSE_R2C_ODD / HY_FUSE_C2R_ODD; a DIRECT
-   * node's lane groups only, no real_tw), with n = axis.n odd and h =
-   * n/2 + 1:
+   * node's lane groups only, no real_tw), with n = axis.n (odd, or even
+   * where the reals are not complex pairs in memory) and h = n/2 + 1:
    *   HY_CPU_REAL_ODD_IN   (R2C) src holds reals (src, its offsets and
    *                     in-strides count reals): each transform reads n
    *                     reals with imaginary parts 0 and stores outputs

@@ -16,7 +16,7 @@ hy_status HY_SFX(hy_cpu_node_run)(const hy_cpu_node *node, const hy_cpu_run *run
   const int odd = hy_cpu_real_odd(run->real_step);
   if (run->real_step != HY_CPU_REAL_NONE &&
       (run->twiddle_loop >= 0 ||
-       (odd ? node->kind != HY_CPU_DIRECT || node->n % 2 == 0
+       (odd ? node->kind != HY_CPU_DIRECT
             : (node->kind != HY_CPU_DIRECT && node->kind != HY_CPU_LARGE) || !run->real_tw)))
     return hy_error(HYFFT_INTERNAL, "cpu engine: a real step on a node of kind %d", (int)node->kind);
   switch (node->kind) {

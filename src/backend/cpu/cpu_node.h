@@ -33,5 +33,7 @@ void hy_cpu_node_describe(const hy_cpu_node *node, int indent, hy_strbuf *sb);
 /* The L2 cache of one core in bytes (sysconf, read once), 0 when unknown
  * (cpu_backend.c). */
 int64_t hy_cpu_l2_bytes(void);
+/* One core's L1 data cache in bytes (32 KiB where the system does not say). */
+int64_t hy_cpu_l1_bytes(void);
 
 #endif /* HY_CPU_NODE_H */
