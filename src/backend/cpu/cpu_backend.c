@@ -105,34 +105,36 @@ void hy_cpu_stream_fence(void) {
 #endif
 }
 
-/* Read once: every execution asks (the streaming rule), and sysconf
- * runs CPUID for it, which a virtual machine traps. */
-int64_t hy_cpu_l2_bytes(void) {
-  static int64_t cached = -1;
-  int64_t v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+/* A cache size from sysconf (name, or -1 where the system has no such
+ * query), else `fallback`, read once into *cached: every execution asks
+ * (the streaming rule), and sysconf runs CPUID for it, which a virtual
+ * machine traps. */
+static int64_t hy_cpu_cache_bytes(int64_t *cached, int name, int64_t fallback) {
+  int64_t v = __atomic_load_n(cached, __ATOMIC_RELAXED);
   if (v >= 0) return v;
-  v = 0;
-#ifdef _SC_LEVEL2_CACHE_SIZE
-  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  if (l2 > 0) v = l2;
-#endif
-  __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  long got = name >= 0 ? sysconf(name) : -1;
+  v = got > 0 ? got : fallback;
+  __atomic_store_n(cached, v, __ATOMIC_RELAXED);
   return v;
 }
 
-/* One core's L1 data cache, read once (as hy_cpu_l2_bytes); 32 KiB where
- * the system does not say. */
+int64_t hy_cpu_l2_bytes(void) {
+  static int64_t cached = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  return hy_cpu_cache_bytes(&cached, _SC_LEVEL2_CACHE_SIZE, 0);
+#else
+  return hy_cpu_cache_bytes(&cached, -1, 0);
+#endif
+}
+
+/* One core's L1 data cache; 32 KiB where the system does not say. */
 int64_t hy_cpu_l1_bytes(void) {
   static int64_t cached = -1;
-  int64_t v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-  if (v >= 0) return v;
-  v = 32 << 10;
 #ifdef _SC_LEVEL1_DCACHE_SIZE
-  long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
-  if (l1 > 0) v = l1;
+  return hy_cpu_cache_bytes(&cached, _SC_LEVEL1_DCACHE_SIZE, 32 << 10);
+#else
+  return hy_cpu_cache_bytes(&cached, -1, 32 << 10);
 #endif
-  __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-  return v;
 }
 
 /* The largest unified cache of cpu0 as sysfs lists it (the last level the
