@@ -292,6 +292,18 @@ static void build_matrix(tokens *t, hyt_level level) {
       "r2c:f64:4096:b3:is=3:idist=1:os=3:odist=1"};
   for (size_t i = 0; i < sizeof real_even_one_pass / sizeof *real_even_one_pass; i++)
     add(t, "%s", real_even_one_pass[i]);
+  /* Interleaved transforms whose lane groups are two runs of LANES/2
+   * neighbours (the CPU's split lanes): LANES/2 and its multiples side by
+   * side, both sides or one, a partial last group, 2D, scaled. */
+  static const char *const split_lanes[] = {
+      "c2c:f32:fwd:64:b33x4:is=4:os=4:idist=256,1:odist=256,1",
+      "c2c:f64:bwd:30:b7x6:is=6:os=6:idist=180,1:odist=180,1",
+      "c2c:f64:fwd:64:b9x2:is=2:os=2:idist=128,1:odist=128,1",
+      "c2c:f32:fwd:16:b5x4:is=4:os=1:idist=70,1:odist=64,16",
+      "c2c:f64:bwd:16:b5x4:is=1:os=4:idist=64,16:odist=70,1",
+      "c2c:f32:bwd:12x10:b3x4:is=40,4:os=40,4:idist=480,1:odist=480,1:scale=1/N"};
+  for (size_t i = 0; i < sizeof split_lanes / sizeof *split_lanes; i++)
+    add(t, "%s", split_lanes[i]);
   if (!quick) {
     add(t, "r2c:f64:65537");
     add(t, "c2r:f32:65536:b2");

@@ -128,6 +128,7 @@ static void hy_col_blocks(const hy_cpu_node *node, const hy_cpu_run *run, int64_
     for (int64_t b = 0; b < nb; b++) {
       ln.count = L_;
       ln.contig_in = ln.contig_out = 1;
+      ln.split_in = ln.split_out = 0;
       for (int v = 0; v < L_; v++) {
         ln.so[v] = ln.dof[v] = b * L_ + v;
         ln.m[v] = 0;

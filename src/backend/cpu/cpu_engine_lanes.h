@@ -78,6 +78,12 @@ typedef struct hy_lanes {
   int count;      /* valid lanes */
   int contig_in;  /* lane v at so[0] + v, all lanes valid */
   int contig_out;
+  /* Not contiguous, but each half of the lanes is: lane v at so[0] + v
+   * below LANES/2 and at so[LANES/2] + v - LANES/2 above, all lanes valid
+   * (interleaved transforms in runs of LANES/2, or a multiple of it: the
+   * complex gather and scatter then move each half as one half-line). */
+  int split_in;
+  int split_out;
   int64_t so[L_], dof[L_], m[L_];
 } hy_lanes;
 
@@ -99,10 +105,16 @@ static void hy_lanes_make(const hy_cpu_run *run, int64_t t0, int64_t total, int 
     for (int v = 0; v < ln->count; v++) hy_run_offsets(run, t0 + v, &ln->so[v], &ln->dof[v], &ln->m[v]);
   }
   ln->contig_in = ln->contig_out = ln->count == width;
+  ln->split_in = ln->split_out = ln->count == width && width == L_;
   for (int v = 1; v < ln->count; v++) {
     if (ln->so[v] != ln->so[0] + v) ln->contig_in = 0;
     if (ln->dof[v] != ln->dof[0] + v) ln->contig_out = 0;
+    const int h = v < L_ / 2 ? 0 : L_ / 2;
+    if (ln->so[v] != ln->so[h] + v - h) ln->split_in = 0;
+    if (ln->dof[v] != ln->dof[h] + v - h) ln->split_out = 0;
   }
+  if (ln->contig_in) ln->split_in = 0;
+  if (ln->contig_out) ln->split_out = 0;
 }
 
 /* All LANES lanes valid and their transforms stored back to back with
@@ -451,13 +463,16 @@ HY_NO_LIBCALLS HY_CLONES static void hy_gather(const hy_cpu_run *run, const hy_l
                                 hy_v *restrict ar, hy_v *restrict ai) {
   const hy_r *src = run->src;
   const int64_t is = run->axis.in_stride;
-  if (ln->contig_in) {
+  if (ln->contig_in || ln->split_in) {
+    /* Each half of the lanes from one half-line: the second follows the
+     * first (contiguous lanes) or starts at its own lane's offset. */
     const hy_vi even = HY_EVEN, odd = HY_ODD;
+    const int64_t second = ln->contig_in ? L_ / 2 : ln->so[L_ / 2] - ln->so[0];
     for (int64_t j = 0; j < n; j++) {
       const hy_r *p = src + 2 * (ln->so[0] + j * is);
       hy_v lo, hi;
       memcpy(&lo, p, sizeof lo);
-      memcpy(&hi, p + L_, sizeof hi);
+      memcpy(&hi, p + 2 * second, sizeof hi);
       ar[j] = __builtin_shuffle(lo, hi, even);
       ai[j] = __builtin_shuffle(lo, hi, odd);
     }
@@ -696,6 +711,23 @@ HY_NO_LIBCALLS HY_CLONES static void hy_scatter(const hy_cpu_node *node, const h
       }
       hy_v lo = __builtin_shuffle(xr, xi, ilo), hi = __builtin_shuffle(xr, xi, ihi);
       hy_store_line(q, lo, hi, run->stream_out && !run->real_step);
+    }
+    return;
+  }
+  if (ln->split_out) {
+    /* Each half of the lanes as one half-line at its own offset. */
+    const hy_vi ilo = HY_ILO, ihi = HY_IHI;
+    const int64_t second = ln->dof[L_ / 2] - ln->dof[0];
+    for (int64_t k = 0; k < n; k++) {
+      hy_r *q = dst + 2 * (ln->dof[0] + k * os);
+      hy_v xr = fr[k], xi = fi[k];
+      if (scale != 1.0) {
+        xr *= sc;
+        xi *= sc;
+      }
+      hy_v lo = __builtin_shuffle(xr, xi, ilo), hi = __builtin_shuffle(xr, xi, ihi);
+      memcpy(q, &lo, sizeof lo);
+      memcpy(q + 2 * second, &hi, sizeof hi);
     }
     return;
   }
